@@ -1,0 +1,283 @@
+#include "actors/client_state.hpp"
+
+#include "log.hpp"
+
+#include <rapidjson/document.h>
+
+#include <chrono>
+#include <exception>
+
+namespace ttm::actors {
+
+using protocol::encode_error;
+using protocol::encode_result;
+using protocol::json_quote;
+namespace ec = protocol;
+
+namespace {
+
+/// Params as a document: `{}` when absent; nullopt when not an object (MCP
+/// params are always objects).
+std::optional<rapidjson::Document> params_object(const protocol::message& m) {
+  rapidjson::Document doc;
+  if (m.params.empty()) {
+    doc.SetObject();
+    return doc;
+  }
+  doc.Parse(m.params.c_str(), m.params.size());
+  if (doc.HasParseError() || !doc.IsObject())
+    return std::nullopt;
+  return doc;
+}
+
+std::string invalid_params(const protocol::message& m, std::string text) {
+  return encode_error(m.id, ec::invalid_params, "Invalid params: " + text);
+}
+
+std::string tool_call_result(const std::string& structured, bool is_error) {
+  std::string out = R"({"content":[{"type":"text","text":)";
+  out += json_quote(structured);
+  out += R"(}],"structuredContent":)";
+  out += structured;
+  out += is_error ? R"(,"isError":true})" : R"(,"isError":false})";
+  return out;
+}
+
+} // namespace
+
+client_state::client_state(client_config cfg) : cfg_(std::move(cfg)) {
+}
+
+rpc_output client_state::handle(const protocol::frame& in) {
+  rpc_output out;
+  if (in.error_code != 0) {
+    out.response = encode_error(protocol::request_id::make_null(),
+                                in.error_code, in.error_message);
+    return out;
+  }
+  if (!in.batch) {
+    out.response = handle_message(in.messages.front(), out.notifications);
+    return out;
+  }
+  if (revision_ != protocol::batching_revision) {
+    out.response = encode_error(
+      protocol::request_id::make_null(), ec::invalid_request,
+      initialized() ? "Invalid Request: JSON-RPC batches are not allowed in "
+                      "protocol revision "
+                        + revision_ + " (only in 2025-03-26)"
+                    : std::string{"Invalid Request: JSON-RPC batches are not "
+                                  "allowed before initialization"});
+    return out;
+  }
+  std::vector<std::string> replies;
+  for (const auto& msg : in.messages) {
+    std::string reply;
+    if (msg.kind == protocol::message::request && msg.method == "initialize")
+      reply = encode_error(msg.id, ec::invalid_request,
+                           "Invalid Request: initialize must not be part of "
+                           "a batch");
+    else
+      reply = handle_message(msg, out.notifications);
+    if (!reply.empty())
+      replies.push_back(std::move(reply));
+  }
+  if (!replies.empty())
+    out.response = protocol::encode_batch(replies);
+  return out;
+}
+
+std::string client_state::handle_message(const protocol::message& msg,
+                                         std::vector<std::string>& notes) {
+  switch (msg.kind) {
+    case protocol::message::invalid:
+      return encode_error(msg.id, msg.error_code, msg.error_message);
+    case protocol::message::response:
+      // We never send requests to the client, so nothing waits for this.
+      TTM_LOG(debug, "mcp", "ignored a response from the client, id "
+                              + msg.id.json);
+      return {};
+    case protocol::message::notification:
+      handle_notification(msg);
+      return {};
+    case protocol::message::request:
+      try {
+        return handle_request(msg, notes);
+      } catch (const std::exception& e) {
+        TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
+                                + ") failed: " + e.what());
+        return encode_error(msg.id, ec::internal_error,
+                            "Internal error while handling '" + msg.method
+                              + "'");
+      }
+  }
+  return {};
+}
+
+std::string client_state::handle_request(const protocol::message& msg,
+                                         std::vector<std::string>& notes) {
+  const auto& m = msg.method;
+  if (m == "ping")
+    return encode_result(msg.id, "{}");
+  if (m == "initialize")
+    return on_initialize(msg);
+  if (!initialized())
+    return encode_error(msg.id, ec::invalid_request,
+                        "Server not initialized: the first request must be "
+                        "'initialize' (got '"
+                          + m + "')");
+  if (m == "tools/call")
+    return on_tools_call(msg, notes);
+  if (m == "tools/list")
+    return on_tools_list(msg);
+  if (m == "logging/setLevel")
+    return on_set_level(msg);
+  return encode_error(msg.id, ec::method_not_found,
+                      "Method not found: '" + m + "'");
+}
+
+void client_state::handle_notification(const protocol::message& msg) {
+  if (msg.method == "notifications/initialized") {
+    // Nothing to unlock: we send the client no requests of our own.
+    TTM_LOG(debug, "mcp", "client '" + client_name_ + "' is initialized");
+    return;
+  }
+  if (msg.method == "notifications/cancelled") {
+    // Calls run to completion before this actor reads its next message, so a
+    // cancellation that reaches us names a call already answered; the
+    // transport drops replies to calls cancelled while still in flight.
+    TTM_LOG(debug, "mcp", "cancellation for a request no longer running");
+    return;
+  }
+  TTM_LOG(debug, "mcp", "ignored notification '" + msg.method + "'");
+}
+
+std::string client_state::on_initialize(const protocol::message& msg) {
+  if (initialized())
+    return encode_error(msg.id, ec::invalid_request,
+                        "Invalid Request: this session is already "
+                        "initialized (revision "
+                          + revision_ + ")");
+  auto params = params_object(msg);
+  if (!params)
+    return invalid_params(msg, "initialize takes an object");
+  auto pv = params->FindMember("protocolVersion");
+  if (pv == params->MemberEnd() || !pv->value.IsString())
+    return invalid_params(msg,
+                          "initialize needs a string 'protocolVersion'");
+  std::string requested{pv->value.GetString(), pv->value.GetStringLength()};
+  revision_ = std::string{protocol::negotiate_revision(requested)};
+  if (auto ci = params->FindMember("clientInfo");
+      ci != params->MemberEnd() && ci->value.IsObject()) {
+    if (auto n = ci->value.FindMember("name");
+        n != ci->value.MemberEnd() && n->value.IsString())
+      client_name_ = n->value.GetString();
+  }
+  TTM_LOG(info, "mcp", "initialize from '" + client_name_ + "': requested "
+                         + requested + ", negotiated " + revision_);
+  const auto& info = cfg_.info;
+  std::string res = R"({"protocolVersion":)" + json_quote(revision_);
+  res += R"(,"capabilities":{"logging":{},"tools":{"listChanged":false}})";
+  res += R"(,"serverInfo":{"name":)" + json_quote(info.name);
+  res += R"(,"title":)" + json_quote(info.title);
+  res += R"(,"version":)" + json_quote(info.version) + "}";
+  res += R"(,"instructions":)" + json_quote(info.instructions) + "}";
+  return encode_result(msg.id, res);
+}
+
+std::string client_state::on_tools_list(const protocol::message& msg) {
+  auto params = params_object(msg);
+  if (!params)
+    return invalid_params(msg, "tools/list takes an object");
+  if (auto c = params->FindMember("cursor"); c != params->MemberEnd()) {
+    // We never hand out cursors: the whole list is one page.
+    return invalid_params(msg, "unknown cursor "
+                                 + (c->value.IsString()
+                                      ? json_quote(c->value.GetString())
+                                      : std::string{"(not a string)"})
+                                 + "; tools/list has a single page");
+  }
+  return encode_result(msg.id, cfg_.registry->list_result_json());
+}
+
+std::string client_state::on_tools_call(const protocol::message& msg,
+                                        std::vector<std::string>& notes) {
+  auto params = params_object(msg);
+  if (!params)
+    return invalid_params(msg, "tools/call takes an object");
+  auto name = params->FindMember("name");
+  if (name == params->MemberEnd() || !name->value.IsString())
+    return invalid_params(msg, "tools/call needs a string 'name'");
+  std::string tool_name{name->value.GetString(),
+                        name->value.GetStringLength()};
+  const auto* t = cfg_.registry->find(tool_name);
+  if (t == nullptr)
+    return invalid_params(msg, "unknown tool '" + tool_name + "'");
+  rapidjson::Value empty{rapidjson::kObjectType};
+  auto a = params->FindMember("arguments");
+  const rapidjson::Value& args = a != params->MemberEnd() ? a->value : empty;
+  tools::tool_context ctx{*cfg_.clock, cfg_.local_zone,
+                          [&](protocol::log_level lvl, std::string text) {
+                            notify(notes, lvl, std::move(text));
+                          }};
+  auto started = cfg_.clock->mono_now();
+  auto res = t->call(args, ctx);
+  auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+    cfg_.clock->mono_now() - started);
+  switch (res.status) {
+    case tools::call_result::invalid_arguments:
+      TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
+                                + ": " + res.message);
+      notify(notes, protocol::log_level::warning,
+             tool_name + ": invalid arguments: " + res.message);
+      if (revision_ < protocol::tool_validation_errors_since)
+        return invalid_params(msg, res.message);
+      return encode_result(
+        msg.id,
+        tool_call_result(tools::encode_tool_error(
+                           {"VALIDATION_ERROR", std::move(res.message)}),
+                         true));
+    case tools::call_result::failed:
+      TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
+                                + " failed: " + res.structured);
+      notify(notes, protocol::log_level::info,
+             tool_name + " failed: " + res.structured);
+      return encode_result(msg.id, tool_call_result(res.structured, true));
+    case tools::call_result::ok:
+      break;
+  }
+  notify(notes, protocol::log_level::debug,
+         tool_name + " answered in " + std::to_string(took.count()) + " us");
+  return encode_result(msg.id, tool_call_result(res.structured, false));
+}
+
+std::string client_state::on_set_level(const protocol::message& msg) {
+  auto params = params_object(msg);
+  if (!params)
+    return invalid_params(msg, "logging/setLevel takes an object");
+  auto lv = params->FindMember("level");
+  std::optional<protocol::log_level> level;
+  if (lv != params->MemberEnd() && lv->value.IsString())
+    level = protocol::parse_log_level(lv->value.GetString());
+  if (!level)
+    return invalid_params(msg, std::string{"'level' must be one of "}
+                                 + std::string{protocol::log_level_names});
+  client_log_level_ = level;
+  return encode_result(msg.id, "{}");
+}
+
+void client_state::notify(std::vector<std::string>& notes,
+                          protocol::log_level lvl, std::string text) const {
+  if (!client_log_level_ || lvl < *client_log_level_)
+    return;
+  std::string params = R"({"level":)";
+  params += json_quote(protocol::to_string(lvl));
+  params += R"(,"logger":)";
+  params += json_quote(cfg_.info.name);
+  params += R"(,"data":)";
+  params += json_quote(text);
+  params += '}';
+  notes.push_back(protocol::encode_notification("notifications/message",
+                                                params));
+}
+
+} // namespace ttm::actors

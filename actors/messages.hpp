@@ -1,0 +1,98 @@
+#pragma once
+
+// The one place for atoms, message types and typed actor interfaces, grouped
+// by receiver. Messages are copyable value types: nothing here holds a
+// RapidJSON value or a reference into another actor's state.
+
+#include "actors/client_state.hpp"
+#include "protocol/json_rpc.hpp"
+
+#include <caf/atom.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <memory>
+#include <string>
+
+namespace ttm::actors {
+
+/// Where the transport delivers what the server says on a route: a stdio
+/// writer, an HTTP response. Implemented by the edge; called from the
+/// transport actor only.
+class reply_sink {
+public:
+  virtual ~reply_sink();
+  /// One complete JSON-RPC message (or batch reply).
+  virtual void deliver(std::string json) = 0;
+  /// The route is finished: every reply was delivered.
+  virtual void close() = 0;
+};
+
+using sink_ptr = std::shared_ptr<reply_sink>;
+
+// -- atoms, by receiver --------------------------------------------------------
+
+// client actor
+using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
+// supervisor actor
+using admit_atom = caf::atom_constant<caf::atom("admit")>;
+using count_atom = caf::atom_constant<caf::atom("count")>;
+// transport actor
+using inbound_atom = caf::atom_constant<caf::atom("inbound")>;
+using eof_atom = caf::atom_constant<caf::atom("eof")>;
+
+// -- typed interfaces -------------------------------------------------------------
+
+/// One per MCP client session: runs its requests, owns its state.
+using client_actor
+  = caf::typed_actor<caf::replies_to<rpc_atom, protocol::frame>::with<
+    rpc_output>>;
+
+/// Global limits: admits (and counts) client actors.
+using supervisor_actor = caf::typed_actor<
+  caf::replies_to<admit_atom, client_actor>::with<bool>,
+  caf::replies_to<count_atom>::with<std::uint64_t>>;
+
+/// Routes frames from the edges to client actors by routing key.
+using transport_actor = caf::typed_actor<
+  caf::reacts_to<inbound_atom, std::string, protocol::frame, sink_ptr>,
+  caf::reacts_to<eof_atom, std::string, sink_ptr>>;
+
+} // namespace ttm::actors
+
+// -- inspection (required by CAF for every message type) -----------------------
+
+namespace ttm::protocol {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, request_id& x) {
+  return f(caf::meta::type_name("request_id"), x.kind, x.json);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, message& x) {
+  return f(caf::meta::type_name("message"), x.kind, x.id, x.method, x.params,
+           x.error_code, x.error_message);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, frame& x) {
+  return f(caf::meta::type_name("frame"), x.batch, x.error_code,
+           x.error_message, x.messages);
+}
+
+} // namespace ttm::protocol
+
+namespace ttm::actors {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, rpc_output& x) {
+  return f(caf::meta::type_name("rpc_output"), x.notifications, x.response);
+}
+
+} // namespace ttm::actors
+
+// A sink is a local callback handle; it never crosses a process boundary.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::sink_ptr)

@@ -1,0 +1,198 @@
+#include "actors/transport.hpp"
+
+#include "actors/client.hpp"
+#include "log.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+
+namespace ttm::actors {
+
+namespace {
+
+using self_ptr = transport_actor::stateful_pointer<transport_state>;
+
+/// The id of a frame holding exactly one request, else empty: only those
+/// can be cancelled (a batch is answered as a whole).
+protocol::request_id single_request_id(const protocol::frame& f) {
+  if (f.batch || f.error_code != 0 || f.messages.size() != 1
+      || f.messages.front().kind != protocol::message::request)
+    return {};
+  return f.messages.front().id;
+}
+
+void close_route(self_ptr self, const std::string& key) {
+  auto i = self->state.routes.find(key);
+  if (i == self->state.routes.end())
+    return;
+  auto& r = i->second;
+  if (r.client)
+    self->send_exit(r.client, caf::exit_reason::user_shutdown);
+  auto sink = r.eof_sink;
+  self->state.routes.erase(i);
+  TTM_LOG(debug, "transport", "route '" + key + "' closed");
+  if (sink)
+    sink->close();
+}
+
+/// Closes a route whose input ended once everything it sent is answered.
+void maybe_finish(self_ptr self, const std::string& key) {
+  auto i = self->state.routes.find(key);
+  if (i == self->state.routes.end())
+    return;
+  auto& r = i->second;
+  if (r.eof && r.in_flight == 0 && r.backlog.empty()
+      && (r.admitted || !r.client))
+    close_route(self, key);
+}
+
+void forward(self_ptr self, const std::string& key, protocol::frame f,
+             sink_ptr sink) {
+  auto& r = self->state.routes[key];
+  // A cancellation of a call still in flight: remember it so that its
+  // response is dropped (MCP: no response to a cancelled request).
+  if (!f.batch && f.messages.size() == 1) {
+    auto id = protocol::cancelled_request_id(f.messages.front());
+    if (!id.empty() && r.pending_ids.count(id) > 0)
+      r.cancelled.insert(id);
+  }
+  auto rid = single_request_id(f);
+  const auto& id = rid.json;
+  if (!id.empty())
+    r.pending_ids.insert(id);
+  ++r.in_flight;
+  self->request(r.client, caf::infinite, rpc_atom::value, std::move(f))
+    .then(
+      [=](rpc_output& out) {
+        auto i = self->state.routes.find(key);
+        if (i == self->state.routes.end())
+          return;
+        auto& r = i->second;
+        --r.in_flight;
+        bool drop = false;
+        if (!id.empty()) {
+          if (auto p = r.pending_ids.find(id); p != r.pending_ids.end())
+            r.pending_ids.erase(p);
+          drop = r.cancelled.erase(id) > 0;
+        }
+        for (auto& note : out.notifications)
+          sink->deliver(std::move(note));
+        if (drop)
+          TTM_LOG(debug, "transport", "dropped the response to cancelled "
+                                      "request " + id);
+        else if (!out.response.empty())
+          sink->deliver(std::move(out.response));
+        maybe_finish(self, key);
+      },
+      [=](caf::error& err) {
+        TTM_LOG(error, "transport", "client actor on route '" + key
+                                      + "' failed: "
+                                      + self->system().render(err));
+        if (!id.empty()) {
+          sink->deliver(protocol::encode_error(rid, protocol::internal_error,
+                                               "Internal error: the session "
+                                               "actor failed"));
+        }
+        auto i = self->state.routes.find(key);
+        if (i != self->state.routes.end()) {
+          --i->second.in_flight;
+          maybe_finish(self, key);
+        }
+      });
+}
+
+void admit(self_ptr self, const std::string& key) {
+  auto& r = self->state.routes[key];
+  r.client = self->spawn(client_behavior, self->state.cfg.client);
+  self->request(self->state.cfg.supervisor, caf::infinite, admit_atom::value,
+                r.client)
+    .then(
+      [=](bool ok) {
+        auto i = self->state.routes.find(key);
+        if (i == self->state.routes.end())
+          return;
+        auto& r = i->second;
+        if (!ok) {
+          // Refused at the global cap: answer what waits, close its sinks and
+          // forget the route (a later frame on it asks again).
+          std::vector<sink_ptr> sinks;
+          for (auto& [f, sink] : r.backlog) {
+            auto rid = single_request_id(f);
+            if (!rid.json.empty())
+              sink->deliver(protocol::encode_error(
+                rid, protocol::internal_error,
+                "Server busy: the limit of concurrent MCP sessions is "
+                "reached; retry later"));
+            if (std::find(sinks.begin(), sinks.end(), sink) == sinks.end())
+              sinks.push_back(sink);
+          }
+          if (r.eof_sink
+              && std::find(sinks.begin(), sinks.end(), r.eof_sink)
+                   == sinks.end())
+            sinks.push_back(r.eof_sink);
+          self->send_exit(r.client, caf::exit_reason::user_shutdown);
+          self->state.routes.erase(i);
+          for (auto& sink : sinks)
+            sink->close();
+          return;
+        }
+        r.admitted = true;
+        auto backlog = std::move(r.backlog);
+        r.backlog.clear();
+        for (auto& [f, sink] : backlog)
+          forward(self, key, std::move(f), std::move(sink));
+        maybe_finish(self, key);
+      },
+      [=](caf::error& err) {
+        TTM_LOG(error, "transport", "admission failed: "
+                                      + self->system().render(err));
+        auto i = self->state.routes.find(key);
+        if (i != self->state.routes.end()) {
+          i->second.backlog.clear();
+          close_route(self, key);
+        }
+      });
+}
+
+} // namespace
+
+transport_actor::behavior_type
+transport_behavior(transport_actor::stateful_pointer<transport_state> self,
+                   transport_config cfg) {
+  self->set_default_handler(caf::drop);
+  self->state.cfg = std::move(cfg);
+  // On shutdown take every client actor along.
+  self->set_exit_handler([=](const caf::exit_msg& msg) {
+    for (auto& [key, r] : self->state.routes)
+      if (r.client)
+        self->send_exit(r.client, msg.reason);
+    self->quit(msg.reason);
+  });
+  return {
+    [=](inbound_atom, const std::string& key, protocol::frame& f,
+        sink_ptr& sink) {
+      auto& r = self->state.routes[key];
+      if (!r.client)
+        admit(self, key);
+      auto& route = self->state.routes[key];
+      if (!route.admitted) {
+        route.backlog.emplace_back(std::move(f), std::move(sink));
+        return;
+      }
+      forward(self, key, std::move(f), std::move(sink));
+    },
+    [=](eof_atom, const std::string& key, sink_ptr& sink) {
+      auto i = self->state.routes.find(key);
+      if (i == self->state.routes.end()) {
+        sink->close();
+        return;
+      }
+      i->second.eof = true;
+      i->second.eof_sink = std::move(sink);
+      maybe_finish(self, key);
+    },
+  };
+}
+
+} // namespace ttm::actors

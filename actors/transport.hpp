@@ -1,0 +1,52 @@
+#pragma once
+
+#include "actors/client_state.hpp"
+#include "actors/messages.hpp"
+
+#include <cstddef>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+namespace ttm::actors {
+
+struct transport_config {
+  client_config client;
+  supervisor_actor supervisor;
+};
+
+/// One routing key (the stdio connection, later an Mcp-Session-Id) and the
+/// client actor behind it.
+struct route_state {
+  client_actor client;
+  bool admitted = false;
+  /// Frames that arrived while the supervisor was deciding on admission.
+  std::deque<std::pair<protocol::frame, sink_ptr>> backlog;
+  /// Frames sent to the client and not yet answered.
+  std::size_t in_flight = 0;
+  /// Ids (JSON text) of single requests in flight; a multiset because a
+  /// client may reuse an id after its reply.
+  std::unordered_multiset<std::string> pending_ids;
+  /// In-flight requests the client cancelled: their responses are dropped.
+  std::unordered_set<std::string> cancelled;
+  /// The edge said no more input will come on this route.
+  bool eof = false;
+  sink_ptr eof_sink;
+};
+
+struct transport_state {
+  transport_config cfg;
+  std::unordered_map<std::string, route_state> routes;
+  static inline const char* name = "ttm.transport";
+};
+
+/// Routes frames from the edges to client actors, creating a client actor
+/// (admitted by the supervisor) for each new routing key, and delivers the
+/// replies to the frame's sink. Never formats a timestamp, never parses HTTP.
+transport_actor::behavior_type
+transport_behavior(transport_actor::stateful_pointer<transport_state> self,
+                   transport_config cfg);
+
+} // namespace ttm::actors

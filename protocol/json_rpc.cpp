@@ -1,0 +1,221 @@
+#include "protocol/json_rpc.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace ttm::protocol {
+
+namespace {
+
+// Deeper input is refused before parsing: RapidJSON's writer and schema
+// validator recurse, so unbounded nesting would overflow the stack.
+constexpr int max_nesting = 128;
+
+bool nesting_within_limit(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '{':
+      case '[':
+        if (++depth > max_nesting)
+          return false;
+        break;
+      case '}':
+      case ']':
+        --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+std::string to_json(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> writer{buf};
+  v.Accept(writer);
+  return {buf.GetString(), buf.GetSize()};
+}
+
+message invalid(request_id id, std::string text) {
+  message msg;
+  msg.kind = message::invalid;
+  msg.id = std::move(id);
+  msg.error_code = invalid_request;
+  msg.error_message = "Invalid Request: " + std::move(text);
+  return msg;
+}
+
+message decode_one(const rapidjson::Value& v) {
+  if (!v.IsObject())
+    return invalid(request_id::make_null(),
+                   "a JSON-RPC message must be a JSON object");
+  request_id id;
+  if (auto i = v.FindMember("id"); i != v.MemberEnd()) {
+    const auto& x = i->value;
+    if (x.IsString())
+      id = {request_id::string, to_json(x)};
+    else if (x.IsInt64() || x.IsUint64())
+      id = {request_id::integer, to_json(x)};
+    else
+      return invalid(request_id::make_null(),
+                     "\"id\" must be a string or an integer");
+  }
+  auto jsonrpc = v.FindMember("jsonrpc");
+  if (jsonrpc == v.MemberEnd() || !jsonrpc->value.IsString()
+      || std::string_view{jsonrpc->value.GetString(),
+                          jsonrpc->value.GetStringLength()}
+           != "2.0")
+    return invalid(std::move(id), "\"jsonrpc\" must be \"2.0\"");
+  if (auto m = v.FindMember("method"); m != v.MemberEnd()) {
+    if (!m->value.IsString())
+      return invalid(std::move(id), "\"method\" must be a string");
+    message msg;
+    msg.kind = id.kind == request_id::none ? message::notification
+                                           : message::request;
+    msg.id = std::move(id);
+    msg.method.assign(m->value.GetString(), m->value.GetStringLength());
+    if (auto p = v.FindMember("params"); p != v.MemberEnd()) {
+      if (!p->value.IsObject() && !p->value.IsArray())
+        return invalid(std::move(msg.id),
+                       "\"params\" must be an object or an array");
+      msg.params = to_json(p->value);
+    }
+    return msg;
+  }
+  if (id.kind != request_id::none
+      && (v.HasMember("result") || v.HasMember("error"))) {
+    message msg;
+    msg.kind = message::response;
+    msg.id = std::move(id);
+    return msg;
+  }
+  return invalid(std::move(id),
+                 "expected \"method\" (request or notification) or "
+                 "\"result\"/\"error\" (response)");
+}
+
+} // namespace
+
+frame decode(std::string_view text) {
+  frame result;
+  if (!nesting_within_limit(text)) {
+    result.error_code = invalid_request;
+    result.error_message = "Invalid Request: JSON nested deeper than "
+                           + std::to_string(max_nesting) + " levels";
+    return result;
+  }
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());
+  if (doc.HasParseError()) {
+    result.error_code = parse_error;
+    result.error_message = std::string{"Parse error: "}
+                           + rapidjson::GetParseError_En(doc.GetParseError())
+                           + " (at byte "
+                           + std::to_string(doc.GetErrorOffset()) + ")";
+    return result;
+  }
+  if (doc.IsArray()) {
+    result.batch = true;
+    if (doc.Empty()) {
+      result.error_code = invalid_request;
+      result.error_message = "Invalid Request: empty batch";
+      return result;
+    }
+    result.messages.reserve(doc.Size());
+    for (const auto& item : doc.GetArray())
+      result.messages.push_back(decode_one(item));
+    return result;
+  }
+  result.messages.push_back(decode_one(doc));
+  return result;
+}
+
+std::string cancelled_request_id(const message& msg) {
+  if (msg.kind != message::notification
+      || msg.method != "notifications/cancelled" || msg.params.empty())
+    return {};
+  rapidjson::Document doc;
+  doc.Parse(msg.params.c_str(), msg.params.size());
+  if (doc.HasParseError() || !doc.IsObject())
+    return {};
+  auto i = doc.FindMember("requestId");
+  if (i == doc.MemberEnd()
+      || !(i->value.IsString() || i->value.IsInt64() || i->value.IsUint64()))
+    return {};
+  return to_json(i->value);
+}
+
+std::string json_quote(std::string_view s) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> writer{buf};
+  writer.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  return {buf.GetString(), buf.GetSize()};
+}
+
+std::string encode_result(const request_id& id, std::string_view result_json) {
+  std::string out;
+  auto idj = id.json_or_null();
+  out.reserve(32 + idj.size() + result_json.size());
+  out += R"({"jsonrpc":"2.0","id":)";
+  out += idj;
+  out += R"(,"result":)";
+  out += result_json;
+  out += '}';
+  return out;
+}
+
+std::string encode_error(const request_id& id, int code,
+                         std::string_view message,
+                         std::string_view data_json) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  out += id.json_or_null();
+  out += R"(,"error":{"code":)";
+  out += std::to_string(code);
+  out += R"(,"message":)";
+  out += json_quote(message);
+  if (!data_json.empty()) {
+    out += R"(,"data":)";
+    out += data_json;
+  }
+  out += "}}";
+  return out;
+}
+
+std::string encode_notification(std::string_view method,
+                                std::string_view params_json) {
+  std::string out = R"({"jsonrpc":"2.0","method":)";
+  out += json_quote(method);
+  out += R"(,"params":)";
+  out += params_json;
+  out += '}';
+  return out;
+}
+
+std::string encode_batch(const std::vector<std::string>& replies) {
+  std::string out = "[";
+  for (size_t i = 0; i < replies.size(); ++i) {
+    if (i > 0)
+      out += ',';
+    out += replies[i];
+  }
+  out += ']';
+  return out;
+}
+
+} // namespace ttm::protocol

@@ -1,0 +1,95 @@
+#pragma once
+
+#include "protocol/error_codes.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ttm::protocol {
+
+/// A JSON-RPC id as it appeared on the wire. Kept as its JSON text so that
+/// every id is echoed exactly, 64-bit integers and unusual strings included.
+struct request_id {
+  enum kind_t : std::uint8_t { none, null, integer, string };
+
+  kind_t kind = none;
+  /// The id's JSON text: `42`, `"abc"`; empty for none, `null` for null.
+  std::string json;
+
+  static request_id make_null() {
+    return {null, "null"};
+  }
+
+  /// Writes `null` for both none and null ids (error replies to messages
+  /// whose id could not be read).
+  std::string_view json_or_null() const noexcept {
+    return kind == none || kind == null ? std::string_view{"null"}
+                                        : std::string_view{json};
+  }
+
+  friend bool operator==(const request_id& x, const request_id& y) {
+    return x.kind == y.kind && x.json == y.json;
+  }
+};
+
+/// One decoded JSON-RPC message. Plain value: no RapidJSON types, so it can
+/// cross actor boundaries; `params` keeps the raw JSON text.
+struct message {
+  enum kind_t : std::uint8_t {
+    request,      ///< has method and id
+    notification, ///< has method, no id: never answered
+    response,     ///< a result or error from the peer
+    invalid,      ///< not a valid message: answer `error` to `id` (or null)
+  };
+
+  kind_t kind = invalid;
+  request_id id;
+  std::string method;
+  /// JSON text of `params` (an object or array) or empty when absent.
+  std::string params;
+  /// For `invalid`: the error to answer with.
+  int error_code = 0;
+  std::string error_message;
+};
+
+/// The decoded content of one frame (a stdio line or an HTTP body).
+struct frame {
+  /// The frame was a JSON array: a batch. Whether batches are allowed depends
+  /// on the negotiated revision, which the MCP session decides.
+  bool batch = false;
+  /// Set when the frame as a whole was unusable (parse error, empty batch):
+  /// then `messages` is empty and the reply is a single error with id null.
+  int error_code = 0;
+  std::string error_message;
+  std::vector<message> messages;
+};
+
+/// Decodes a frame. Never throws; malformed input becomes error values.
+frame decode(std::string_view text);
+
+/// {"jsonrpc":"2.0","id":ID,"result":RESULT} with RESULT already JSON text.
+std::string encode_result(const request_id& id, std::string_view result_json);
+
+/// {"jsonrpc":"2.0","id":ID,"error":{"code":C,"message":M}}; `data_json`
+/// (JSON text) is added as "data" when not empty.
+std::string encode_error(const request_id& id, int code,
+                         std::string_view message,
+                         std::string_view data_json = {});
+
+/// {"jsonrpc":"2.0","method":M,"params":PARAMS} with PARAMS as JSON text.
+std::string encode_notification(std::string_view method,
+                                std::string_view params_json);
+
+/// Joins already encoded messages into a JSON array (a batch reply).
+std::string encode_batch(const std::vector<std::string>& replies);
+
+/// For a `notifications/cancelled` notification: params.requestId as JSON
+/// text, spelled exactly as `request_id::json` spells that id; else empty.
+std::string cancelled_request_id(const message& msg);
+
+/// Quotes `s` as a JSON string.
+std::string json_quote(std::string_view s);
+
+} // namespace ttm::protocol

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The README's command 2 (and all that .ci/run does): install what the tests
+# need, build, and run the whole suite twice: the Release build, then a build
+# with AddressSanitizer and UndefinedBehaviorSanitizer.
+source "$(dirname "$0")/common.sh"
+
+ensure_packages "${BUILD_PACKAGES[@]}"
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  ensure_packages nodejs npm
+fi
+
+# The official MCP SDK client for the integration tests, pinned by the
+# committed lock file, installed into the git-ignored node_modules/.
+npm_dir="$ROOT/tests/integration"
+stamp="$npm_dir/node_modules/.ttm-lock-sha256"
+want="$(sha256sum "$npm_dir/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  say "installing the pinned MCP SDK client (npm ci)"
+  (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" >"$stamp"
+fi
+
+TTM_BUILD_TARGETS=(all)
+build_tree build -DCMAKE_BUILD_TYPE=Release
+build_tree build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTTM_SANITIZE=ON
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+say "test suite, Release build"
+(cd "$ROOT/build" && ctest --output-on-failure -j"$(nproc)")
+say "test suite, sanitizer build (address, undefined)"
+(cd "$ROOT/build-asan" && ctest --output-on-failure -j"$(nproc)")

@@ -1,0 +1,54 @@
+#include "domain/clock.hpp"
+
+namespace ttm::domain {
+
+clock_source::~clock_source() = default;
+
+wall_time system_clock_source::wall_now() const {
+  return std::chrono::system_clock::now();
+}
+
+mono_time system_clock_source::mono_now() const {
+  return std::chrono::steady_clock::now();
+}
+
+namespace {
+
+std::int64_t to_ns(wall_time t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+           t.time_since_epoch())
+    .count();
+}
+
+} // namespace
+
+// The fake monotonic clock starts at an arbitrary non-zero point, like a real
+// one (seconds since boot), so code cannot rely on it matching the wall clock.
+fake_clock::fake_clock(wall_time start)
+  : wall_ns_(to_ns(start)), mono_ns_(std::int64_t{1'000'000'000} * 3600) {
+}
+
+wall_time fake_clock::wall_now() const {
+  return wall_time{std::chrono::duration_cast<wall_time::duration>(
+    std::chrono::nanoseconds{wall_ns_.load()})};
+}
+
+mono_time fake_clock::mono_now() const {
+  return mono_time{std::chrono::duration_cast<mono_time::duration>(
+    std::chrono::nanoseconds{mono_ns_.load()})};
+}
+
+void fake_clock::advance(std::chrono::nanoseconds d) {
+  wall_ns_ += d.count();
+  mono_ns_ += d.count();
+}
+
+void fake_clock::step_wall(std::chrono::nanoseconds d) {
+  wall_ns_ += d.count();
+}
+
+void fake_clock::set_wall(wall_time t) {
+  wall_ns_ = to_ns(t);
+}
+
+} // namespace ttm::domain

@@ -1,0 +1,108 @@
+#include "domain/time_format.hpp"
+
+#include <date/date.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace ttm::domain {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr const char* month_names[] = {
+  "January", "February", "March",     "April",   "May",      "June",
+  "July",    "August",   "September", "October", "November", "December"};
+
+constexpr const char* weekday_names[] = {"Sunday",   "Monday", "Tuesday",
+                                         "Wednesday", "Thursday", "Friday",
+                                         "Saturday"};
+
+// The local calendar date and time of day of `t` in `z`, to the millisecond
+// (floored, so instants before 1970 truncate toward the past too).
+struct local_parts {
+  zone_state state;
+  date::year_month_day ymd;
+  date::weekday wd;
+  int hour, minute, second, millis;
+};
+
+local_parts split(wall_time t, const zone& z) {
+  auto state = z.state_at(t);
+  auto local = date::floor<milliseconds>(t) + state.utc_offset;
+  auto day = date::floor<date::days>(local);
+  auto ms = (local - day).count(); // 0 .. 86'399'999
+  return {std::move(state),
+          date::year_month_day{day},
+          date::weekday{day},
+          static_cast<int>(ms / 3'600'000),
+          static_cast<int>(ms / 60'000 % 60),
+          static_cast<int>(ms / 1000 % 60),
+          static_cast<int>(ms % 1000)};
+}
+
+// "9:45:32 AM": 12 AM is midnight, 12 PM is noon.
+std::string time_12h(const local_parts& p) {
+  int h12 = p.hour % 12 == 0 ? 12 : p.hour % 12;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%d:%02d:%02d %s", h12, p.minute, p.second,
+                p.hour < 12 ? "AM" : "PM");
+  return buf;
+}
+
+} // namespace
+
+std::string format_utc_offset(std::chrono::seconds offset) {
+  auto total = offset.count();
+  auto abs_total = std::llabs(static_cast<long long>(total));
+  char buf[32];
+  int n = std::snprintf(buf, sizeof buf, "%c%02lld:%02lld",
+                        total < 0 ? '-' : '+', abs_total / 3600,
+                        abs_total / 60 % 60);
+  // Local mean time before ~1900 has offsets with seconds (e.g. -04:56:02);
+  // keep them so that the offset matches the local time shown with it.
+  if (abs_total % 60 != 0)
+    std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ":%02lld",
+                  abs_total % 60);
+  return buf;
+}
+
+std::string format_iso8601(wall_time t, const zone& z) {
+  auto p = split(t, z);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03d",
+                static_cast<int>(p.ymd.year()),
+                static_cast<unsigned>(p.ymd.month()),
+                static_cast<unsigned>(p.ymd.day()), p.hour, p.minute, p.second,
+                p.millis);
+  return buf + format_utc_offset(p.state.utc_offset);
+}
+
+std::string format_friendly(wall_time t, const zone& z) {
+  auto p = split(t, z);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s %u, %d ",
+                month_names[static_cast<unsigned>(p.ymd.month()) - 1],
+                static_cast<unsigned>(p.ymd.day()),
+                static_cast<int>(p.ymd.year()));
+  return buf + time_12h(p) + " " + p.state.abbreviation;
+}
+
+std::string format_friendly_time(wall_time t, const zone& z) {
+  return time_12h(split(t, z));
+}
+
+std::int64_t unix_seconds(wall_time t) {
+  return date::floor<std::chrono::seconds>(t).time_since_epoch().count();
+}
+
+std::int64_t unix_millis(wall_time t) {
+  return date::floor<milliseconds>(t).time_since_epoch().count();
+}
+
+std::string day_of_week(wall_time t, const zone& z) {
+  return weekday_names[split(t, z).wd.c_encoding()];
+}
+
+} // namespace ttm::domain

@@ -1,0 +1,446 @@
+#include "domain/zones.hpp"
+
+#include "domain/time_format.hpp"
+
+#include <date/tz.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+#include <unordered_set>
+
+namespace ttm::domain {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Debian's date/tz in USE_OS_TZDB mode reads this directory; tzdata.zi in it
+// carries the version and the list of backward links.
+constexpr const char* zoneinfo_dir = "/usr/share/zoneinfo";
+
+// No IANA name is longer than about 32 characters; anything past this is
+// refused without a suggestion search, so huge inputs cost nothing.
+constexpr std::size_t max_name_length = 64;
+
+// Common abbreviations and the zones they usually stand for. Data, not
+// guesses: each abbreviation is ambiguous or not an IANA name, so it is
+// refused and these are offered instead.
+struct abbreviation_entry {
+  const char* abbreviation;
+  std::array<const char*, 3> zones; // nullptr-padded
+};
+
+constexpr abbreviation_entry abbreviations[] = {
+  {"EST", {"America/New_York", "America/Toronto", "America/Panama"}},
+  {"EDT", {"America/New_York", "America/Toronto", "America/Detroit"}},
+  {"CST", {"America/Chicago", "Asia/Shanghai", "America/Havana"}},
+  {"CDT", {"America/Chicago", "America/Winnipeg", "America/Havana"}},
+  {"MST", {"America/Denver", "America/Phoenix", "America/Edmonton"}},
+  {"MDT", {"America/Denver", "America/Edmonton", "America/Boise"}},
+  {"PST", {"America/Los_Angeles", "America/Vancouver", "Asia/Manila"}},
+  {"PDT", {"America/Los_Angeles", "America/Vancouver", "America/Tijuana"}},
+  {"AKST", {"America/Anchorage", "America/Juneau", nullptr}},
+  {"AKDT", {"America/Anchorage", "America/Juneau", nullptr}},
+  {"HST", {"Pacific/Honolulu", "America/Adak", nullptr}},
+  {"HDT", {"America/Adak", nullptr, nullptr}},
+  {"AST", {"America/Halifax", "America/Puerto_Rico", "America/Santo_Domingo"}},
+  {"ADT", {"America/Halifax", "Atlantic/Bermuda", nullptr}},
+  {"NST", {"America/St_Johns", nullptr, nullptr}},
+  {"NDT", {"America/St_Johns", nullptr, nullptr}},
+  {"IST", {"Asia/Kolkata", "Europe/Dublin", "Asia/Jerusalem"}},
+  {"IDT", {"Asia/Jerusalem", nullptr, nullptr}},
+  {"BST", {"Europe/London", nullptr, nullptr}},
+  {"CET", {"Europe/Paris", "Europe/Berlin", "Africa/Algiers"}},
+  {"CEST", {"Europe/Paris", "Europe/Berlin", "Europe/Madrid"}},
+  {"EET", {"Europe/Athens", "Europe/Helsinki", "Africa/Cairo"}},
+  {"EEST", {"Europe/Athens", "Europe/Helsinki", "Europe/Kyiv"}},
+  {"WET", {"Europe/Lisbon", "Atlantic/Canary", "Atlantic/Faroe"}},
+  {"WEST", {"Europe/Lisbon", "Atlantic/Canary", "Atlantic/Madeira"}},
+  {"MSK", {"Europe/Moscow", "Europe/Simferopol", nullptr}},
+  {"SAST", {"Africa/Johannesburg", nullptr, nullptr}},
+  {"CAT", {"Africa/Maputo", "Africa/Harare", nullptr}},
+  {"EAT", {"Africa/Nairobi", "Africa/Addis_Ababa", nullptr}},
+  {"WAT", {"Africa/Lagos", "Africa/Kinshasa", nullptr}},
+  {"PKT", {"Asia/Karachi", nullptr, nullptr}},
+  {"WIB", {"Asia/Jakarta", nullptr, nullptr}},
+  {"JST", {"Asia/Tokyo", nullptr, nullptr}},
+  {"KST", {"Asia/Seoul", "Asia/Pyongyang", nullptr}},
+  {"HKT", {"Asia/Hong_Kong", nullptr, nullptr}},
+  {"SGT", {"Asia/Singapore", nullptr, nullptr}},
+  {"AEST", {"Australia/Sydney", "Australia/Melbourne", "Australia/Brisbane"}},
+  {"AEDT", {"Australia/Sydney", "Australia/Melbourne", "Australia/Hobart"}},
+  {"ACST", {"Australia/Adelaide", "Australia/Darwin", nullptr}},
+  {"ACDT", {"Australia/Adelaide", "Australia/Broken_Hill", nullptr}},
+  {"AWST", {"Australia/Perth", nullptr, nullptr}},
+  {"NZST", {"Pacific/Auckland", nullptr, nullptr}},
+  {"NZDT", {"Pacific/Auckland", nullptr, nullptr}},
+};
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && to_lower(a) == to_lower(b);
+}
+
+std::string_view trim(std::string_view s) {
+  auto space = [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0;
+  };
+  while (!s.empty() && space(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && space(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::string_view last_component(std::string_view s) {
+  auto slash = s.rfind('/');
+  return slash == std::string_view::npos ? s : s.substr(slash + 1);
+}
+
+const abbreviation_entry* find_abbreviation(std::string_view s) {
+  for (const auto& e : abbreviations)
+    if (iequals(s, e.abbreviation))
+      return &e;
+  return nullptr;
+}
+
+// In OS mode the database also lists "localtime" (a symlink to /etc/localtime
+// inside zoneinfo), which is not an IANA name.
+const date::time_zone* locate(std::string_view name) {
+  if (name.empty() || name == "localtime")
+    return nullptr;
+  try {
+    const auto* tz = date::locate_zone(std::string(name));
+    // Loads the zone's file now: a file that cannot be read fails here, as a
+    // refusal, rather than later in state_at.
+    tz->get_info(date::sys_seconds{});
+    return tz;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+// Restricted Damerau-Levenshtein (optimal string alignment) distance.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev2(b.size() + 1), prev(b.size() + 1),
+    cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+    }
+    std::swap(prev2, prev);
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// Distance of `input` to `target` when close enough to be a plausible typo:
+// very short inputs allow almost nothing, longer ones about one edit in four
+// (looser limits turn "America/NewYork" into a list of unrelated cities).
+std::optional<std::size_t> near(std::string_view input,
+                                std::string_view target) {
+  std::size_t limit = input.size() < 4
+                        ? input.size() / 2
+                        : std::max<std::size_t>(2, input.size() / 4);
+  std::size_t gap = input.size() > target.size() ? input.size() - target.size()
+                                                 : target.size() - input.size();
+  if (gap > limit) // a lower bound of the distance: skip the work
+    return std::nullopt;
+  std::size_t d = edit_distance(input, target);
+  return d <= limit ? std::optional<std::size_t>{d} : std::nullopt;
+}
+
+struct candidate {
+  std::string name;
+  std::string lower;
+  std::string lower_last;
+  bool is_link;
+};
+
+std::unordered_set<std::string> read_link_names() {
+  std::unordered_set<std::string> links;
+  std::ifstream in(std::string(zoneinfo_dir) + "/tzdata.zi");
+  std::string line;
+  while (std::getline(in, line)) {
+    // "L <target> <link name>"
+    if (line.size() > 2 && line[0] == 'L' && line[1] == ' ') {
+      auto space = line.rfind(' ');
+      links.insert(line.substr(space + 1));
+    }
+  }
+  return links;
+}
+
+// The names worth suggesting: every zone the database resolves, minus
+// "localtime" and the legacy zones that are refused as abbreviations.
+const std::vector<candidate>& catalog() {
+  static const std::vector<candidate> all = [] {
+    std::vector<candidate> out;
+    try {
+      auto links = read_link_names();
+      for (const auto& z : date::get_tzdb().zones) {
+        const auto& n = z.name();
+        if (n == "localtime" || find_abbreviation(n) != nullptr)
+          continue;
+        out.push_back({n, to_lower(n), to_lower(last_component(n)),
+                       links.count(n) > 0});
+      }
+    } catch (const std::exception&) {
+      // No database: no suggestions.
+    }
+    return out;
+  }();
+  return all;
+}
+
+std::vector<std::string> suggest(std::string_view input) {
+  auto in = to_lower(input);
+  auto in_last = std::string(last_component(in));
+  bool has_slash = in_last.size() != in.size();
+  // (score, is link, name): nearest first, canonical zones before links.
+  std::vector<std::tuple<std::size_t, bool, const std::string*>> hits;
+  for (const auto& c : catalog()) {
+    // Scores are 2 * distance, plus 1 when only the last component matched,
+    // so that "utc" ranks "UTC" before "Etc/UTC".
+    std::optional<std::size_t> best;
+    auto consider = [&](std::optional<std::size_t> d, std::size_t extra) {
+      if (d && (!best || 2 * *d + extra < *best))
+        best = 2 * *d + extra;
+    };
+    consider(near(in, c.lower), 0);
+    consider(near(in, c.lower_last), 1);
+    // "Europe/Tokio" -> "Asia/Tokyo": a close last component under another
+    // region counts, one step further away.
+    if (has_slash)
+      consider(near(in_last, c.lower_last), 3);
+    if (best)
+      hits.emplace_back(*best, c.is_link, &c.name);
+  }
+  std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a), *std::get<2>(a))
+           < std::tie(std::get<0>(b), std::get<1>(b), *std::get<2>(b));
+  });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < hits.size() && i < 3; ++i)
+    out.push_back(*std::get<2>(hits[i]));
+  return out;
+}
+
+std::string join_names(const std::vector<std::string>& names,
+                       const char* last_sep) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0)
+      out += i + 1 == names.size() ? last_sep : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+std::string quoted(std::string_view s) {
+  if (s.size() > max_name_length)
+    return "'" + std::string(s.substr(0, max_name_length)) + "...'";
+  return "'" + std::string(s) + "'";
+}
+
+zone_lookup refuse(std::string message,
+                   std::vector<std::string> suggestions = {}) {
+  return {std::nullopt, std::move(message), std::move(suggestions)};
+}
+
+// "+05:30", "-03", "+0545", "UTC-3", "UTC+05:30", "GMT+2" (prefix in any
+// case). Returns nothing when `s` does not look like an offset at all.
+std::optional<zone_lookup> parse_offset(std::string_view s) {
+  std::string_view body = s;
+  if (body.size() > 3 && (iequals(body.substr(0, 3), "utc")
+                          || iequals(body.substr(0, 3), "gmt")))
+    body.remove_prefix(3);
+  if (body.empty() || (body[0] != '+' && body[0] != '-'))
+    return std::nullopt;
+  bool negative = body[0] == '-';
+  body.remove_prefix(1);
+
+  auto all_digits = [](std::string_view d) {
+    return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+  };
+  std::string_view hours = body, minutes;
+  if (auto colon = body.find(':'); colon != std::string_view::npos) {
+    hours = body.substr(0, colon);
+    minutes = body.substr(colon + 1);
+    if (minutes.size() != 2)
+      hours = {}; // malformed
+  } else if (body.size() == 4) {
+    hours = body.substr(0, 2);
+    minutes = body.substr(2);
+  }
+  if (hours.empty() || hours.size() > 2 || !all_digits(hours)
+      || (!minutes.empty() && !all_digits(minutes)))
+    return refuse("Malformed UTC offset " + quoted(s)
+                  + "; use a form such as +05:30, -03, +0545 or UTC+2.");
+
+  int h = std::stoi(std::string(hours));
+  int m = minutes.empty() ? 0 : std::stoi(std::string(minutes));
+  if (h > 14 || m > 59)
+    return refuse("UTC offset " + quoted(s)
+                  + " is out of range: hours must be 0 to 14 and minutes 0 "
+                    "to 59.");
+  auto offset = std::chrono::minutes{h * 60 + m};
+  return zone_lookup{zone::fixed(negative ? -offset : offset), {}, {}};
+}
+
+} // namespace
+
+zone zone::iana(const date::time_zone* tz, std::string name) {
+  return zone(tz, 0min, std::move(name));
+}
+
+zone zone::fixed(std::chrono::minutes offset) {
+  return zone(nullptr, offset, "UTC" + format_utc_offset(offset));
+}
+
+zone::zone(const date::time_zone* tz, std::chrono::minutes off,
+           std::string name)
+  : tz_(tz), fixed_offset_(off), name_(std::move(name)) {
+}
+
+zone_state zone::state_at(wall_time t) const {
+  if (tz_ == nullptr)
+    return {fixed_offset_, false, name_};
+  try {
+    auto info = tz_->get_info(date::floor<std::chrono::seconds>(t));
+    // In OS mode `save` is only a flag (its magnitude is not the real amount).
+    return {info.offset, info.save != 0min, info.abbrev};
+  } catch (const std::exception&) {
+    // Not reached for zones from resolve_zone (their file is loaded there);
+    // UTC is the least surprising answer for a zone that cannot be read.
+    return {0s, false, "UTC"};
+  }
+}
+
+zone_lookup resolve_zone(std::string_view name,
+                         std::string_view local_zone_name) {
+  auto s = trim(name);
+  if (s.empty())
+    return refuse("The time zone is empty; use an IANA name such as "
+                  "Europe/London, a UTC offset such as +05:30, or \"local\".");
+  if (s.size() > max_name_length)
+    return refuse("Unknown time zone " + quoted(s) + ".");
+
+  if (iequals(s, "local")) {
+    if (const auto* tz = locate(local_zone_name))
+      return {zone::iana(tz, std::string(local_zone_name)), {}, {}};
+    return refuse("The server's local time zone " + quoted(local_zone_name)
+                  + " is not in the time zone database; use an IANA name.");
+  }
+
+  if (const auto* e = find_abbreviation(s)) {
+    std::vector<std::string> names;
+    for (const char* z : e->zones)
+      if (z != nullptr)
+        names.emplace_back(z);
+    auto message = quoted(s)
+                   + " is a time zone abbreviation, which is ambiguous; use an "
+                     "IANA name such as "
+                   + join_names(names, " or ") + ".";
+    return refuse(std::move(message), std::move(names));
+  }
+
+  if (auto offset = parse_offset(s))
+    return std::move(*offset);
+
+  if (const auto* tz = locate(s))
+    return {zone::iana(tz, std::string(s)), {}, {}};
+
+  auto suggestions = suggest(s);
+  std::string message = "Unknown time zone " + quoted(s) + ".";
+  if (!suggestions.empty())
+    message += " Did you mean: " + join_names(suggestions, ", ") + "?";
+  return refuse(std::move(message), std::move(suggestions));
+}
+
+namespace {
+
+// "/usr/share/zoneinfo/Europe/Berlin", "../usr/share/zoneinfo/Asia/Tokyo"
+// -> the name below zoneinfo/ when the database knows it.
+std::string name_below_zoneinfo(std::string_view path) {
+  constexpr std::string_view marker = "zoneinfo/";
+  auto at = path.rfind(marker);
+  if (at == std::string_view::npos)
+    return {};
+  auto name = path.substr(at + marker.size());
+  for (std::string_view prefix : {"posix/", "right/"})
+    if (name.substr(0, prefix.size()) == prefix)
+      name.remove_prefix(prefix.size());
+  return locate(name) ? std::string(name) : std::string();
+}
+
+} // namespace
+
+std::string detect_local_zone_name(const char* tz_env,
+                                   const std::string& etc_timezone,
+                                   const std::string& etc_localtime) {
+  if (tz_env != nullptr) {
+    std::string_view tz = trim(tz_env);
+    if (!tz.empty() && tz[0] == ':')
+      tz.remove_prefix(1);
+    if (locate(tz))
+      return std::string(tz);
+    // TZ=":/usr/share/zoneinfo/Europe/Paris" names a file.
+    if (auto n = name_below_zoneinfo(tz); !n.empty())
+      return n;
+    // Otherwise a POSIX rule or garbage: fall through to the files.
+  }
+
+  std::ifstream file(etc_timezone);
+  std::string line;
+  if (file && std::getline(file, line)) {
+    auto n = trim(line);
+    if (locate(n))
+      return std::string(n);
+  }
+
+  std::error_code ec;
+  auto target = std::filesystem::read_symlink(etc_localtime, ec);
+  if (!ec)
+    return name_below_zoneinfo(target.string());
+  return {};
+}
+
+std::string preload_tz_database() {
+  try {
+    date::get_tzdb();
+    catalog();
+  } catch (const std::exception&) {
+    return "unknown";
+  }
+  // Debian's date/tz reports "unknown" as db.version in OS mode.
+  std::ifstream in(std::string(zoneinfo_dir) + "/tzdata.zi");
+  std::string line;
+  constexpr std::string_view marker = "# version ";
+  if (in && std::getline(in, line) && line.rfind(marker, 0) == 0) {
+    auto version = trim(std::string_view(line).substr(marker.size()));
+    if (!version.empty())
+      return std::string(version);
+  }
+  return "unknown";
+}
+
+} // namespace ttm::domain

@@ -1,0 +1,96 @@
+#pragma once
+
+#include "domain/clock.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace date {
+class time_zone;
+} // namespace date
+
+namespace ttm::domain {
+
+/// What a zone says about one instant.
+struct zone_state {
+  std::chrono::seconds utc_offset{0};
+  bool is_dst = false;
+  /// The zone's abbreviation at that instant, e.g. "EST", "+0545"; for a
+  /// fixed offset "UTC+05:30".
+  std::string abbreviation;
+};
+
+/// A time zone a request may name: an IANA zone from the OS database or a
+/// fixed UTC offset. Cheap to copy (a pointer into the tz database or an
+/// offset, plus the canonical name).
+class zone {
+public:
+  static zone iana(const date::time_zone* tz, std::string name);
+  static zone fixed(std::chrono::minutes offset);
+
+  /// The name to report: the IANA name as requested (links keep their own
+  /// name, e.g. "US/Eastern"), or "UTC+05:30" / "UTC-03:00" for offsets.
+  const std::string& name() const noexcept {
+    return name_;
+  }
+
+  bool is_fixed() const noexcept {
+    return tz_ == nullptr;
+  }
+
+  zone_state state_at(wall_time t) const;
+
+private:
+  zone(const date::time_zone* tz, std::chrono::minutes off, std::string name);
+
+  const date::time_zone* tz_;
+  std::chrono::minutes fixed_offset_;
+  std::string name_;
+};
+
+/// The outcome of resolving a user-supplied zone name.
+struct zone_lookup {
+  std::optional<zone> found;
+  /// When not found: a sentence for the agent, e.g.
+  /// "Unknown time zone 'America/NewYork'. Did you mean: America/New_York?"
+  std::string message;
+  /// When not found: at most 3 valid names, nearest first.
+  std::vector<std::string> suggestions;
+};
+
+/// Resolves `name`:
+/// - "local" (any case) -> `local_zone_name` (itself an IANA name);
+/// - an IANA zone or link name, exact spelling ("UTC", "Europe/London");
+/// - a fixed offset: "+05:30", "-03", "+0545", "UTC-3", "UTC+05:30", "GMT+2"
+///   (hours 0..14, minutes 0..59);
+/// - a bare abbreviation ("EST", "IST", "PST", "CET", ...) is never guessed,
+///   even where the tz database has a legacy zone of that name: it is refused
+///   with the zones it commonly stands for as suggestions;
+/// - anything else is refused with up to 3 nearest valid names
+///   (case-insensitive edit distance over full names and their last
+///   component: "asia/tokyo" -> "Asia/Tokyo", "America/NewYork" ->
+///   "America/New_York").
+zone_lookup resolve_zone(std::string_view name,
+                         std::string_view local_zone_name);
+
+/// The host's IANA zone name: the TZ variable (a leading ':' stripped, when
+/// it names a zone in the database), else /etc/timezone, else the target of
+/// the /etc/localtime link below a zoneinfo directory. Empty when none of
+/// these names a zone; the caller then uses "UTC" and logs a warning.
+/// `tz_env` is the value of TZ (nullptr when unset); the file paths are
+/// parameters so that tests can point them at temporary files.
+std::string detect_local_zone_name(const char* tz_env,
+                                   const std::string& etc_timezone
+                                   = "/etc/timezone",
+                                   const std::string& etc_localtime
+                                   = "/etc/localtime");
+
+/// Loads the tz database now (about 2 ms) so that the first request does not
+/// pay for it. Returns the database version (first line of tzdata.zi, e.g.
+/// "2026f") or "unknown".
+std::string preload_tz_database();
+
+} // namespace ttm::domain

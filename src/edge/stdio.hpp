@@ -1,0 +1,45 @@
+#pragma once
+
+#include "actors/messages.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace ttm::edge {
+
+struct stdio_options {
+  int in_fd = 0;
+  /// A private duplicate of the original stdout: the only place protocol
+  /// bytes are written (fd 1 itself is pointed at stderr in stdio mode).
+  int out_fd = 1;
+  std::size_t max_line_bytes = 4 * 1024 * 1024;
+};
+
+/// Frames newline-delimited JSON-RPC on a pair of file descriptors: reads
+/// lines on its own thread, decodes them and hands them to the transport
+/// actor; writes replies as lines. It knows bytes and lines, not tools.
+class stdio_edge {
+public:
+  stdio_edge(actors::transport_actor transport, stdio_options opts,
+             std::function<void()> on_closed);
+  ~stdio_edge();
+
+  stdio_edge(const stdio_edge&) = delete;
+  stdio_edge& operator=(const stdio_edge&) = delete;
+
+  /// Starts the reader thread.
+  void start();
+
+  /// Stops reading (e.g. on SIGTERM) and joins the reader thread. Replies
+  /// in flight are still written; `on_closed` runs after the last one.
+  void stop();
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace ttm::edge

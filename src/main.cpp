@@ -1,0 +1,191 @@
+// time-tracker-mcp: an MCP server that gives AI agents trusted time.
+
+#include "actors/client_state.hpp"
+#include "actors/messages.hpp"
+#include "actors/supervisor.hpp"
+#include "actors/transport.hpp"
+#include "config.hpp"
+#include "domain/clock.hpp"
+#include "domain/zones.hpp"
+#include "edge/stdio.hpp"
+#include "log.hpp"
+#include "tools/registry.hpp"
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <pthread.h>
+#include <thread>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace {
+
+using namespace ttm;
+
+/// Set once by whichever comes first: input closed or a signal.
+class shutdown_latch {
+public:
+  void set(const char* reason) {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (reason_ == nullptr)
+      reason_ = reason;
+    cv_.notify_all();
+  }
+
+  const char* wait() {
+    std::unique_lock<std::mutex> guard{mtx_};
+    cv_.wait(guard, [this] { return reason_ != nullptr; });
+    return reason_;
+  }
+
+private:
+  std::mutex mtx_;
+  std::condition_variable cv_;
+  const char* reason_ = nullptr;
+};
+
+const char* instructions_text
+  = "Trusted time for agents. Call time_get_current whenever you need the "
+    "current date or time instead of guessing; pass an IANA zone such as "
+    "'America/New_York' (or omit it for the host's zone) and a format: "
+    "iso8601 (default), unix, unix_ms or friendly. Failed calls return "
+    "isError with an error_code and a message saying how to fix the "
+    "arguments, e.g. suggested zone names.";
+
+/// The zone "local" stands for: configured, else detected, else UTC.
+std::optional<std::string> resolve_local_zone(const config& cfg) {
+  if (!cfg.local_timezone.empty()) {
+    auto z = domain::resolve_zone(cfg.local_timezone, "UTC");
+    if (!z.found || z.found->is_fixed()) {
+      TTM_LOG(error, "main", "--local-timezone '" + cfg.local_timezone
+                               + "' is not an IANA zone. " + z.message);
+      return std::nullopt;
+    }
+    return z.found->name();
+  }
+  auto name = domain::detect_local_zone_name(std::getenv("TZ"));
+  if (name.empty()) {
+    TTM_LOG(warning, "main", "cannot determine the host's time zone (TZ, "
+                             "/etc/timezone, /etc/localtime); 'local' means "
+                             "UTC");
+    return std::string{"UTC"};
+  }
+  return name;
+}
+
+int run_stdio(const config& cfg) {
+  // Signals are taken by one thread with sigwait; block them before any other
+  // thread exists so that all threads inherit the mask.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGUSR1); // internal: wakes the signal thread at exit
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  // stdout belongs to the protocol: keep a private duplicate for replies and
+  // point fd 1 at stderr, so a stray write anywhere cannot corrupt the stream.
+  int out_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (out_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    TTM_LOG(error, "main", std::string{"cannot set up stdout: "}
+                             + std::strerror(errno));
+    return 1;
+  }
+
+  auto local_zone = resolve_local_zone(cfg);
+  if (!local_zone)
+    return 2;
+  auto tzdb_version = domain::preload_tz_database();
+
+  actors::client_config client_cfg;
+  client_cfg.registry = tools::make_registry();
+  client_cfg.clock = std::make_shared<domain::system_clock_source>();
+  client_cfg.local_zone = *local_zone;
+  client_cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION,
+                     instructions_text};
+
+  caf::actor_system_config sys_cfg;
+  sys_cfg.set("logger.file-verbosity", caf::atom("quiet"));
+  sys_cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  if (cfg.worker_threads > 0)
+    sys_cfg.set("scheduler.max-threads", cfg.worker_threads);
+  shutdown_latch latch;
+  int exit_code = 0;
+  {
+    caf::actor_system sys{sys_cfg};
+    auto supervisor = sys.spawn(actors::supervisor_behavior,
+                                actors::supervisor_config{cfg.max_clients});
+    auto transport = sys.spawn(actors::transport_behavior,
+                               actors::transport_config{client_cfg,
+                                                        supervisor});
+    std::mutex closed_mtx;
+    std::condition_variable closed_cv;
+    bool closed = false;
+    edge::stdio_edge stdio{transport,
+                           {STDIN_FILENO, out_fd, cfg.max_line_bytes},
+                           [&] {
+                             {
+                               std::lock_guard<std::mutex> g{closed_mtx};
+                               closed = true;
+                             }
+                             closed_cv.notify_all();
+                             latch.set("end of input");
+                           }};
+    std::thread signals{[&] {
+      int sig = 0;
+      sigwait(&sigs, &sig);
+      if (sig == SIGINT)
+        latch.set("SIGINT");
+      else if (sig == SIGTERM)
+        latch.set("SIGTERM");
+    }};
+    TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
+                            + " serving MCP on stdio; local zone "
+                            + *local_zone + ", tz database " + tzdb_version);
+    stdio.start();
+    auto reason = latch.wait();
+    TTM_LOG(info, "main", std::string{"shutting down: "} + reason);
+    // Stop reading; replies in flight are still written (bounded wait).
+    stdio.stop();
+    {
+      std::unique_lock<std::mutex> g{closed_mtx};
+      if (!closed_cv.wait_for(g, std::chrono::seconds{5},
+                              [&] { return closed; })) {
+        TTM_LOG(warning, "main", "replies still pending after 5 s; exiting");
+      }
+    }
+    pthread_kill(signals.native_handle(), SIGUSR1);
+    signals.join();
+    caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+  } // ~actor_system waits for every actor
+  ::close(out_fd);
+  return exit_code;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto res = ttm::load_config(args, [](const char* name) {
+    return static_cast<const char*>(std::getenv(name));
+  });
+  if (!res.cfg) {
+    // Help and version go to stdout: no protocol is running yet.
+    std::fputs(res.text.c_str(), res.text_is_error ? stderr : stdout);
+    if (res.text_is_error)
+      std::fputc('\n', stderr);
+    return res.exit_code;
+  }
+  ttm::log::set_threshold(res.cfg->log_level);
+  return run_stdio(*res.cfg);
+}

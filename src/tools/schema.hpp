@@ -1,0 +1,377 @@
+#pragma once
+
+// One declaration of a tool's arguments (or result) yields both the JSON
+// Schema the client sees and the code that decodes (or encodes) the struct, so
+// the two cannot drift apart. Arguments are decoded only after RapidJSON's
+// SchemaValidator accepted them against that same schema.
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ttm::tools {
+
+using json_writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+/// A JSON object of string values, in the order the client sent them.
+using string_map = std::vector<std::pair<std::string, std::string>>;
+
+// -- value traits: JSON Schema type, decoding and encoding per C++ type -------
+
+template <class T>
+struct json_type;
+
+template <>
+struct json_type<std::string> {
+  static void schema(json_writer& w) {
+    w.Key("type");
+    w.String("string");
+  }
+  static std::string decode(const rapidjson::Value& v) {
+    return {v.GetString(), v.GetStringLength()};
+  }
+  static void encode(json_writer& w, const std::string& x) {
+    w.String(x.data(), static_cast<rapidjson::SizeType>(x.size()));
+  }
+};
+
+template <>
+struct json_type<bool> {
+  static void schema(json_writer& w) {
+    w.Key("type");
+    w.String("boolean");
+  }
+  static bool decode(const rapidjson::Value& v) {
+    return v.GetBool();
+  }
+  static void encode(json_writer& w, bool x) {
+    w.Bool(x);
+  }
+};
+
+template <>
+struct json_type<std::int64_t> {
+  static void schema(json_writer& w) {
+    w.Key("type");
+    w.String("integer");
+  }
+  static std::int64_t decode(const rapidjson::Value& v) {
+    return v.GetInt64();
+  }
+  static void encode(json_writer& w, std::int64_t x) {
+    w.Int64(x);
+  }
+};
+
+template <>
+struct json_type<std::vector<std::string>> {
+  static void schema(json_writer& w) {
+    w.Key("type");
+    w.String("array");
+    w.Key("items");
+    w.StartObject();
+    json_type<std::string>::schema(w);
+    w.EndObject();
+  }
+  static std::vector<std::string> decode(const rapidjson::Value& v) {
+    std::vector<std::string> out;
+    out.reserve(v.Size());
+    for (const auto& x : v.GetArray())
+      out.emplace_back(x.GetString(), x.GetStringLength());
+    return out;
+  }
+  static void encode(json_writer& w, const std::vector<std::string>& xs) {
+    w.StartArray();
+    for (const auto& x : xs)
+      json_type<std::string>::encode(w, x);
+    w.EndArray();
+  }
+};
+
+template <>
+struct json_type<string_map> {
+  static void schema(json_writer& w) {
+    w.Key("type");
+    w.String("object");
+    w.Key("additionalProperties");
+    w.StartObject();
+    json_type<std::string>::schema(w);
+    w.EndObject();
+  }
+  static string_map decode(const rapidjson::Value& v) {
+    string_map out;
+    out.reserve(v.MemberCount());
+    for (const auto& m : v.GetObject())
+      out.emplace_back(std::string{m.name.GetString(), m.name.GetStringLength()},
+                       std::string{m.value.GetString(),
+                                   m.value.GetStringLength()});
+    return out;
+  }
+  static void encode(json_writer& w, const string_map& xs) {
+    w.StartObject();
+    for (const auto& [k, v] : xs) {
+      w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+      json_type<std::string>::encode(w, v);
+    }
+    w.EndObject();
+  }
+};
+
+// -- optional values: absent arguments stay empty, empty results are null ------
+
+template <class T>
+struct json_type<std::optional<T>> {
+  static void schema(json_writer& w) {
+    json_type<T>::schema(w);
+  }
+  static std::optional<T> decode(const rapidjson::Value& v) {
+    return json_type<T>::decode(v);
+  }
+  static void encode(json_writer& w, const std::optional<T>& x) {
+    if (x)
+      json_type<T>::encode(w, *x);
+    else
+      w.Null();
+  }
+};
+
+// -- common field options -----------------------------------------------------
+
+/// Constraints shared by argument and result fields; written into the schema.
+struct field_constraints {
+  std::vector<std::string> one_of;
+  std::optional<std::size_t> max_length;
+  std::optional<std::size_t> max_items;
+  std::optional<std::size_t> min_items;
+
+  void write(json_writer& w) const;
+};
+
+// -- arguments ----------------------------------------------------------------
+
+template <class Args>
+class input_schema {
+public:
+  /// Describes one argument; returned by `input_schema::field` for chaining.
+  class field_base {
+  public:
+    virtual ~field_base() = default;
+    virtual void decode(Args& out, const rapidjson::Value* v) const = 0;
+    virtual void write_schema(json_writer& w) const = 0;
+
+    std::string name;
+    std::string description;
+    bool required = false;
+  };
+
+  template <class T>
+  class field final : public field_base {
+  public:
+    using member_type = T Args::*;
+
+    field(member_type member) : member_(member) {
+    }
+
+    field& required() {
+      this->required = true;
+      return *this;
+    }
+
+    /// Value used when the argument is absent; also published as "default".
+    field& default_to(T value) {
+      default_ = std::move(value);
+      return *this;
+    }
+
+    field& one_of(std::vector<std::string> values) {
+      constraints_.one_of = std::move(values);
+      return *this;
+    }
+
+    field& max_length(std::size_t n) {
+      constraints_.max_length = n;
+      return *this;
+    }
+
+    field& max_items(std::size_t n) {
+      constraints_.max_items = n;
+      return *this;
+    }
+
+    field& min_items(std::size_t n) {
+      constraints_.min_items = n;
+      return *this;
+    }
+
+    void decode(Args& out, const rapidjson::Value* v) const override {
+      if (v != nullptr)
+        out.*member_ = json_type<T>::decode(*v);
+      else if (default_)
+        out.*member_ = *default_;
+    }
+
+    void write_schema(json_writer& w) const override {
+      w.StartObject();
+      json_type<T>::schema(w);
+      w.Key("description");
+      json_type<std::string>::encode(w, this->description);
+      constraints_.write(w);
+      if (default_) {
+        w.Key("default");
+        json_type<T>::encode(w, *default_);
+      }
+      w.EndObject();
+    }
+
+  private:
+    member_type member_;
+    std::optional<T> default_;
+    field_constraints constraints_;
+  };
+
+  /// Declares an argument stored in `member`. Optional arguments without a
+  /// default use `std::optional<T>` members.
+  template <class T>
+  field<T>& add(const char* name, T Args::*member, const char* description) {
+    auto f = std::make_unique<field<T>>(member);
+    f->name = name;
+    f->description = description;
+    auto& ref = *f;
+    fields_.push_back(std::move(f));
+    return ref;
+  }
+
+  /// JSON Schema of the arguments object (no additional properties).
+  std::string json() const {
+    rapidjson::StringBuffer buf;
+    json_writer w{buf};
+    w.StartObject();
+    w.Key("type");
+    w.String("object");
+    w.Key("properties");
+    w.StartObject();
+    for (const auto& f : fields_) {
+      w.Key(f->name.c_str());
+      f->write_schema(w);
+    }
+    w.EndObject();
+    w.Key("required");
+    w.StartArray();
+    for (const auto& f : fields_)
+      if (f->required)
+        w.String(f->name.c_str());
+    w.EndArray();
+    w.Key("additionalProperties");
+    w.Bool(false);
+    w.EndObject();
+    return buf.GetString();
+  }
+
+  /// Decodes arguments that already passed schema validation.
+  Args decode(const rapidjson::Value& obj) const {
+    Args out{};
+    for (const auto& f : fields_) {
+      auto i = obj.FindMember(f->name.c_str());
+      f->decode(out, i != obj.MemberEnd() ? &i->value : nullptr);
+    }
+    return out;
+  }
+
+private:
+  std::vector<std::unique_ptr<field_base>> fields_;
+};
+
+// -- results ------------------------------------------------------------------
+
+template <class Result>
+class output_schema {
+public:
+  class field_base {
+  public:
+    virtual ~field_base() = default;
+    virtual void encode(json_writer& w, const Result& x) const = 0;
+    virtual void write_schema(json_writer& w) const = 0;
+
+    std::string name;
+    std::string description;
+    bool always_present = true;
+  };
+
+  template <class T>
+  class field final : public field_base {
+  public:
+    field(T Result::*member) : member_(member) {
+    }
+
+    field& one_of(std::vector<std::string> values) {
+      constraints_.one_of = std::move(values);
+      return *this;
+    }
+
+    void encode(json_writer& w, const Result& x) const override {
+      w.Key(this->name.c_str());
+      json_type<T>::encode(w, x.*member_);
+    }
+
+    void write_schema(json_writer& w) const override {
+      w.StartObject();
+      json_type<T>::schema(w);
+      w.Key("description");
+      json_type<std::string>::encode(w, this->description);
+      constraints_.write(w);
+      w.EndObject();
+    }
+
+  private:
+    T Result::*member_;
+    field_constraints constraints_;
+  };
+
+  template <class T>
+  field<T>& add(const char* name, T Result::*member, const char* description) {
+    auto f = std::make_unique<field<T>>(member);
+    f->name = name;
+    f->description = description;
+    auto& ref = *f;
+    fields_.push_back(std::move(f));
+    return ref;
+  }
+
+  /// Writes `x` as a JSON object.
+  std::string encode(const Result& x) const {
+    rapidjson::StringBuffer buf;
+    json_writer w{buf};
+    w.StartObject();
+    for (const auto& f : fields_)
+      f->encode(w, x);
+    w.EndObject();
+    return buf.GetString();
+  }
+
+  /// Writes the result's properties and the names of those always present;
+  /// the tool adds the error shape (see tool.cpp).
+  void write_properties(json_writer& w) const {
+    for (const auto& f : fields_) {
+      w.Key(f->name.c_str());
+      f->write_schema(w);
+    }
+  }
+
+  void write_required(json_writer& w) const {
+    for (const auto& f : fields_)
+      if (f->always_present)
+        w.String(f->name.c_str());
+  }
+
+private:
+  std::vector<std::unique_ptr<field_base>> fields_;
+};
+
+} // namespace ttm::tools

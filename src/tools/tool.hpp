@@ -1,0 +1,163 @@
+#pragma once
+
+#include "domain/clock.hpp"
+#include "protocol/mcp.hpp"
+#include "tools/schema.hpp"
+
+#include <rapidjson/schema.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ttm::tools {
+
+/// A tool failure the agent should see and can act on (`isError: true`).
+struct tool_error {
+  std::string code;    ///< stable, e.g. "INVALID_TIMEZONE"
+  std::string message; ///< a sentence for the agent
+  std::vector<std::string> suggestions = {};
+};
+
+template <class Result>
+using outcome = std::variant<Result, tool_error>;
+
+/// What a handler may use besides its arguments. Everything here is owned by
+/// the calling client actor, so handlers need no locks.
+struct tool_context {
+  const domain::clock_source& clock;
+  /// The host zone's IANA name, used for timezone "local".
+  const std::string& local_zone;
+  /// Sends a log message to the client (filtered by its logging level).
+  std::function<void(protocol::log_level, std::string)> log;
+};
+
+struct tool_annotations {
+  bool read_only = false;
+  bool destructive = false;
+  bool idempotent = false;
+  bool open_world = false;
+};
+
+/// How a call ended.
+struct call_result {
+  enum status_t { ok, failed, invalid_arguments };
+  status_t status = ok;
+  /// The structuredContent JSON (success or {error, error_code, ...}).
+  std::string structured;
+  /// For invalid_arguments: a sentence naming the offending field.
+  std::string message;
+};
+
+/// A tool as the registry sees it: metadata, schemas and a type-erased call.
+class tool {
+public:
+  using invoker = std::function<call_result(const rapidjson::Value& args,
+                                            tool_context& ctx)>;
+
+  tool(std::string name, std::string title, std::string description,
+       tool_annotations annotations, std::string input_schema_json,
+       std::string output_schema_json, invoker invoke);
+
+  const std::string& name() const noexcept {
+    return name_;
+  }
+
+  /// Validates `args` against the input schema, then runs the handler.
+  call_result call(const rapidjson::Value& args, tool_context& ctx) const;
+
+  /// The tool's entry in tools/list.
+  void write_definition(json_writer& w) const;
+
+  const std::string& input_schema_json() const noexcept {
+    return input_schema_json_;
+  }
+
+  const std::string& output_schema_json() const noexcept {
+    return output_schema_json_;
+  }
+
+  /// For tests and debug checks: does `structured` match the output schema?
+  /// Returns an empty string when it does, else what is wrong.
+  std::string check_output(const std::string& structured) const;
+
+private:
+  std::string name_;
+  std::string title_;
+  std::string description_;
+  tool_annotations annotations_;
+  std::string input_schema_json_;
+  std::string output_schema_json_;
+  // Kept alive beside the schema documents compiled from them.
+  std::shared_ptr<const rapidjson::Document> input_doc_;
+  std::shared_ptr<const rapidjson::SchemaDocument> input_schema_;
+  std::shared_ptr<const rapidjson::Document> output_doc_;
+  std::shared_ptr<const rapidjson::SchemaDocument> output_schema_;
+  invoker invoke_;
+};
+
+/// The structuredContent of a failed call.
+std::string encode_tool_error(const tool_error& err);
+
+/// The error shape every output schema carries beside the result fields.
+void write_error_properties(json_writer& w);
+void write_error_required(json_writer& w);
+
+/// The output schema: the result's properties plus the error shape, with
+/// `anyOf` requiring either every result field or error/error_code/message.
+template <class Result>
+std::string make_output_schema(const output_schema<Result>& out) {
+  rapidjson::StringBuffer buf;
+  json_writer w{buf};
+  w.StartObject();
+  w.Key("type");
+  w.String("object");
+  w.Key("properties");
+  w.StartObject();
+  out.write_properties(w);
+  write_error_properties(w);
+  w.EndObject();
+  w.Key("anyOf");
+  w.StartArray();
+  w.StartObject();
+  w.Key("required");
+  w.StartArray();
+  out.write_required(w);
+  w.EndArray();
+  w.EndObject();
+  write_error_required(w);
+  w.EndArray();
+  w.EndObject();
+  return buf.GetString();
+}
+
+/// Declares a tool once: metadata, argument and result declarations, and the
+/// handler. The schemas published in tools/list come from the same
+/// declarations that decode arguments and encode results.
+template <class Args, class Result, class Handler>
+tool make_tool(std::string name, std::string title, std::string description,
+               tool_annotations annotations,
+               std::shared_ptr<input_schema<Args>> in_decl,
+               std::shared_ptr<output_schema<Result>> out_decl,
+               Handler handler) {
+  std::shared_ptr<const input_schema<Args>> in = std::move(in_decl);
+  std::shared_ptr<const output_schema<Result>> out = std::move(out_decl);
+  auto input_json = in->json();
+  auto output_json = make_output_schema(*out);
+  auto invoke = [in, out, handler](const rapidjson::Value& args,
+                                   tool_context& ctx) -> call_result {
+    outcome<Result> res = handler(in->decode(args), ctx);
+    if (auto* ok = std::get_if<Result>(&res))
+      return {call_result::ok, out->encode(*ok), {}};
+    return {call_result::failed, encode_tool_error(std::get<tool_error>(res)),
+            {}};
+  };
+  return tool{std::move(name),        std::move(title),
+              std::move(description), annotations,
+              std::move(input_json),  std::move(output_json),
+              std::move(invoke)};
+}
+
+} // namespace ttm::tools
