@@ -3,6 +3,10 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
+# ccache hits across clones in other folders (CI builds a fresh clone).
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
+
 # Debian packages needed to build the server, its tests and benchmarks.
 BUILD_PACKAGES=(g++ make cmake ccache git libcaf-dev rapidjson-dev
   libhowardhinnant-date-dev libboost-dev libsqlite3-dev catch2

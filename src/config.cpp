@@ -165,6 +165,12 @@ load_config(const std::vector<std::string>& args,
     if (a.rfind("--", 0) == 0) {
       auto eq = a.find('=');
       std::string flag = a.substr(0, eq);
+      const option* opt = nullptr;
+      for (const auto& o : options())
+        if (flag == o.flag)
+          opt = &o;
+      if (opt == nullptr && flag != "--config")
+        return fail("unknown option '" + flag + "'");
       std::string value;
       if (eq != std::string::npos)
         value = a.substr(eq + 1);
@@ -172,17 +178,10 @@ load_config(const std::vector<std::string>& args,
         value = args[++i];
       else
         return fail("option " + flag + " needs a value");
-      if (flag == "--config") {
-        c.config_file = value;
-        continue;
-      }
-      const option* opt = nullptr;
-      for (const auto& o : options())
-        if (flag == o.flag)
-          opt = &o;
       if (opt == nullptr)
-        return fail("unknown option '" + flag + "'");
-      cli.emplace_back(opt, value);
+        c.config_file = value;
+      else
+        cli.emplace_back(opt, value);
       continue;
     }
     if (!c.mode.empty())

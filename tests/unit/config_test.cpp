@@ -1,0 +1,308 @@
+// Unit tests for src/config: command line, environment and config file.
+
+#include "config.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+using namespace ttm;
+
+namespace {
+
+using args = std::vector<std::string>;
+using env_map = std::map<std::string, std::string>;
+
+/// load_config with a fake environment.
+config_result load(const args& a, const env_map& env = {}) {
+  return load_config(a, [&env](const char* name) -> const char* {
+    auto i = env.find(name);
+    return i == env.end() ? nullptr : i->second.c_str();
+  });
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+/// A successful load; returns the configuration.
+config must_load(const args& a, const env_map& env = {}) {
+  auto res = load(a, env);
+  INFO("text: " << res.text);
+  REQUIRE(res.cfg.has_value());
+  CHECK(res.exit_code == 0);
+  CHECK_FALSE(res.text_is_error);
+  return *res.cfg;
+}
+
+/// A refused load; returns the error text.
+std::string must_fail(const args& a, const env_map& env = {}) {
+  auto res = load(a, env);
+  CHECK_FALSE(res.cfg.has_value());
+  CHECK(res.exit_code == 2);
+  CHECK(res.text_is_error);
+  CHECK_FALSE(res.text.empty());
+  return res.text;
+}
+
+/// A config file under /tmp, removed at the end of the test.
+struct temp_file {
+  std::string path;
+  explicit temp_file(const std::string& content) {
+    char name[] = "/tmp/ttm_config_test_XXXXXX";
+    int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    close(fd);
+    path = name;
+    std::ofstream{path} << content;
+  }
+  ~temp_file() {
+    std::remove(path.c_str());
+  }
+  temp_file(const temp_file&) = delete;
+  temp_file& operator=(const temp_file&) = delete;
+};
+
+} // namespace
+
+TEST_CASE("config: a mode is required") {
+  auto text = must_fail({});
+  CHECK(contains(text, "mode"));
+  CHECK(contains(text, "--help"));
+}
+
+TEST_CASE("config: stdio with defaults") {
+  auto c = must_load({"stdio"});
+  CHECK(c.mode == "stdio");
+  CHECK(c.log_level == log::level::info);
+  CHECK(c.max_line_bytes == 4194304);
+  CHECK(c.max_clients == 10000);
+  CHECK(c.worker_threads == 0);
+  CHECK(c.local_timezone.empty());
+  CHECK(c.config_file.empty());
+  auto res = load({"stdio"});
+  CHECK(res.text.empty());
+}
+
+TEST_CASE("config: unknown modes, options and extra arguments are refused") {
+  CHECK(contains(must_fail({"http"}), "'http'"));
+  CHECK(contains(must_fail({"STDIO"}), "'STDIO'"));
+  CHECK(contains(must_fail({"stdio", "--bogus", "1"}), "'--bogus'"));
+  CHECK(contains(must_fail({"stdio", "--bogus=1"}), "'--bogus'"));
+  CHECK(contains(must_fail({"stdio", "extra"}), "'extra'"));
+  CHECK(contains(must_fail({"stdio", "stdio"}), "'stdio'"));
+  CHECK(contains(must_fail({"stdio", "--log-level"}), "--log-level"));
+  CHECK(contains(must_fail({"--log-level", "debug"}), "mode"));
+}
+
+TEST_CASE("config: --help and --version print text and exit 0") {
+  for (const char* flag : {"--help", "-h"}) {
+    auto res = load({flag});
+    CHECK_FALSE(res.cfg.has_value());
+    CHECK(res.exit_code == 0);
+    CHECK_FALSE(res.text_is_error);
+    CHECK(res.text == usage());
+    CHECK(contains(res.text, "Usage"));
+  }
+  auto res = load({"--version"});
+  CHECK_FALSE(res.cfg.has_value());
+  CHECK(res.exit_code == 0);
+  CHECK_FALSE(res.text_is_error);
+  CHECK(res.text == std::string{"time-tracker-mcp "} + TTM_VERSION + "\n");
+  SECTION("also after a mode and options") {
+    auto h = load({"stdio", "--log-level", "debug", "--help"});
+    CHECK(h.exit_code == 0);
+    CHECK_FALSE(h.cfg.has_value());
+    CHECK(h.text == usage());
+  }
+}
+
+TEST_CASE("config: usage documents every option") {
+  auto u = usage();
+  for (const char* s :
+       {"stdio", "--config", "TIME_TRACKER_MCP_CONFIG", "--log-level",
+        "TIME_TRACKER_MCP_LOG_LEVEL", "log_level", "--max-line-bytes",
+        "TIME_TRACKER_MCP_MAX_LINE_BYTES", "max_line_bytes",
+        "--local-timezone", "--max-sessions", "--threads"})
+    CHECK(contains(u, s));
+}
+
+TEST_CASE("config: command line options") {
+  SECTION("--log-level VALUE and --log-level=VALUE") {
+    CHECK(must_load({"stdio", "--log-level", "debug"}).log_level
+          == log::level::debug);
+    CHECK(must_load({"stdio", "--log-level=debug"}).log_level
+          == log::level::debug);
+    CHECK(must_load({"--log-level=off", "stdio"}).log_level
+          == log::level::off);
+    CHECK(must_load({"stdio", "--log-level", "trace"}).log_level
+          == log::level::trace);
+  }
+  SECTION("the last occurrence wins") {
+    CHECK(must_load({"stdio", "--log-level", "debug", "--log-level=error"})
+            .log_level
+          == log::level::error);
+  }
+  SECTION("sizes and zone") {
+    auto c = must_load({"stdio", "--max-line-bytes", "1024", "--max-sessions=5",
+                        "--threads", "4", "--local-timezone",
+                        "Europe/Paris"});
+    CHECK(c.max_line_bytes == 1024);
+    CHECK(c.max_clients == 5);
+    CHECK(c.worker_threads == 4);
+    CHECK(c.local_timezone == "Europe/Paris");
+  }
+  SECTION("range limits are inclusive") {
+    CHECK(must_load({"stdio", "--max-line-bytes", "256"}).max_line_bytes
+          == 256);
+    CHECK(must_load({"stdio", "--max-line-bytes", "1073741824"}).max_line_bytes
+          == 1073741824);
+  }
+}
+
+TEST_CASE("config: bad option values are refused naming the option") {
+  auto bad_level = must_fail({"stdio", "--log-level", "loud"});
+  CHECK(contains(bad_level, "--log-level"));
+  CHECK(contains(bad_level, "'loud'"));
+  CHECK(contains(must_fail({"stdio", "--log-level=DEBUG"}), "--log-level"));
+  CHECK(contains(must_fail({"stdio", "--log-level="}), "--log-level"));
+  for (std::string value : {"12x", "0", "255", "1073741825", "-1", "",
+                            " 1024", "99999999999999999999999999", "1e6"}) {
+    INFO("value: " << value);
+    auto text = must_fail({"stdio", "--max-line-bytes", value});
+    CHECK(contains(text, "--max-line-bytes"));
+    CHECK(contains(text, "'" + value + "'"));
+  }
+  CHECK(contains(must_fail({"stdio", "--max-sessions", "0"}), "--max-sessions"));
+  CHECK(contains(must_fail({"stdio", "--threads", "257"}), "--threads"));
+}
+
+TEST_CASE("config: environment variables apply, the command line wins") {
+  env_map env{{"TIME_TRACKER_MCP_LOG_LEVEL", "debug"},
+              {"TIME_TRACKER_MCP_MAX_LINE_BYTES", "2048"},
+              {"TIME_TRACKER_MCP_LOCAL_TIMEZONE", "Asia/Tokyo"},
+              {"TIME_TRACKER_MCP_MAX_SESSIONS", "7"},
+              {"TIME_TRACKER_MCP_THREADS", "3"}};
+  auto c = must_load({"stdio"}, env);
+  CHECK(c.log_level == log::level::debug);
+  CHECK(c.max_line_bytes == 2048);
+  CHECK(c.local_timezone == "Asia/Tokyo");
+  CHECK(c.max_clients == 7);
+  CHECK(c.worker_threads == 3);
+  auto cli = must_load({"stdio", "--log-level", "error", "--max-line-bytes=4096"},
+                       env);
+  CHECK(cli.log_level == log::level::error);
+  CHECK(cli.max_line_bytes == 4096);
+  CHECK(cli.max_clients == 7);
+  SECTION("an empty variable is ignored") {
+    CHECK(must_load({"stdio"}, {{"TIME_TRACKER_MCP_LOG_LEVEL", ""}}).log_level
+          == log::level::info);
+  }
+  SECTION("a bad value names the variable") {
+    auto text = must_fail({"stdio"}, {{"TIME_TRACKER_MCP_LOG_LEVEL", "loud"}});
+    CHECK(contains(text, "TIME_TRACKER_MCP_LOG_LEVEL"));
+    CHECK(contains(text, "'loud'"));
+  }
+  SECTION("variables of other programs are not read") {
+    CHECK(must_load({"stdio"}, {{"LOG_LEVEL", "debug"}}).log_level
+          == log::level::info);
+  }
+}
+
+TEST_CASE("config: a JSON config file applies, environment and CLI win") {
+  temp_file file{R"({"log_level":"warning","max_line_bytes":1000,)"
+                 R"("local_timezone":"Europe/Berlin","max_mcp_sessions":"12",)"
+                 R"("threads":2})"};
+  SECTION("--config FILE") {
+    auto c = must_load({"stdio", "--config", file.path});
+    CHECK(c.config_file == file.path);
+    CHECK(c.log_level == log::level::warning);
+    CHECK(c.max_line_bytes == 1000);
+    CHECK(c.local_timezone == "Europe/Berlin");
+    CHECK(c.max_clients == 12);
+    CHECK(c.worker_threads == 2);
+  }
+  SECTION("--config=FILE") {
+    CHECK(must_load({"stdio", "--config=" + file.path}).log_level
+          == log::level::warning);
+  }
+  SECTION("TIME_TRACKER_MCP_CONFIG") {
+    auto c = must_load({"stdio"}, {{"TIME_TRACKER_MCP_CONFIG", file.path}});
+    CHECK(c.config_file == file.path);
+    CHECK(c.log_level == log::level::warning);
+    CHECK(c.max_line_bytes == 1000);
+  }
+  SECTION("--config wins over TIME_TRACKER_MCP_CONFIG") {
+    auto c = must_load({"stdio", "--config", file.path},
+                       {{"TIME_TRACKER_MCP_CONFIG", "/nonexistent/x.json"}});
+    CHECK(c.config_file == file.path);
+    CHECK(c.log_level == log::level::warning);
+  }
+  SECTION("environment wins over the file") {
+    auto c = must_load({"stdio", "--config", file.path},
+                       {{"TIME_TRACKER_MCP_LOG_LEVEL", "error"}});
+    CHECK(c.log_level == log::level::error);
+    CHECK(c.max_line_bytes == 1000);
+  }
+  SECTION("the command line wins over both") {
+    auto c = must_load({"stdio", "--log-level", "trace", "--config", file.path},
+                       {{"TIME_TRACKER_MCP_LOG_LEVEL", "error"}});
+    CHECK(c.log_level == log::level::trace);
+  }
+}
+
+TEST_CASE("config: config file errors are reported clearly") {
+  SECTION("unknown key") {
+    temp_file file{R"({"log_level":"info","loglevel":"debug"})"};
+    auto text = must_fail({"stdio", "--config", file.path});
+    CHECK(contains(text, "'loglevel'"));
+    CHECK(contains(text, "unknown key"));
+    CHECK(contains(text, file.path));
+  }
+  SECTION("invalid JSON") {
+    temp_file file{R"({"log_level":"info",)"};
+    auto text = must_fail({"stdio", "--config", file.path});
+    CHECK(contains(text, file.path));
+  }
+  SECTION("empty file") {
+    temp_file file{""};
+    CHECK(contains(must_fail({"stdio", "--config", file.path}), file.path));
+  }
+  SECTION("not an object") {
+    temp_file file{R"(["log_level"])"};
+    auto text = must_fail({"stdio", "--config", file.path});
+    CHECK(contains(text, "object"));
+  }
+  SECTION("a bad value names the key") {
+    temp_file file{R"({"log_level":"loud"})"};
+    auto text = must_fail({"stdio", "--config", file.path});
+    CHECK(contains(text, "'log_level'"));
+    CHECK(contains(text, "'loud'"));
+  }
+  SECTION("a value of the wrong type") {
+    for (std::string json : {R"({"max_line_bytes":-5})",
+                             R"({"max_line_bytes":1.5})",
+                             R"({"log_level":true})",
+                             R"({"log_level":null})"}) {
+      INFO("file: " << json);
+      temp_file file{json};
+      auto text = must_fail({"stdio", "--config", file.path});
+      CHECK(contains(text, file.path));
+    }
+  }
+  SECTION("missing file, from --config or the environment") {
+    const std::string missing = "/tmp/ttm_config_test_does_not_exist.json";
+    auto text = must_fail({"stdio", "--config", missing});
+    CHECK(contains(text, missing));
+    CHECK(contains(text, "cannot read"));
+    auto env_text = must_fail({"stdio"}, {{"TIME_TRACKER_MCP_CONFIG", missing}});
+    CHECK(contains(env_text, missing));
+  }
+}
