@@ -253,11 +253,13 @@ std::string client_state::on_tools_call(const protocol::message& msg,
 std::string client_state::on_set_level(const protocol::message& msg) {
   auto params = params_object(msg);
   if (!params)
-    return invalid_params(msg, "logging/setLevel takes an object");
+    return invalid_params(msg, "logging/setLevel takes an object with a "
+                               "string 'level'");
   auto lv = params->FindMember("level");
   std::optional<protocol::log_level> level;
   if (lv != params->MemberEnd() && lv->value.IsString())
-    level = protocol::parse_log_level(lv->value.GetString());
+    level = protocol::parse_log_level(
+      {lv->value.GetString(), lv->value.GetStringLength()});
   if (!level)
     return invalid_params(msg, std::string{"'level' must be one of "}
                                  + std::string{protocol::log_level_names});

@@ -32,7 +32,7 @@ public:
 
 using sink_ptr = std::shared_ptr<reply_sink>;
 
-// -- atoms, by receiver --------------------------------------------------------
+// -- atoms, by receiver -------------------------------------------------------
 
 // client actor
 using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
@@ -43,7 +43,7 @@ using count_atom = caf::atom_constant<caf::atom("count")>;
 using inbound_atom = caf::atom_constant<caf::atom("inbound")>;
 using eof_atom = caf::atom_constant<caf::atom("eof")>;
 
-// -- typed interfaces -------------------------------------------------------------
+// -- typed interfaces ---------------------------------------------------------
 
 /// One per MCP client session: runs its requests, owns its state.
 using client_actor
@@ -62,7 +62,7 @@ using transport_actor = caf::typed_actor<
 
 } // namespace ttm::actors
 
-// -- inspection (required by CAF for every message type) -----------------------
+// -- inspection (required by CAF for every message type) ----------------------
 
 namespace ttm::protocol {
 

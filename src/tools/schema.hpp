@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,14 +26,26 @@ using string_map = std::vector<std::pair<std::string, std::string>>;
 
 // -- value traits: JSON Schema type, decoding and encoding per C++ type -------
 
+/// Writes "type": NAME, or "type": [NAME, "null"] for a nullable result.
+inline void write_type(json_writer& w, const char* name, bool nullable) {
+  w.Key("type");
+  if (!nullable) {
+    w.String(name);
+    return;
+  }
+  w.StartArray();
+  w.String(name);
+  w.String("null");
+  w.EndArray();
+}
+
 template <class T>
 struct json_type;
 
 template <>
 struct json_type<std::string> {
-  static void schema(json_writer& w) {
-    w.Key("type");
-    w.String("string");
+  static void schema(json_writer& w, bool nullable = false) {
+    write_type(w, "string", nullable);
   }
   static std::string decode(const rapidjson::Value& v) {
     return {v.GetString(), v.GetStringLength()};
@@ -44,9 +57,8 @@ struct json_type<std::string> {
 
 template <>
 struct json_type<bool> {
-  static void schema(json_writer& w) {
-    w.Key("type");
-    w.String("boolean");
+  static void schema(json_writer& w, bool nullable = false) {
+    write_type(w, "boolean", nullable);
   }
   static bool decode(const rapidjson::Value& v) {
     return v.GetBool();
@@ -58,9 +70,8 @@ struct json_type<bool> {
 
 template <>
 struct json_type<std::int64_t> {
-  static void schema(json_writer& w) {
-    w.Key("type");
-    w.String("integer");
+  static void schema(json_writer& w, bool nullable = false) {
+    write_type(w, "integer", nullable);
   }
   static std::int64_t decode(const rapidjson::Value& v) {
     return v.GetInt64();
@@ -72,9 +83,8 @@ struct json_type<std::int64_t> {
 
 template <>
 struct json_type<std::vector<std::string>> {
-  static void schema(json_writer& w) {
-    w.Key("type");
-    w.String("array");
+  static void schema(json_writer& w, bool nullable = false) {
+    write_type(w, "array", nullable);
     w.Key("items");
     w.StartObject();
     json_type<std::string>::schema(w);
@@ -97,9 +107,8 @@ struct json_type<std::vector<std::string>> {
 
 template <>
 struct json_type<string_map> {
-  static void schema(json_writer& w) {
-    w.Key("type");
-    w.String("object");
+  static void schema(json_writer& w, bool nullable = false) {
+    write_type(w, "object", nullable);
     w.Key("additionalProperties");
     w.StartObject();
     json_type<std::string>::schema(w);
@@ -124,12 +133,12 @@ struct json_type<string_map> {
   }
 };
 
-// -- optional values: absent arguments stay empty, empty results are null ------
+// -- optional values: absent arguments stay empty, empty results are null -----
 
 template <class T>
 struct json_type<std::optional<T>> {
-  static void schema(json_writer& w) {
-    json_type<T>::schema(w);
+  static void schema(json_writer& w, bool nullable = false) {
+    json_type<T>::schema(w, nullable);
   }
   static std::optional<T> decode(const rapidjson::Value& v) {
     return json_type<T>::decode(v);
@@ -154,33 +163,45 @@ struct field_constraints {
   void write(json_writer& w) const;
 };
 
-// -- arguments ----------------------------------------------------------------
+template <class T>
+struct is_optional : std::false_type {};
 
-template <class Args>
-class input_schema {
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+// -- object schemas -----------------------------------------------------------
+
+/// Declares the fields of a struct `S` once. The same declaration writes the
+/// JSON Schema, decodes validated arguments into an `S` and encodes an `S`
+/// as a result, so the published schema and the code cannot drift apart.
+template <class S>
+class object_schema {
 public:
-  /// Describes one argument; returned by `input_schema::field` for chaining.
   class field_base {
   public:
     virtual ~field_base() = default;
-    virtual void decode(Args& out, const rapidjson::Value* v) const = 0;
-    virtual void write_schema(json_writer& w) const = 0;
+    virtual void decode(S& out, const rapidjson::Value* v) const = 0;
+    virtual void encode(json_writer& w, const S& x) const = 0;
+    /// `as_result`: an empty std::optional is written as null, so the
+    /// result schema allows null where the arguments schema does not.
+    virtual void write_schema(json_writer& w, bool as_result) const = 0;
+    /// Results: always written (not a std::optional member).
+    virtual bool always_present() const = 0;
 
     std::string name;
     std::string description;
-    bool required = false;
+    /// Arguments: must be present.
+    bool mandatory = false;
   };
 
   template <class T>
   class field final : public field_base {
   public:
-    using member_type = T Args::*;
-
-    field(member_type member) : member_(member) {
+    explicit field(T S::*member) : member_(member) {
     }
 
     field& required() {
-      this->required = true;
+      this->mandatory = true;
       return *this;
     }
 
@@ -210,16 +231,21 @@ public:
       return *this;
     }
 
-    void decode(Args& out, const rapidjson::Value* v) const override {
+    void decode(S& out, const rapidjson::Value* v) const override {
       if (v != nullptr)
         out.*member_ = json_type<T>::decode(*v);
       else if (default_)
         out.*member_ = *default_;
     }
 
-    void write_schema(json_writer& w) const override {
+    void encode(json_writer& w, const S& x) const override {
+      w.Key(this->name.c_str());
+      json_type<T>::encode(w, x.*member_);
+    }
+
+    void write_schema(json_writer& w, bool as_result) const override {
       w.StartObject();
-      json_type<T>::schema(w);
+      json_type<T>::schema(w, as_result && is_optional<T>::value);
       w.Key("description");
       json_type<std::string>::encode(w, this->description);
       constraints_.write(w);
@@ -230,16 +256,20 @@ public:
       w.EndObject();
     }
 
+    bool always_present() const override {
+      return !is_optional<T>::value;
+    }
+
   private:
-    member_type member_;
+    T S::*member_;
     std::optional<T> default_;
     field_constraints constraints_;
   };
 
-  /// Declares an argument stored in `member`. Optional arguments without a
+  /// Declares the field stored in `member`. Optional arguments without a
   /// default use `std::optional<T>` members.
   template <class T>
-  field<T>& add(const char* name, T Args::*member, const char* description) {
+  field<T>& add(const char* name, T S::*member, const char* description) {
     auto f = std::make_unique<field<T>>(member);
     f->name = name;
     f->description = description;
@@ -248,7 +278,8 @@ public:
     return ref;
   }
 
-  /// JSON Schema of the arguments object (no additional properties).
+  /// JSON Schema of an arguments object: declared `required` fields, no
+  /// additional properties.
   std::string json() const {
     rapidjson::StringBuffer buf;
     json_writer w{buf};
@@ -257,15 +288,12 @@ public:
     w.String("object");
     w.Key("properties");
     w.StartObject();
-    for (const auto& f : fields_) {
-      w.Key(f->name.c_str());
-      f->write_schema(w);
-    }
+    write_properties(w, false);
     w.EndObject();
     w.Key("required");
     w.StartArray();
     for (const auto& f : fields_)
-      if (f->required)
+      if (f->mandatory)
         w.String(f->name.c_str());
     w.EndArray();
     w.Key("additionalProperties");
@@ -275,8 +303,8 @@ public:
   }
 
   /// Decodes arguments that already passed schema validation.
-  Args decode(const rapidjson::Value& obj) const {
-    Args out{};
+  S decode(const rapidjson::Value& obj) const {
+    S out{};
     for (const auto& f : fields_) {
       auto i = obj.FindMember(f->name.c_str());
       f->decode(out, i != obj.MemberEnd() ? &i->value : nullptr);
@@ -284,68 +312,8 @@ public:
     return out;
   }
 
-private:
-  std::vector<std::unique_ptr<field_base>> fields_;
-};
-
-// -- results ------------------------------------------------------------------
-
-template <class Result>
-class output_schema {
-public:
-  class field_base {
-  public:
-    virtual ~field_base() = default;
-    virtual void encode(json_writer& w, const Result& x) const = 0;
-    virtual void write_schema(json_writer& w) const = 0;
-
-    std::string name;
-    std::string description;
-    bool always_present = true;
-  };
-
-  template <class T>
-  class field final : public field_base {
-  public:
-    field(T Result::*member) : member_(member) {
-    }
-
-    field& one_of(std::vector<std::string> values) {
-      constraints_.one_of = std::move(values);
-      return *this;
-    }
-
-    void encode(json_writer& w, const Result& x) const override {
-      w.Key(this->name.c_str());
-      json_type<T>::encode(w, x.*member_);
-    }
-
-    void write_schema(json_writer& w) const override {
-      w.StartObject();
-      json_type<T>::schema(w);
-      w.Key("description");
-      json_type<std::string>::encode(w, this->description);
-      constraints_.write(w);
-      w.EndObject();
-    }
-
-  private:
-    T Result::*member_;
-    field_constraints constraints_;
-  };
-
-  template <class T>
-  field<T>& add(const char* name, T Result::*member, const char* description) {
-    auto f = std::make_unique<field<T>>(member);
-    f->name = name;
-    f->description = description;
-    auto& ref = *f;
-    fields_.push_back(std::move(f));
-    return ref;
-  }
-
   /// Writes `x` as a JSON object.
-  std::string encode(const Result& x) const {
+  std::string encode(const S& x) const {
     rapidjson::StringBuffer buf;
     json_writer w{buf};
     w.StartObject();
@@ -355,23 +323,30 @@ public:
     return buf.GetString();
   }
 
-  /// Writes the result's properties and the names of those always present;
-  /// the tool adds the error shape (see tool.cpp).
-  void write_properties(json_writer& w) const {
+  /// Writes "name": {schema} for every field, as arguments or as result.
+  void write_properties(json_writer& w, bool as_result) const {
     for (const auto& f : fields_) {
       w.Key(f->name.c_str());
-      f->write_schema(w);
+      f->write_schema(w, as_result);
     }
   }
 
+  /// Writes the names of the fields a result always carries.
   void write_required(json_writer& w) const {
     for (const auto& f : fields_)
-      if (f->always_present)
+      if (f->always_present())
         w.String(f->name.c_str());
   }
 
 private:
   std::vector<std::unique_ptr<field_base>> fields_;
 };
+
+/// The roles one declaration plays for a tool.
+template <class Args>
+using input_schema = object_schema<Args>;
+
+template <class Result>
+using output_schema = object_schema<Result>;
 
 } // namespace ttm::tools

@@ -151,24 +151,37 @@ std::string explain(const rapidjson::Value& args,
         return "Missing required argument '"
                + (field.empty() ? str(name) : field + "." + str(name)) + "'.";
   }
-  if (keyword == "additionalProperties" && value->IsObject()) {
+  if (keyword == "additionalProperties") {
+    // RapidJSON 1.1 points at the unexpected property itself; other versions
+    // point at the object. Name the property and list the known ones.
     auto props = schema->FindMember("properties");
-    for (const auto& m : value->GetObject()) {
-      if (props == schema->MemberEnd() || !props->value.HasMember(m.name)) {
-        std::string msg = "Unknown argument '" + str(m.name) + "'";
-        if (props != schema->MemberEnd() && props->value.MemberCount() > 0) {
-          msg += " (expected: ";
-          bool first = true;
-          for (const auto& p : props->value.GetObject()) {
-            msg += first ? "" : ", ";
-            msg += str(p.name);
-            first = false;
-          }
-          msg += ")";
+    auto known = [&](const std::string& name) {
+      return props != schema->MemberEnd()
+             && props->value.HasMember(name.c_str());
+    };
+    auto slash = doc_pointer.rfind('/');
+    std::string unknown = slash == std::string::npos
+                            ? std::string{}
+                            : field_path(doc_pointer.substr(slash));
+    if ((unknown.empty() || known(unknown)) && value->IsObject()) {
+      for (const auto& m : value->GetObject())
+        if (!known(str(m.name))) {
+          unknown = str(m.name);
+          break;
         }
-        return msg + ".";
-      }
     }
+    std::string msg = "Unknown argument '" + unknown + "'";
+    if (props != schema->MemberEnd() && props->value.MemberCount() > 0) {
+      msg += " (expected: ";
+      bool first = true;
+      for (const auto& p : props->value.GetObject()) {
+        msg += first ? "" : ", ";
+        msg += str(p.name);
+        first = false;
+      }
+      msg += ")";
+    }
+    return msg + ".";
   }
   if (keyword == "enum" && schema->HasMember("enum"))
     return "Invalid value for '" + field + "': must be one of "
@@ -178,8 +191,8 @@ std::string explain(const rapidjson::Value& args,
     std::string expected = t.IsString() ? str(t) : join(t);
     if (field.empty())
       return "Tool arguments must be a JSON " + expected + ".";
-    return subject + " must be " + (expected == "array" ? "an " : "a ")
-           + expected + ".";
+    bool vowel = expected.find_first_of("aeiou") == 0;
+    return subject + " must be " + (vowel ? "an " : "a ") + expected + ".";
   }
   if (keyword == "maxLength" && schema->HasMember("maxLength"))
     return subject + " is too long: at most "

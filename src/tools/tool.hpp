@@ -116,7 +116,7 @@ std::string make_output_schema(const output_schema<Result>& out) {
   w.String("object");
   w.Key("properties");
   w.StartObject();
-  out.write_properties(w);
+  out.write_properties(w, true);
   write_error_properties(w);
   w.EndObject();
   w.Key("anyOf");
