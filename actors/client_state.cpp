@@ -101,7 +101,17 @@ std::string client_state::handle_message(const protocol::message& msg,
       return {};
     case protocol::message::request:
       try {
-        return handle_request(msg, notes);
+        if (!log::enabled(log::level::debug))
+          return handle_request(msg, notes);
+        auto started = cfg_.clock->mono_now();
+        auto reply = handle_request(msg, notes);
+        auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+          cfg_.clock->mono_now() - started);
+        log::write(log::level::debug, "mcp",
+                   "request " + msg.id.json + " " + msg.method
+                     + " answered in " + std::to_string(took.count())
+                     + " us");
+        return reply;
       } catch (const std::exception& e) {
         TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
                                 + ") failed: " + e.what());

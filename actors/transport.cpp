@@ -13,13 +13,21 @@ namespace {
 
 using self_ptr = transport_actor::stateful_pointer<transport_state>;
 
-/// The id of a frame holding exactly one request, else empty: only those
-/// can be cancelled (a batch is answered as a whole).
+/// The id of a frame holding exactly one request, else empty.
 protocol::request_id single_request_id(const protocol::frame& f) {
   if (f.batch || f.error_code != 0 || f.messages.size() != 1
       || f.messages.front().kind != protocol::message::request)
     return {};
   return f.messages.front().id;
+}
+
+/// Whether a cancellation may suppress this frame's response: single
+/// requests only (a batch is answered as a whole), and never `initialize`,
+/// which MCP forbids cancelling (dropping its response would leave the
+/// session initialized behind the client's back).
+bool cancellable(const protocol::frame& f) {
+  return !single_request_id(f).json.empty()
+         && f.messages.front().method != "initialize";
 }
 
 void close_route(self_ptr self, const std::string& key) {
@@ -58,7 +66,7 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
       r.cancelled.insert(id);
   }
   auto rid = single_request_id(f);
-  const auto& id = rid.json;
+  auto id = cancellable(f) ? rid.json : std::string{};
   if (!id.empty())
     r.pending_ids.insert(id);
   ++r.in_flight;
@@ -89,7 +97,7 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
         TTM_LOG(error, "transport", "client actor on route '" + key
                                       + "' failed: "
                                       + self->system().render(err));
-        if (!id.empty()) {
+        if (!rid.json.empty()) {
           sink->deliver(protocol::encode_error(rid, protocol::internal_error,
                                                "Internal error: the session "
                                                "actor failed"));

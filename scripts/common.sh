@@ -36,9 +36,10 @@ build_tree() {
   local dir="$1"; shift
   if [ ! -f "$ROOT/$dir/CMakeCache.txt" ]; then
     say "configuring $dir"
-    cmake -S "$ROOT" -B "$ROOT/$dir" "$@" >/dev/null
+    cmake -S "$ROOT" -B "$ROOT/$dir" "$@" >&2
   fi
   local targets=() t
   for t in "${TTM_BUILD_TARGETS[@]}"; do targets+=(--target "$t"); done
-  cmake --build "$ROOT/$dir" -j"$(nproc)" "${targets[@]}"
+  # Build chatter goes to stderr: stdout may be an MCP client's pipe.
+  cmake --build "$ROOT/$dir" -j"$(nproc)" "${targets[@]}" >&2
 }

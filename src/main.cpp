@@ -88,6 +88,7 @@ int run_stdio(const config& cfg) {
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
   sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGHUP); // the terminal or the client went away
   sigaddset(&sigs, SIGUSR1); // internal: wakes the signal thread at exit
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
@@ -147,6 +148,8 @@ int run_stdio(const config& cfg) {
         latch.set("SIGINT");
       else if (sig == SIGTERM)
         latch.set("SIGTERM");
+      else if (sig == SIGHUP)
+        latch.set("SIGHUP");
     }};
     TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
                             + " serving MCP on stdio; local zone "

@@ -256,7 +256,7 @@ describe('shutdown', () => {
     assert.deepEqual(reply, { jsonrpc: '2.0', id: 31, result: {} });
   });
 
-  for (const signal of ['SIGTERM', 'SIGINT']) {
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
     serverTest(`${signal} while idle: exit code 0`, {}, async (server) => {
       await server.assertPingWorks(); // running and idle
       server.child.kill(signal);

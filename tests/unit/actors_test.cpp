@@ -13,6 +13,7 @@
 #include <caf/scheduler/test_coordinator.hpp>
 
 #include <catch2/catch.hpp>
+#include "test_json.hpp"
 #include <rapidjson/document.h>
 
 #include <memory>
@@ -21,6 +22,8 @@
 
 using namespace ttm;
 using namespace std::chrono_literals;
+
+using ttm::test::parse;
 
 namespace {
 
@@ -37,13 +40,6 @@ struct collecting_sink final : actors::reply_sink {
     ++closed;
   }
 };
-
-rapidjson::Document parse(const std::string& text) {
-  rapidjson::Document doc;
-  doc.Parse(text.c_str());
-  REQUIRE_FALSE(doc.HasParseError());
-  return doc;
-}
 
 caf::actor_system_config& testing_config(caf::actor_system_config& cfg) {
   cfg.set("scheduler.policy", caf::atom("testing"));
@@ -289,4 +285,22 @@ TEST_CASE("actors: shutting down the transport ends its client actors") {
   caf::anon_send_exit(f.transport, caf::exit_reason::user_shutdown);
   f.sched.run();
   CHECK(f.active_clients() == 0);
+}
+
+TEST_CASE("actors: initialize cannot be cancelled") {
+  fixture f;
+  auto sink = std::make_shared<collecting_sink>();
+  f.send("a", R"({"jsonrpc":"2.0","id":1,"method":"ping"})", sink);
+  f.sched.run();
+  // MCP forbids cancelling initialize; a client that tries anyway still gets
+  // the response, so it knows the session is initialized.
+  f.send("a", initialize_2025_11_25, sink);
+  f.send("a",
+         R"({"jsonrpc":"2.0","method":"notifications/cancelled",)"
+         R"("params":{"requestId":1}})",
+         sink);
+  f.run_transport_only();
+  f.sched.run();
+  REQUIRE(sink->lines.size() == 2);
+  CHECK(parse(sink->lines[1])["result"]["protocolVersion"] == "2025-11-25");
 }

@@ -8,6 +8,7 @@
 #include "tools/registry.hpp"
 
 #include <catch2/catch.hpp>
+#include "test_json.hpp"
 #include <date/date.h>
 #include <rapidjson/document.h>
 
@@ -21,24 +22,11 @@ using namespace std::chrono_literals;
 using actors::client_state;
 using actors::rpc_output;
 
+using ttm::test::contains;
+using ttm::test::parse;
+using ttm::test::str;
+
 namespace {
-
-rapidjson::Document parse(const std::string& text) {
-  rapidjson::Document doc;
-  doc.Parse(text.c_str(), text.size());
-  INFO("JSON text: " << text);
-  REQUIRE_FALSE(doc.HasParseError());
-  return doc;
-}
-
-std::string str(const rapidjson::Value& v) {
-  REQUIRE(v.IsString());
-  return {v.GetString(), v.GetStringLength()};
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 const std::string instructions
   = "Use time_get_current instead of guessing the date or time.";

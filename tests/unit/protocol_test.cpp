@@ -6,6 +6,7 @@
 #include "protocol/mcp.hpp"
 
 #include <catch2/catch.hpp>
+#include "test_json.hpp"
 #include <rapidjson/document.h>
 
 #include <cstring>
@@ -15,15 +16,9 @@
 
 using namespace ttm::protocol;
 
-namespace {
+using ttm::test::parse;
 
-rapidjson::Document parse(const std::string& text) {
-  rapidjson::Document doc;
-  doc.Parse(text.c_str(), text.size());
-  INFO("JSON text: " << text);
-  REQUIRE_FALSE(doc.HasParseError());
-  return doc;
-}
+namespace {
 
 /// Decodes a frame that must hold exactly one message (not a batch).
 message decode_single(const std::string& text) {

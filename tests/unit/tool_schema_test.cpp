@@ -7,6 +7,7 @@
 #include "tools/tool.hpp"
 
 #include <catch2/catch.hpp>
+#include "test_json.hpp"
 #include <date/date.h>
 #include <rapidjson/document.h>
 
@@ -21,20 +22,11 @@ using namespace ttm;
 using namespace std::chrono_literals;
 using tools::call_result;
 
+using ttm::test::contains;
+using ttm::test::parse;
+using ttm::test::str;
+
 namespace {
-
-rapidjson::Document parse(const std::string& text) {
-  rapidjson::Document doc;
-  doc.Parse(text.c_str(), text.size());
-  INFO("JSON text: " << text);
-  REQUIRE_FALSE(doc.HasParseError());
-  return doc;
-}
-
-std::string str(const rapidjson::Value& v) {
-  REQUIRE(v.IsString());
-  return {v.GetString(), v.GetStringLength()};
-}
 
 std::vector<std::string> strings(const rapidjson::Value& v) {
   REQUIRE(v.IsArray());
@@ -42,10 +34,6 @@ std::vector<std::string> strings(const rapidjson::Value& v) {
   for (const auto& x : v.GetArray())
     out.push_back(str(x));
   return out;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 using names = std::vector<std::string>;
