@@ -91,6 +91,10 @@ std::string client_state::handle_message(const protocol::message& msg,
   switch (msg.kind) {
     case protocol::message::invalid:
       return encode_error(msg.id, msg.error_code, msg.error_message);
+    case protocol::message::malformed_notification:
+      TTM_LOG(warning, "mcp", "ignored a malformed notification: "
+                                + msg.error_message);
+      return {};
     case protocol::message::response:
       // We never send requests to the client, so nothing waits for this.
       TTM_LOG(debug, "mcp", "ignored a response from the client, id "

@@ -26,6 +26,11 @@ public:
   virtual ~reply_sink();
   /// One complete JSON-RPC message (or batch reply).
   virtual void deliver(std::string json) = 0;
+  /// The transport is done with one frame given with this sink: its replies
+  /// (if any) were delivered or dropped. Lets an edge bound what it has in
+  /// flight instead of queueing without limit behind a slow client.
+  virtual void frame_done() {
+  }
   /// The route is finished: every reply was delivered.
   virtual void close() = 0;
 };

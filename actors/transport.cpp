@@ -74,8 +74,10 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
     .then(
       [=](rpc_output& out) {
         auto i = self->state.routes.find(key);
-        if (i == self->state.routes.end())
+        if (i == self->state.routes.end()) {
+          sink->frame_done();
           return;
+        }
         auto& r = i->second;
         --r.in_flight;
         bool drop = false;
@@ -91,6 +93,7 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
                                       "request " + id);
         else if (!out.response.empty())
           sink->deliver(std::move(out.response));
+        sink->frame_done();
         maybe_finish(self, key);
       },
       [=](caf::error& err) {
@@ -102,6 +105,7 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
                                                "Internal error: the session "
                                                "actor failed"));
         }
+        sink->frame_done();
         auto i = self->state.routes.find(key);
         if (i != self->state.routes.end()) {
           --i->second.in_flight;
@@ -132,6 +136,7 @@ void admit(self_ptr self, const std::string& key) {
                 rid, protocol::internal_error,
                 "Server busy: the limit of concurrent MCP sessions is "
                 "reached; retry later"));
+            sink->frame_done();
             if (std::find(sinks.begin(), sinks.end(), sink) == sinks.end())
               sinks.push_back(sink);
           }
@@ -157,6 +162,8 @@ void admit(self_ptr self, const std::string& key) {
                                       + self->system().render(err));
         auto i = self->state.routes.find(key);
         if (i != self->state.routes.end()) {
+          for (auto& entry : i->second.backlog)
+            entry.second->frame_done();
           i->second.backlog.clear();
           close_route(self, key);
         }

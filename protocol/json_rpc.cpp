@@ -13,16 +13,53 @@ namespace {
 // validator recurse, so unbounded nesting would overflow the stack.
 constexpr int max_nesting = 128;
 
-bool nesting_within_limit(std::string_view text) {
+int hex4(std::string_view text, std::size_t pos) {
+  if (pos + 4 > text.size())
+    return -1;
+  int v = 0;
+  for (std::size_t i = pos; i < pos + 4; ++i) {
+    char c = text[i];
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0)
+      return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/// What RapidJSON lets through but must not reach a reply: raw NUL bytes
+/// (RapidJSON stops reading at the first one), escapes of lone UTF-16
+/// surrogates (they would come out as invalid UTF-8), and nesting deeper
+/// than `max_nesting`. Returns an error frame's code and message, or 0.
+std::pair<int, std::string> prescan(std::string_view text) {
   int depth = 0;
   bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
+    if (c == '\0')
+      return {parse_error, "Parse error: NUL byte at byte " + std::to_string(i)};
     if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
+      if (c == '"') {
         in_string = false;
+      } else if (c == '\\' && i + 1 < text.size()) {
+        if (text[++i] != 'u')
+          continue;
+        int unit = hex4(text, i + 1);
+        if (unit >= 0xD800 && unit <= 0xDFFF) {
+          bool paired = unit <= 0xDBFF && i + 6 < text.size()
+                        && text[i + 5] == '\\' && text[i + 6] == 'u'
+                        && hex4(text, i + 7) >= 0xDC00
+                        && hex4(text, i + 7) <= 0xDFFF;
+          if (!paired)
+            return {parse_error, "Parse error: unpaired UTF-16 surrogate "
+                                 "escape at byte "
+                                   + std::to_string(i - 1)};
+          i += 6; // the low surrogate's backslash and 'u'
+        }
+      }
       continue;
     }
     switch (c) {
@@ -32,7 +69,9 @@ bool nesting_within_limit(std::string_view text) {
       case '{':
       case '[':
         if (++depth > max_nesting)
-          return false;
+          return {invalid_request, "Invalid Request: JSON nested deeper than "
+                                     + std::to_string(max_nesting)
+                                     + " levels"};
         break;
       case '}':
       case ']':
@@ -42,7 +81,7 @@ bool nesting_within_limit(std::string_view text) {
         break;
     }
   }
-  return true;
+  return {0, {}};
 }
 
 std::string to_json(const rapidjson::Value& v) {
@@ -61,10 +100,57 @@ message invalid(request_id id, std::string text) {
   return msg;
 }
 
+/// A request (id set) or notification (id none) with `method`.
+message decode_request(const rapidjson::Value& v, request_id id) {
+  auto jsonrpc = v.FindMember("jsonrpc");
+  if (jsonrpc == v.MemberEnd() || !jsonrpc->value.IsString()
+      || std::string_view{jsonrpc->value.GetString(),
+                          jsonrpc->value.GetStringLength()}
+           != "2.0")
+    return invalid(std::move(id), "\"jsonrpc\" must be \"2.0\"");
+  const auto& m = v["method"];
+  if (!m.IsString())
+    return invalid(std::move(id), "\"method\" must be a string");
+  message msg;
+  msg.kind = id.kind == request_id::none ? message::notification
+                                         : message::request;
+  msg.id = std::move(id);
+  msg.method.assign(m.GetString(), m.GetStringLength());
+  if (auto p = v.FindMember("params"); p != v.MemberEnd()) {
+    if (!p->value.IsObject() && !p->value.IsArray())
+      return invalid(std::move(msg.id),
+                     "\"params\" must be an object or an array");
+    msg.params = to_json(p->value);
+  }
+  return msg;
+}
+
 message decode_one(const rapidjson::Value& v) {
   if (!v.IsObject())
     return invalid(request_id::make_null(),
                    "a JSON-RPC message must be a JSON object");
+  bool has_method = v.HasMember("method");
+  // A response (even a malformed one, e.g. an error with id null) is never
+  // answered: two peers would otherwise answer each other forever.
+  if (!has_method && (v.HasMember("result") || v.HasMember("error"))) {
+    message msg;
+    msg.kind = message::response;
+    // The id is kept for the log only; nothing is sent back to it.
+    if (auto i = v.FindMember("id"); i != v.MemberEnd())
+      msg.id = {i->value.IsString() ? request_id::string
+                : i->value.IsNull() ? request_id::null
+                                    : request_id::integer,
+                to_json(i->value)};
+    return msg;
+  }
+  // Without an id it is meant as a notification: never answered, even when
+  // malformed (the sender reads no reply to it).
+  if (has_method && !v.HasMember("id")) {
+    message msg = decode_request(v, request_id{});
+    if (msg.kind == message::invalid)
+      msg.kind = message::malformed_notification;
+    return msg;
+  }
   request_id id;
   if (auto i = v.FindMember("id"); i != v.MemberEnd()) {
     const auto& x = i->value;
@@ -76,48 +162,20 @@ message decode_one(const rapidjson::Value& v) {
       return invalid(request_id::make_null(),
                      "\"id\" must be a string or an integer");
   }
-  auto jsonrpc = v.FindMember("jsonrpc");
-  if (jsonrpc == v.MemberEnd() || !jsonrpc->value.IsString()
-      || std::string_view{jsonrpc->value.GetString(),
-                          jsonrpc->value.GetStringLength()}
-           != "2.0")
-    return invalid(std::move(id), "\"jsonrpc\" must be \"2.0\"");
-  if (auto m = v.FindMember("method"); m != v.MemberEnd()) {
-    if (!m->value.IsString())
-      return invalid(std::move(id), "\"method\" must be a string");
-    message msg;
-    msg.kind = id.kind == request_id::none ? message::notification
-                                           : message::request;
-    msg.id = std::move(id);
-    msg.method.assign(m->value.GetString(), m->value.GetStringLength());
-    if (auto p = v.FindMember("params"); p != v.MemberEnd()) {
-      if (!p->value.IsObject() && !p->value.IsArray())
-        return invalid(std::move(msg.id),
-                       "\"params\" must be an object or an array");
-      msg.params = to_json(p->value);
-    }
-    return msg;
-  }
-  if (id.kind != request_id::none
-      && (v.HasMember("result") || v.HasMember("error"))) {
-    message msg;
-    msg.kind = message::response;
-    msg.id = std::move(id);
-    return msg;
-  }
-  return invalid(std::move(id),
-                 "expected \"method\" (request or notification) or "
-                 "\"result\"/\"error\" (response)");
+  if (!has_method)
+    return invalid(std::move(id),
+                   "expected \"method\" (request or notification) or "
+                   "\"result\"/\"error\" (response)");
+  return decode_request(v, std::move(id));
 }
 
 } // namespace
 
 frame decode(std::string_view text) {
   frame result;
-  if (!nesting_within_limit(text)) {
-    result.error_code = invalid_request;
-    result.error_message = "Invalid Request: JSON nested deeper than "
-                           + std::to_string(max_nesting) + " levels";
+  if (auto [code, text_error] = prescan(text); code != 0) {
+    result.error_code = code;
+    result.error_message = std::move(text_error);
     return result;
   }
   rapidjson::Document doc;

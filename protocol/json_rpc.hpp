@@ -40,8 +40,11 @@ struct message {
   enum kind_t : std::uint8_t {
     request,      ///< has method and id
     notification, ///< has method, no id: never answered
-    response,     ///< a result or error from the peer
+    response,     ///< a result or error from the peer: never answered
     invalid,      ///< not a valid message: answer `error` to `id` (or null)
+    /// Has a method but no id, yet is not a valid notification: never
+    /// answered either; `error_message` says what is wrong, for the log.
+    malformed_notification,
   };
 
   kind_t kind = invalid;

@@ -7,10 +7,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 
-# Debian packages needed to build the server, its tests and benchmarks.
-BUILD_PACKAGES=(g++ make cmake ccache git libcaf-dev rapidjson-dev
-  libhowardhinnant-date-dev libboost-dev libsqlite3-dev catch2
-  libbenchmark-dev tzdata)
+# Debian packages needed to build the server; the tests and benchmarks need
+# TEST_PACKAGES too.
+BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
+  libhowardhinnant-date-dev libboost-dev libsqlite3-dev tzdata)
+TEST_PACKAGES=(catch2 libbenchmark-dev)
 
 say() { printf '==> %s\n' "$*" >&2; }
 
@@ -26,20 +27,23 @@ ensure_packages() {
   say "installing Debian packages: ${missing[*]}"
   local sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  "${sudo[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${missing[@]}"
+  # To stderr: stdout may be an MCP client's pipe (command 1).
+  "${sudo[@]}" apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q \
+    "${missing[@]}" >&2
 }
 
-# Configures (once) and builds a tree. Incremental: an up-to-date tree
-# builds nothing.
+# Configures and builds a tree. Configuring an up-to-date tree is a no-op and
+# keeps the options those given here; an up-to-date build compiles nothing.
+# Usage: build_tree DIR TARGET... -- CMAKE_ARGS...
 build_tree() {
   local dir="$1"; shift
-  if [ ! -f "$ROOT/$dir/CMakeCache.txt" ]; then
-    say "configuring $dir"
-    cmake -S "$ROOT" -B "$ROOT/$dir" "$@" >&2
-  fi
-  local targets=() t
-  for t in "${TTM_BUILD_TARGETS[@]}"; do targets+=(--target "$t"); done
+  local targets=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+    targets+=(--target "$1"); shift
+  done
+  [ $# -gt 0 ] && shift
   # Build chatter goes to stderr: stdout may be an MCP client's pipe.
+  cmake -S "$ROOT" -B "$ROOT/$dir" "$@" >&2
   cmake --build "$ROOT/$dir" -j"$(nproc)" "${targets[@]}" >&2
 }

@@ -4,8 +4,8 @@
 source "$(dirname "$0")/common.sh"
 
 ensure_packages "${BUILD_PACKAGES[@]}"
-TTM_BUILD_TARGETS=(time-tracker-mcp)
-build_tree build -DCMAKE_BUILD_TYPE=Release
+build_tree build time-tracker-mcp -- -DCMAKE_BUILD_TYPE=Release \
+  -DTTM_BUILD_TESTS=OFF -DTTM_BUILD_BENCH=OFF
 
 say "starting $ROOT/build/time-tracker-mcp stdio"
 say "it speaks MCP on stdin/stdout: register it in your MCP client (README,"

@@ -4,7 +4,7 @@
 # with AddressSanitizer and UndefinedBehaviorSanitizer.
 source "$(dirname "$0")/common.sh"
 
-ensure_packages "${BUILD_PACKAGES[@]}"
+ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   ensure_packages nodejs npm
 fi
@@ -20,9 +20,10 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" >"$stamp"
 fi
 
-TTM_BUILD_TARGETS=(all)
-build_tree build -DCMAKE_BUILD_TYPE=Release
-build_tree build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTTM_SANITIZE=ON
+tests_on=(-DTTM_BUILD_TESTS=ON -DTTM_BUILD_BENCH=ON)
+build_tree build all -- -DCMAKE_BUILD_TYPE=Release "${tests_on[@]}"
+build_tree build-asan all -- -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTTM_SANITIZE=ON "${tests_on[@]}"
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

@@ -13,6 +13,7 @@
 
 #include <caf/all.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -50,6 +51,28 @@ private:
   std::mutex mtx_;
   std::condition_variable cv_;
   const char* reason_ = nullptr;
+};
+
+/// Set when the edge reports its route closed: every reply was written.
+class closed_flag {
+public:
+  void set() {
+    {
+      std::lock_guard<std::mutex> guard{mtx_};
+      closed_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  bool wait_for(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> guard{mtx_};
+    return cv_.wait_for(guard, timeout, [this] { return closed_; });
+  }
+
+private:
+  std::mutex mtx_;
+  std::condition_variable cv_;
+  bool closed_ = false;
 };
 
 const char* instructions_text
@@ -119,8 +142,11 @@ int run_stdio(const config& cfg) {
   sys_cfg.set("logger.console-verbosity", caf::atom("quiet"));
   if (cfg.worker_threads > 0)
     sys_cfg.set("scheduler.max-threads", cfg.worker_threads);
+  // Declared before the actor system: the transport may still call the
+  // edge's close callback while the system winds down.
   shutdown_latch latch;
-  int exit_code = 0;
+  closed_flag closed;
+  std::atomic<bool> exiting{false};
   {
     caf::actor_system sys{sys_cfg};
     auto supervisor = sys.spawn(actors::supervisor_behavior,
@@ -128,28 +154,25 @@ int run_stdio(const config& cfg) {
     auto transport = sys.spawn(actors::transport_behavior,
                                actors::transport_config{client_cfg,
                                                         supervisor});
-    std::mutex closed_mtx;
-    std::condition_variable closed_cv;
-    bool closed = false;
     edge::stdio_edge stdio{transport,
                            {STDIN_FILENO, out_fd, cfg.max_line_bytes},
                            [&] {
-                             {
-                               std::lock_guard<std::mutex> g{closed_mtx};
-                               closed = true;
-                             }
-                             closed_cv.notify_all();
+                             closed.set();
                              latch.set("end of input");
                            }};
     std::thread signals{[&] {
-      int sig = 0;
-      sigwait(&sigs, &sig);
-      if (sig == SIGINT)
-        latch.set("SIGINT");
-      else if (sig == SIGTERM)
-        latch.set("SIGTERM");
-      else if (sig == SIGHUP)
-        latch.set("SIGHUP");
+      for (;;) {
+        int sig = 0;
+        sigwait(&sigs, &sig);
+        if (sig == SIGUSR1) {
+          if (exiting)
+            return;
+          continue; // not ours: only main's wake-up at exit counts
+        }
+        latch.set(sig == SIGINT    ? "SIGINT"
+                  : sig == SIGTERM ? "SIGTERM"
+                                   : "SIGHUP");
+      }
     }};
     TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
                             + " serving MCP on stdio; local zone "
@@ -157,22 +180,22 @@ int run_stdio(const config& cfg) {
     stdio.start();
     auto reason = latch.wait();
     TTM_LOG(info, "main", std::string{"shutting down: "} + reason);
-    // Stop reading; replies in flight are still written (bounded wait).
+    // Stop reading; replies in flight are still written, within bounds.
     stdio.stop();
-    {
-      std::unique_lock<std::mutex> g{closed_mtx};
-      if (!closed_cv.wait_for(g, std::chrono::seconds{5},
-                              [&] { return closed; })) {
-        TTM_LOG(warning, "main", "replies still pending after 5 s; exiting");
-      }
+    if (!closed.wait_for(std::chrono::seconds{5})) {
+      TTM_LOG(warning, "main", "the client is not reading replies; dropping "
+                               "the rest after 5 s");
+      stdio.abandon_output();
+      closed.wait_for(std::chrono::seconds{1});
     }
+    exiting = true;
     pthread_kill(signals.native_handle(), SIGUSR1);
     signals.join();
     caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
   } // ~actor_system waits for every actor
   ::close(out_fd);
-  return exit_code;
+  return 0;
 }
 
 } // namespace

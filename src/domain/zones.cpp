@@ -254,9 +254,14 @@ std::string join_names(const std::vector<std::string>& names,
 }
 
 std::string quoted(std::string_view s) {
-  if (s.size() > max_name_length)
-    return "'" + std::string(s.substr(0, max_name_length)) + "...'";
-  return "'" + std::string(s) + "'";
+  if (s.size() <= max_name_length)
+    return "'" + std::string(s) + "'";
+  // Cut at a character boundary: half a UTF-8 sequence in a reply would make
+  // the whole message invalid UTF-8.
+  auto cut = max_name_length;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+    --cut;
+  return "'" + std::string(s.substr(0, cut)) + "...'";
 }
 
 zone_lookup refuse(std::string message,
@@ -337,8 +342,10 @@ zone_state zone::state_at(wall_time t) const {
 
 zone_lookup resolve_zone(std::string_view name,
                          std::string_view local_zone_name) {
-  auto s = trim(name);
-  if (s.empty())
+  // Not trimmed: " UTC" is refused with "UTC" suggested, like any other
+  // misspelling, rather than silently accepted.
+  auto s = name;
+  if (trim(s).empty())
     return refuse("The time zone is empty; use an IANA name such as "
                   "Europe/London, a UTC offset such as +05:30, or \"local\".");
   if (s.size() > max_name_length)

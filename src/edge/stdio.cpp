@@ -4,7 +4,10 @@
 
 #include <caf/all.hpp>
 
+#include <atomic>
 #include <cerrno>
+#include <climits>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -20,51 +23,107 @@ namespace {
 /// The one route of a stdio server: a single client on one connection.
 constexpr const char* stdio_route = "stdio";
 
-/// Writes each reply as one line to the protocol fd.
+/// Counts frames in flight between the reader and the transport. Shared by
+/// the reader and the writer, which the transport may keep alive after the
+/// edge is gone.
+struct flow_control {
+  std::mutex mtx;
+  std::condition_variable cv;
+  std::size_t in_flight = 0;
+  bool stopping = false;
+
+  /// Blocks until a frame may be sent; false when stopping.
+  bool acquire(std::size_t limit) {
+    std::unique_lock<std::mutex> guard{mtx};
+    cv.wait(guard, [&] { return in_flight < limit || stopping; });
+    if (stopping)
+      return false;
+    ++in_flight;
+    return true;
+  }
+
+  void release() {
+    {
+      std::lock_guard<std::mutex> guard{mtx};
+      if (in_flight > 0)
+        --in_flight;
+    }
+    cv.notify_all();
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> guard{mtx};
+      stopping = true;
+    }
+    cv.notify_all();
+  }
+};
+
+/// Writes each reply as one line to the protocol fd. Called from the
+/// transport actor only.
 class line_writer final : public actors::reply_sink {
 public:
-  line_writer(int fd, std::function<void()> on_closed)
-    : fd_(fd), on_closed_(std::move(on_closed)) {
+  line_writer(int fd, std::shared_ptr<flow_control> flow,
+              std::function<void()> on_closed)
+    : fd_(fd), flow_(std::move(flow)), on_closed_(std::move(on_closed)) {
   }
 
   void deliver(std::string json) override {
     json += '\n';
-    std::lock_guard<std::mutex> guard{mtx_};
-    if (broken_)
-      return;
     const char* p = json.data();
     std::size_t left = json.size();
-    while (left > 0) {
-      auto n = ::write(fd_, p, left);
-      if (n < 0 && errno == EINTR)
+    while (left > 0 && !broken_ && !abandoned_) {
+      // Wait for room with a timeout so that abandon() can end a write to a
+      // client that stopped reading; at most PIPE_BUF bytes per write(2), as
+      // POLLOUT on a pipe guarantees that much room (no blocking write).
+      pollfd pfd{fd_, POLLOUT, 0};
+      auto rc = ::poll(&pfd, 1, 100);
+      if (rc < 0 && errno != EINTR)
+        fail();
+      if (rc <= 0)
+        continue;
+      auto n = ::write(fd_, p, std::min<std::size_t>(left, PIPE_BUF));
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
         continue;
       if (n <= 0) {
-        // The client closed its end: nobody reads replies any more.
-        TTM_LOG(warning, "stdio", std::string{"cannot write to stdout: "}
-                                    + std::strerror(errno));
-        broken_ = true;
-        return;
+        fail();
+        break;
       }
       p += n;
       left -= static_cast<std::size_t>(n);
     }
   }
 
+  void frame_done() override {
+    flow_->release();
+  }
+
   void close() override {
-    std::function<void()> f;
-    {
-      std::lock_guard<std::mutex> guard{mtx_};
-      std::swap(f, on_closed_);
-    }
+    auto f = std::move(on_closed_);
+    on_closed_ = nullptr;
     if (f)
       f();
   }
 
+  void abandon() {
+    abandoned_ = true;
+  }
+
 private:
-  std::mutex mtx_;
+  void fail() {
+    // The client closed its end: nobody reads replies any more.
+    if (!broken_)
+      TTM_LOG(warning, "stdio", std::string{"cannot write to stdout: "}
+                                  + std::strerror(errno));
+    broken_ = true;
+  }
+
   int fd_;
-  bool broken_ = false;
+  std::shared_ptr<flow_control> flow_;
   std::function<void()> on_closed_;
+  bool broken_ = false;
+  std::atomic<bool> abandoned_{false};
 };
 
 } // namespace
@@ -72,23 +131,35 @@ private:
 struct stdio_edge::impl {
   actors::transport_actor transport;
   stdio_options opts;
+  std::shared_ptr<flow_control> flow = std::make_shared<flow_control>();
   std::shared_ptr<line_writer> writer;
   std::thread reader;
   int wake_pipe[2] = {-1, -1};
   std::atomic<bool> stopping{false};
 
-  void send_line(std::string_view line) {
-    // Tolerate CRLF framing and blank lines between messages.
-    if (!line.empty() && line.back() == '\r')
-      line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos)
+  void send(protocol::frame f) {
+    if (!flow->acquire(opts.max_in_flight))
       return;
     caf::anon_send(transport, actors::inbound_atom::value,
-                   std::string{stdio_route}, protocol::decode(line),
+                   std::string{stdio_route}, std::move(f),
                    actors::sink_ptr{writer});
   }
 
-  void send_oversized(std::size_t bytes) {
+  /// One complete line, without its '\n'.
+  void on_line(std::string_view line) {
+    // Tolerate CRLF framing and blank lines between messages.
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    if (line.size() > opts.max_line_bytes) {
+      on_oversized(line.size());
+      return;
+    }
+    if (line.find_first_not_of(" \t") == std::string_view::npos)
+      return;
+    send(protocol::decode(line));
+  }
+
+  void on_oversized(std::size_t bytes) {
     TTM_LOG(warning, "stdio", "discarded a line of at least "
                                 + std::to_string(bytes) + " bytes (limit "
                                 + std::to_string(opts.max_line_bytes) + ")");
@@ -97,12 +168,12 @@ struct stdio_edge::impl {
     f.error_message = "Invalid Request: message exceeds the limit of "
                       + std::to_string(opts.max_line_bytes)
                       + " bytes per line (--max-line-bytes); discarded";
-    caf::anon_send(transport, actors::inbound_atom::value,
-                   std::string{stdio_route}, std::move(f),
-                   actors::sink_ptr{writer});
+    send(std::move(f));
   }
 
   void run() {
+    // One byte of room beyond the limit for the '\r' of a CRLF line ending.
+    const std::size_t cap = opts.max_line_bytes + 1;
     std::string buf;
     std::size_t discarding = 0; // > 0: inside an oversized line
     char chunk[64 * 1024];
@@ -119,12 +190,14 @@ struct stdio_edge::impl {
       if (n <= 0)
         break; // EOF (or a broken stdin): finish what is in flight
       std::string_view data{chunk, static_cast<std::size_t>(n)};
-      while (!data.empty()) {
+      while (!data.empty() && !stopping) {
         auto nl = data.find('\n');
         auto part = data.substr(0, nl);
         if (discarding > 0) {
           discarding += part.size();
-        } else if (buf.size() + part.size() > opts.max_line_bytes) {
+        } else if (buf.size() + part.size() > cap) {
+          // Too long: drop what we have and skip to the next newline
+          // without buffering it.
           discarding = buf.size() + part.size();
           buf.clear();
           buf.shrink_to_fit();
@@ -135,10 +208,10 @@ struct stdio_edge::impl {
           break;
         data.remove_prefix(nl + 1);
         if (discarding > 0) {
-          send_oversized(discarding);
+          on_oversized(discarding);
           discarding = 0;
         } else {
-          send_line(buf);
+          on_line(buf);
           buf.clear();
         }
       }
@@ -146,9 +219,9 @@ struct stdio_edge::impl {
     // At EOF a last line without a trailing newline still counts.
     if (!stopping) {
       if (discarding > 0)
-        send_oversized(discarding);
+        on_oversized(discarding);
       else if (!buf.empty())
-        send_line(buf);
+        on_line(buf);
     }
     caf::anon_send(transport, actors::eof_atom::value,
                    std::string{stdio_route}, actors::sink_ptr{writer});
@@ -160,7 +233,7 @@ stdio_edge::stdio_edge(actors::transport_actor transport, stdio_options opts,
   : impl_(std::make_unique<impl>()) {
   impl_->transport = std::move(transport);
   impl_->opts = opts;
-  impl_->writer = std::make_shared<line_writer>(opts.out_fd,
+  impl_->writer = std::make_shared<line_writer>(opts.out_fd, impl_->flow,
                                                 std::move(on_closed));
   if (::pipe2(impl_->wake_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string{"pipe2: "} + std::strerror(errno));
@@ -181,10 +254,15 @@ void stdio_edge::stop() {
   if (!impl_->reader.joinable())
     return;
   impl_->stopping = true;
+  impl_->flow->stop();
   char c = 1;
   auto rc = ::write(impl_->wake_pipe[1], &c, 1);
   (void) rc;
   impl_->reader.join();
+}
+
+void stdio_edge::abandon_output() {
+  impl_->writer->abandon();
 }
 
 } // namespace ttm::edge

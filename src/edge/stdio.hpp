@@ -2,11 +2,9 @@
 
 #include "actors/messages.hpp"
 
-#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <string>
 
 namespace ttm::edge {
 
@@ -16,6 +14,10 @@ struct stdio_options {
   /// bytes are written (fd 1 itself is pointed at stderr in stdio mode).
   int out_fd = 1;
   std::size_t max_line_bytes = 4 * 1024 * 1024;
+  /// Frames handed to the transport and not yet answered. Past this the
+  /// reader stops reading stdin until replies drain, so a client that sends
+  /// without reading cannot make the server queue without limit.
+  std::size_t max_in_flight = 256;
 };
 
 /// Frames newline-delimited JSON-RPC on a pair of file descriptors: reads
@@ -36,6 +38,11 @@ public:
   /// Stops reading (e.g. on SIGTERM) and joins the reader thread. Replies
   /// in flight are still written; `on_closed` runs after the last one.
   void stop();
+
+  /// Gives up on writing: pending and future replies are dropped. For
+  /// shutdown when the client stopped reading stdout, so that no thread
+  /// stays blocked in write(2).
+  void abandon_output();
 
 private:
   struct impl;

@@ -190,7 +190,7 @@ std::string explain(const rapidjson::Value& args,
     const auto& t = (*schema)["type"];
     std::string expected = t.IsString() ? str(t) : join(t);
     if (field.empty())
-      return "Tool arguments must be a JSON " + expected + ".";
+      return "'arguments' must be a JSON " + expected + ".";
     bool vowel = expected.find_first_of("aeiou") == 0;
     return subject + " must be " + (vowel ? "an " : "a ") + expected + ".";
   }

@@ -74,7 +74,7 @@ describe('before initialize', () => {
 
   serverTest('a notification gets no reply', async (server) => {
     await server.notify('notifications/cancelled', { requestId: 1 });
-    await server.expectNoReply(300, 'notification before initialize');
+    await server.expectNoReply('notification before initialize');
     await server.assertPingWorks();
   });
 });

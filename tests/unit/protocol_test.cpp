@@ -279,10 +279,10 @@ TEST_CASE("protocol: decode refuses params that are not an object or array") {
     CHECK(m.id.json == "4");
     CHECK(m.error_message.find("params") != std::string::npos);
   }
-  SECTION("also for notifications") {
+  SECTION("a notification with bad params stays unanswered") {
     auto m = decode_single(R"({"jsonrpc":"2.0","method":"m","params":3})");
-    CHECK(m.kind == message::invalid);
-    CHECK(m.id.json_or_null() == "null");
+    CHECK(m.kind == message::malformed_notification);
+    CHECK(m.error_message.find("params") != std::string::npos);
   }
 }
 
@@ -364,9 +364,9 @@ TEST_CASE("protocol: decode refuses ids that are not strings or integers") {
     require_invalid_with_null_id(m);
     CHECK(m.error_message.find("id") != std::string::npos);
   }
-  SECTION("also on responses") {
+  SECTION("a response with a bad id is still a response: never answered") {
     auto m = decode_single(R"({"jsonrpc":"2.0","id":2.5,"result":{}})");
-    require_invalid_with_null_id(m);
+    CHECK(m.kind == message::response);
   }
 }
 
@@ -388,15 +388,50 @@ TEST_CASE("protocol: decode refuses a message without method or result") {
     CHECK(m.kind == message::invalid);
     CHECK(m.id.json_or_null() == "null");
   }
-  SECTION("result without id is not a response") {
-    auto m = decode_single(R"({"jsonrpc":"2.0","result":{}})");
-    CHECK(m.kind == message::invalid);
-    CHECK(m.error_code == invalid_request);
+  SECTION("result or error without a usable id is still a response") {
+    // Answering a response, even a malformed one, lets two peers answer each
+    // other forever.
+    for (std::string text :
+         {R"({"jsonrpc":"2.0","result":{}})",
+          R"({"jsonrpc":"2.0","error":{"code":1,"message":"m"}})",
+          R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}})",
+          R"({"jsonrpc":"1.0","id":3,"result":{}})"}) {
+      INFO("input: " << text);
+      CHECK(decode_single(text).kind == message::response);
+    }
   }
-  SECTION("error without id is not a response") {
+  SECTION("a method without an id is a notification, even when malformed") {
+    for (std::string text :
+         {R"({"jsonrpc":"2.0","method":7})",
+          R"({"jsonrpc":"1.0","method":"notifications/initialized"})",
+          R"({"method":"notifications/initialized"})"}) {
+      INFO("input: " << text);
+      CHECK(decode_single(text).kind == message::malformed_notification);
+    }
+  }
+}
+
+TEST_CASE("protocol: decode refuses NUL bytes and lone surrogates") {
+  using namespace std::string_literals;
+  for (std::string text :
+       {R"({"jsonrpc":"2.0","id":"nul","method":"ping"})"s + '\0' + "junk",
+        R"({"jsonrpc":"2.0","id":"a)"s + '\0' + R"(b","method":"ping"})",
+        R"({"jsonrpc":"2.0","id":"\udc00x","method":"ping"})"s,
+        R"({"jsonrpc":"2.0","id":"\ud800","method":"ping"})"s,
+        R"({"jsonrpc":"2.0","id":"\ud800\u0041","method":"ping"})"s,
+        R"({"jsonrpc":"2.0","id":"x","method":"ping","params":{"\uDFFF":1}})"s}) {
+    INFO("input: " << text);
+    auto f = decode(text);
+    CHECK(f.error_code == parse_error);
+    CHECK(f.messages.empty());
+  }
+  SECTION("a surrogate pair and escaped backslashes are fine") {
     auto m = decode_single(
-      R"({"jsonrpc":"2.0","error":{"code":1,"message":"m"}})");
-    CHECK(m.kind == message::invalid);
+      R"({"jsonrpc":"2.0","id":"\ud83d\ude00","method":"ping"})");
+    CHECK(m.kind == message::request);
+    CHECK(m.id.json == "\"\xF0\x9F\x98\x80\"");
+    auto n = decode_single(R"({"jsonrpc":"2.0","id":"\\udc00","method":"p"})");
+    CHECK(n.kind == message::request);
   }
 }
 

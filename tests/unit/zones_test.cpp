@@ -83,8 +83,11 @@ TEST_CASE("zones: exact IANA names and links resolve under the name asked") {
   auto st = eastern.state_at(utc(date::year{2025} / 1 / 15));
   CHECK(st.utc_offset == -5h);
   CHECK(st.abbreviation == "EST");
-  // Surrounding whitespace is forgiven.
-  CHECK(must_resolve("  Europe/Paris\n").name() == "Europe/Paris");
+  // Surrounding whitespace is refused, with the trimmed name suggested.
+  auto padded = resolve_zone("  Europe/Paris\n", "UTC");
+  CHECK_FALSE(padded.found.has_value());
+  REQUIRE_FALSE(padded.suggestions.empty());
+  CHECK(padded.suggestions.front() == "Europe/Paris");
 }
 
 TEST_CASE("zones: Etc/GMT+5 keeps the database's inverted sign") {

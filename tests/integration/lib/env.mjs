@@ -30,7 +30,3 @@ export function serverBinary() {
 /** Per-test time limit for node:test, in milliseconds. */
 export const TEST_TIMEOUT_MS = 20_000;
 
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -9,9 +9,14 @@
 // Lines are kept in arrival order (`lines`) and in an "unread" queue from
 // which the wait helpers take the first matching line, so a test can wait for
 // a reply by id while notifications sent meanwhile stay queued.
+//
+// Nothing here waits for time to pass: every wait ends on an event (a stdout
+// line, the process's exit) or on a condition polled with a deadline
+// (`pollUntil`); the time limits only bound how long a broken server can
+// make a test hang.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { sleep } from './env.mjs';
+import { readFileSync } from 'node:fs';
 
 export const DEFAULT_WAIT_MS = 5_000;
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
@@ -105,6 +110,64 @@ function describeExit({ code, signal }) {
   return signal ? `signal ${signal}` : `exit code ${code}`;
 }
 
+/** True for a reply line: a response object or a batch response (array). */
+function isReplyEntry(entry) {
+  return Array.isArray(entry.msg) || isResponse(entry.msg);
+}
+
+/**
+ * Resolves with `promise`'s value, or rejects with `makeError()` when
+ * `timeoutMs` pass first.
+ */
+function withTimeout(promise, timeoutMs, makeError) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(makeError()), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Polls `condition()` every `intervalMs` until it returns a truthy value,
+ * which is returned; rejects after `timeoutMs`. For conditions no event
+ * announces (e.g. "the server stopped reading its stdin"): the interval only
+ * paces the checks, the test never waits longer than the condition needs.
+ * `describe()` (optional) adds the last observed state to the error.
+ */
+export async function pollUntil(condition, what, { timeoutMs = DEFAULT_WAIT_MS, intervalMs = 10,
+  describe = () => '' } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() >= deadline) {
+      const state = describe();
+      throw new Error(`no ${what} within ${timeoutMs} ms${state ? ` (${state})` : ''}`);
+    }
+    await new Promise((resolve) => { setTimeout(resolve, intervalMs); });
+  }
+}
+
+/** Reads the numeric fields of /proc/<pid>/status ("VmRSS: 6772 kB" -> {VmRSS: 6772}). */
+export function procStatus(pid) {
+  const fields = {};
+  for (const line of readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {
+    const m = /^(\w+):\s+(\d+)/.exec(line);
+    if (m) fields[m[1]] = Number(m[2]);
+  }
+  return fields;
+}
+
+/** Reads /proc/<pid>/io ({rchar, wchar, syscr, ...}): rchar counts the bytes the process read. */
+export function procIo(pid) {
+  const fields = {};
+  for (const line of readFileSync(`/proc/${pid}/io`, 'utf8').split('\n')) {
+    const m = /^(\w+):\s+(\d+)/.exec(line);
+    if (m) fields[m[1]] = Number(m[2]);
+  }
+  return fields;
+}
+
 function preview(text, max = 300) {
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 }
@@ -130,6 +193,11 @@ export class RawServer {
     this.problems = [];
     /** Set once the process has exited and its pipes are closed: {code, signal}. */
     this.closeInfo = null;
+    /**
+     * Set once the process has exited ('exit' event), even if its stdout is
+     * still open or paused: {code, signal}.
+     */
+    this.exitInfo = null;
     this.stdinError = null;
     this.stderrTail = '';
     this.waiters = new Set();
@@ -144,6 +212,12 @@ export class RawServer {
       this.child.once('error', (err) => {
         running.delete(this);
         reject(new Error(`cannot start ${this.argv.join(' ')}: ${err.message}`));
+      });
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal };
+        resolve(this.exitInfo);
       });
     });
     this.closed = new Promise((resolve) => {
@@ -262,19 +336,48 @@ export class RawServer {
   }
 
   /**
-   * Asserts that no response (nor batch response) arrives within `ms`.
-   * Server-initiated notifications (e.g. log messages) are allowed: they are
-   * not replies.
+   * Asserts that the server did not answer the message(s) sent before, and
+   * never will, without waiting for time: it sends a `ping` with a fresh id
+   * and requires the very next stdout line the server writes to be that
+   * ping's reply. The server answers stdio messages in order, so a reply to
+   * an earlier message would arrive first. A reply already received and not
+   * taken by a wait helper fails as well.
    */
-  async expectNoReply(ms = 300, why = 'message that must not be answered') {
-    await sleep(ms);
+  async expectNoReply(why = 'message that must not be answered') {
     if (this.problems.length > 0) throw this.problemError();
-    const replies = this.unread.filter((e) => Array.isArray(e.msg) || isResponse(e.msg));
-    assert.equal(replies.length, 0,
-      `expected no reply to a ${why}, got: ${replies.map((e) => e.raw).join('\n')}`);
-    if (this.closeInfo) {
-      throw new Error(`server ended (${describeExit(this.closeInfo)}) after a ${why}${this.context()}`);
-    }
+    const early = this.unread.filter(isReplyEntry);
+    assert.deepEqual(early.map((e) => e.raw), [], `expected no reply to a ${why}`);
+    const from = this.lines.length;
+    const id = this.newId();
+    await this.send({ jsonrpc: '2.0', id, method: 'ping' });
+    const next = await this.waitFor((e) => e.index >= from,
+      `reply to the ping (id ${id}) sent after a ${why}`);
+    assert.deepEqual(next.msg, { jsonrpc: '2.0', id, result: {} },
+      `expected no reply to a ${why}: the next line the server wrote must be the reply to ` +
+      `ping id ${id}, got: ${preview(next.raw)}`);
+  }
+
+  /**
+   * Stops taking data from the server's stdout: no line is read or checked
+   * until `resumeReading()`. Node buffers up to the stream's high-water mark,
+   * then the pipe fills and the server's writes block.
+   */
+  pauseReading() {
+    this.child.stdout.pause();
+    assert.equal(this.child.stdout.readableFlowing, false, 'stdout must be paused');
+  }
+
+  /** Reads stdout again (lines buffered meanwhile are checked and queued). */
+  resumeReading() {
+    this.child.stdout.resume();
+  }
+
+  /**
+   * Queues `data` on the server's stdin without waiting for 'drain': Node
+   * keeps whatever the pipe does not take and writes it as the server reads.
+   */
+  queueWrite(data) {
+    this.child.stdin.write(data);
   }
 
   /** Writes `data` (string or Buffer), waiting for 'drain' when the pipe is full. */
@@ -386,18 +489,24 @@ export class RawServer {
     this.child.stdin.end();
   }
 
-  /** Waits for the process to end; fails after `timeoutMs`. Returns {code, signal}. */
-  async waitForExit(timeoutMs = DEFAULT_WAIT_MS) {
-    let timer;
-    const timeout = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(
-        `server still running ${timeoutMs} ms later${this.context()}`)), timeoutMs);
-    });
-    try {
-      return await Promise.race([this.closed, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  /**
+   * Waits for the process to end and its pipes to close (all its stdout has
+   * been read); fails after `timeoutMs`. Returns {code, signal}. Needs stdout
+   * to be read: with `pauseReading()` use `waitForProcessExit()`.
+   */
+  waitForExit(timeoutMs = DEFAULT_WAIT_MS) {
+    return withTimeout(this.closed, timeoutMs, () => new Error(
+      `server still running (or its stdout still open) ${timeoutMs} ms later${this.context()}`));
+  }
+
+  /**
+   * Waits for the process itself to end (the child's 'exit' event), whether
+   * or not its stdout is being read; fails after `timeoutMs`. Returns
+   * {code, signal}.
+   */
+  waitForProcessExit(timeoutMs = DEFAULT_WAIT_MS) {
+    return withTimeout(this.exited, timeoutMs, () => new Error(
+      `server process still running ${timeoutMs} ms later${this.context()}`));
   }
 
   /** Asserts that every stdout line so far was a JSON-RPC 2.0 message. */
@@ -408,11 +517,15 @@ export class RawServer {
   /** Kills the server (SIGKILL) unless it has ended, and waits for it. */
   async stop() {
     if (!this.closeInfo) {
-      try {
-        this.child.kill('SIGKILL');
-      } catch {
-        // already gone
+      if (!this.exitInfo) {
+        try {
+          this.child.kill('SIGKILL');
+        } catch {
+          // already gone
+        }
       }
+      // 'close' needs stdout read to its end, also after pauseReading().
+      this.resumeReading();
     }
     await this.closed;
   }
