@@ -4,13 +4,15 @@
 // JSON-RPC messages (checked on every line by lib/raw_client.mjs).
 // Run: TTM_BINARY=/abs/path node --test garbage_input.test.mjs
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { after, describe, test } from 'node:test';
 
 import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
 import {
   assertErrorResponse, ErrorCode, isResponse, LATEST_PROTOCOL_VERSION, MCP_LOG_LEVELS,
-  stopAllServers, withServer,
+  pollUntil, preview, procIo, procStatus, RawServer, stopAllServers, withServer,
 } from './lib/raw_client.mjs';
+import { assertToolError, TOOL_NAME } from './lib/time_assertions.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
@@ -21,8 +23,9 @@ after(stopAllServers);
  * A test on a fresh server. `init` is the protocol revision to initialize
  * with first, or null to stay uninitialized; `args` are extra CLI arguments.
  */
-function serverTest(name, { init = LATEST_PROTOCOL_VERSION, args = [] } = {}, body) {
-  test(name, T, () => withServer({ binary: BINARY, args }, async (server) => {
+function serverTest(name, { init = LATEST_PROTOCOL_VERSION, args = [], timeout = TEST_TIMEOUT_MS } = {},
+  body) {
+  test(name, { timeout }, () => withServer({ binary: BINARY, args }, async (server) => {
     if (init) await server.initialize(init);
     await body(server);
   }));
@@ -45,6 +48,25 @@ async function expectError(server, line, code, id) {
 
 const ping = (id) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
+describe('the raw client itself', () => {
+  // A stand-in "server" (node -e) that writes one reply whose string holds a
+  // truncated UTF-8 sequence (0xC3 without its continuation byte).
+  const BAD_UTF8_SERVER = `process.stdout.write(Buffer.concat([
+    Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"s":"a'), Buffer.from([0xc3]),
+    Buffer.from('"}}\\n')])); process.stdin.resume();`;
+
+  test('a reply line that is not valid UTF-8 fails the wait for it and assertStdoutClean', T, async () => {
+    const fake = new RawServer(process.execPath, ['-e', BAD_UTF8_SERVER], process.env);
+    try {
+      await fake.spawned;
+      await assert.rejects(fake.waitForResponse(1), /not JSON-RPC 2\.0 \(not valid UTF-8\)/);
+      assert.throws(() => fake.assertStdoutClean(), /not valid UTF-8/);
+    } finally {
+      await fake.stop();
+    }
+  });
+});
+
 describe('parse errors', () => {
   serverTest('a line that is not JSON is answered with -32700, id null', {}, async (server) => {
     await expectNullIdError(server, 'not json', ErrorCode.ParseError);
@@ -60,6 +82,52 @@ describe('parse errors', () => {
     await expectNullIdError(server, line, ErrorCode.ParseError);
     await server.assertPingWorks();
   });
+
+  // JSON text holding \uXXXX escapes that name a UTF-16 surrogate without its
+  // partner: no Unicode scalar value, so no UTF-8 text to decode them to.
+  const loneSurrogates = {
+    'a lone low surrogate in the id': String.raw`{"jsonrpc":"2.0","id":"\udc00x","method":"ping"}`,
+    'a lone high surrogate in the id': String.raw`{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`,
+    'a high surrogate followed by a non-low escape in the id':
+      String.raw`{"jsonrpc":"2.0","id":"\ud800\u0041","method":"ping"}`,
+    'a lone low surrogate in a params string':
+      String.raw`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"s":"\udfff"}}`,
+  };
+  for (const [what, line] of Object.entries(loneSurrogates)) {
+    serverTest(`${what} is answered with -32700, id null`, {}, async (server) => {
+      assert.match(line, /\\u[dD][89a-fA-F]/, 'the line must carry the escape as text');
+      await expectNullIdError(server, line, ErrorCode.ParseError);
+      await server.assertPingWorks();
+    });
+  }
+
+  serverTest('a valid surrogate pair escape in the id is accepted and echoed', {}, async (server) => {
+    await server.sendLine(String.raw`{"jsonrpc":"2.0","id":"\ud83d\ude00","method":"ping"}`);
+    const { raw, msg } = await server.nextResponse();
+    assert.equal(JSON.parse(raw).id, '\u{1F600}', `the reply must echo the id 😀, got ${raw}`);
+    assert.deepEqual(msg, { jsonrpc: '2.0', id: '😀', result: {} });
+    await server.assertPingWorks();
+  });
+
+  // A raw NUL byte is not JSON whitespace nor allowed unescaped in a string.
+  const nulLines = {
+    'after the message, followed by garbage': Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":"nul","method":"ping"}'), Buffer.from('\x00garbage', 'latin1')]),
+    'right after the message': Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":"nul","method":"ping"}'), Buffer.from([0x00])]),
+    'inside a string value': Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":"nul","method":"ping","params":{"s":"a'),
+      Buffer.from([0x00]), Buffer.from('b"}}')]),
+    'inside the id': Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":"nu'), Buffer.from([0x00]), Buffer.from('l","method":"ping"}')]),
+  };
+  for (const [where, line] of Object.entries(nulLines)) {
+    serverTest(`a NUL byte ${where} is answered with -32700, id null`, {}, async (server) => {
+      assert.ok(line.includes(0x00));
+      await expectNullIdError(server, line, ErrorCode.ParseError);
+      await server.assertPingWorks();
+    });
+  }
 });
 
 describe('invalid requests', () => {
@@ -93,11 +161,8 @@ describe('invalid requests', () => {
     });
   }
 
-  serverTest('a non-string method is answered with -32600', {}, async (server) => {
-    await server.sendLine('{"jsonrpc":"2.0","id":3,"method":7}');
-    const { msg } = await server.nextResponse();
-    assertErrorResponse(msg, ErrorCode.InvalidRequest);
-    assert.ok(msg.id === 3 || msg.id === null, `id must be 3 or null, got ${JSON.stringify(msg.id)}`);
+  serverTest('a non-string method is answered with -32600 echoing the id', {}, async (server) => {
+    await expectError(server, '{"jsonrpc":"2.0","id":3,"method":7}', ErrorCode.InvalidRequest, 3);
     await server.assertPingWorks();
   });
 });
@@ -139,6 +204,39 @@ describe('methods and notifications', () => {
   serverTest('notifications/cancelled for an unknown request gets no reply', {}, async (server) => {
     await server.notify('notifications/cancelled', { requestId: 999 });
     await server.expectNoReply('notifications/cancelled');
+    await server.assertPingWorks();
+  });
+
+  serverTest('a JSON-RPC error response sent by the client with id null gets no reply', {}, async (server) => {
+    await server.sendLine('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}');
+    await server.expectNoReply('client-sent error response with id null');
+    await server.assertPingWorks();
+  });
+
+  // Without an "id" member a message is a notification, even a malformed one:
+  // it is never answered (with an id, such a message gets -32600).
+  const malformedNotifications = {
+    'notifications/cancelled with non-object params': '{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}',
+    '"jsonrpc":"1.0"': '{"jsonrpc":"1.0","method":"notifications/initialized"}',
+    'a non-string method': '{"jsonrpc":"2.0","method":7}',
+  };
+  for (const [what, line] of Object.entries(malformedNotifications)) {
+    serverTest(`a malformed notification (${what}) gets no reply`, {}, async (server) => {
+      await server.sendLine(line);
+      await server.expectNoReply(`malformed notification ${line}`);
+      await server.assertPingWorks();
+    });
+  }
+});
+
+describe('tool arguments', () => {
+  serverTest('a 201-byte non-ASCII time zone is INVALID_TIMEZONE in a valid UTF-8 reply', {}, async (server) => {
+    // The raw client fails this wait if the reply line is not valid UTF-8
+    // (e.g. the zone name cut inside a two-byte "é").
+    const timezone = `a${'é'.repeat(100)}`;
+    const response = await server.callTool(TOOL_NAME, { timezone });
+    assert.ok('result' in response, `expected a tool result, got ${JSON.stringify(response)}`);
+    assertToolError(response.result, 'INVALID_TIMEZONE');
     await server.assertPingWorks();
   });
 });
@@ -235,6 +333,36 @@ describe('oversized lines', () => {
       await server.assertPingWorks();
     });
 
+  /** A ping of exactly `bytes` bytes, padded with spaces inside the object. */
+  function spacePaddedPing(id, bytes) {
+    const head = `{"jsonrpc":"2.0","id":${id},"method":"ping"`;
+    return `${head}${' '.repeat(bytes - head.length - 1)}}`;
+  }
+
+  for (const [name, eol] of [['CRLF', '\r\n'], ['LF', '\n']]) {
+    serverTest(`--max-line-bytes 256: a line of exactly 256 bytes + ${name} is answered`,
+      { args: ['--max-line-bytes', '256'] }, async (server) => {
+        const line = spacePaddedPing(90, 256);
+        assert.equal(Buffer.byteLength(line), 256);
+        await server.write(`${line}${eol}`);
+        const { msg } = await server.nextResponse();
+        assert.deepEqual(msg, { jsonrpc: '2.0', id: 90, result: {} });
+        await server.assertPingWorks();
+      });
+
+    serverTest(`--max-line-bytes 256: a line of 257 bytes + ${name} is refused with -32600, id null`,
+      { args: ['--max-line-bytes', '256'] }, async (server) => {
+        const line = spacePaddedPing(91, 257);
+        assert.equal(Buffer.byteLength(line), 257);
+        await server.write(`${line}${eol}`);
+        const { msg } = await server.nextResponse();
+        assert.ok(!Array.isArray(msg));
+        const error = assertErrorResponse(msg, ErrorCode.InvalidRequest, { id: null });
+        assert.match(error.message, LIMIT_MESSAGE_RE, `the message must mention the limit: ${error.message}`);
+        await server.assertPingWorks();
+      });
+  }
+
   serverTest('default limit (4 MiB): a 5 MiB line is refused with -32600, id null', {}, async (server) => {
     const line = paddedPing(78, 5 * 1024 * 1024);
     await server.writeChunked(`${line}\n`);
@@ -264,4 +392,80 @@ describe('shutdown', () => {
       assert.deepEqual(exit, { code: 0, signal: null });
     });
   }
+
+  serverTest('SIGUSR1 is harmless: ping is still answered and SIGTERM still exits 0', {}, async (server) => {
+    await server.assertPingWorks();
+    server.child.kill('SIGUSR1');
+    await server.assertPingWorks();
+    server.child.kill('SIGTERM');
+    const exit = await server.waitForExit(5_000);
+    assert.deepEqual(exit, { code: 0, signal: null });
+  });
+
+  /** `count` tools/list requests with ids 1..count, one per line. */
+  function toolsListLines(count) {
+    const lines = [];
+    for (let id = 1; id <= count; id++) lines.push(`{"jsonrpc":"2.0","id":${id},"method":"tools/list"}\n`);
+    return lines;
+  }
+
+  serverTest('a client that stops reading: SIGTERM still ends the server within 8 s, exit code 0',
+    { timeout: 30_000 }, async (server) => {
+      server.pauseReading();
+      server.queueWrite(toolsListLines(400).join(''));
+      // The replies (~2.7 KB each) fill Node's stdout buffer, then the pipe.
+      const stdout = server.child.stdout;
+      await pollUntil(() => stdout.readableLength >= stdout.readableHighWaterMark,
+        'stdout filled with unread replies', {
+          timeoutMs: 10_000,
+          describe: () => `${stdout.readableLength} bytes buffered unread${server.context()}`,
+        });
+      server.child.kill('SIGTERM');
+      const exit = await server.waitForProcessExit(8_000);
+      assert.deepEqual(exit, { code: 0, signal: null });
+      // Read what it wrote (checked line by line) to the end.
+      server.resumeReading();
+      await server.waitForExit(5_000);
+    });
+
+  serverTest('backpressure: unread replies stop the server reading; memory stays bounded; all replies come',
+    { timeout: 120_000 }, async (server) => {
+      const COUNT = 20_000;
+      const pid = server.child.pid;
+      server.pauseReading();
+      // Queue everything in Node at once: Node hands the pipe what it takes.
+      for (const line of toolsListLines(COUNT)) server.queueWrite(line);
+      const stdin = server.child.stdin;
+
+      // Wait until the server stops reading stdin: the bytes it has read
+      // (rchar) no longer grow over several checks.
+      const STABLE_CHECKS = 10;
+      let last = -1;
+      let stable = 0;
+      await pollUntil(() => {
+        const { rchar } = procIo(pid);
+        stable = rchar === last ? stable + 1 : 0;
+        last = rchar;
+        return stable >= STABLE_CHECKS;
+      }, 'stop in the bytes the server reads from stdin', {
+        timeoutMs: 10_000,
+        intervalMs: 25,
+        describe: () => `rchar ${last}, ${stdin.writableLength} bytes still queued in Node${server.context()}`,
+      });
+      const { VmRSS: rssKiB } = procStatus(pid);
+      const queued = stdin.writableLength;
+      assert.ok(rssKiB < 64 * 1024,
+        `server VmRSS ${rssKiB} kB must stay below 64 MB while ${queued} bytes of requests wait ` +
+        `in Node and no reply is read${server.context()}`);
+
+      server.resumeReading();
+      const deadline = performance.now() + 60_000;
+      for (let id = 1; id <= COUNT; id++) {
+        const left = Math.max(1, Math.round(deadline - performance.now()));
+        const { raw, msg } = await server.nextResponse(left);
+        assert.equal(msg.id, id, `replies must come in request order: expected id ${id}, got ${preview(raw)}`);
+        assert.ok(Array.isArray(msg.result?.tools), `tools/list id ${id} failed: ${preview(raw)}`);
+      }
+    });
 });
+

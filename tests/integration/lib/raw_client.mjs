@@ -168,7 +168,8 @@ export function procIo(pid) {
   return fields;
 }
 
-function preview(text, max = 300) {
+/** `text`, cut to `max` characters for failure messages. */
+export function preview(text, max = 300) {
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 }
 
