@@ -233,10 +233,10 @@ std::string client_state::on_tools_call(const protocol::message& msg,
                           [&](protocol::log_level lvl, std::string text) {
                             notify(notes, lvl, std::move(text));
                           }};
-  auto started = cfg_.clock->mono_now();
+  // Timed only when the client asked for debug notifications.
+  bool timed = client_log_level_ == protocol::log_level::debug;
+  auto started = timed ? cfg_.clock->mono_now() : domain::mono_time{};
   auto res = t->call(args, ctx);
-  auto took = std::chrono::duration_cast<std::chrono::microseconds>(
-    cfg_.clock->mono_now() - started);
   switch (res.status) {
     case tools::call_result::invalid_arguments:
       TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
@@ -259,8 +259,13 @@ std::string client_state::on_tools_call(const protocol::message& msg,
     case tools::call_result::ok:
       break;
   }
-  notify(notes, protocol::log_level::debug,
-         tool_name + " answered in " + std::to_string(took.count()) + " us");
+  if (timed) {
+    auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+      cfg_.clock->mono_now() - started);
+    notify(notes, protocol::log_level::debug,
+           tool_name + " answered in " + std::to_string(took.count())
+             + " us");
+  }
   return encode_result(msg.id, tool_call_result(res.structured, false));
 }
 
