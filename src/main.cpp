@@ -31,13 +31,15 @@ namespace {
 
 using namespace ttm;
 
-/// Set once by whichever comes first: input closed or a signal.
-class shutdown_latch {
+/// A one-shot event: the first `set` records why; later ones change nothing.
+class latch {
 public:
   void set(const char* reason) {
-    std::lock_guard<std::mutex> guard{mtx_};
-    if (reason_ == nullptr)
-      reason_ = reason;
+    {
+      std::lock_guard<std::mutex> guard{mtx_};
+      if (reason_ == nullptr)
+        reason_ = reason;
+    }
     cv_.notify_all();
   }
 
@@ -47,32 +49,15 @@ public:
     return reason_;
   }
 
+  bool wait_for(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> guard{mtx_};
+    return cv_.wait_for(guard, timeout, [this] { return reason_ != nullptr; });
+  }
+
 private:
   std::mutex mtx_;
   std::condition_variable cv_;
   const char* reason_ = nullptr;
-};
-
-/// Set when the edge reports its route closed: every reply was written.
-class closed_flag {
-public:
-  void set() {
-    {
-      std::lock_guard<std::mutex> guard{mtx_};
-      closed_ = true;
-    }
-    cv_.notify_all();
-  }
-
-  bool wait_for(std::chrono::milliseconds timeout) {
-    std::unique_lock<std::mutex> guard{mtx_};
-    return cv_.wait_for(guard, timeout, [this] { return closed_; });
-  }
-
-private:
-  std::mutex mtx_;
-  std::condition_variable cv_;
-  bool closed_ = false;
 };
 
 const char* instructions_text
@@ -144,8 +129,8 @@ int run_stdio(const config& cfg) {
     sys_cfg.set("scheduler.max-threads", cfg.worker_threads);
   // Declared before the actor system: the transport may still call the
   // edge's close callback while the system winds down.
-  shutdown_latch latch;
-  closed_flag closed;
+  latch shutdown; // input closed or a signal, whichever comes first
+  latch closed;   // the edge's route closed: every reply was written
   std::atomic<bool> exiting{false};
   {
     caf::actor_system sys{sys_cfg};
@@ -157,8 +142,8 @@ int run_stdio(const config& cfg) {
     edge::stdio_edge stdio{transport,
                            {STDIN_FILENO, out_fd, cfg.max_line_bytes},
                            [&] {
-                             closed.set();
-                             latch.set("end of input");
+                             closed.set("route closed");
+                             shutdown.set("end of input");
                            }};
     std::thread signals{[&] {
       for (;;) {
@@ -169,7 +154,7 @@ int run_stdio(const config& cfg) {
             return;
           continue; // not ours: only main's wake-up at exit counts
         }
-        latch.set(sig == SIGINT    ? "SIGINT"
+        shutdown.set(sig == SIGINT    ? "SIGINT"
                   : sig == SIGTERM ? "SIGTERM"
                                    : "SIGHUP");
       }
@@ -178,7 +163,7 @@ int run_stdio(const config& cfg) {
                             + " serving MCP on stdio; local zone "
                             + *local_zone + ", tz database " + tzdb_version);
     stdio.start();
-    auto reason = latch.wait();
+    auto reason = shutdown.wait();
     TTM_LOG(info, "main", std::string{"shutting down: "} + reason);
     // Stop reading; replies in flight are still written, within bounds.
     stdio.stop();
