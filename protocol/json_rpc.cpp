@@ -40,7 +40,8 @@ std::pair<int, std::string> prescan(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '\0')
-      return {parse_error, "Parse error: NUL byte at byte " + std::to_string(i)};
+      return {parse_error,
+              "Parse error: NUL byte at byte " + std::to_string(i)};
     if (in_string) {
       if (c == '"') {
         in_string = false;
@@ -49,10 +50,11 @@ std::pair<int, std::string> prescan(std::string_view text) {
           continue;
         int unit = hex4(text, i + 1);
         if (unit >= 0xD800 && unit <= 0xDFFF) {
-          bool paired = unit <= 0xDBFF && i + 6 < text.size()
+          int low = unit <= 0xDBFF && i + 6 < text.size()
                         && text[i + 5] == '\\' && text[i + 6] == 'u'
-                        && hex4(text, i + 7) >= 0xDC00
-                        && hex4(text, i + 7) <= 0xDFFF;
+                      ? hex4(text, i + 7)
+                      : -1;
+          bool paired = low >= 0xDC00 && low <= 0xDFFF;
           if (!paired)
             return {parse_error, "Parse error: unpaired UTF-16 surrogate "
                                  "escape at byte "
