@@ -1,19 +1,96 @@
 #include "actors/client.hpp"
 
+#include "log.hpp"
+
 #include <caf/all.hpp>
 
 namespace ttm::actors {
 
 reply_sink::~reply_sink() = default;
 
+namespace {
+
+using self_ptr = client_actor::stateful_pointer<client_actor_state>;
+
+/// Tells the supervisor what a step changed about global slots. Sent before
+/// any later `acquire` from this actor, so the supervisor sees them in order.
+void report(self_ptr self, rpc_step& step) {
+  auto& sup = self->state.supervisor;
+  if (!step.expired.empty())
+    self->send(sup, release_atom::value, std::move(step.expired));
+  if (!step.ended.empty())
+    self->send(sup, ended_atom::value, std::move(step.ended));
+}
+
+void advance(self_ptr self, rpc_step step);
+
+/// Asks the supervisor for a slot for `session_id`, then resumes the paused
+/// frame. Never `await`: the supervisor may need this actor's answer to an
+/// `expire` request before it can decide.
+void ask_for_slot(self_ptr self, const std::string& session_id) {
+  self
+    ->request(self->state.supervisor, caf::infinite, acquire_atom::value,
+              session_id, caf::actor_cast<client_actor>(self))
+    .then([=](bool granted) { advance(self, self->state.mcp->resume(granted)); },
+          [=](caf::error& err) {
+            TTM_LOG(error, "client", "no answer from the supervisor: "
+                                       + self->system().render(err));
+            advance(self, self->state.mcp->resume(false));
+          });
+}
+
+/// Takes the paused frame one step further; when it is done, answers it
+/// and runs the queued frames until one pauses again.
+void advance(self_ptr self, rpc_step step) {
+  auto& st = self->state;
+  for (;;) {
+    report(self, step);
+    if (step.waiting()) {
+      ask_for_slot(self, step.slot_for);
+      return;
+    }
+    st.paused->deliver(std::move(step.output));
+    st.paused.reset();
+    if (st.queued.empty())
+      return;
+    auto [frame, promise] = std::move(st.queued.front());
+    st.queued.pop_front();
+    st.paused = std::move(promise);
+    step = st.mcp->handle(frame);
+  }
+}
+
+} // namespace
+
 client_actor::behavior_type
 client_behavior(client_actor::stateful_pointer<client_actor_state> self,
-                client_config cfg) {
+                client_config cfg, supervisor_actor supervisor) {
   self->set_default_handler(caf::drop);
   self->state.mcp.emplace(std::move(cfg));
+  self->state.supervisor = std::move(supervisor);
   return {
-    [=](rpc_atom, const protocol::frame& in) -> rpc_output {
-      return self->state.mcp->handle(in);
+    [=](rpc_atom, protocol::frame& in) -> caf::result<rpc_output> {
+      auto& st = self->state;
+      if (st.paused) {
+        auto promise = self->make_response_promise<rpc_output>();
+        st.queued.emplace_back(std::move(in), promise);
+        return promise;
+      }
+      auto step = st.mcp->handle(in);
+      if (!step.waiting()) {
+        report(self, step);
+        return std::move(step.output);
+      }
+      st.paused = self->make_response_promise<rpc_output>();
+      auto promise = *st.paused;
+      advance(self, std::move(step));
+      return promise;
+    },
+    [=](expire_atom) -> std::vector<std::string> {
+      return self->state.mcp->expire_due();
+    },
+    [=](evict_atom, const std::string& session_id) {
+      self->state.mcp->evict(session_id);
     },
   };
 }

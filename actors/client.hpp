@@ -3,18 +3,29 @@
 #include "actors/client_state.hpp"
 #include "actors/messages.hpp"
 
+#include <caf/typed_response_promise.hpp>
+
+#include <deque>
 #include <optional>
+#include <utility>
 
 namespace ttm::actors {
 
 struct client_actor_state {
   std::optional<client_state> mcp;
+  supervisor_actor supervisor;
+  /// The frame paused on the supervisor's answer (a new tracking session
+  /// needs a global slot), and the frames that arrived meanwhile: they run
+  /// after it, in order, so a task call never overtakes its session's start.
+  std::optional<caf::typed_response_promise<rpc_output>> paused;
+  std::deque<std::pair<protocol::frame, caf::typed_response_promise<rpc_output>>>
+    queued;
   static inline const char* name = "ttm.client";
 };
 
 /// The behavior of a client actor: one per MCP client session.
 client_actor::behavior_type
 client_behavior(client_actor::stateful_pointer<client_actor_state> self,
-                client_config cfg);
+                client_config cfg, supervisor_actor supervisor);
 
 } // namespace ttm::actors

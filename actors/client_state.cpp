@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <exception>
+#include <stdexcept>
 
 namespace ttm::actors {
 
@@ -45,21 +46,18 @@ std::string tool_call_result(const std::string& structured, bool is_error) {
 
 } // namespace
 
-client_state::client_state(client_config cfg) : cfg_(std::move(cfg)) {
+client_state::client_state(client_config cfg)
+  : cfg_(std::move(cfg)), tracker_(cfg_.limits) {
 }
 
-rpc_output client_state::handle(const protocol::frame& in) {
+rpc_step client_state::handle(const protocol::frame& in) {
   rpc_output out;
   if (in.error_code != 0) {
     out.response = encode_error(protocol::request_id::make_null(),
                                 in.error_code, in.error_message);
-    return out;
+    return finish_step(std::move(out));
   }
-  if (!in.batch) {
-    out.response = handle_message(in.messages.front(), out.notifications);
-    return out;
-  }
-  if (revision_ != protocol::batching_revision) {
+  if (in.batch && revision_ != protocol::batching_revision) {
     out.response = encode_error(
       protocol::request_id::make_null(), ec::invalid_request,
       initialized() ? "Invalid Request: JSON-RPC batches are not allowed in "
@@ -67,23 +65,100 @@ rpc_output client_state::handle(const protocol::frame& in) {
                         + revision_ + " (only in 2025-03-26)"
                     : std::string{"Invalid Request: JSON-RPC batches are not "
                                   "allowed before initialization"});
-    return out;
+    return finish_step(std::move(out));
   }
-  std::vector<std::string> replies;
-  for (const auto& msg : in.messages) {
+  job_.emplace();
+  job_->frame = in;
+  return run_job();
+}
+
+rpc_step client_state::run_job() {
+  auto& j = *job_;
+  for (; j.next < j.frame.messages.size(); ++j.next) {
+    const auto& msg = j.frame.messages[j.next];
     std::string reply;
-    if (msg.kind == protocol::message::request && msg.method == "initialize")
+    if (j.frame.batch && msg.kind == protocol::message::request
+        && msg.method == "initialize")
       reply = encode_error(msg.id, ec::invalid_request,
                            "Invalid Request: initialize must not be part of "
                            "a batch");
     else
-      reply = handle_message(msg, out.notifications);
+      reply = handle_message(msg, j.out.notifications);
+    if (j.paused.resume) {
+      rpc_step step;
+      step.slot_for = j.paused.slot_id;
+      step.expired = tracker_.take_expired();
+      step.ended = tracker_.take_ended();
+      return step;
+    }
     if (!reply.empty())
-      replies.push_back(std::move(reply));
+      j.replies.push_back(std::move(reply));
   }
-  if (!replies.empty())
-    out.response = protocol::encode_batch(replies);
-  return out;
+  auto out = std::move(j.out);
+  if (!j.frame.batch) {
+    if (!j.replies.empty())
+      out.response = std::move(j.replies.front());
+  } else if (!j.replies.empty()) {
+    out.response = protocol::encode_batch(j.replies);
+  }
+  job_.reset();
+  return finish_step(std::move(out));
+}
+
+rpc_step client_state::resume(bool slot_granted) {
+  if (!job_ || !job_->paused.resume)
+    throw std::logic_error("client_state::resume without a paused call");
+  auto& j = *job_;
+  const auto& msg = j.frame.messages[j.next];
+  auto paused = std::move(j.paused);
+  j.paused = {};
+  std::string reply;
+  try {
+    auto ctx = make_context(j.out.notifications);
+    reply = call_reply(msg, j.paused_tool,
+                       paused.resume(slot_granted, ctx), j.out.notifications);
+  } catch (const std::exception& e) {
+    TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
+                            + ") failed: " + e.what());
+    reply = encode_error(msg.id, ec::internal_error,
+                         "Internal error while handling '" + msg.method
+                           + "'");
+  }
+  if (!reply.empty())
+    j.replies.push_back(std::move(reply));
+  ++j.next;
+  return run_job();
+}
+
+rpc_step client_state::finish_step(rpc_output out) {
+  rpc_step step;
+  step.output = std::move(out);
+  step.expired = tracker_.take_expired();
+  step.ended = tracker_.take_ended();
+  return step;
+}
+
+std::vector<std::string> client_state::expire_due() {
+  auto ids = tracker_.expire_due(cfg_.clock->mono_now());
+  for (const auto& id : ids)
+    TTM_LOG(info, "tracking", "session " + id + " expired");
+  return ids;
+}
+
+void client_state::evict(const std::string& session_id) {
+  TTM_LOG(info, "tracking", "ended session " + session_id
+                              + " dropped to make room for a new one");
+  tracker_.evict(session_id);
+}
+
+tools::tool_context
+client_state::make_context(std::vector<std::string>& notes) {
+  return tools::tool_context{*cfg_.clock, cfg_.local_zone,
+                             [this, &notes](protocol::log_level lvl,
+                                            std::string text) {
+                               notify(notes, lvl, std::move(text));
+                             },
+                             tracker_};
 }
 
 std::string client_state::handle_message(const protocol::message& msg,
@@ -113,8 +188,9 @@ std::string client_state::handle_message(const protocol::message& msg,
           cfg_.clock->mono_now() - started);
         log::write(log::level::debug, "mcp",
                    "request " + msg.id.json + " " + msg.method
-                     + " answered in " + std::to_string(took.count())
-                     + " us");
+                     + (job_->paused.resume ? " waits for a session slot after "
+                                            : " answered in ")
+                     + std::to_string(took.count()) + " us");
         return reply;
       } catch (const std::exception& e) {
         TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
@@ -229,14 +305,31 @@ std::string client_state::on_tools_call(const protocol::message& msg,
   rapidjson::Value empty{rapidjson::kObjectType};
   auto a = params->FindMember("arguments");
   const rapidjson::Value& args = a != params->MemberEnd() ? a->value : empty;
-  tools::tool_context ctx{*cfg_.clock, cfg_.local_zone,
-                          [&](protocol::log_level lvl, std::string text) {
-                            notify(notes, lvl, std::move(text));
-                          }};
+  auto ctx = make_context(notes);
   // Timed only when the client asked for debug notifications.
   bool timed = client_log_level_ == protocol::log_level::debug;
   auto started = timed ? cfg_.clock->mono_now() : domain::mono_time{};
   auto res = t->call(args, ctx);
+  if (res.status == tools::call_result::needs_slot) {
+    // Finished by resume() once the supervisor answered.
+    job_->paused = std::move(res);
+    job_->paused_tool = std::move(tool_name);
+    return {};
+  }
+  if (timed && res.status == tools::call_result::ok) {
+    auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+      cfg_.clock->mono_now() - started);
+    notify(notes, protocol::log_level::debug,
+           tool_name + " answered in " + std::to_string(took.count())
+             + " us");
+  }
+  return call_reply(msg, tool_name, std::move(res), notes);
+}
+
+std::string client_state::call_reply(const protocol::message& msg,
+                                     const std::string& tool_name,
+                                     tools::call_result res,
+                                     std::vector<std::string>& notes) {
   switch (res.status) {
     case tools::call_result::invalid_arguments:
       TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
@@ -256,15 +349,10 @@ std::string client_state::on_tools_call(const protocol::message& msg,
       notify(notes, protocol::log_level::info,
              tool_name + " failed: " + res.structured);
       return encode_result(msg.id, tool_call_result(res.structured, true));
+    case tools::call_result::needs_slot:
+      throw std::logic_error("a resumed call asked for a second slot");
     case tools::call_result::ok:
       break;
-  }
-  if (timed) {
-    auto took = std::chrono::duration_cast<std::chrono::microseconds>(
-      cfg_.clock->mono_now() - started);
-    notify(notes, protocol::log_level::debug,
-           tool_name + " answered in " + std::to_string(took.count())
-             + " us");
   }
   return encode_result(msg.id, tool_call_result(res.structured, false));
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/clock.hpp"
+#include "domain/tracking.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/mcp.hpp"
 #include "tools/registry.hpp"
@@ -26,6 +27,7 @@ struct client_config {
   /// IANA name of the host zone, resolved once at start-up.
   std::string local_zone;
   server_info info;
+  domain::tracking_limits limits;
 };
 
 /// The reply to one frame: log notifications first, then the response.
@@ -35,14 +37,48 @@ struct rpc_output {
   std::string response;
 };
 
-/// One MCP client session: lifecycle, negotiated revision, logging level and
-/// the dispatch of requests to tools. Plain C++ (the client actor owns one),
-/// so it is tested without an actor system.
+/// How far a frame got: answered, or paused until the supervisor grants or
+/// refuses a global slot for a new tracking session.
+struct rpc_step {
+  /// The reply, once the frame is done (`slot_for` empty).
+  rpc_output output;
+  /// Not empty: ask the supervisor for a slot for this tracking session,
+  /// then call `resume`.
+  std::string slot_for;
+  /// Tracking sessions that expired during this step: free their slots.
+  std::vector<std::string> expired;
+  /// Tracking sessions ended during this step: their slots may be reused.
+  std::vector<std::string> ended;
+
+  bool waiting() const noexcept {
+    return !slot_for.empty();
+  }
+};
+
+/// One MCP client session: lifecycle, negotiated revision, logging level,
+/// its tracking sessions and the dispatch of requests to tools. Plain C++
+/// (the client actor owns one), so it is tested without an actor system.
 class client_state {
 public:
   explicit client_state(client_config cfg);
 
-  rpc_output handle(const protocol::frame& in);
+  /// Starts on a frame. Only one frame is handled at a time: after a
+  /// waiting step, call `resume` before the next `handle`.
+  rpc_step handle(const protocol::frame& in);
+
+  /// Continues the paused frame with the supervisor's answer.
+  rpc_step resume(bool slot_granted);
+
+  /// The supervisor's sweep (or its search for room): removes tracking
+  /// sessions past their age or idle limit and returns their ids.
+  std::vector<std::string> expire_due();
+
+  /// The supervisor dropped this ended session to make room.
+  void evict(const std::string& session_id);
+
+  const domain::tracker& tracker() const noexcept {
+    return tracker_;
+  }
 
   bool initialized() const noexcept {
     return !revision_.empty();
@@ -54,6 +90,28 @@ public:
   }
 
 private:
+  /// A frame in progress: its replies so far and, when paused, the tool
+  /// call waiting for a slot.
+  struct job {
+    protocol::frame frame;
+    std::size_t next = 0;
+    std::vector<std::string> replies;
+    rpc_output out;
+    tools::call_result paused;
+    std::string paused_tool;
+  };
+
+  /// Runs the current job until it is done or paused.
+  rpc_step run_job();
+  rpc_step finish_step(rpc_output out);
+
+  /// The tools/call response for a finished call.
+  std::string call_reply(const protocol::message& msg,
+                         const std::string& tool_name,
+                         tools::call_result res,
+                         std::vector<std::string>& notes);
+  tools::tool_context make_context(std::vector<std::string>& notes);
+
   /// Returns the encoded response, or an empty string for none.
   std::string handle_message(const protocol::message& msg,
                              std::vector<std::string>& notes);
@@ -72,6 +130,8 @@ private:
               std::string text) const;
 
   client_config cfg_;
+  domain::tracker tracker_;
+  std::optional<job> job_;
   std::string revision_;
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).

@@ -13,8 +13,10 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ttm::actors {
 
@@ -41,24 +43,44 @@ using sink_ptr = std::shared_ptr<reply_sink>;
 
 // client actor
 using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
+using expire_atom = caf::atom_constant<caf::atom("expire")>;
+using evict_atom = caf::atom_constant<caf::atom("evict")>;
 // supervisor actor
 using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
+using acquire_atom = caf::atom_constant<caf::atom("acquire")>;
+using release_atom = caf::atom_constant<caf::atom("release")>;
+using ended_atom = caf::atom_constant<caf::atom("ended")>;
+using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+using slots_atom = caf::atom_constant<caf::atom("slots")>;
 // transport actor
 using inbound_atom = caf::atom_constant<caf::atom("inbound")>;
 using eof_atom = caf::atom_constant<caf::atom("eof")>;
 
 // -- typed interfaces ---------------------------------------------------------
 
-/// One per MCP client session: runs its requests, owns its state.
-using client_actor
-  = caf::typed_actor<caf::replies_to<rpc_atom, protocol::frame>::with<
-    rpc_output>>;
+/// One per MCP client session: runs its requests, owns its tracking
+/// sessions. `expire` removes those past their limits and returns their ids;
+/// `evict` drops an ended one the supervisor reclaimed.
+using client_actor = caf::typed_actor<
+  caf::replies_to<rpc_atom, protocol::frame>::with<rpc_output>,
+  caf::replies_to<expire_atom>::with<std::vector<std::string>>,
+  caf::reacts_to<evict_atom, std::string>>;
 
-/// Global limits: admits (and counts) client actors.
+/// Global limits. Admits (and counts) client actors; hands out the global
+/// tracking-session slots (`acquire` session id + owner → granted),
+/// takes them back (`release` expired ids; an owner's end frees all of
+/// its slots), learns which sessions ended (`ended`, reclaimable when room
+/// is needed) and sweeps expired sessions periodically (`sweep`, sent to
+/// itself). `count` / `slots` report client actors / tracking sessions.
 using supervisor_actor = caf::typed_actor<
   caf::replies_to<admit_atom, client_actor>::with<bool>,
-  caf::replies_to<count_atom>::with<std::uint64_t>>;
+  caf::replies_to<count_atom>::with<std::uint64_t>,
+  caf::replies_to<acquire_atom, std::string, client_actor>::with<bool>,
+  caf::reacts_to<release_atom, std::vector<std::string>>,
+  caf::reacts_to<ended_atom, std::vector<std::string>>,
+  caf::reacts_to<sweep_atom>,
+  caf::replies_to<slots_atom>::with<std::uint64_t>>;
 
 /// Routes frames from the edges to client actors by routing key.
 using transport_actor = caf::typed_actor<

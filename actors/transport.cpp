@@ -116,7 +116,8 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
 
 void admit(self_ptr self, const std::string& key) {
   auto& r = self->state.routes[key];
-  r.client = self->spawn(client_behavior, self->state.cfg.client);
+  r.client = self->spawn(client_behavior, self->state.cfg.client,
+                         self->state.cfg.supervisor);
   self->request(self->state.cfg.supervisor, caf::infinite, admit_atom::value,
                 r.client)
     .then(

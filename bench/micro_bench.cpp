@@ -38,13 +38,44 @@ actors::client_config make_client_config() {
   return cfg;
 }
 
+/// Runs one line through a client state; a new tracking session gets its
+/// slot at once, as the supervisor grants it below its limit.
+actors::rpc_output run(actors::client_state& st, const std::string& line) {
+  auto step = st.handle(protocol::decode(line));
+  while (step.waiting())
+    step = st.resume(true);
+  return std::move(step.output);
+}
+
 actors::client_state initialized_session() {
   actors::client_state st{make_client_config()};
-  st.handle(protocol::decode(
+  run(st, std::string(
     R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
     R"("protocolVersion":"2025-11-25","capabilities":{},)"
     R"("clientInfo":{"name":"bench","version":"1"}}})"));
   return st;
+}
+
+std::string tool_call(const std::string& tool, const std::string& args) {
+  return R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":")"
+         + tool + R"(","arguments":)" + args + "}}";
+}
+
+/// Starts a session with `tasks` tasks named T0.. and returns its id.
+std::string start_session(actors::client_state& st, std::size_t tasks) {
+  std::string ids;
+  for (std::size_t i = 0; i < tasks; ++i)
+    ids += (i == 0 ? "\"T" : ",\"T") + std::to_string(i) + "\"";
+  auto out = run(st, tool_call("time_session_start",
+                               R"({"milestone_id":"M1","task_ids":[)" + ids
+                                 + R"(],"timezone":"America/New_York"})"));
+  rapidjson::Document doc;
+  doc.Parse(out.response.c_str());
+  return doc["result"]["structuredContent"]["session_id"].GetString();
+}
+
+std::string session_args(const std::string& id, const std::string& more = "") {
+  return R"({"session_id":")" + id + "\"" + more + "}";
 }
 
 void json_rpc_decode(benchmark::State& state) {
@@ -67,7 +98,9 @@ void get_current_tool(benchmark::State& state, const char* args_json) {
   const auto* t = reg->find("time_get_current");
   domain::system_clock_source clock;
   std::string local = "UTC";
-  tools::tool_context ctx{clock, local, [](protocol::log_level, std::string) {}};
+  domain::tracker sessions{domain::tracking_limits{}};
+  tools::tool_context ctx{clock, local, [](protocol::log_level, std::string) {},
+                          sessions};
   rapidjson::Document args;
   args.Parse(args_json);
   for (auto _ : state)
@@ -85,9 +118,81 @@ BENCHMARK_CAPTURE(get_current_tool, invalid_zone_with_suggestions,
 void get_current_request(benchmark::State& state) {
   auto st = initialized_session();
   for (auto _ : state)
-    benchmark::DoNotOptimize(st.handle(protocol::decode(call_line)));
+    benchmark::DoNotOptimize(run(st, call_line));
 }
 BENCHMARK(get_current_request);
+
+// -- session tools, whole requests through the client state -----------------
+// The spec's targets: session start < 5 ms, task start / end < 2 ms,
+// summary < 5 ms, session end < 10 ms (with 500 tasks).
+
+void session_start_request(benchmark::State& state) {
+  auto st = initialized_session();
+  auto line = tool_call("time_session_start",
+                        R"({"milestone_id":"M2","task_ids":["A","B","C","D",)"
+                        R"("E"],"timezone":"America/New_York"})");
+  std::size_t n = 0;
+  for (auto _ : state) {
+    // Stay below the session limit: the tracker is in-process here.
+    if (++n % 90 == 0) {
+      state.PauseTiming();
+      st = initialized_session();
+      state.ResumeTiming();
+    }
+    benchmark::DoNotOptimize(run(st, line));
+  }
+}
+BENCHMARK(session_start_request);
+
+/// A task started and ended: two requests per iteration.
+void task_start_end_pair(benchmark::State& state) {
+  auto st = initialized_session();
+  auto id = start_session(st, 500);
+  auto start = tool_call("time_task_start",
+                         session_args(id, R"(,"task_id":"T250")"));
+  auto end = tool_call("time_task_end", session_args(id, R"(,"task_id":"T250")"));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(run(st, start));
+    benchmark::DoNotOptimize(run(st, end));
+  }
+}
+BENCHMARK(task_start_end_pair);
+
+/// Summary and end of a session with `range(0)` tasks, each run once.
+actors::client_state
+session_with_runs(std::size_t tasks, std::string& id) {
+  auto st = initialized_session();
+  id = start_session(st, tasks);
+  for (std::size_t i = 0; i < tasks; ++i) {
+    auto task = R"(,"task_id":"T)" + std::to_string(i) + "\"";
+    run(st, tool_call("time_task_start", session_args(id, task)));
+    if (i % 2 == 0) // half of them still running
+      run(st, tool_call("time_task_end", session_args(id, task)));
+  }
+  return st;
+}
+
+void session_summary_request(benchmark::State& state) {
+  std::string id;
+  auto st = session_with_runs(static_cast<std::size_t>(state.range(0)), id);
+  auto line = tool_call("time_session_summary", session_args(id));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run(st, line));
+}
+BENCHMARK(session_summary_request)->Arg(5)->Arg(500);
+
+void session_end_request(benchmark::State& state) {
+  auto tasks = static_cast<std::size_t>(state.range(0));
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::string id;
+    auto st = session_with_runs(tasks, id);
+    auto line = tool_call("time_session_end", session_args(id));
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(run(st, line));
+  }
+}
+BENCHMARK(session_end_request)->Arg(5)->Arg(500);
 
 /// Waits for one reply per request, like a client that sends the next
 /// request when the previous one is answered.
@@ -115,8 +220,9 @@ void actor_round_trip(benchmark::State& state) {
   cfg.set("logger.file-verbosity", caf::atom("quiet"));
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
   caf::actor_system sys{cfg};
-  auto sup = sys.spawn(actors::supervisor_behavior,
-                       actors::supervisor_config{10});
+  actors::supervisor_config sup_cfg;
+  sup_cfg.max_clients = 10;
+  auto sup = sys.spawn(actors::supervisor_behavior, sup_cfg);
   auto transport = sys.spawn(actors::transport_behavior,
                              actors::transport_config{make_client_config(),
                                                       sup});

@@ -4,6 +4,7 @@
 #include <rapidjson/error/en.h>
 
 #include <charconv>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -36,6 +37,43 @@ std::string parse_size(const std::string& text, std::size_t min,
   return {};
 }
 
+/// "90s", "30m", "4h", "2d" or a number of seconds.
+std::string parse_duration(const std::string& text, std::chrono::seconds& out) {
+  std::size_t n = 0;
+  auto* first = text.data();
+  auto* last = text.data() + text.size();
+  auto [end, ec] = std::from_chars(first, last, n);
+  long long unit = 1;
+  if (ec == std::errc{} && end + 1 == last) {
+    switch (*end) {
+      case 's':
+        unit = 1;
+        break;
+      case 'm':
+        unit = 60;
+        break;
+      case 'h':
+        unit = 3600;
+        break;
+      case 'd':
+        unit = 86'400;
+        break;
+      default:
+        end = first; // not a unit: rejected below
+    }
+    if (end != first)
+      ++end;
+  }
+  constexpr long long max_seconds = 366LL * 86'400;
+  if (ec != std::errc{} || end != last || n == 0
+      || static_cast<long long>(n) > max_seconds / unit)
+    return "expected a duration such as 90s, 30m, 4h or 1d (1 second to "
+           "366 days), got '"
+           + text + "'";
+  out = std::chrono::seconds{static_cast<long long>(n) * unit};
+  return {};
+}
+
 const std::vector<option>& options() {
   static const std::vector<option> opts{
     {"--log-level", "log_level", "TIME_TRACKER_MCP_LOG_LEVEL", "LEVEL",
@@ -64,10 +102,38 @@ const std::vector<option>& options() {
        c.local_timezone = v;
        return std::string{};
      }},
-    {"--max-sessions", "max_mcp_sessions", "TIME_TRACKER_MCP_MAX_SESSIONS",
-     "N", "most concurrent MCP client sessions (default 10000)",
+    {"--max-mcp-sessions", "max_mcp_sessions",
+     "TIME_TRACKER_MCP_MAX_MCP_SESSIONS", "N",
+     "most concurrent MCP client sessions (default 10000)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.max_clients);
+     }},
+    {"--max-tracking-sessions", "max_tracking_sessions",
+     "TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS", "N",
+     "most tracking sessions held at once, over all clients; ended ones "
+     "count until they expire or make room (default 100)",
+     [](config& c, const std::string& v) {
+       return parse_size(v, 1, 1'000'000, c.tracking.max_sessions);
+     }},
+    {"--max-tasks-per-session", "max_tasks_per_session",
+     "TIME_TRACKER_MCP_MAX_TASKS_PER_SESSION", "N",
+     "most task ids in one tracking session (default 500)",
+     [](config& c, const std::string& v) {
+       return parse_size(v, 1, 100'000, c.tracking.max_tasks_per_session);
+     }},
+    {"--session-max-age", "session_max_age",
+     "TIME_TRACKER_MCP_SESSION_MAX_AGE", "DURATION",
+     "a tracking session expires this long after it started, e.g. 24h "
+     "(default 24h)",
+     [](config& c, const std::string& v) {
+       return parse_duration(v, c.tracking.max_age);
+     }},
+    {"--session-max-idle", "session_max_idle",
+     "TIME_TRACKER_MCP_SESSION_MAX_IDLE", "DURATION",
+     "a tracking session expires this long after its last call, e.g. 4h "
+     "(default 4h)",
+     [](config& c, const std::string& v) {
+       return parse_duration(v, c.tracking.max_idle);
      }},
     {"--threads", "threads", "TIME_TRACKER_MCP_THREADS", "N",
      "actor scheduler threads (default: one per core)",

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/tracking.hpp"
 #include "log.hpp"
 
 #include <cstddef>
@@ -22,6 +23,8 @@ struct config {
   std::string local_timezone;
   /// Concurrent MCP client sessions.
   std::size_t max_clients = 10'000;
+  /// Tracking-session limits and expiry (the spec's defaults).
+  domain::tracking_limits tracking;
   /// Actor scheduler threads; 0: one per core.
   std::size_t worker_threads = 0;
   std::string config_file;

@@ -66,7 +66,11 @@ const char* instructions_text
     "'America/New_York' (or omit it for the host's zone) and a format: "
     "iso8601 (default), unix, unix_ms or friendly. Failed calls return "
     "isError with an error_code and a message saying how to fix the "
-    "arguments, e.g. suggested zone names.";
+    "arguments, e.g. suggested zone names. To time a milestone: "
+    "time_session_start with its task_ids, then time_task_start and "
+    "time_task_end around each task (tasks may overlap), "
+    "time_session_summary for progress, and time_session_end for the final "
+    "report (durations come from a monotonic clock).";
 
 /// The zone "local" stands for: configured, else detected, else UTC.
 std::optional<std::string> resolve_local_zone(const config& cfg) {
@@ -116,11 +120,12 @@ int run_stdio(const config& cfg) {
   auto tzdb_version = domain::preload_tz_database();
 
   actors::client_config client_cfg;
-  client_cfg.registry = tools::make_registry();
+  client_cfg.registry = tools::make_registry(cfg.tracking);
   client_cfg.clock = std::make_shared<domain::system_clock_source>();
   client_cfg.local_zone = *local_zone;
   client_cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION,
                      instructions_text};
+  client_cfg.limits = cfg.tracking;
 
   caf::actor_system_config sys_cfg;
   sys_cfg.set("logger.file-verbosity", caf::atom("quiet"));
@@ -134,8 +139,10 @@ int run_stdio(const config& cfg) {
   std::atomic<bool> exiting{false};
   {
     caf::actor_system sys{sys_cfg};
-    auto supervisor = sys.spawn(actors::supervisor_behavior,
-                                actors::supervisor_config{cfg.max_clients});
+    actors::supervisor_config sup_cfg;
+    sup_cfg.max_clients = cfg.max_clients;
+    sup_cfg.max_sessions = cfg.tracking.max_sessions;
+    auto supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
     auto transport = sys.spawn(actors::transport_behavior,
                                actors::transport_config{client_cfg,
                                                         supervisor});

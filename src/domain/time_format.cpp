@@ -105,4 +105,48 @@ std::string day_of_week(wall_time t, const zone& z) {
   return weekday_names[split(t, z).wd.c_encoding()];
 }
 
+namespace {
+
+void add_unit(std::string& out, long long n, const char* unit) {
+  if (!out.empty())
+    out += ' ';
+  out += std::to_string(n);
+  out += ' ';
+  out += unit;
+  if (n != 1)
+    out += 's';
+}
+
+} // namespace
+
+std::string format_duration(std::chrono::milliseconds d) {
+  long long s = d.count() < 0 ? 0 : d.count() / 1000;
+  const long long parts[] = {s / 86'400, s / 3600 % 24, s / 60 % 60, s % 60};
+  const char* units[] = {"day", "hour", "minute", "second"};
+  std::string out;
+  for (int i = 0; i < 4; ++i) {
+    if (parts[i] == 0)
+      continue;
+    add_unit(out, parts[i], units[i]);
+    if (i + 1 < 4 && parts[i + 1] != 0)
+      add_unit(out, parts[i + 1], units[i + 1]);
+    return out;
+  }
+  return "0 seconds";
+}
+
+std::string format_duration_iso(std::chrono::milliseconds d) {
+  long long s = d.count() < 0 ? 0 : d.count() / 1000;
+  if (s == 0)
+    return "PT0S";
+  std::string out = "PT";
+  if (s >= 3600)
+    out += std::to_string(s / 3600) + "H";
+  if (s / 60 % 60 != 0)
+    out += std::to_string(s / 60 % 60) + "M";
+  if (s % 60 != 0)
+    out += std::to_string(s % 60) + "S";
+  return out;
+}
+
 } // namespace ttm::domain

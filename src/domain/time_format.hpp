@@ -27,6 +27,18 @@ std::string format_friendly_time(wall_time t, const zone& z);
 std::int64_t unix_seconds(wall_time t);
 std::int64_t unix_millis(wall_time t);
 
+/// "2 minutes 34 seconds", "1 hour 5 minutes", "1 day 3 hours",
+/// "29 seconds", "0 seconds": the two largest units (days, hours, minutes,
+/// seconds) with zero parts left out, truncated to whole seconds like a
+/// stopwatch. Negative durations (never produced by a monotonic clock) read
+/// as "0 seconds".
+std::string format_duration(std::chrono::milliseconds d);
+
+/// ISO 8601 duration, truncated to whole seconds: "PT2M34S", "PT1H5M",
+/// "PT0S". Hours are never folded into days ("PT25H"): a day is not always
+/// 24 hours in a zone with DST, an hour is.
+std::string format_duration_iso(std::chrono::milliseconds d);
+
 /// "Sunday": the weekday in `z` at `t` (English).
 std::string day_of_week(wall_time t, const zone& z);
 

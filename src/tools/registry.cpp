@@ -1,5 +1,7 @@
 #include "tools/registry.hpp"
 
+#include "tools/session_common.hpp"
+
 namespace ttm::tools {
 
 registry::registry(std::vector<tool> tools) : tools_(std::move(tools)) {
@@ -22,9 +24,14 @@ const tool* registry::find(std::string_view name) const noexcept {
   return nullptr;
 }
 
-registry_ptr make_registry() {
+registry_ptr make_registry(const domain::tracking_limits& limits) {
   std::vector<tool> tools;
   tools.push_back(make_time_get_current());
+  tools.push_back(make_time_session_start(limits));
+  tools.push_back(make_time_task_start());
+  tools.push_back(make_time_task_end());
+  tools.push_back(make_time_session_end());
+  tools.push_back(make_time_session_summary());
   return std::make_shared<const registry>(std::move(tools));
 }
 

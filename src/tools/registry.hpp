@@ -34,10 +34,11 @@ private:
 
 using registry_ptr = std::shared_ptr<const registry>;
 
-/// Every tool this server offers.
-registry_ptr make_registry();
+/// Every tool this server offers. `limits` are quoted in descriptions.
+registry_ptr make_registry(const domain::tracking_limits& limits = {});
 
-// One function per tool, each in its own translation unit.
+// One function per tool, each in its own translation unit (the session
+// tools are declared in session_common.hpp).
 tool make_time_get_current();
 
 } // namespace ttm::tools

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <string>
 #include <utility>
@@ -39,12 +40,29 @@ inline void write_type(json_writer& w, const char* name, bool nullable) {
   w.EndArray();
 }
 
-template <class T>
+/// Optional constraint on the items of an array or the values of a map.
+using item_limit = std::optional<std::size_t>;
+
+/// Writes "maxLength" for a string schema, when limited.
+inline void write_item_limit(json_writer& w, item_limit max_length) {
+  if (max_length) {
+    w.Key("maxLength");
+    w.Uint64(*max_length);
+  }
+}
+
+template <class T, class = void>
 struct json_type;
+
+/// A struct nested in a result (e.g. one entry of a list) declares its
+/// fields once by specializing this with
+/// `static const object_schema<S>& schema();`.
+template <class S>
+struct nested;
 
 template <>
 struct json_type<std::string> {
-  static void schema(json_writer& w, bool nullable = false) {
+  static void schema(json_writer& w, bool nullable = false, item_limit = {}) {
     write_type(w, "string", nullable);
   }
   static std::string decode(const rapidjson::Value& v) {
@@ -57,7 +75,7 @@ struct json_type<std::string> {
 
 template <>
 struct json_type<bool> {
-  static void schema(json_writer& w, bool nullable = false) {
+  static void schema(json_writer& w, bool nullable = false, item_limit = {}) {
     write_type(w, "boolean", nullable);
   }
   static bool decode(const rapidjson::Value& v) {
@@ -70,7 +88,7 @@ struct json_type<bool> {
 
 template <>
 struct json_type<std::int64_t> {
-  static void schema(json_writer& w, bool nullable = false) {
+  static void schema(json_writer& w, bool nullable = false, item_limit = {}) {
     write_type(w, "integer", nullable);
   }
   static std::int64_t decode(const rapidjson::Value& v) {
@@ -83,11 +101,13 @@ struct json_type<std::int64_t> {
 
 template <>
 struct json_type<std::vector<std::string>> {
-  static void schema(json_writer& w, bool nullable = false) {
+  static void schema(json_writer& w, bool nullable = false,
+                     item_limit item_max_length = {}) {
     write_type(w, "array", nullable);
     w.Key("items");
     w.StartObject();
     json_type<std::string>::schema(w);
+    write_item_limit(w, item_max_length);
     w.EndObject();
   }
   static std::vector<std::string> decode(const rapidjson::Value& v) {
@@ -107,11 +127,13 @@ struct json_type<std::vector<std::string>> {
 
 template <>
 struct json_type<string_map> {
-  static void schema(json_writer& w, bool nullable = false) {
+  static void schema(json_writer& w, bool nullable = false,
+                     item_limit value_max_length = {}) {
     write_type(w, "object", nullable);
     w.Key("additionalProperties");
     w.StartObject();
     json_type<std::string>::schema(w);
+    write_item_limit(w, value_max_length);
     w.EndObject();
   }
   static string_map decode(const rapidjson::Value& v) {
@@ -137,8 +159,9 @@ struct json_type<string_map> {
 
 template <class T>
 struct json_type<std::optional<T>> {
-  static void schema(json_writer& w, bool nullable = false) {
-    json_type<T>::schema(w, nullable);
+  static void schema(json_writer& w, bool nullable = false,
+                     item_limit items = {}) {
+    json_type<T>::schema(w, nullable, items);
   }
   static std::optional<T> decode(const rapidjson::Value& v) {
     return json_type<T>::decode(v);
@@ -156,9 +179,13 @@ struct json_type<std::optional<T>> {
 /// Constraints shared by argument and result fields; written into the schema.
 struct field_constraints {
   std::vector<std::string> one_of;
+  std::optional<std::size_t> min_length;
   std::optional<std::size_t> max_length;
   std::optional<std::size_t> max_items;
   std::optional<std::size_t> min_items;
+  std::optional<std::size_t> max_properties;
+  /// Arrays: each item's maxLength; maps: each value's.
+  item_limit item_max_length;
 
   void write(json_writer& w) const;
 };
@@ -216,8 +243,31 @@ public:
       return *this;
     }
 
+    field& min_length(std::size_t n) {
+      constraints_.min_length = n;
+      return *this;
+    }
+
     field& max_length(std::size_t n) {
       constraints_.max_length = n;
+      return *this;
+    }
+
+    field& max_properties(std::size_t n) {
+      constraints_.max_properties = n;
+      return *this;
+    }
+
+    /// Array items or map values: at most `n` characters each.
+    field& item_max_length(std::size_t n) {
+      constraints_.item_max_length = n;
+      return *this;
+    }
+
+    /// Results: an empty std::optional leaves the key out instead of
+    /// writing null.
+    field& omit_when_empty() {
+      omit_when_empty_ = true;
       return *this;
     }
 
@@ -239,13 +289,19 @@ public:
     }
 
     void encode(json_writer& w, const S& x) const override {
+      if constexpr (is_optional<T>::value)
+        if (omit_when_empty_ && !(x.*member_))
+          return;
       w.Key(this->name.c_str());
       json_type<T>::encode(w, x.*member_);
     }
 
     void write_schema(json_writer& w, bool as_result) const override {
       w.StartObject();
-      json_type<T>::schema(w, as_result && is_optional<T>::value);
+      json_type<T>::schema(w,
+                           as_result && is_optional<T>::value
+                             && !omit_when_empty_,
+                           constraints_.item_max_length);
       w.Key("description");
       json_type<std::string>::encode(w, this->description);
       constraints_.write(w);
@@ -264,6 +320,7 @@ public:
     T S::*member_;
     std::optional<T> default_;
     field_constraints constraints_;
+    bool omit_when_empty_ = false;
   };
 
   /// Declares the field stored in `member`. Optional arguments without a
@@ -316,11 +373,15 @@ public:
   std::string encode(const S& x) const {
     rapidjson::StringBuffer buf;
     json_writer w{buf};
+    write(w, x);
+    return buf.GetString();
+  }
+
+  void write(json_writer& w, const S& x) const {
     w.StartObject();
     for (const auto& f : fields_)
       f->encode(w, x);
     w.EndObject();
-    return buf.GetString();
   }
 
   /// Writes "name": {schema} for every field, as arguments or as result.
@@ -329,6 +390,13 @@ public:
       w.Key(f->name.c_str());
       f->write_schema(w, as_result);
     }
+  }
+
+  bool has_field(const std::string& name) const {
+    for (const auto& f : fields_)
+      if (f->name == name)
+        return true;
+    return false;
   }
 
   /// Writes the names of the fields a result always carries.
@@ -340,6 +408,37 @@ public:
 
 private:
   std::vector<std::unique_ptr<field_base>> fields_;
+};
+
+/// A list of nested objects in a result, e.g. the per-task details of a
+/// summary. Results only: arguments are flat.
+template <class E>
+struct json_type<std::vector<E>, std::void_t<decltype(nested<E>::schema())>> {
+  static void schema(json_writer& w, bool nullable = false, item_limit = {}) {
+    write_type(w, "array", nullable);
+    w.Key("items");
+    w.StartObject();
+    w.Key("type");
+    w.String("object");
+    w.Key("properties");
+    w.StartObject();
+    nested<E>::schema().write_properties(w, true);
+    w.EndObject();
+    w.Key("required");
+    w.StartArray();
+    nested<E>::schema().write_required(w);
+    w.EndArray();
+    w.EndObject();
+  }
+  static std::vector<E> decode(const rapidjson::Value&) {
+    throw std::logic_error("lists of objects are results, not arguments");
+  }
+  static void encode(json_writer& w, const std::vector<E>& xs) {
+    w.StartArray();
+    for (const auto& x : xs)
+      nested<E>::schema().write(w, x);
+    w.EndArray();
+  }
 };
 
 /// The roles one declaration plays for a tool.

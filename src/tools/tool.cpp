@@ -14,9 +14,17 @@ void field_constraints::write(json_writer& w) const {
       w.String(x.c_str());
     w.EndArray();
   }
+  if (min_length) {
+    w.Key("minLength");
+    w.Uint64(*min_length);
+  }
   if (max_length) {
     w.Key("maxLength");
     w.Uint64(*max_length);
+  }
+  if (max_properties) {
+    w.Key("maxProperties");
+    w.Uint64(*max_properties);
   }
   if (min_items) {
     w.Key("minItems");
@@ -28,14 +36,16 @@ void field_constraints::write(json_writer& w) const {
   }
 }
 
-void write_error_properties(json_writer& w) {
-  w.Key("error");
-  w.StartObject();
-  w.Key("type");
-  w.String("boolean");
-  w.Key("description");
-  w.String("Present and true when the call failed.");
-  w.EndObject();
+void write_error_properties(json_writer& w, bool with_error_flag) {
+  if (with_error_flag) {
+    w.Key("error");
+    w.StartObject();
+    w.Key("type");
+    w.String("boolean");
+    w.Key("description");
+    w.String("Present and true when the call failed.");
+    w.EndObject();
+  }
   w.Key("error_code");
   w.StartObject();
   w.Key("type");
@@ -198,6 +208,13 @@ std::string explain(const rapidjson::Value& args,
     return subject + " is too long: at most "
            + std::to_string((*schema)["maxLength"].GetUint64())
            + " characters.";
+  if (keyword == "minLength" && schema->HasMember("minLength"))
+    return subject + " is too short: at least "
+           + std::to_string((*schema)["minLength"].GetUint64())
+           + " character(s).";
+  if (keyword == "maxProperties" && schema->HasMember("maxProperties"))
+    return subject + " has too many entries: at most "
+           + std::to_string((*schema)["maxProperties"].GetUint64()) + ".";
   if (keyword == "maxItems" && schema->HasMember("maxItems"))
     return subject + " has too many items: at most "
            + std::to_string((*schema)["maxItems"].GetUint64()) + ".";

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/clock.hpp"
+#include "domain/tracking.hpp"
 #include "protocol/mcp.hpp"
 #include "tools/schema.hpp"
 
@@ -9,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -24,6 +26,20 @@ struct tool_error {
 template <class Result>
 using outcome = std::variant<Result, tool_error>;
 
+struct tool_context;
+
+/// A call that needs a global slot (a new tracking session) before it can
+/// finish. The supervisor, another actor, decides; the client actor asks it
+/// and then runs `finish` with the answer.
+template <class Result>
+struct slot_wait {
+  std::string session_id;
+  std::function<outcome<Result>(bool granted, tool_context& ctx)> finish;
+};
+
+template <class Result>
+using slot_outcome = std::variant<Result, tool_error, slot_wait<Result>>;
+
 /// What a handler may use besides its arguments. Everything here is owned by
 /// the calling client actor, so handlers need no locks.
 struct tool_context {
@@ -32,6 +48,8 @@ struct tool_context {
   const std::string& local_zone;
   /// Sends a log message to the client (filtered by its logging level).
   std::function<void(protocol::log_level, std::string)> log;
+  /// The calling client's tracking sessions.
+  domain::tracker& tracker;
 };
 
 struct tool_annotations {
@@ -41,14 +59,18 @@ struct tool_annotations {
   bool open_world = false;
 };
 
-/// How a call ended.
+/// How a call ended (or paused).
 struct call_result {
-  enum status_t { ok, failed, invalid_arguments };
+  enum status_t { ok, failed, invalid_arguments, needs_slot };
   status_t status = ok;
   /// The structuredContent JSON (success or {error, error_code, ...}).
   std::string structured;
   /// For invalid_arguments: a sentence naming the offending field.
   std::string message;
+  /// For needs_slot: the tracking session that needs a global slot, and
+  /// what finishes the call once the supervisor granted or refused it.
+  std::string slot_id;
+  std::function<call_result(bool granted, tool_context& ctx)> resume;
 };
 
 /// A tool as the registry sees it: metadata, schemas and a type-erased call.
@@ -101,8 +123,16 @@ private:
 /// The structuredContent of a failed call.
 std::string encode_tool_error(const tool_error& err);
 
-/// The error shape every output schema carries beside the result fields.
-void write_error_properties(json_writer& w);
+/// A tracking failure as the agent sees it.
+inline tool_error to_tool_error(domain::tracking_error err) {
+  return {std::move(err.code), std::move(err.message),
+          std::move(err.suggestions)};
+}
+
+/// The error shape every output schema carries beside the result fields
+/// (`with_error_flag` false: the result itself declares "error", as
+/// time_task_end's does with `"error": false`).
+void write_error_properties(json_writer& w, bool with_error_flag = true);
 void write_error_required(json_writer& w);
 
 /// The output schema: the result's properties plus the error shape, with
@@ -117,7 +147,7 @@ std::string make_output_schema(const output_schema<Result>& out) {
   w.Key("properties");
   w.StartObject();
   out.write_properties(w, true);
-  write_error_properties(w);
+  write_error_properties(w, !out.has_field("error"));
   w.EndObject();
   w.Key("anyOf");
   w.StartArray();
@@ -133,8 +163,38 @@ std::string make_output_schema(const output_schema<Result>& out) {
   return buf.GetString();
 }
 
+template <class Result>
+call_result to_call_result(const output_schema<Result>& out,
+                           outcome<Result> res) {
+  if (auto* ok = std::get_if<Result>(&res))
+    return {call_result::ok, out.encode(*ok), {}, {}, {}};
+  return {call_result::failed, encode_tool_error(std::get<tool_error>(res)),
+          {}, {}, {}};
+}
+
+template <class Result>
+call_result
+to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
+               slot_outcome<Result> res) {
+  if (auto* wait = std::get_if<slot_wait<Result>>(&res)) {
+    call_result r;
+    r.status = call_result::needs_slot;
+    r.slot_id = std::move(wait->session_id);
+    r.resume = [out, finish = std::move(wait->finish)](bool granted,
+                                                       tool_context& ctx) {
+      return to_call_result(*out, finish(granted, ctx));
+    };
+    return r;
+  }
+  if (auto* ok = std::get_if<Result>(&res))
+    return to_call_result(*out, outcome<Result>{std::move(*ok)});
+  return to_call_result(*out,
+                        outcome<Result>{std::move(std::get<tool_error>(res))});
+}
+
 /// Declares a tool once: metadata, argument and result declarations, and the
-/// handler. The schemas published in tools/list come from the same
+/// handler (returning `outcome<Result>`, or `slot_outcome<Result>` when it
+/// may need a global slot). The schemas published in tools/list come from the same
 /// declarations that decode arguments and encode results.
 template <class Args, class Result, class Handler>
 tool make_tool(std::string name, std::string title, std::string description,
@@ -148,11 +208,11 @@ tool make_tool(std::string name, std::string title, std::string description,
   auto output_json = make_output_schema(*out);
   auto invoke = [in, out, handler](const rapidjson::Value& args,
                                    tool_context& ctx) -> call_result {
-    outcome<Result> res = handler(in->decode(args), ctx);
-    if (auto* ok = std::get_if<Result>(&res))
-      return {call_result::ok, out->encode(*ok), {}};
-    return {call_result::failed, encode_tool_error(std::get<tool_error>(res)),
-            {}};
+    auto res = handler(in->decode(args), ctx);
+    if constexpr (std::is_same_v<decltype(res), outcome<Result>>)
+      return to_call_result(*out, std::move(res));
+    else
+      return to_call_result(out, std::move(res));
   };
   return tool{std::move(name),        std::move(title),
               std::move(description), annotations,

@@ -71,8 +71,9 @@ struct fixture {
     client.clock = clock;
     client.local_zone = "America/New_York";
     client.info = {"time-tracker-mcp", "Time Tracker MCP", "0.0.0", "test"};
-    supervisor = sys.spawn(actors::supervisor_behavior,
-                           actors::supervisor_config{max_clients});
+    actors::supervisor_config sup_cfg;
+    sup_cfg.max_clients = max_clients;
+    supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
     transport = sys.spawn(actors::transport_behavior,
                           actors::transport_config{client, supervisor});
     sched.run();

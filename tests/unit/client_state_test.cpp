@@ -44,9 +44,13 @@ client_state session() {
     {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", instructions}}};
 }
 
-/// Feeds one frame (JSON text) to the session.
+/// Feeds one frame (JSON text) to the session; a new tracking session gets
+/// its global slot at once, as the supervisor grants one below its limit.
 rpc_output send(client_state& s, const std::string& json) {
-  return s.handle(protocol::decode(json));
+  auto step = s.handle(protocol::decode(json));
+  while (step.waiting())
+    step = s.resume(true);
+  return std::move(step.output);
 }
 
 /// Feeds one frame that must be answered and returns the parsed response.
@@ -424,7 +428,7 @@ TEST_CASE("mcp: frame-level errors get one error with id null") {
     protocol::frame oversized;
     oversized.error_code = protocol::invalid_request;
     oversized.error_message = "Invalid Request: message exceeds 4194304 bytes";
-    auto out = s.handle(oversized);
+    auto out = s.handle(oversized).output;
     auto res = parse(out.response);
     CHECK(res["id"].IsNull());
     CHECK(error_message(res, -32600) == oversized.error_message);

@@ -130,7 +130,7 @@ TEST_CASE("config: usage documents every option") {
        {"stdio", "--config", "TIME_TRACKER_MCP_CONFIG", "--log-level",
         "TIME_TRACKER_MCP_LOG_LEVEL", "log_level", "--max-line-bytes",
         "TIME_TRACKER_MCP_MAX_LINE_BYTES", "max_line_bytes",
-        "--local-timezone", "--max-sessions", "--threads"})
+        "--local-timezone", "--max-mcp-sessions", "--threads"})
     CHECK(contains(u, s));
 }
 
@@ -151,7 +151,7 @@ TEST_CASE("config: command line options") {
           == log::level::error);
   }
   SECTION("sizes and zone") {
-    auto c = must_load({"stdio", "--max-line-bytes", "1024", "--max-sessions=5",
+    auto c = must_load({"stdio", "--max-line-bytes", "1024", "--max-mcp-sessions=5",
                         "--threads", "4", "--local-timezone",
                         "Europe/Paris"});
     CHECK(c.max_line_bytes == 1024);
@@ -180,7 +180,7 @@ TEST_CASE("config: bad option values are refused naming the option") {
     CHECK(contains(text, "--max-line-bytes"));
     CHECK(contains(text, "'" + value + "'"));
   }
-  CHECK(contains(must_fail({"stdio", "--max-sessions", "0"}), "--max-sessions"));
+  CHECK(contains(must_fail({"stdio", "--max-mcp-sessions", "0"}), "--max-mcp-sessions"));
   CHECK(contains(must_fail({"stdio", "--threads", "257"}), "--threads"));
 }
 
@@ -188,7 +188,7 @@ TEST_CASE("config: environment variables apply, the command line wins") {
   env_map env{{"TIME_TRACKER_MCP_LOG_LEVEL", "debug"},
               {"TIME_TRACKER_MCP_MAX_LINE_BYTES", "2048"},
               {"TIME_TRACKER_MCP_LOCAL_TIMEZONE", "Asia/Tokyo"},
-              {"TIME_TRACKER_MCP_MAX_SESSIONS", "7"},
+              {"TIME_TRACKER_MCP_MAX_MCP_SESSIONS", "7"},
               {"TIME_TRACKER_MCP_THREADS", "3"}};
   auto c = must_load({"stdio"}, env);
   CHECK(c.log_level == log::level::debug);

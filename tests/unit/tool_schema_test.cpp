@@ -60,8 +60,9 @@ call_result call_at(const tools::tool& t, const std::string& args_json,
                     domain::wall_time now,
                     const std::string& local_zone = "America/New_York") {
   domain::fake_clock clock{now};
+  domain::tracker sessions{domain::tracking_limits{}};
   tools::tool_context ctx{clock, local_zone,
-                          [](protocol::log_level, std::string) {}};
+                          [](protocol::log_level, std::string) {}, sessions};
   auto args = parse(args_json);
   auto res = t.call(args, ctx);
   if (res.status != call_result::invalid_arguments) {
@@ -666,7 +667,9 @@ TEST_CASE("tools: an empty optional result field matches the output schema") {
   const auto at = utc(date::year{2025} / 6 / 1);
   domain::fake_clock clock{at};
   std::string local = "UTC";
-  tools::tool_context ctx{clock, local, [](protocol::log_level, std::string) {}};
+  domain::tracker sessions{domain::tracking_limits{}};
+  tools::tool_context ctx{clock, local, [](protocol::log_level, std::string) {},
+                          sessions};
   auto given = echo.call(parse(R"({"text":"hi"})"), ctx);
   REQUIRE(given.status == call_result::ok);
   CHECK(given.structured == R"({"text":"hi"})");

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace ttm::domain {
+
+/// Fills `n` bytes from the kernel's CSPRNG (getrandom(2)). Throws
+/// std::system_error when the kernel cannot provide them.
+void random_bytes(void* out, std::size_t n);
+
+/// "1b4e28ba-2fa1-4d2f-883f-0016d3cca427": a version 4 (random) UUID from the
+/// CSPRNG, lower-case hex. Unguessable, so that an id is no capability leak.
+std::string make_uuid_v4();
+
+} // namespace ttm::domain

@@ -1,0 +1,313 @@
+#include "domain/tracking.hpp"
+
+#include "domain/time_format.hpp"
+
+#include <algorithm>
+
+namespace ttm::domain {
+
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
+milliseconds since(mono_time from, mono_time to) {
+  return to > from ? duration_cast<milliseconds>(to - from) : milliseconds{0};
+}
+
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
+
+/// The session's task ids for an error message, when short enough to help.
+std::vector<std::string> listed_ids(const tracking_session& s) {
+  std::vector<std::string> out;
+  if (s.tasks.size() > 20)
+    return out;
+  for (const auto& t : s.tasks)
+    out.push_back(t.id);
+  return out;
+}
+
+tracking_error not_in_session(const tracking_session& s,
+                              const std::string& task_id) {
+  auto ids = listed_ids(s);
+  std::string msg = "Task " + quoted(task_id) + " is not in session "
+                    + quoted(s.id) + " (milestone " + quoted(s.milestone_id)
+                    + ")";
+  if (!ids.empty()) {
+    msg += "; its tasks are: ";
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      msg += (i == 0 ? "" : ", ") + ids[i];
+  } else if (s.tasks.empty()) {
+    msg += "; it has no tasks";
+  } else {
+    msg += "; it has " + std::to_string(s.tasks.size())
+           + " tasks (see time_session_summary)";
+  }
+  return {"TASK_NOT_IN_SESSION", msg + ".", std::move(ids)};
+}
+
+tracking_error session_ended(const tracking_session& s) {
+  return {"SESSION_ENDED", "Session " + quoted(s.id)
+                             + " has ended; start a new session with "
+                               "time_session_start to track more work. "
+                               "time_session_summary still reports it."};
+}
+
+} // namespace
+
+const char* to_string(run_status s) {
+  switch (s) {
+    case run_status::in_progress:
+      return "in_progress";
+    case run_status::completed:
+      return "completed";
+    case run_status::skipped:
+      return "skipped";
+    case run_status::interrupted:
+      return "interrupted";
+  }
+  return "in_progress";
+}
+
+milliseconds task_run::duration(mono_time now) const {
+  return since(start.mono, end ? end->mono : now);
+}
+
+task_counts tracking_session::counts() const {
+  task_counts c;
+  for (const auto& t : tasks) {
+    const auto* run = t.current();
+    if (run == nullptr) {
+      ++c.not_started;
+      continue;
+    }
+    switch (run->status) {
+      case run_status::in_progress:
+        ++c.in_progress;
+        break;
+      case run_status::completed:
+        ++c.completed;
+        break;
+      case run_status::skipped:
+        ++c.skipped;
+        break;
+      case run_status::interrupted:
+        ++c.interrupted;
+        break;
+    }
+  }
+  return c;
+}
+
+milliseconds tracking_session::elapsed(mono_time now) const {
+  return since(start.mono, end ? end->mono : now);
+}
+
+tracking_session::totals tracking_session::task_totals(mono_time now) const {
+  std::vector<std::pair<mono_time, mono_time>> spans;
+  for (const auto& t : tasks)
+    for (const auto& r : t.runs)
+      spans.emplace_back(r.start.mono, r.end ? r.end->mono : now);
+  std::sort(spans.begin(), spans.end());
+  totals out;
+  std::optional<std::pair<mono_time, mono_time>> open;
+  for (const auto& [from, to] : spans) {
+    out.task_time += since(from, to);
+    if (open && from <= open->second) {
+      open->second = std::max(open->second, to);
+      continue;
+    }
+    if (open)
+      out.busy += since(open->first, open->second);
+    open.emplace(from, to);
+  }
+  if (open)
+    out.busy += since(open->first, open->second);
+  return out;
+}
+
+tracker::tracker(tracking_limits limits) : limits_(limits) {
+}
+
+std::optional<tracking_error>
+tracker::check(const session_request& req) const {
+  if (req.task_ids.size() > limits_.max_tasks_per_session)
+    return tracking_error{
+      "LIMIT_REACHED",
+      "Too many tasks: " + std::to_string(req.task_ids.size())
+        + " given, the limit is "
+        + std::to_string(limits_.max_tasks_per_session)
+        + " tasks per session (max_tasks_per_session). Split the milestone "
+          "into several sessions."};
+  std::unordered_set<std::string> seen;
+  for (const auto& id : req.task_ids)
+    if (!seen.insert(id).second)
+      return tracking_error{"VALIDATION_ERROR",
+                            "Task id " + quoted(id)
+                              + " appears more than once in 'task_ids'; each "
+                                "task must be listed once."};
+  return std::nullopt;
+}
+
+const tracking_session& tracker::add(std::string id, session_request req,
+                                     zone tz, instant now) {
+  tracking_session s{id,
+                     std::move(req.milestone_id),
+                     std::move(req.milestone_name),
+                     std::move(tz),
+                     std::move(req.metadata),
+                     std::move(req.tags),
+                     {},
+                     {},
+                     now,
+                     std::nullopt,
+                     now.mono};
+  s.tasks.reserve(req.task_ids.size());
+  for (auto& task_id : req.task_ids) {
+    s.task_index.emplace(task_id, s.tasks.size());
+    s.tasks.push_back({std::move(task_id), {}});
+  }
+  auto [it, _] = sessions_.insert_or_assign(std::move(id), std::move(s));
+  return it->second;
+}
+
+bool tracker::due(const tracking_session& s, mono_time now) const {
+  return since(s.start.mono, now) > limits_.max_age
+         || since(s.last_activity, now) > limits_.max_idle;
+}
+
+void tracker::forget(const std::string& id) {
+  sessions_.erase(id);
+  if (limits_.remembered_expired == 0 || !expired_.insert(id).second)
+    return;
+  expired_order_.push_back(id);
+  while (expired_order_.size() > limits_.remembered_expired) {
+    expired_.erase(expired_order_.front());
+    expired_order_.pop_front();
+  }
+}
+
+tracking_outcome<tracking_session*> tracker::use(const std::string& id,
+                                                 instant now) {
+  auto i = sessions_.find(id);
+  if (i != sessions_.end() && due(i->second, now.mono)) {
+    forget(id);
+    newly_expired_.push_back(id);
+    i = sessions_.end();
+  }
+  if (i == sessions_.end()) {
+    if (expired_.count(id) > 0)
+      return tracking_error{
+        "SESSION_EXPIRED",
+        "Session " + quoted(id)
+          + " has expired: sessions are removed "
+          + format_duration(limits_.max_idle)
+          + " after their last call, " + format_duration(limits_.max_age)
+          + " after they started, or, once ended, when room is needed for "
+            "a new session. Start a new session with time_session_start."};
+    return tracking_error{"SESSION_NOT_FOUND",
+                          "No session " + quoted(id)
+                            + " in this MCP session; use the session_id "
+                              "that time_session_start returned."};
+  }
+  i->second.last_activity = now.mono;
+  return &i->second;
+}
+
+const tracking_session* tracker::find(const std::string& id) const {
+  auto i = sessions_.find(id);
+  return i == sessions_.end() ? nullptr : &i->second;
+}
+
+tracking_outcome<task_started>
+tracker::start_task(tracking_session& s, task_start_request req,
+                    instant now) {
+  if (s.ended())
+    return session_ended(s);
+  auto i = s.task_index.find(req.task_id);
+  if (i == s.task_index.end())
+    return not_in_session(s, req.task_id);
+  auto& task = s.tasks[i->second];
+  if (!task.runs.empty() && !task.runs.back().end)
+    return task_started{&task, &task.runs.back(), true};
+  if (task.runs.size() >= limits_.max_runs_per_task)
+    return tracking_error{
+      "LIMIT_REACHED", "Task " + quoted(task.id) + " was started "
+                         + std::to_string(task.runs.size())
+                         + " times; the limit is "
+                         + std::to_string(limits_.max_runs_per_task)
+                         + " runs per task (max_runs_per_task)."};
+  task_run run;
+  run.number = task.runs.size() + 1;
+  run.task_name = std::move(req.task_name);
+  run.external_task_id = std::move(req.external_task_id);
+  run.work_item_id = std::move(req.work_item_id);
+  run.metadata = std::move(req.metadata);
+  run.start = now;
+  task.runs.push_back(std::move(run));
+  return task_started{&task, &task.runs.back(), false};
+}
+
+tracking_outcome<task_ended>
+tracker::end_task(tracking_session& s, const std::string& task_id,
+                  run_status status, string_map metadata, instant now) {
+  if (s.ended())
+    return session_ended(s);
+  auto i = s.task_index.find(task_id);
+  if (i == s.task_index.end())
+    return not_in_session(s, task_id);
+  auto& task = s.tasks[i->second];
+  if (task.runs.empty())
+    return tracking_error{"TASK_NOT_STARTED",
+                          "Task " + quoted(task_id)
+                            + " was never started; call time_task_start "
+                              "first (to record a skipped task, start it "
+                              "and end it with status 'skipped')."};
+  auto& run = task.runs.back();
+  if (run.end)
+    return task_ended{&task, &run, true};
+  run.end = now;
+  run.status = status;
+  run.completion_metadata = std::move(metadata);
+  return task_ended{&task, &run, false};
+}
+
+bool tracker::end_session(tracking_session& s, instant now) {
+  if (s.ended())
+    return false;
+  for (auto& t : s.tasks)
+    if (!t.runs.empty() && !t.runs.back().end) {
+      t.runs.back().end = now;
+      t.runs.back().status = run_status::interrupted;
+    }
+  s.end = now;
+  newly_ended_.push_back(s.id);
+  return true;
+}
+
+std::vector<std::string> tracker::expire_due(mono_time now) {
+  std::vector<std::string> out;
+  for (const auto& [id, s] : sessions_)
+    if (due(s, now))
+      out.push_back(id);
+  for (const auto& id : out)
+    forget(id);
+  return out;
+}
+
+void tracker::evict(const std::string& id) {
+  if (sessions_.count(id) > 0)
+    forget(id);
+}
+
+std::vector<std::string> tracker::take_expired() {
+  return std::exchange(newly_expired_, {});
+}
+
+std::vector<std::string> tracker::take_ended() {
+  return std::exchange(newly_ended_, {});
+}
+
+} // namespace ttm::domain

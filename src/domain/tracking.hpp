@@ -1,0 +1,241 @@
+#pragma once
+
+// The tracking model: milestone sessions, their tasks and the runs of each
+// task. Plain C++ owned by one client actor, so nothing here is shared or
+// locked. Every event reads both clocks once (`instant`): the wall clock for
+// the record, the monotonic clock for every duration.
+
+#include "domain/clock.hpp"
+#include "domain/zones.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace ttm::domain {
+
+/// A JSON object of string values, in the order the client sent them.
+using string_map = std::vector<std::pair<std::string, std::string>>;
+
+/// Both clocks, read together for one event.
+struct instant {
+  wall_time wall;
+  mono_time mono;
+};
+
+inline instant now_of(const clock_source& c) {
+  return {c.wall_now(), c.mono_now()};
+}
+
+struct tracking_limits {
+  /// Tracking sessions held at once, over all clients (the supervisor
+  /// enforces it; client actors only quote it in LIMIT_REACHED).
+  std::size_t max_sessions = 100;
+  std::size_t max_tasks_per_session = 500;
+  /// Runs of one task (a task started again after it ended is a new run).
+  std::size_t max_runs_per_task = 100;
+  /// Since the session started, ended or not.
+  std::chrono::seconds max_age = std::chrono::hours{24};
+  /// Since the last call that named the session.
+  std::chrono::seconds max_idle = std::chrono::hours{4};
+  /// Expired ids a client remembers (to answer SESSION_EXPIRED instead of
+  /// SESSION_NOT_FOUND); the oldest is forgotten first.
+  std::size_t remembered_expired = 1000;
+};
+
+enum class run_status { in_progress, completed, skipped, interrupted };
+
+/// "in_progress", "completed", "skipped", "interrupted".
+const char* to_string(run_status s);
+
+struct task_run {
+  /// 1 for the first run of a task, 2 for the second, ...
+  std::size_t number = 1;
+  std::optional<std::string> task_name;
+  std::optional<std::string> external_task_id;
+  std::optional<std::string> work_item_id;
+  string_map metadata;            ///< given at start
+  string_map completion_metadata; ///< given at end
+  instant start;
+  std::optional<instant> end;
+  run_status status = run_status::in_progress;
+
+  /// Monotonic: until `end`, or until `now` while running.
+  std::chrono::milliseconds duration(mono_time now) const;
+};
+
+struct tracked_task {
+  std::string id;
+  std::vector<task_run> runs; ///< oldest first; the last one is current
+
+  const task_run* current() const noexcept {
+    return runs.empty() ? nullptr : &runs.back();
+  }
+};
+
+/// What a task's current run says about it, counted over a session.
+struct task_counts {
+  std::size_t completed = 0;
+  std::size_t skipped = 0;
+  std::size_t in_progress = 0;
+  std::size_t interrupted = 0;
+  std::size_t not_started = 0;
+
+  /// Tasks neither finished nor running: the spec's "not yet started
+  /// (excluding current)". Always equals `not_started`.
+  std::size_t remaining() const noexcept {
+    return not_started;
+  }
+};
+
+struct tracking_session {
+  std::string id;
+  std::string milestone_id;
+  std::optional<std::string> milestone_name;
+  zone tz;
+  string_map metadata;
+  std::vector<std::string> tags;
+  std::vector<tracked_task> tasks; ///< in the order of `task_ids`
+  std::unordered_map<std::string, std::size_t> task_index;
+  instant start;
+  std::optional<instant> end;
+  mono_time last_activity;
+
+  bool ended() const noexcept {
+    return end.has_value();
+  }
+
+  task_counts counts() const;
+
+  /// Monotonic, from start to end (or to `now` while open).
+  std::chrono::milliseconds elapsed(mono_time now) const;
+
+  /// Overlap-aware totals over every run: `busy` is the length of the union
+  /// of their intervals (wall-time the session had any task running),
+  /// `task_time` their sum (parallel work counted once per task).
+  struct totals {
+    std::chrono::milliseconds busy{0};
+    std::chrono::milliseconds task_time{0};
+  };
+  totals task_totals(mono_time now) const;
+};
+
+/// A failed tracking operation: a stable code and a sentence for the agent.
+struct tracking_error {
+  std::string code; ///< SESSION_NOT_FOUND, TASK_NOT_STARTED, ...
+  std::string message;
+  std::vector<std::string> suggestions = {};
+};
+
+template <class T>
+using tracking_outcome = std::variant<T, tracking_error>;
+
+/// What time_session_start asks for.
+struct session_request {
+  std::string milestone_id;
+  std::optional<std::string> milestone_name;
+  std::vector<std::string> task_ids;
+  string_map metadata;
+  std::vector<std::string> tags;
+};
+
+struct task_start_request {
+  std::string task_id;
+  std::optional<std::string> task_name;
+  std::optional<std::string> external_task_id;
+  std::optional<std::string> work_item_id;
+  string_map metadata;
+};
+
+struct task_started {
+  const tracked_task* task;
+  const task_run* run;
+  bool already_running;
+};
+
+struct task_ended {
+  const tracked_task* task;
+  const task_run* run;
+  /// The run had ended before this call: nothing changed.
+  bool already_ended;
+};
+
+/// The tracking sessions of one MCP client (one per client actor).
+/// Ownership is implicit: a session exists only in its owner's tracker, so
+/// another client's tracker cannot tell it from an id that never existed.
+class tracker {
+public:
+  explicit tracker(tracking_limits limits);
+
+  const tracking_limits& limits() const noexcept {
+    return limits_;
+  }
+
+  std::size_t size() const noexcept {
+    return sessions_.size();
+  }
+
+  /// Checks a new session against the per-session rules (unique task ids,
+  /// the task limit) before a global slot is asked for.
+  std::optional<tracking_error> check(const session_request& req) const;
+
+  /// Adds a checked session under `id` (which must be new).
+  const tracking_session& add(std::string id, session_request req, zone tz,
+                              instant now);
+
+  /// The session `id` for a call at `now`, marking it active. A session
+  /// whose age or idle limit passed is expired first (SESSION_EXPIRED).
+  tracking_outcome<tracking_session*> use(const std::string& id, instant now);
+
+  /// Read-only lookup without touching activity or expiry (tests, benches).
+  const tracking_session* find(const std::string& id) const;
+
+  tracking_outcome<task_started>
+  start_task(tracking_session& s, task_start_request req, instant now);
+
+  /// Ends the task's running run as `status` (completed or skipped).
+  tracking_outcome<task_ended> end_task(tracking_session& s,
+                                        const std::string& task_id,
+                                        run_status status,
+                                        string_map metadata, instant now);
+
+  /// Ends the session; runs still in progress become `interrupted` at `now`.
+  /// Returns false (changing nothing) when it had ended already.
+  bool end_session(tracking_session& s, instant now);
+
+  /// Removes every session whose age or idle limit passed by `now` and
+  /// returns their ids (remembered as expired).
+  std::vector<std::string> expire_due(mono_time now);
+
+  /// Removes `id` (remembered as expired): the supervisor made room for a
+  /// new session by dropping this ended one.
+  void evict(const std::string& id);
+
+  /// Ids expired by `use` since the last call: the owner tells the
+  /// supervisor, which frees their global slots.
+  std::vector<std::string> take_expired();
+
+  /// Ids ended since the last call: the owner tells the supervisor, which
+  /// may drop them (oldest first) to make room for new sessions.
+  std::vector<std::string> take_ended();
+
+private:
+  bool due(const tracking_session& s, mono_time now) const;
+  void forget(const std::string& id);
+
+  tracking_limits limits_;
+  std::unordered_map<std::string, tracking_session> sessions_;
+  std::deque<std::string> expired_order_;
+  std::unordered_set<std::string> expired_;
+  std::vector<std::string> newly_expired_;
+  std::vector<std::string> newly_ended_;
+};
+
+} // namespace ttm::domain

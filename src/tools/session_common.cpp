@@ -1,0 +1,185 @@
+#include "tools/session_common.hpp"
+
+#include "domain/time_format.hpp"
+
+namespace ttm::tools {
+
+using domain::format_duration;
+using domain::format_duration_iso;
+using domain::format_iso8601;
+
+void counts_fields::set(const domain::task_counts& c) {
+  tasks_completed = static_cast<std::int64_t>(c.completed);
+  tasks_skipped = static_cast<std::int64_t>(c.skipped);
+  tasks_in_progress = static_cast<std::int64_t>(c.in_progress);
+  tasks_not_started = static_cast<std::int64_t>(c.not_started);
+  tasks_remaining = static_cast<std::int64_t>(c.remaining());
+}
+
+std::int64_t to_ms(std::chrono::milliseconds d) {
+  return static_cast<std::int64_t>(d.count());
+}
+
+const object_schema<task_detail>& nested<task_detail>::schema() {
+  static const auto decl = [] {
+    object_schema<task_detail> s;
+    s.add("task_id", &task_detail::task_id, "Task ID.");
+    s.add("task_name", &task_detail::task_name,
+          "Name given at time_task_start.");
+    s.add("external_task_id", &task_detail::external_task_id,
+          "External task id given at time_task_start.");
+    s.add("work_item_id", &task_detail::work_item_id,
+          "Work item (Jira/GitHub issue) given at time_task_start.");
+    s.add("run", &task_detail::run,
+          "1 for a task's first run, 2 when it was started again after it "
+          "ended, ...; null when never started.");
+    s.add("start_time", &task_detail::start_time,
+          "ISO 8601 start, in the session's zone.");
+    s.add("end_time", &task_detail::end_time,
+          "ISO 8601 end; null while running or never started.");
+    s.add("duration", &task_detail::duration,
+          "Human-readable duration (time so far while running).");
+    s.add("duration_ms", &task_detail::duration_ms,
+          "Duration in milliseconds, from the monotonic clock.");
+    s.add("duration_iso", &task_detail::duration_iso,
+          "ISO 8601 duration, e.g. PT2M34S.");
+    s.add("status", &task_detail::status,
+          "in_progress, completed, skipped, interrupted (still running "
+          "when the session ended) or not_started.")
+      .one_of({"in_progress", "completed", "skipped", "interrupted",
+               "not_started"});
+    s.add("metadata", &task_detail::metadata,
+          "Metadata given at time_task_start.");
+    s.add("completion_metadata", &task_detail::completion_metadata,
+          "Metadata given at time_task_end.");
+    return s;
+  }();
+  return decl;
+}
+
+std::shared_ptr<output_schema<summary_result>>
+make_summary_schema(bool for_end) {
+  using r = summary_result;
+  auto out = std::make_shared<output_schema<r>>();
+  out->add("session_id", &r::session_id, "The session.");
+  out->add("milestone_id", &r::milestone_id, "Milestone given at start.");
+  out->add("milestone_name", &r::milestone_name,
+           "Milestone name given at start.");
+  out->add("status", &r::status,
+           "'active' while the session is open, 'ended' after "
+           "time_session_end.")
+    .one_of({"active", "ended"});
+  out->add("start_time", &r::start_time, "ISO 8601 session start.");
+  out->add("start_time_friendly", &r::start_time_friendly,
+           "Start, e.g. 'December 14, 2025 9:45:32 AM EST'.");
+  out->add("end_time", &r::end_time,
+           "ISO 8601 session end; the current time while active.");
+  out->add("end_time_friendly", &r::end_time_friendly,
+           "End (or now), human-readable.");
+  out->add("total_duration", &r::total_duration,
+           "Session duration, e.g. '11 minutes 46 seconds'.");
+  out->add("total_duration_ms", &r::total_duration_ms,
+           "Session duration in milliseconds (monotonic clock).");
+  out->add("total_duration_iso", &r::total_duration_iso,
+           "Session duration in ISO 8601, e.g. PT11M46S.");
+  out->add("busy_duration_ms", &r::busy_duration_ms,
+           "Time at least one task was running: the union of all task "
+           "runs, so parallel work is not double-counted.");
+  out->add("busy_duration", &r::busy_duration,
+           "busy_duration_ms, human-readable.");
+  out->add("task_time_ms", &r::task_time_ms,
+           "Sum of all task run durations: parallel runs each count.");
+  out->add("task_time", &r::task_time, "task_time_ms, human-readable.");
+  out->add("task_count", &r::task_count, "Tasks registered at start.");
+  add_counts(*out);
+  out->add("tasks_interrupted", &r::tasks_interrupted,
+           "Tasks still running when the session ended.");
+  out->add("timezone", &r::timezone, "Zone of all timestamps.");
+  out->add("metadata", &r::metadata, "Metadata given at start.");
+  out->add("tags", &r::tags, "Tags given at start.");
+  out->add("tasks", &r::tasks,
+           "Per-task details in task_ids order, one entry per run; absent "
+           "when include_task_details is false.")
+    .omit_when_empty();
+  if (for_end)
+    out->add("already_ended", &r::already_ended,
+             "True when the session had already ended: this is the summary "
+             "from then, unchanged.");
+  return out;
+}
+
+summary_result summarize(const domain::tracking_session& s,
+                         domain::instant now, bool include_task_details) {
+  summary_result r;
+  const auto& z = s.tz;
+  auto end = s.end ? *s.end : now;
+  r.session_id = s.id;
+  r.milestone_id = s.milestone_id;
+  r.milestone_name = s.milestone_name;
+  r.status = s.ended() ? "ended" : "active";
+  r.start_time = format_iso8601(s.start.wall, z);
+  r.start_time_friendly = domain::format_friendly(s.start.wall, z);
+  r.end_time = format_iso8601(end.wall, z);
+  r.end_time_friendly = domain::format_friendly(end.wall, z);
+  auto total = s.elapsed(now.mono);
+  r.total_duration = format_duration(total);
+  r.total_duration_ms = to_ms(total);
+  r.total_duration_iso = format_duration_iso(total);
+  auto totals = s.task_totals(end.mono);
+  r.busy_duration_ms = to_ms(totals.busy);
+  r.busy_duration = format_duration(totals.busy);
+  r.task_time_ms = to_ms(totals.task_time);
+  r.task_time = format_duration(totals.task_time);
+  auto counts = s.counts();
+  r.set(counts);
+  r.task_count = static_cast<std::int64_t>(s.tasks.size());
+  r.tasks_interrupted = static_cast<std::int64_t>(counts.interrupted);
+  r.timezone = z.name();
+  r.metadata = s.metadata;
+  r.tags = s.tags;
+  if (!include_task_details)
+    return r;
+  std::vector<task_detail> details;
+  details.reserve(s.tasks.size());
+  for (const auto& t : s.tasks) {
+    if (t.runs.empty()) {
+      task_detail d;
+      d.task_id = t.id;
+      d.status = "not_started";
+      details.push_back(std::move(d));
+      continue;
+    }
+    for (const auto& run : t.runs) {
+      task_detail d;
+      d.task_id = t.id;
+      d.task_name = run.task_name;
+      d.external_task_id = run.external_task_id;
+      d.work_item_id = run.work_item_id;
+      d.run = static_cast<std::int64_t>(run.number);
+      d.start_time = format_iso8601(run.start.wall, z);
+      if (run.end)
+        d.end_time = format_iso8601(run.end->wall, z);
+      auto took = run.duration(end.mono);
+      d.duration = format_duration(took);
+      d.duration_ms = to_ms(took);
+      d.duration_iso = format_duration_iso(took);
+      d.status = domain::to_string(run.status);
+      d.metadata = run.metadata;
+      d.completion_metadata = run.completion_metadata;
+      details.push_back(std::move(d));
+    }
+  }
+  r.tasks = std::move(details);
+  return r;
+}
+
+outcome<domain::tracking_session*> use_session(tool_context& ctx,
+                                               const std::string& id,
+                                               domain::instant now) {
+  auto res = ctx.tracker.use(id, now);
+  if (auto* err = std::get_if<domain::tracking_error>(&res))
+    return to_tool_error(std::move(*err));
+  return std::get<domain::tracking_session*>(res);
+}
+
+} // namespace ttm::tools

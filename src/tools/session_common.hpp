@@ -1,0 +1,144 @@
+#pragma once
+
+// What the five session tools share: the argument limits, the task counts
+// every reply carries, and the session summary of time_session_end and
+// time_session_summary (one declaration, one builder).
+
+#include "domain/tracking.hpp"
+#include "tools/tool.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ttm::tools {
+
+// Limits on what an agent may send; generous for real milestones, small
+// enough that one call cannot exhaust memory.
+inline constexpr std::size_t max_id_length = 256;
+inline constexpr std::size_t max_name_length = 1024;
+inline constexpr std::size_t max_metadata_entries = 64;
+inline constexpr std::size_t max_metadata_value_length = 4096;
+inline constexpr std::size_t max_tags = 64;
+
+/// Declares the `metadata` argument: a flat object of strings.
+template <class Args>
+void add_metadata_arg(input_schema<Args>& in, domain::string_map Args::*member,
+                      const char* description) {
+  in.add("metadata", member, description)
+    .max_properties(max_metadata_entries)
+    .item_max_length(max_metadata_value_length);
+}
+
+/// Declares the `session_id` argument.
+template <class Args>
+void add_session_id_arg(input_schema<Args>& in, std::string Args::*member) {
+  in.add("session_id", member, "Session ID from time_session_start.")
+    .required()
+    .min_length(1)
+    .max_length(max_id_length);
+}
+
+/// The task counts every session tool reports, consistent by construction:
+/// task_count = completed + skipped + in_progress + interrupted + not_started,
+/// and tasks_remaining = not_started.
+struct counts_fields {
+  std::int64_t tasks_completed = 0;
+  std::int64_t tasks_skipped = 0;
+  std::int64_t tasks_in_progress = 0;
+  std::int64_t tasks_not_started = 0;
+  std::int64_t tasks_remaining = 0;
+
+  void set(const domain::task_counts& c);
+};
+
+/// Declares the counts of a result that derives from counts_fields.
+template <class Result>
+void add_counts(output_schema<Result>& out) {
+  using member = std::int64_t Result::*;
+  out.add("tasks_completed", member{&Result::tasks_completed},
+          "Tasks whose latest run completed.");
+  out.add("tasks_skipped", member{&Result::tasks_skipped},
+          "Tasks whose latest run was skipped.");
+  out.add("tasks_in_progress", member{&Result::tasks_in_progress},
+          "Tasks running now.");
+  out.add("tasks_not_started", member{&Result::tasks_not_started},
+          "Tasks never started.");
+  out.add("tasks_remaining", member{&Result::tasks_remaining},
+          "Tasks neither finished nor running (equals tasks_not_started).");
+}
+
+/// One entry of a summary's `tasks`: a run of a task, or a task never
+/// started (status "not_started", times null).
+struct task_detail {
+  std::string task_id;
+  std::optional<std::string> task_name;
+  std::optional<std::string> external_task_id;
+  std::optional<std::string> work_item_id;
+  std::optional<std::int64_t> run;
+  std::optional<std::string> start_time;
+  std::optional<std::string> end_time;
+  std::optional<std::string> duration;
+  std::optional<std::int64_t> duration_ms;
+  std::optional<std::string> duration_iso;
+  std::string status;
+  domain::string_map metadata;
+  domain::string_map completion_metadata;
+};
+
+template <>
+struct nested<task_detail> {
+  static const object_schema<task_detail>& schema();
+};
+
+/// The reply of time_session_end and time_session_summary.
+struct summary_result : counts_fields {
+  std::string session_id;
+  std::string milestone_id;
+  std::optional<std::string> milestone_name;
+  std::string status; ///< "active" or "ended"
+  std::string start_time;
+  std::string start_time_friendly;
+  std::string end_time;
+  std::string end_time_friendly;
+  std::string total_duration;
+  std::int64_t total_duration_ms = 0;
+  std::string total_duration_iso;
+  std::int64_t busy_duration_ms = 0;
+  std::string busy_duration;
+  std::int64_t task_time_ms = 0;
+  std::string task_time;
+  std::int64_t task_count = 0;
+  std::int64_t tasks_interrupted = 0;
+  std::string timezone;
+  domain::string_map metadata;
+  std::vector<std::string> tags;
+  std::optional<std::vector<task_detail>> tasks;
+  bool already_ended = false; ///< time_session_end only
+};
+
+/// Declares the summary fields; `for_end` adds `already_ended`.
+std::shared_ptr<output_schema<summary_result>>
+make_summary_schema(bool for_end);
+
+/// The summary of `s` at `now` (open sessions: end_time is now and running
+/// tasks show their time so far).
+summary_result summarize(const domain::tracking_session& s,
+                         domain::instant now, bool include_task_details);
+
+/// The session named by a call, owned by this client, marked active.
+outcome<domain::tracking_session*> use_session(tool_context& ctx,
+                                               const std::string& id,
+                                               domain::instant now);
+
+std::int64_t to_ms(std::chrono::milliseconds d);
+
+// One function per session tool, each in its own translation unit.
+tool make_time_session_start(const domain::tracking_limits& limits);
+tool make_time_task_start();
+tool make_time_task_end();
+tool make_time_session_end();
+tool make_time_session_summary();
+
+} // namespace ttm::tools

@@ -1,0 +1,127 @@
+#include "domain/ids.hpp"
+#include "domain/time_format.hpp"
+#include "domain/zones.hpp"
+#include "tools/registry.hpp"
+#include "tools/session_common.hpp"
+
+namespace ttm::tools {
+
+namespace {
+
+struct session_start_args {
+  std::string milestone_id;
+  std::optional<std::string> milestone_name;
+  std::vector<std::string> task_ids;
+  std::string timezone;
+  domain::string_map metadata;
+  std::vector<std::string> tags;
+};
+
+struct session_start_result {
+  std::string session_id;
+  std::string milestone_id;
+  std::string start_time;
+  std::string start_time_friendly;
+  std::int64_t task_count = 0;
+  std::string timezone;
+};
+
+slot_outcome<session_start_result> run(const session_start_args& args,
+                                       tool_context& ctx) {
+  auto lookup = domain::resolve_zone(args.timezone, ctx.local_zone);
+  if (!lookup.found)
+    return tool_error{"INVALID_TIMEZONE", std::move(lookup.message),
+                      std::move(lookup.suggestions)};
+  domain::session_request req{args.milestone_id, args.milestone_name,
+                              args.task_ids, args.metadata, args.tags};
+  if (auto err = ctx.tracker.check(req))
+    return to_tool_error(std::move(*err));
+  // The session starts when asked for; it exists once the supervisor
+  // granted it one of the global slots.
+  auto now = domain::now_of(ctx.clock);
+  auto id = domain::make_uuid_v4();
+  return slot_wait<session_start_result>{
+    id, [id, req = std::move(req), tz = *lookup.found,
+         now](bool granted, tool_context& ctx) mutable
+    -> outcome<session_start_result> {
+      if (!granted) {
+        auto max = std::to_string(ctx.tracker.limits().max_sessions);
+        return tool_error{
+          "LIMIT_REACHED",
+          "The limit of " + max
+            + " open tracking sessions (max_tracking_sessions) is reached. "
+              "End sessions you no longer need with time_session_end: "
+              "ended sessions make room for new ones."};
+      }
+      const auto& s = ctx.tracker.add(id, std::move(req), tz, now);
+      session_start_result res;
+      res.session_id = s.id;
+      res.milestone_id = s.milestone_id;
+      res.start_time = domain::format_iso8601(s.start.wall, s.tz);
+      res.start_time_friendly = domain::format_friendly(s.start.wall, s.tz);
+      res.task_count = static_cast<std::int64_t>(s.tasks.size());
+      res.timezone = s.tz.name();
+      return res;
+    }};
+}
+
+} // namespace
+
+tool make_time_session_start(const domain::tracking_limits& limits) {
+  using a = session_start_args;
+  auto in = std::make_shared<input_schema<a>>();
+  in->add("milestone_id", &a::milestone_id,
+          "Unique identifier for the milestone (e.g. 'M2').")
+    .required()
+    .min_length(1)
+    .max_length(max_id_length);
+  in->add("milestone_name", &a::milestone_name,
+          "Human-readable name (e.g. 'Commit + Lifecycle').")
+    .max_length(max_name_length);
+  in->add("task_ids", &a::task_ids,
+          "The task IDs to be executed, each once (e.g. ['M2-001', "
+          "'M2-002']). May be empty for a session timed as a whole.")
+    .required()
+    .item_max_length(max_id_length);
+  in->add("timezone", &a::timezone,
+          "IANA time zone for all timestamps in this session (e.g. "
+          "'America/New_York'), a fixed offset ('+05:30'), or 'local' for "
+          "the host's zone.")
+    .max_length(128)
+    .default_to("local");
+  add_metadata_arg(*in, &a::metadata,
+                   "Optional key-value metadata (e.g. branch, author); "
+                   "string values.");
+  in->add("tags", &a::tags,
+          "Optional tags for categorization (e.g. ['milestone:2', "
+          "'area:gateway']).")
+    .max_items(max_tags)
+    .item_max_length(max_id_length);
+
+  using r = session_start_result;
+  auto out = std::make_shared<output_schema<r>>();
+  out->add("session_id", &r::session_id,
+           "Unique session identifier for subsequent calls.");
+  out->add("milestone_id", &r::milestone_id, "The milestone.");
+  out->add("start_time", &r::start_time,
+           "ISO 8601 timestamp when the session started.");
+  out->add("start_time_friendly", &r::start_time_friendly,
+           "Human-readable start time.");
+  out->add("task_count", &r::task_count,
+           "Number of tasks registered for this session.");
+  out->add("timezone", &r::timezone,
+           "The zone of every timestamp in this session (never 'local').");
+  return make_tool(
+    "time_session_start", "Start a tracking session",
+    "Starts timing a milestone: registers its task IDs and returns a "
+    "session_id for time_task_start / time_task_end / time_session_summary "
+    "/ time_session_end. Timestamps use the session's time zone; durations "
+    "come from a monotonic clock. A session belongs to the MCP connection "
+    "that started it and expires "
+      + domain::format_duration(limits.max_idle) + " after its last call or "
+      + domain::format_duration(limits.max_age) + " after its start.",
+    tool_annotations{false, false, false, false}, std::move(in),
+    std::move(out), run);
+}
+
+} // namespace ttm::tools
