@@ -51,6 +51,8 @@ client_state::client_state(client_config cfg)
 }
 
 rpc_step client_state::handle(const protocol::frame& in) {
+  if (job_)
+    throw std::logic_error("client_state::handle while a frame is paused");
   rpc_output out;
   if (in.error_code != 0) {
     out.response = encode_error(protocol::request_id::make_null(),

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -130,7 +131,9 @@ TEST_CASE("config: usage documents every option") {
        {"stdio", "--config", "TIME_TRACKER_MCP_CONFIG", "--log-level",
         "TIME_TRACKER_MCP_LOG_LEVEL", "log_level", "--max-line-bytes",
         "TIME_TRACKER_MCP_MAX_LINE_BYTES", "max_line_bytes",
-        "--local-timezone", "--max-mcp-sessions", "--threads"})
+        "--local-timezone", "--max-mcp-sessions", "--threads",
+        "--max-tracking-sessions", "--max-tasks-per-session",
+        "--session-max-age", "--session-max-idle"})
     CHECK(contains(u, s));
 }
 
@@ -305,4 +308,64 @@ TEST_CASE("config: config file errors are reported clearly") {
     auto env_text = must_fail({"stdio"}, {{"TIME_TRACKER_MCP_CONFIG", missing}});
     CHECK(contains(env_text, missing));
   }
+}
+
+TEST_CASE("config: tracking limits have the spec's defaults") {
+  auto c = must_load({"stdio"});
+  CHECK(c.tracking.max_sessions == 100);
+  CHECK(c.tracking.max_tasks_per_session == 500);
+  CHECK(c.tracking.max_age == std::chrono::hours{24});
+  CHECK(c.tracking.max_idle == std::chrono::hours{4});
+}
+
+TEST_CASE("config: tracking limits from the command line, environment and "
+          "file") {
+  using std::chrono::seconds;
+  auto c = must_load({"stdio", "--max-tracking-sessions", "3",
+                      "--max-tasks-per-session=20", "--session-max-age", "2d",
+                      "--session-max-idle", "90s"});
+  CHECK(c.tracking.max_sessions == 3);
+  CHECK(c.tracking.max_tasks_per_session == 20);
+  CHECK(c.tracking.max_age == seconds{2 * 86'400});
+  CHECK(c.tracking.max_idle == seconds{90});
+  SECTION("units and plain seconds") {
+    CHECK(must_load({"stdio", "--session-max-idle", "30m"}).tracking.max_idle
+          == seconds{1800});
+    CHECK(must_load({"stdio", "--session-max-idle", "5h"}).tracking.max_idle
+          == seconds{5 * 3600});
+    CHECK(must_load({"stdio", "--session-max-idle", "120"}).tracking.max_idle
+          == seconds{120});
+    CHECK(must_load({"stdio", "--session-max-age", "366d"}).tracking.max_age
+          == seconds{366LL * 86'400});
+  }
+  SECTION("environment") {
+    auto e = must_load({"stdio"},
+                       {{"TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS", "9"},
+                        {"TIME_TRACKER_MCP_SESSION_MAX_AGE", "12h"}});
+    CHECK(e.tracking.max_sessions == 9);
+    CHECK(e.tracking.max_age == seconds{12 * 3600});
+  }
+  SECTION("config file: strings or integers") {
+    temp_file file{R"({"max_tracking_sessions":7,"session_max_idle":"1h",)"
+                   R"("session_max_age":600,"max_tasks_per_session":"50"})"};
+    auto f = must_load({"stdio", "--config", file.path});
+    CHECK(f.tracking.max_sessions == 7);
+    CHECK(f.tracking.max_idle == seconds{3600});
+    CHECK(f.tracking.max_age == seconds{600});
+    CHECK(f.tracking.max_tasks_per_session == 50);
+  }
+}
+
+TEST_CASE("config: bad tracking limits are refused naming the option") {
+  for (std::string value : {"0", "0s", "4x", "h", "-1h", "1.5h", "367d", "",
+                            "4h ", "99999999999999999999h"}) {
+    INFO("value: " << value);
+    auto text = must_fail({"stdio", "--session-max-idle", value});
+    CHECK(contains(text, "--session-max-idle"));
+    CHECK(contains(text, "'" + value + "'"));
+  }
+  CHECK(contains(must_fail({"stdio", "--max-tracking-sessions", "0"}),
+                 "--max-tracking-sessions"));
+  CHECK(contains(must_fail({"stdio", "--max-tasks-per-session", "100001"}),
+                 "--max-tasks-per-session"));
 }
