@@ -106,25 +106,32 @@ milliseconds tracking_session::elapsed(mono_time now) const {
 }
 
 tracking_session::totals tracking_session::task_totals(mono_time now) const {
+  // Each run as reported: its start plus its whole-millisecond duration. So
+  // task_time is exactly the sum of the runs' duration_ms, and the union of
+  // these spans (floored once) can never exceed it.
   std::vector<std::pair<mono_time, mono_time>> spans;
-  for (const auto& t : tasks)
-    for (const auto& r : t.runs)
-      spans.emplace_back(r.start.mono, r.end ? r.end->mono : now);
-  std::sort(spans.begin(), spans.end());
   totals out;
+  for (const auto& t : tasks)
+    for (const auto& r : t.runs) {
+      auto ms = r.duration(now);
+      out.task_time += ms;
+      spans.emplace_back(r.start.mono, r.start.mono + ms);
+    }
+  std::sort(spans.begin(), spans.end());
+  mono_time::duration busy{0};
   std::optional<std::pair<mono_time, mono_time>> open;
   for (const auto& [from, to] : spans) {
-    out.task_time += since(from, to);
     if (open && from <= open->second) {
       open->second = std::max(open->second, to);
       continue;
     }
     if (open)
-      out.busy += since(open->first, open->second);
+      busy += open->second - open->first;
     open.emplace(from, to);
   }
   if (open)
-    out.busy += since(open->first, open->second);
+    busy += open->second - open->first;
+  out.busy = duration_cast<milliseconds>(busy);
   return out;
 }
 

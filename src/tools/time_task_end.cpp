@@ -91,7 +91,8 @@ tool make_time_task_end() {
   add_counts(*out);
   out->add("already_ended", &r::already_ended,
            "True when the run had already ended (a repeated call): nothing "
-           "changed and this is the original result.");
+           "changed; the run's fields are those recorded when it ended, the "
+           "counts are current.");
   out->add("error", &r::error, "False: the task ended.");
   return make_tool(
     "time_task_end", "End a task",

@@ -1,11 +1,11 @@
 // time-tracker-mcp driven by the official MCP TypeScript SDK over stdio, the
 // way real MCP clients talk to it. Run: TTM_BINARY=/abs/path node --test sdk_stdio.test.mjs
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 
 import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
+import { connect as connectSdk, LATEST_PROTOCOL_VERSION, McpError } from './lib/sdk_client.mjs';
 import {
   assertFriendly, assertIso8601Now, assertTimeResult, assertToolError, assertUnixMsNow,
   assertUnixNow, FORMATS, intlUtcOffset, TOOL_NAME,
@@ -14,60 +14,17 @@ import {
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
 
-// The SDK is installed (pinned by package-lock.json) with `npm ci` in this
-// folder by the README's test command. Missing, it fails the file: a suite
-// that silently skips would hide a broken set-up.
-const SDK_PACKAGE = new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url);
-if (!existsSync(SDK_PACKAGE)) {
-  throw new Error('the MCP SDK is not installed: run `npm ci` in tests/integration');
-}
-const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-const { McpError, LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/sdk/types.js');
+/** Every tool the server lists: V1's time_get_current and the five V2 session tools. */
+const TOOL_NAMES = [
+  TOOL_NAME, 'time_session_start', 'time_task_start', 'time_task_end', 'time_session_end',
+  'time_session_summary',
+];
 
 const SEMVER_RE = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
-/**
- * Spawns the server through StdioClientTransport and runs the SDK's
- * initialize handshake. `env` replaces the SDK's default environment
- * (HOME, PATH, ... — not TZ) when given.
- */
-async function connect({ env } = {}) {
-  const transport = new StdioClientTransport({ command: BINARY, args: ['stdio'], env, stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-8_192); });
-  // The SDK tells the negotiated revision only to transports that want it.
-  let negotiatedVersion;
-  transport.setProtocolVersion = (version) => { negotiatedVersion = version; };
-
-  const client = new Client({ name: 'ttm-sdk-integration-test', version: '0.0.0' });
-  let exited = false;
-  client.onclose = () => { exited = true; };
-  // Lines on stdout that are not JSON-RPC, replies to unknown ids, ...
-  const errors = [];
-  client.onerror = (err) => { errors.push(err); };
-  let pid = null;
-  try {
-    await client.connect(transport);
-    pid = transport.pid;
-  } catch (err) {
-    await client.close().catch(() => {});
-    throw new Error(`SDK connect failed: ${err.message}\n--- server stderr ---\n${stderr}`);
-  }
-  return {
-    client,
-    negotiatedVersion: () => negotiatedVersion,
-    exited: () => exited,
-    errors: () => errors.map((err) => err.message),
-    stderr: () => stderr,
-    /** Closes the SDK client (stdin EOF, then SIGTERM after 2 s) and makes sure the process is gone. */
-    async close() {
-      await client.close();
-      if (!exited && pid !== null) {
-        try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
-      }
-    },
-  };
+/** Spawns the server through the SDK (see lib/sdk_client.mjs). */
+function connect(options) {
+  return connectSdk(BINARY, options);
 }
 
 function call(conn, args) {
@@ -84,6 +41,13 @@ describe('time-tracker-mcp through the official MCP SDK (stdio)', () => {
     // structuredContent against the tool's outputSchema.
     ({ tools } = await conn.client.listTools());
   }, T);
+
+  /** The listed tool called `name`. */
+  function tool(name) {
+    const found = tools.find((t) => t.name === name);
+    assert.ok(found, `tools/list must include ${name}`);
+    return found;
+  }
 
   after(async () => {
     await conn?.close();
@@ -113,21 +77,54 @@ describe('time-tracker-mcp through the official MCP SDK (stdio)', () => {
     assert.ok(instructions.trim().length > 0, 'instructions must not be empty');
   });
 
-  test('lists exactly one tool, time_get_current, with description and schemas', T, () => {
-    assert.deepEqual(tools.map((t) => t.name), [TOOL_NAME]);
+  test('lists exactly the six tools, each with title, description, schemas and annotations', T, () => {
+    assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
     for (const tool of tools) {
+      assert.equal(typeof tool.title, 'string', `${tool.name} needs a title`);
+      assert.ok(tool.title.length > 0, `${tool.name} needs a non-empty title`);
       assert.equal(typeof tool.description, 'string', `${tool.name} needs a description`);
       assert.ok(tool.description.length > 0, `${tool.name} needs a non-empty description`);
       assert.equal(tool.inputSchema?.type, 'object', `${tool.name} needs an object inputSchema`);
+      assert.equal(tool.inputSchema.additionalProperties, false,
+        `${tool.name}: inputSchema must refuse unknown arguments`);
       assert.equal(tool.outputSchema?.type, 'object', `${tool.name} needs an object outputSchema`);
+      assert.ok(tool.outputSchema.properties && Object.keys(tool.outputSchema.properties).length > 0,
+        `${tool.name}: outputSchema must declare its properties`);
+      assert.ok(tool.annotations && typeof tool.annotations === 'object', `${tool.name} needs annotations`);
     }
-    const [tool] = tools;
-    assert.equal(typeof tool.title, 'string');
-    assert.ok(tool.title.length > 0, 'the tool needs a title');
+  });
+
+  test('each tool carries the annotations it declares (read-only, destructive, idempotent, open-world)', T, () => {
+    // [readOnlyHint, destructiveHint, idempotentHint, openWorldHint]
+    const expected = {
+      time_get_current: [true, false, true, false],
+      time_session_start: [false, false, false, false],
+      time_task_start: [false, false, true, false],
+      time_task_end: [false, false, true, false],
+      time_session_end: [false, false, true, false],
+      time_session_summary: [true, false, true, false],
+    };
+    for (const [name, [readOnly, destructive, idempotent, openWorld]] of Object.entries(expected)) {
+      const { annotations } = tool(name);
+      assert.deepEqual(
+        {
+          readOnlyHint: annotations.readOnlyHint,
+          destructiveHint: annotations.destructiveHint,
+          idempotentHint: annotations.idempotentHint,
+          openWorldHint: annotations.openWorldHint,
+        },
+        { readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: openWorld },
+        `annotations of ${name}`);
+    }
+    // What an MCP client relies on most: summary and get_current change
+    // nothing, task_start may be repeated.
+    assert.equal(tool('time_session_summary').annotations.readOnlyHint, true);
+    assert.equal(tool('time_task_start').annotations.idempotentHint, true);
+    assert.equal(tool('time_get_current').annotations.readOnlyHint, true);
   });
 
   test('time_get_current inputSchema: format enum, timezone default, no extra properties', T, () => {
-    const schema = tools[0].inputSchema;
+    const schema = tool(TOOL_NAME).inputSchema;
     assert.deepEqual(schema.properties.format.enum, FORMATS);
     assert.equal(schema.properties.format.default, 'iso8601');
     assert.equal(schema.properties.timezone.default, 'local');
@@ -135,14 +132,14 @@ describe('time-tracker-mcp through the official MCP SDK (stdio)', () => {
   });
 
   test('time_get_current outputSchema describes the result fields', T, () => {
-    const { properties } = tools[0].outputSchema;
+    const { properties } = tool(TOOL_NAME).outputSchema;
     for (const field of ['timestamp', 'timezone', 'utc_offset', 'day_of_week', 'is_dst', 'abbreviation']) {
       assert.ok(properties?.[field], `outputSchema.properties must include ${field}`);
     }
   });
 
   test('time_get_current is annotated read-only, non-destructive, idempotent, closed-world', T, () => {
-    const { annotations } = tools[0];
+    const { annotations } = tool(TOOL_NAME);
     assert.equal(annotations.readOnlyHint, true);
     assert.equal(annotations.destructiveHint, false);
     assert.equal(annotations.idempotentHint, true);

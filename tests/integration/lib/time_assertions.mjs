@@ -14,7 +14,8 @@ export const UTC_OFFSET_RE = /^[+-]\d\d:\d\d$/;
 /** How far a reported time may be from the test's clock. */
 export const CLOCK_TOLERANCE_MS = 5_000;
 
-function assertSingleTextBlockMatches(result) {
+/** Asserts one text content block whose JSON equals structuredContent. */
+export function assertSingleTextBlockMatches(result) {
   assert.ok(Array.isArray(result.content), 'content must be an array');
   assert.equal(result.content.length, 1, 'content must hold exactly one block');
   const [block] = result.content;
