@@ -119,6 +119,13 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
     [=](acquire_atom, const std::string& id,
         const client_actor& owner) -> caf::result<bool> {
       auto& st = self->state;
+      // Only for a client actor still alive: a slot granted to one that has
+      // ended would never be freed (its down message has come and gone).
+      auto alive = [=] {
+        return self->state.clients.count(owner.address()) > 0;
+      };
+      if (!alive())
+        return false;
       if (st.slots.size() < st.cfg.max_sessions) {
         grant(self, id, owner);
         return true;
@@ -128,6 +135,10 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       auto promise = self->make_response_promise<bool>();
       expire_all(self, [=]() mutable {
         auto& st = self->state;
+        if (!alive()) {
+          promise.deliver(false);
+          return;
+        }
         if (st.slots.size() >= st.cfg.max_sessions)
           reclaim_ended(self);
         if (st.slots.size() >= st.cfg.max_sessions) {
