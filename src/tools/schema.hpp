@@ -40,14 +40,21 @@ inline void write_type(json_writer& w, const char* name, bool nullable) {
   w.EndArray();
 }
 
-/// Optional constraint on the items of an array or the values of a map.
-using item_limit = std::optional<std::size_t>;
+/// Length limits on the string items of an array or values of a map.
+struct item_limit {
+  std::optional<std::size_t> min_length;
+  std::optional<std::size_t> max_length;
+};
 
-/// Writes "maxLength" for a string schema, when limited.
-inline void write_item_limit(json_writer& w, item_limit max_length) {
-  if (max_length) {
+/// Writes "minLength" / "maxLength" for a string item schema.
+inline void write_item_limit(json_writer& w, const item_limit& limit) {
+  if (limit.min_length) {
+    w.Key("minLength");
+    w.Uint64(*limit.min_length);
+  }
+  if (limit.max_length) {
     w.Key("maxLength");
-    w.Uint64(*max_length);
+    w.Uint64(*limit.max_length);
   }
 }
 
@@ -102,12 +109,12 @@ struct json_type<std::int64_t> {
 template <>
 struct json_type<std::vector<std::string>> {
   static void schema(json_writer& w, bool nullable = false,
-                     item_limit item_max_length = {}) {
+                     item_limit items = {}) {
     write_type(w, "array", nullable);
     w.Key("items");
     w.StartObject();
     json_type<std::string>::schema(w);
-    write_item_limit(w, item_max_length);
+    write_item_limit(w, items);
     w.EndObject();
   }
   static std::vector<std::string> decode(const rapidjson::Value& v) {
@@ -128,12 +135,12 @@ struct json_type<std::vector<std::string>> {
 template <>
 struct json_type<string_map> {
   static void schema(json_writer& w, bool nullable = false,
-                     item_limit value_max_length = {}) {
+                     item_limit values = {}) {
     write_type(w, "object", nullable);
     w.Key("additionalProperties");
     w.StartObject();
     json_type<std::string>::schema(w);
-    write_item_limit(w, value_max_length);
+    write_item_limit(w, values);
     w.EndObject();
   }
   static string_map decode(const rapidjson::Value& v) {
@@ -184,8 +191,8 @@ struct field_constraints {
   std::optional<std::size_t> max_items;
   std::optional<std::size_t> min_items;
   std::optional<std::size_t> max_properties;
-  /// Arrays: each item's maxLength; maps: each value's.
-  item_limit item_max_length;
+  /// Arrays: each item's length limits; maps: each value's.
+  item_limit items;
 
   void write(json_writer& w) const;
 };
@@ -259,8 +266,13 @@ public:
     }
 
     /// Array items or map values: at most `n` characters each.
+    field& item_min_length(std::size_t n) {
+      constraints_.items.min_length = n;
+      return *this;
+    }
+
     field& item_max_length(std::size_t n) {
-      constraints_.item_max_length = n;
+      constraints_.items.max_length = n;
       return *this;
     }
 
@@ -301,7 +313,7 @@ public:
       json_type<T>::schema(w,
                            as_result && is_optional<T>::value
                              && !omit_when_empty_,
-                           constraints_.item_max_length);
+                           constraints_.items);
       w.Key("description");
       json_type<std::string>::encode(w, this->description);
       constraints_.write(w);

@@ -82,6 +82,7 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "The task IDs to be executed, each once (e.g. ['M2-001', "
           "'M2-002']). May be empty for a session timed as a whole.")
     .required()
+    .item_min_length(1)
     .item_max_length(max_id_length);
   in->add("timezone", &a::timezone,
           "IANA time zone for all timestamps in this session (e.g. "
@@ -96,6 +97,7 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "Optional tags for categorization (e.g. ['milestone:2', "
           "'area:gateway']).")
     .max_items(max_tags)
+    .item_min_length(1)
     .item_max_length(max_id_length);
 
   using r = session_start_result;
