@@ -598,7 +598,14 @@ private:
                       "Bad Request: the Mcp-Session-Id header is missing; "
                       "start a session with initialize (without the header) "
                       "and send its id on every later request");
-      ctx_.new_session = new_session_id();
+      try {
+        ctx_.new_session = new_session_id();
+      } catch (const std::exception& e) {
+        TTM_LOG(error, "http", e.what());
+        return refuse(http::status::internal_server_error,
+                      "Internal error: cannot create a session id",
+                      protocol::internal_error);
+      }
       caf::anon_send(srv_.transport, actors::open_atom::value,
                      ctx_.new_session, std::move(f), make_sink());
       return;

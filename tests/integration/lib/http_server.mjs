@@ -65,6 +65,29 @@ export class HttpServer {
     return server;
   }
 
+  /** Resolves when stderr (so far or later) matches `re`; rejects after `timeoutMs`. */
+  waitForStderr(re, timeoutMs = START_TIMEOUT_MS) {
+    if (re.test(this.stderrText)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onData = () => {
+        if (re.test(this.stderrText)) {
+          cleanup();
+          resolve();
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`stderr did not match ${re} within ${timeoutMs} ms${this.context()}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.child.stderr.off('data', onData);
+      };
+      // Registered after the collector in start(), so stderrText is current.
+      this.child.stderr.on('data', onData);
+    });
+  }
+
   context() {
     return `\n--- server stderr (tail) ---\n${this.stderrText}`;
   }
