@@ -44,6 +44,32 @@ std::string tool_call_result(const std::string& structured, bool is_error) {
   return out;
 }
 
+/// completion/complete. The server has no prompts and no resource
+/// templates, so no argument has suggestions: a well-formed request gets an
+/// empty list (declaring `completions` lets clients ask without failing).
+std::string on_complete(const protocol::message& msg) {
+  auto params = params_object(msg);
+  if (!params)
+    return invalid_params(msg, "completion/complete takes an object");
+  auto ref = params->FindMember("ref");
+  if (ref == params->MemberEnd() || !ref->value.IsObject())
+    return invalid_params(msg, "completion/complete needs an object 'ref'");
+  auto type = ref->value.FindMember("type");
+  if (type == ref->value.MemberEnd() || !type->value.IsString()
+      || (std::string_view{type->value.GetString()} != "ref/prompt"
+          && std::string_view{type->value.GetString()} != "ref/resource"))
+    return invalid_params(msg, "'ref.type' must be 'ref/prompt' or "
+                               "'ref/resource'");
+  auto arg = params->FindMember("argument");
+  if (arg == params->MemberEnd() || !arg->value.IsObject()
+      || !arg->value.HasMember("name") || !arg->value["name"].IsString()
+      || !arg->value.HasMember("value") || !arg->value["value"].IsString())
+    return invalid_params(msg, "completion/complete needs 'argument' with "
+                               "string 'name' and 'value'");
+  return encode_result(
+    msg.id, R"({"completion":{"values":[],"total":0,"hasMore":false}})");
+}
+
 } // namespace
 
 client_state::client_state(client_config cfg)
@@ -223,6 +249,8 @@ std::string client_state::handle_request(const protocol::message& msg,
     return on_tools_list(msg);
   if (m == "logging/setLevel")
     return on_set_level(msg);
+  if (m == "completion/complete")
+    return on_complete(msg);
   return encode_error(msg.id, ec::method_not_found,
                       "Method not found: '" + m + "'");
 }
@@ -268,7 +296,8 @@ std::string client_state::on_initialize(const protocol::message& msg) {
                          + requested + ", negotiated " + revision_);
   const auto& info = cfg_.info;
   std::string res = R"({"protocolVersion":)" + json_quote(revision_);
-  res += R"(,"capabilities":{"logging":{},"tools":{"listChanged":false}})";
+  res += R"(,"capabilities":{"completions":{},"logging":{},)"
+         R"("tools":{"listChanged":false}})";
   res += R"(,"serverInfo":{"name":)" + json_quote(info.name);
   res += R"(,"title":)" + json_quote(info.title);
   res += R"(,"version":)" + json_quote(info.version) + "}";

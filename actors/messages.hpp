@@ -20,18 +20,39 @@
 
 namespace ttm::actors {
 
+/// Why the transport did not route a frame. Only frames sent with `open` or
+/// `forward` (HTTP) can be refused; the HTTP edge maps these to statuses.
+enum class route_refusal : std::uint8_t {
+  /// No such route: never opened, ended by the client, or expired (404).
+  unknown_route,
+  /// The supervisor's cap on concurrent MCP sessions is reached (503).
+  busy,
+};
+
 /// Where the transport delivers what the server says on a route: a stdio
 /// writer, an HTTP response. Implemented by the edge; called from the
 /// transport actor only.
 class reply_sink {
 public:
   virtual ~reply_sink();
-  /// One complete JSON-RPC message (or batch reply).
+  /// One complete JSON-RPC message (or batch reply): a frame's response.
   virtual void deliver(std::string json) = 0;
+  /// A notification sent while handling a frame, always before the frame's
+  /// response. HTTP needs the distinction (it decides between a JSON body and
+  /// an SSE stream); a line-based edge does not.
+  virtual void deliver_notification(std::string json) {
+    deliver(std::move(json));
+  }
   /// The transport is done with one frame given with this sink: its replies
   /// (if any) were delivered or dropped. Lets an edge bound what it has in
   /// flight instead of queueing without limit behind a slow client.
   virtual void frame_done() {
+  }
+  /// The frame was not routed: nothing was delivered and `frame_done` will
+  /// not follow. Called instead of `frame_done` (or `close` for `end`).
+  virtual void refused(route_refusal why) {
+    (void) why;
+    frame_done();
   }
   /// The route is finished: every reply was delivered.
   virtual void close() = 0;
@@ -56,6 +77,10 @@ using slots_atom = caf::atom_constant<caf::atom("slots")>;
 // transport actor
 using inbound_atom = caf::atom_constant<caf::atom("inbound")>;
 using eof_atom = caf::atom_constant<caf::atom("eof")>;
+using open_atom = caf::atom_constant<caf::atom("open")>;
+using forward_atom = caf::atom_constant<caf::atom("forward")>;
+using end_atom = caf::atom_constant<caf::atom("end")>;
+using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 
 // -- typed interfaces ---------------------------------------------------------
 
@@ -83,9 +108,22 @@ using supervisor_actor = caf::typed_actor<
   caf::replies_to<slots_atom>::with<std::uint64_t>>;
 
 /// Routes frames from the edges to client actors by routing key.
+///  - inbound: a frame for KEY; a new KEY gets a route (stdio: the one
+///    connection is the session, any first message opens it).
+///  - eof: no more input on KEY; the route closes once its replies are out.
+///  - open: a frame (HTTP: `initialize`) that creates the route KEY; refused
+///    with `busy` at the session cap. Such routes expire when idle.
+///  - forward: a frame for an existing route only; else `unknown_route`.
+///  - end: ends route KEY now (HTTP DELETE); the sink is closed, or refused
+///    with `unknown_route`.
+///  - sweep: internal, the idle-expiry timer.
 using transport_actor = caf::typed_actor<
   caf::reacts_to<inbound_atom, std::string, protocol::frame, sink_ptr>,
-  caf::reacts_to<eof_atom, std::string, sink_ptr>>;
+  caf::reacts_to<eof_atom, std::string, sink_ptr>,
+  caf::reacts_to<open_atom, std::string, protocol::frame, sink_ptr>,
+  caf::reacts_to<forward_atom, std::string, protocol::frame, sink_ptr>,
+  caf::reacts_to<end_atom, std::string, sink_ptr>,
+  caf::reacts_to<sweep_atom>>;
 
 } // namespace ttm::actors
 

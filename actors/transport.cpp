@@ -30,6 +30,12 @@ bool cancellable(const protocol::frame& f) {
          && f.messages.front().method != "initialize";
 }
 
+/// A route key for the log: HTTP session ids grant access to a session, so
+/// only a prefix is written.
+std::string loggable(const std::string& key) {
+  return key.size() <= 12 ? key : key.substr(0, 8) + "...";
+}
+
 void close_route(self_ptr self, const std::string& key) {
   auto i = self->state.routes.find(key);
   if (i == self->state.routes.end())
@@ -38,10 +44,54 @@ void close_route(self_ptr self, const std::string& key) {
   if (r.client)
     self->send_exit(r.client, caf::exit_reason::user_shutdown);
   auto sink = r.eof_sink;
+  // Frames still waiting for admission never reach a client actor.
+  auto backlog = std::move(r.backlog);
   self->state.routes.erase(i);
-  TTM_LOG(debug, "transport", "route '" + key + "' closed");
+  TTM_LOG(debug, "transport", "route '" + loggable(key) + "' closed");
+  for (auto& entry : backlog)
+    entry.second->refused(route_refusal::unknown_route);
   if (sink)
     sink->close();
+}
+
+void arm_sweep(self_ptr self) {
+  auto& st = self->state;
+  if (st.sweep_armed || st.cfg.idle_timeout.count() <= 0)
+    return;
+  using std::chrono::milliseconds;
+  auto every = std::clamp(st.cfg.idle_timeout / 4, milliseconds{100},
+                          milliseconds{60'000});
+  self->delayed_send(self, every, sweep_atom::value);
+  st.sweep_armed = true;
+}
+
+/// Ends the opened routes that saw no frame for the idle timeout and have
+/// nothing in flight; keeps the timer running while such routes exist.
+void sweep(self_ptr self) {
+  auto& st = self->state;
+  st.sweep_armed = false;
+  auto now = st.cfg.client.clock->mono_now();
+  std::vector<std::string> expired;
+  bool any_opened = false;
+  for (auto& [key, r] : st.routes) {
+    if (!r.opened)
+      continue;
+    if (r.in_flight == 0 && r.backlog.empty()
+        && now - r.last_active >= st.cfg.idle_timeout)
+      expired.push_back(key);
+    else
+      any_opened = true;
+  }
+  for (auto& key : expired) {
+    TTM_LOG(info, "transport", "MCP session '" + loggable(key)
+                                 + "' ended: idle for "
+                                 + std::to_string(st.cfg.idle_timeout.count()
+                                                  / 1000)
+                                 + " s");
+    close_route(self, key);
+  }
+  if (any_opened)
+    arm_sweep(self);
 }
 
 /// Closes a route whose input ended once everything it sent is answered.
@@ -87,7 +137,7 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
           drop = r.cancelled.erase(id) > 0;
         }
         for (auto& note : out.notifications)
-          sink->deliver(std::move(note));
+          sink->deliver_notification(std::move(note));
         if (drop)
           TTM_LOG(debug, "transport", "dropped the response to cancelled "
                                       "request " + id);
@@ -97,13 +147,19 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
         maybe_finish(self, key);
       },
       [=](caf::error& err) {
-        TTM_LOG(error, "transport", "client actor on route '" + key
-                                      + "' failed: "
-                                      + self->system().render(err));
+        bool ended = self->state.routes.count(key) == 0;
+        if (ended)
+          TTM_LOG(debug, "transport", "a request on route '" + loggable(key)
+                                        + "' ended with its route");
+        else
+          TTM_LOG(error, "transport", "client actor on route '"
+                                        + loggable(key) + "' failed: "
+                                        + self->system().render(err));
         if (!rid.json.empty()) {
-          sink->deliver(protocol::encode_error(rid, protocol::internal_error,
-                                               "Internal error: the session "
-                                               "actor failed"));
+          sink->deliver(protocol::encode_error(
+            rid, protocol::internal_error,
+            ended ? "Internal error: the session ended before the reply"
+                  : "Internal error: the session actor failed"));
         }
         sink->frame_done();
         auto i = self->state.routes.find(key);
@@ -126,6 +182,15 @@ void admit(self_ptr self, const std::string& key) {
         if (i == self->state.routes.end())
           return;
         auto& r = i->second;
+        if (!ok && r.opened) {
+          // The edge answers (HTTP: 503 + Retry-After); nothing else to do.
+          auto backlog = std::move(r.backlog);
+          self->send_exit(r.client, caf::exit_reason::user_shutdown);
+          self->state.routes.erase(i);
+          for (auto& entry : backlog)
+            entry.second->refused(route_refusal::busy);
+          return;
+        }
         if (!ok) {
           // Refused at the global cap: answer what waits, close its sinks and
           // forget the route (a later frame on it asks again).
@@ -163,12 +228,29 @@ void admit(self_ptr self, const std::string& key) {
                                       + self->system().render(err));
         auto i = self->state.routes.find(key);
         if (i != self->state.routes.end()) {
-          for (auto& entry : i->second.backlog)
-            entry.second->frame_done();
+          for (auto& entry : i->second.backlog) {
+            if (i->second.opened)
+              entry.second->refused(route_refusal::busy);
+            else
+              entry.second->frame_done();
+          }
           i->second.backlog.clear();
           close_route(self, key);
         }
       });
+}
+
+/// Hands a frame to route `key`, which exists: waits in the backlog while
+/// the supervisor decides on admission.
+void route_frame(self_ptr self, const std::string& key, protocol::frame f,
+                 sink_ptr sink) {
+  auto& r = self->state.routes[key];
+  r.last_active = self->state.cfg.client.clock->mono_now();
+  if (!r.admitted) {
+    r.backlog.emplace_back(std::move(f), std::move(sink));
+    return;
+  }
+  forward(self, key, std::move(f), std::move(sink));
 }
 
 } // namespace
@@ -191,13 +273,41 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
       auto& r = self->state.routes[key];
       if (!r.client)
         admit(self, key);
-      auto& route = self->state.routes[key];
-      if (!route.admitted) {
-        route.backlog.emplace_back(std::move(f), std::move(sink));
+      route_frame(self, key, std::move(f), std::move(sink));
+    },
+    [=](open_atom, const std::string& key, protocol::frame& f,
+        sink_ptr& sink) {
+      if (self->state.routes.count(key) > 0) {
+        // Keys are 128 random bits: a clash means a broken edge.
+        TTM_LOG(error, "transport", "open: route '" + loggable(key)
+                                      + "' exists already");
+        sink->refused(route_refusal::busy);
         return;
       }
-      forward(self, key, std::move(f), std::move(sink));
+      self->state.routes[key].opened = true;
+      admit(self, key);
+      route_frame(self, key, std::move(f), std::move(sink));
+      arm_sweep(self);
     },
+    [=](forward_atom, const std::string& key, protocol::frame& f,
+        sink_ptr& sink) {
+      if (self->state.routes.count(key) == 0) {
+        sink->refused(route_refusal::unknown_route);
+        return;
+      }
+      route_frame(self, key, std::move(f), std::move(sink));
+    },
+    [=](end_atom, const std::string& key, sink_ptr& sink) {
+      if (self->state.routes.count(key) == 0) {
+        sink->refused(route_refusal::unknown_route);
+        return;
+      }
+      TTM_LOG(debug, "transport", "route '" + loggable(key)
+                                    + "' ended by the client");
+      close_route(self, key);
+      sink->close();
+    },
+    [=](sweep_atom) { sweep(self); },
     [=](eof_atom, const std::string& key, sink_ptr& sink) {
       auto i = self->state.routes.find(key);
       if (i == self->state.routes.end()) {

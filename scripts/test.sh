@@ -9,16 +9,18 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   ensure_packages nodejs npm
 fi
 
-# The official MCP SDK client for the integration tests, pinned by the
-# committed lock file, installed into the git-ignored node_modules/.
-npm_dir="$ROOT/tests/integration"
-stamp="$npm_dir/node_modules/.ttm-lock-sha256"
-want="$(sha256sum "$npm_dir/package-lock.json" | cut -d' ' -f1)"
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  say "installing the pinned MCP SDK client (npm ci)"
-  (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error)
-  echo "$want" >"$stamp"
-fi
+# npm test tooling, pinned by committed lock files, installed into git-ignored
+# node_modules/ folders: the official MCP SDK client for the integration
+# tests, and the MCP conformance suite with the Node 22 it needs.
+for npm_dir in "$ROOT/tests/integration" "$ROOT/tests/conformance"; do
+  stamp="$npm_dir/node_modules/.ttm-lock-sha256"
+  want="$(sha256sum "$npm_dir/package-lock.json" | cut -d' ' -f1)"
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    say "installing pinned npm test tooling in ${npm_dir#"$ROOT"/} (npm ci)"
+    (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" >"$stamp"
+  fi
+done
 
 tests_on=(-DTTM_BUILD_TESTS=ON -DTTM_BUILD_BENCH=ON)
 build_tree build all -- -DCMAKE_BUILD_TYPE=Release "${tests_on[@]}"

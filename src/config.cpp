@@ -3,6 +3,8 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
+#include <arpa/inet.h>
+
 #include <charconv>
 #include <chrono>
 #include <fstream>
@@ -74,6 +76,73 @@ std::string parse_duration(const std::string& text, std::chrono::seconds& out) {
   return {};
 }
 
+/// HOST:PORT or [V6]:PORT; HOST an IP literal ("localhost" is 127.0.0.1).
+std::string parse_listen(const std::string& text, config& c) {
+  auto bad = [&](const std::string& why) {
+    return "expected HOST:PORT with an IP address, e.g. 127.0.0.1:8787 or "
+           "[::1]:8787; " + why + " in '" + text + "'";
+  };
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    return bad("no port");
+  auto host = text.substr(0, colon);
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']')
+      return bad("unbalanced brackets");
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host == "localhost")
+    host = "127.0.0.1";
+  unsigned char addr[16];
+  int family = host.find(':') == std::string::npos ? AF_INET : AF_INET6;
+  if (::inet_pton(family, host.c_str(), addr) != 1)
+    return bad("'" + host + "' is not an IP address");
+  std::size_t port = 0;
+  if (auto err = parse_size(text.substr(colon + 1), 0, 65535, port);
+      !err.empty())
+    return bad("the port is not 0 to 65535");
+  c.listen_host = host;
+  c.listen_port = static_cast<std::uint16_t>(port);
+  return {};
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss{text};
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    auto b = item.find_first_not_of(" \t");
+    auto e = item.find_last_not_of(" \t");
+    if (b != std::string::npos)
+      out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+/// Reads bearer tokens: one per line; blank lines and '#' comments skipped.
+std::string read_tokens(const std::string& path,
+                        std::vector<std::string>& out) {
+  std::ifstream in{path};
+  if (!in)
+    return "cannot read the auth token file '" + path + "'";
+  std::string line;
+  while (std::getline(in, line)) {
+    auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line[b] == '#')
+      continue;
+    auto e = line.find_last_not_of(" \t\r");
+    out.push_back(line.substr(b, e - b + 1));
+  }
+  if (out.empty())
+    return "the auth token file '" + path + "' holds no token (one per line)";
+  return {};
+}
+
+std::string parse_seconds(const std::string& v, std::size_t min,
+                          std::size_t& out) {
+  return parse_size(v, min, 7 * 24 * 3600, out);
+}
+
 const std::vector<option>& options() {
   static const std::vector<option> opts{
     {"--log-level", "log_level", "TIME_TRACKER_MCP_LOG_LEVEL", "LEVEL",
@@ -140,6 +209,93 @@ const std::vector<option>& options() {
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 256, c.worker_threads);
      }},
+    // -- http mode --------------------------------------------------------
+    {"--listen", "listen", "TIME_TRACKER_MCP_LISTEN", "HOST:PORT",
+     "http: address and port to serve on; port 0 picks a free one "
+     "(default 127.0.0.1:8787)",
+     [](config& c, const std::string& v) { return parse_listen(v, c); }},
+    {"--path", "http_path", "TIME_TRACKER_MCP_HTTP_PATH", "PATH",
+     "http: the MCP endpoint (default /mcp)",
+     [](config& c, const std::string& v) -> std::string {
+       if (v.size() < 2 || v.front() != '/'
+           || v.find_first_of("?# ") != std::string::npos)
+         return "expected a path such as /mcp (starting with '/', no query), "
+                "got '" + v + "'";
+       if (v == "/healthz" || v == "/readyz")
+         return "'" + v + "' is reserved for health checks";
+       c.http_path = v;
+       return {};
+     }},
+    {"--max-body-bytes", "max_body_bytes", "TIME_TRACKER_MCP_MAX_BODY_BYTES",
+     "N", "http: largest accepted request body; larger gets 413 "
+          "(default 1048576)",
+     [](config& c, const std::string& v) {
+       return parse_size(v, 256, std::size_t{1} << 30, c.max_body_bytes);
+     }},
+    {"--auth-token-file", "auth_token_file",
+     "TIME_TRACKER_MCP_AUTH_TOKEN_FILE", "FILE",
+     "http: require 'Authorization: Bearer TOKEN' with a token from FILE "
+     "(one per line; '#' comments)",
+     [](config& c, const std::string& v) -> std::string {
+       if (v.empty())
+         return "expected a file name";
+       c.auth_token_file = v;
+       return {};
+     }},
+    {"--allowed-hosts", "allowed_hosts", "TIME_TRACKER_MCP_ALLOWED_HOSTS",
+     "LIST", "http: Host header values accepted besides localhost, "
+             "127.0.0.1 and [::1] on our port (comma-separated host[:port])",
+     [](config& c, const std::string& v) {
+       c.allowed_hosts = split_list(v);
+       return std::string{};
+     }},
+    {"--allowed-origins", "allowed_origins",
+     "TIME_TRACKER_MCP_ALLOWED_ORIGINS", "LIST",
+     "http: Origin values accepted besides http://localhost (etc.) on our "
+     "port (comma-separated scheme://host[:port])",
+     [](config& c, const std::string& v) -> std::string {
+       c.allowed_origins = split_list(v);
+       for (const auto& o : c.allowed_origins)
+         if (o.find("://") == std::string::npos)
+           return "expected origins such as https://app.example.com, got '"
+                  + o + "'";
+       return {};
+     }},
+    {"--session-idle-timeout", "session_idle_timeout",
+     "TIME_TRACKER_MCP_SESSION_IDLE_TIMEOUT", "SECONDS",
+     "http: end MCP sessions that see no request for this long; 0: never "
+     "(default 1800)",
+     [](config& c, const std::string& v) {
+       return parse_seconds(v, 0, c.session_idle_timeout_s);
+     }},
+    {"--keep-alive-timeout", "keep_alive_timeout",
+     "TIME_TRACKER_MCP_KEEP_ALIVE_TIMEOUT", "SECONDS",
+     "http: close a connection idle between requests this long (default 60)",
+     [](config& c, const std::string& v) {
+       return parse_seconds(v, 1, c.keep_alive_timeout_s);
+     }},
+    {"--read-timeout", "read_timeout", "TIME_TRACKER_MCP_READ_TIMEOUT",
+     "SECONDS", "http: longest time to receive one request, headers and body "
+                "(default 30)",
+     [](config& c, const std::string& v) {
+       return parse_seconds(v, 1, c.read_timeout_s);
+     }},
+    {"--write-timeout", "write_timeout", "TIME_TRACKER_MCP_WRITE_TIMEOUT",
+     "SECONDS", "http: longest time to send one response (default 30)",
+     [](config& c, const std::string& v) {
+       return parse_seconds(v, 1, c.write_timeout_s);
+     }},
+    {"--drain-timeout", "drain_timeout", "TIME_TRACKER_MCP_DRAIN_TIMEOUT",
+     "SECONDS", "http: on SIGTERM/SIGINT, how long requests in flight may "
+                "take to finish (default 10)",
+     [](config& c, const std::string& v) {
+       return parse_seconds(v, 0, c.drain_timeout_s);
+     }},
+    {"--http-threads", "http_threads", "TIME_TRACKER_MCP_HTTP_THREADS", "N",
+     "http: I/O threads (default 1)",
+     [](config& c, const std::string& v) {
+       return parse_size(v, 1, 64, c.http_threads);
+     }},
   };
   return opts;
 }
@@ -186,10 +342,14 @@ std::string apply_file(config& c, const std::string& path) {
 std::string usage() {
   std::string out
     = "Usage: time-tracker-mcp stdio [options]\n"
+      "       time-tracker-mcp http [--listen 127.0.0.1:8787] [options]\n"
       "       time-tracker-mcp --help | --version\n\n"
       "Modes:\n"
       "  stdio    serve one MCP client on stdin/stdout (newline-delimited "
       "JSON-RPC);\n"
+      "           logs go to stderr\n"
+      "  http     serve many MCP clients over Streamable HTTP at "
+      "http://HOST:PORT/mcp;\n"
       "           logs go to stderr\n\n"
       "Options (also settable in a JSON config file and the environment; "
       "command line\nwins over environment, environment over file):\n"
@@ -255,9 +415,10 @@ load_config(const std::vector<std::string>& args,
     c.mode = a;
   }
   if (c.mode.empty())
-    return fail("missing mode: use 'time-tracker-mcp stdio'");
-  if (c.mode != "stdio")
-    return fail("unknown mode '" + c.mode + "' (available: stdio)");
+    return fail("missing mode: use 'time-tracker-mcp stdio' or "
+                "'time-tracker-mcp http'");
+  if (c.mode != "stdio" && c.mode != "http")
+    return fail("unknown mode '" + c.mode + "' (available: stdio, http)");
   // Pass 2: file, then environment, then command line.
   if (c.config_file.empty())
     if (const char* f = getenv("TIME_TRACKER_MCP_CONFIG"); f && *f)
@@ -272,6 +433,10 @@ load_config(const std::vector<std::string>& args,
   for (const auto& [opt, value] : cli)
     if (auto err = opt->set(c, value); !err.empty())
       return fail(std::string{opt->flag} + ": " + err);
+  if (c.mode == "http" && !c.auth_token_file.empty())
+    if (auto err = read_tokens(c.auth_token_file, c.auth_tokens);
+        !err.empty())
+      return fail("--auth-token-file: " + err);
   res.cfg = std::move(c);
   return res;
 }

@@ -4,6 +4,7 @@
 #include "log.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -15,7 +16,7 @@ namespace ttm {
 /// defaults, then a config file, then the environment, then the command line
 /// (later sources win), and passed on as plain values.
 struct config {
-  std::string mode; ///< "stdio"
+  std::string mode; ///< "stdio" or "http"
   log::level log_level = log::level::info;
   /// stdio: a longer line is answered with an error and discarded.
   std::size_t max_line_bytes = 4 * 1024 * 1024;
@@ -28,6 +29,30 @@ struct config {
   /// Actor scheduler threads; 0: one per core.
   std::size_t worker_threads = 0;
   std::string config_file;
+
+  // -- http mode ------------------------------------------------------------
+  /// --listen HOST:PORT: an IP literal and a port (0: any free port).
+  std::string listen_host = "127.0.0.1";
+  std::uint16_t listen_port = 8787;
+  /// The MCP endpoint's path.
+  std::string http_path = "/mcp";
+  /// Larger request bodies get 413.
+  std::size_t max_body_bytes = 1024 * 1024;
+  /// Bearer tokens read from `auth_token_file`; empty: no authentication.
+  std::string auth_token_file;
+  std::vector<std::string> auth_tokens;
+  /// Accepted besides localhost names on our port.
+  std::vector<std::string> allowed_hosts;
+  std::vector<std::string> allowed_origins;
+  /// MCP sessions without a request for this long are ended; 0: never.
+  std::size_t session_idle_timeout_s = 30 * 60;
+  /// Connection timeouts, seconds.
+  std::size_t keep_alive_timeout_s = 60;
+  std::size_t read_timeout_s = 30;
+  std::size_t write_timeout_s = 30;
+  /// On SIGTERM/SIGINT, how long requests in flight may take to finish.
+  std::size_t drain_timeout_s = 10;
+  std::size_t http_threads = 1;
 };
 
 /// The outcome of reading the configuration.

@@ -7,6 +7,7 @@
 #include "config.hpp"
 #include "domain/clock.hpp"
 #include "domain/zones.hpp"
+#include "edge/http.hpp"
 #include "edge/stdio.hpp"
 #include "log.hpp"
 #include "tools/registry.hpp"
@@ -93,9 +94,9 @@ std::optional<std::string> resolve_local_zone(const config& cfg) {
   return name;
 }
 
-int run_stdio(const config& cfg) {
-  // Signals are taken by one thread with sigwait; block them before any other
-  // thread exists so that all threads inherit the mask.
+/// Signals are taken by one thread with sigwait; they are blocked before any
+/// other thread exists so that all threads inherit the mask.
+sigset_t block_signals() {
   sigset_t sigs;
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
@@ -104,6 +105,59 @@ int run_stdio(const config& cfg) {
   sigaddset(&sigs, SIGUSR1); // internal: wakes the signal thread at exit
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
+  return sigs;
+}
+
+/// Sets `shutdown` on SIGINT/SIGTERM/SIGHUP; returns once `exiting` is set
+/// and the thread is woken with SIGUSR1.
+std::thread signal_thread(const sigset_t& sigs, latch& shutdown,
+                          const std::atomic<bool>& exiting) {
+  return std::thread{[&shutdown, &exiting, sigs] {
+    for (;;) {
+      int sig = 0;
+      sigwait(&sigs, &sig);
+      if (sig == SIGUSR1) {
+        if (exiting)
+          return;
+        continue; // not ours: only main's wake-up at exit counts
+      }
+      shutdown.set(sig == SIGINT    ? "SIGINT"
+                   : sig == SIGTERM ? "SIGTERM"
+                                    : "SIGHUP");
+    }
+  }};
+}
+
+actors::client_config make_client_config(const config& cfg,
+                                         const std::string& local_zone) {
+  actors::client_config client_cfg;
+  client_cfg.registry = tools::make_registry(cfg.tracking);
+  client_cfg.clock = std::make_shared<domain::system_clock_source>();
+  client_cfg.local_zone = local_zone;
+  client_cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION,
+                     instructions_text};
+  client_cfg.limits = cfg.tracking;
+  return client_cfg;
+}
+
+actors::supervisor_config make_supervisor_config(const config& cfg) {
+  actors::supervisor_config sup_cfg;
+  sup_cfg.max_clients = cfg.max_clients;
+  sup_cfg.max_sessions = cfg.tracking.max_sessions;
+  return sup_cfg;
+}
+
+caf::actor_system_config& system_config(caf::actor_system_config& sys_cfg,
+                                        const config& cfg) {
+  sys_cfg.set("logger.file-verbosity", caf::atom("quiet"));
+  sys_cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  if (cfg.worker_threads > 0)
+    sys_cfg.set("scheduler.max-threads", cfg.worker_threads);
+  return sys_cfg;
+}
+
+int run_stdio(const config& cfg) {
+  auto sigs = block_signals();
 
   // stdout belongs to the protocol: keep a private duplicate for replies and
   // point fd 1 at stderr, so a stray write anywhere cannot corrupt the stream.
@@ -119,19 +173,9 @@ int run_stdio(const config& cfg) {
     return 2;
   auto tzdb_version = domain::preload_tz_database();
 
-  actors::client_config client_cfg;
-  client_cfg.registry = tools::make_registry(cfg.tracking);
-  client_cfg.clock = std::make_shared<domain::system_clock_source>();
-  client_cfg.local_zone = *local_zone;
-  client_cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION,
-                     instructions_text};
-  client_cfg.limits = cfg.tracking;
-
+  auto client_cfg = make_client_config(cfg, *local_zone);
   caf::actor_system_config sys_cfg;
-  sys_cfg.set("logger.file-verbosity", caf::atom("quiet"));
-  sys_cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  if (cfg.worker_threads > 0)
-    sys_cfg.set("scheduler.max-threads", cfg.worker_threads);
+  system_config(sys_cfg, cfg);
   // Declared before the actor system: the transport may still call the
   // edge's close callback while the system winds down.
   latch shutdown; // input closed or a signal, whichever comes first
@@ -139,10 +183,8 @@ int run_stdio(const config& cfg) {
   std::atomic<bool> exiting{false};
   {
     caf::actor_system sys{sys_cfg};
-    actors::supervisor_config sup_cfg;
-    sup_cfg.max_clients = cfg.max_clients;
-    sup_cfg.max_sessions = cfg.tracking.max_sessions;
-    auto supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
+    auto supervisor = sys.spawn(actors::supervisor_behavior,
+                                make_supervisor_config(cfg));
     auto transport = sys.spawn(actors::transport_behavior,
                                actors::transport_config{client_cfg,
                                                         supervisor});
@@ -152,20 +194,7 @@ int run_stdio(const config& cfg) {
                              closed.set("route closed");
                              shutdown.set("end of input");
                            }};
-    std::thread signals{[&] {
-      for (;;) {
-        int sig = 0;
-        sigwait(&sigs, &sig);
-        if (sig == SIGUSR1) {
-          if (exiting)
-            return;
-          continue; // not ours: only main's wake-up at exit counts
-        }
-        shutdown.set(sig == SIGINT    ? "SIGINT"
-                  : sig == SIGTERM ? "SIGTERM"
-                                   : "SIGHUP");
-      }
-    }};
+    auto signals = signal_thread(sigs, shutdown, exiting);
     TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
                             + " serving MCP on stdio; local zone "
                             + *local_zone + ", tz database " + tzdb_version);
@@ -190,6 +219,86 @@ int run_stdio(const config& cfg) {
   return 0;
 }
 
+bool is_loopback(const std::string& host) {
+  return host.rfind("127.", 0) == 0 || host == "::1";
+}
+
+int run_http(const config& cfg) {
+  auto sigs = block_signals();
+  auto local_zone = resolve_local_zone(cfg);
+  if (!local_zone)
+    return 2;
+  auto tzdb_version = domain::preload_tz_database();
+  auto client_cfg = make_client_config(cfg, *local_zone);
+  caf::actor_system_config sys_cfg;
+  system_config(sys_cfg, cfg);
+
+  edge::http_options opts;
+  opts.host = cfg.listen_host;
+  opts.port = cfg.listen_port;
+  opts.path = cfg.http_path;
+  opts.max_body_bytes = cfg.max_body_bytes;
+  opts.allowed_hosts = cfg.allowed_hosts;
+  opts.allowed_origins = cfg.allowed_origins;
+  opts.auth_tokens = cfg.auth_tokens;
+  opts.idle_timeout = std::chrono::seconds{cfg.keep_alive_timeout_s};
+  opts.read_timeout = std::chrono::seconds{cfg.read_timeout_s};
+  opts.write_timeout = std::chrono::seconds{cfg.write_timeout_s};
+  opts.threads = cfg.http_threads;
+
+  latch shutdown;
+  std::atomic<bool> exiting{false};
+  int rc = 0;
+  // Outlives the actor system: until the transport has terminated it may
+  // hold reply sinks that point into the edge's connections.
+  std::unique_ptr<edge::http_edge> http;
+  {
+    caf::actor_system sys{sys_cfg};
+    auto supervisor = sys.spawn(actors::supervisor_behavior,
+                                make_supervisor_config(cfg));
+    actors::transport_config tcfg{client_cfg, supervisor};
+    tcfg.idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
+    auto transport = sys.spawn(actors::transport_behavior, tcfg);
+    http = std::make_unique<edge::http_edge>(transport, opts);
+    auto signals = signal_thread(sigs, shutdown, exiting);
+    try {
+      http->start();
+    } catch (const std::exception& e) {
+      TTM_LOG(error, "main", e.what());
+      shutdown.set("start-up failed");
+      rc = 1;
+    }
+    if (rc == 0) {
+      // Tests and scripts read the URL from this line.
+      TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
+                              + " serving MCP over HTTP at " + http->url()
+                              + "; local zone " + *local_zone
+                              + ", tz database " + tzdb_version);
+      if (!is_loopback(cfg.listen_host) && cfg.auth_tokens.empty())
+        TTM_LOG(warning, "main", "listening beyond loopback without "
+                                 "--auth-token-file: anyone who can reach "
+                                 "this port can use the server");
+    }
+    auto reason = shutdown.wait();
+    if (rc == 0) {
+      TTM_LOG(info, "main", std::string{"shutting down: "} + reason
+                              + "; finishing requests in flight");
+      if (!http->drain(std::chrono::seconds{cfg.drain_timeout_s}))
+        TTM_LOG(warning, "main", "requests still in flight after "
+                                   + std::to_string(cfg.drain_timeout_s)
+                                   + " s (--drain-timeout); closing them");
+    }
+    http->stop();
+    exiting = true;
+    pthread_kill(signals.native_handle(), SIGUSR1);
+    signals.join();
+    caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+  } // ~actor_system waits for every actor
+  http.reset();
+  return rc;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -205,5 +314,7 @@ int main(int argc, char** argv) {
     return res.exit_code;
   }
   ttm::log::set_threshold(res.cfg->log_level);
+  if (res.cfg->mode == "http")
+    return run_http(*res.cfg);
   return run_stdio(*res.cfg);
 }

@@ -32,9 +32,23 @@ const bool quiet_logs = (log::set_threshold(log::level::warning), true);
 
 struct collecting_sink final : actors::reply_sink {
   std::vector<std::string> lines;
+  /// Indexes into `lines` of what came as notifications.
+  std::vector<std::size_t> notification_lines;
+  std::vector<actors::route_refusal> refusals;
+  int done = 0;
   int closed = 0;
   void deliver(std::string json) override {
     lines.push_back(std::move(json));
+  }
+  void deliver_notification(std::string json) override {
+    notification_lines.push_back(lines.size());
+    lines.push_back(std::move(json));
+  }
+  void frame_done() override {
+    ++done;
+  }
+  void refused(actors::route_refusal why) override {
+    refusals.push_back(why);
   }
   void close() override {
     ++closed;
@@ -61,7 +75,8 @@ std::string call_get_current(int id, const std::string& zone) {
 }
 
 struct fixture {
-  explicit fixture(std::size_t max_clients = 10)
+  explicit fixture(std::size_t max_clients = 10,
+                   std::chrono::milliseconds idle_timeout = {})
     : sys(testing_config(cfg)),
       sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
       clock(std::make_shared<domain::fake_clock>(
@@ -75,7 +90,8 @@ struct fixture {
     sup_cfg.max_clients = max_clients;
     supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
     transport = sys.spawn(actors::transport_behavior,
-                          actors::transport_config{client, supervisor});
+                          actors::transport_config{client, supervisor,
+                                                   idle_timeout});
     sched.run();
   }
 
@@ -89,6 +105,24 @@ struct fixture {
             const std::shared_ptr<collecting_sink>& sink) {
     caf::anon_send(transport, actors::inbound_atom::value, route,
                    protocol::decode(json), actors::sink_ptr{sink});
+  }
+
+  void open(const std::string& route, const std::string& json,
+            const std::shared_ptr<collecting_sink>& sink) {
+    caf::anon_send(transport, actors::open_atom::value, route,
+                   protocol::decode(json), actors::sink_ptr{sink});
+  }
+
+  void forward(const std::string& route, const std::string& json,
+               const std::shared_ptr<collecting_sink>& sink) {
+    caf::anon_send(transport, actors::forward_atom::value, route,
+                   protocol::decode(json), actors::sink_ptr{sink});
+  }
+
+  void end(const std::string& route,
+           const std::shared_ptr<collecting_sink>& sink) {
+    caf::anon_send(transport, actors::end_atom::value, route,
+                   actors::sink_ptr{sink});
   }
 
   void eof(const std::string& route,
@@ -304,4 +338,132 @@ TEST_CASE("actors: initialize cannot be cancelled") {
   f.sched.run();
   REQUIRE(sink->lines.size() == 2);
   CHECK(parse(sink->lines[1])["result"]["protocolVersion"] == "2025-11-25");
+}
+
+// -- routes opened explicitly (HTTP: initialize creates the MCP session) -----
+
+namespace {
+
+const std::string ping_1 = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+
+} // namespace
+
+TEST_CASE("actors: forward reaches only routes that were opened") {
+  fixture f;
+  auto a = std::make_shared<collecting_sink>();
+  f.forward("k1", ping_1, a);
+  f.sched.run();
+  CHECK(a->lines.empty());
+  REQUIRE(a->refusals.size() == 1);
+  CHECK(a->refusals[0] == actors::route_refusal::unknown_route);
+  CHECK(a->done == 0);
+  CHECK(f.active_clients() == 0);
+
+  auto b = std::make_shared<collecting_sink>();
+  f.open("k1", initialize_2025_11_25, b);
+  f.sched.run();
+  REQUIRE(b->lines.size() == 1);
+  CHECK(parse(b->lines[0])["result"]["protocolVersion"] == "2025-11-25");
+  CHECK(b->done == 1);
+  auto c = std::make_shared<collecting_sink>();
+  f.forward("k1", call_get_current(2, "UTC"), c);
+  f.sched.run();
+  REQUIRE(c->lines.size() == 1);
+  CHECK(parse(c->lines[0])["result"]["isError"] == false);
+  CHECK(c->refusals.empty());
+  CHECK(f.active_clients() == 1);
+}
+
+TEST_CASE("actors: open beyond the session cap is refused as busy") {
+  fixture f{1};
+  auto a = std::make_shared<collecting_sink>();
+  f.open("k1", initialize_2025_11_25, a);
+  f.sched.run();
+  auto b = std::make_shared<collecting_sink>();
+  f.open("k2", initialize_2025_11_25, b);
+  f.sched.run();
+  CHECK(b->lines.empty());
+  REQUIRE(b->refusals.size() == 1);
+  CHECK(b->refusals[0] == actors::route_refusal::busy);
+  CHECK(b->closed == 0);
+  CHECK(f.active_clients() == 1);
+  // The refused route does not exist.
+  auto c = std::make_shared<collecting_sink>();
+  f.forward("k2", ping_1, c);
+  f.sched.run();
+  REQUIRE(c->refusals.size() == 1);
+  CHECK(c->refusals[0] == actors::route_refusal::unknown_route);
+}
+
+TEST_CASE("actors: end closes a route and its client actor") {
+  fixture f;
+  auto a = std::make_shared<collecting_sink>();
+  f.open("k1", initialize_2025_11_25, a);
+  f.sched.run();
+  CHECK(f.active_clients() == 1);
+  auto d = std::make_shared<collecting_sink>();
+  f.end("k1", d);
+  f.sched.run();
+  CHECK(d->closed == 1);
+  CHECK(d->refusals.empty());
+  CHECK(f.active_clients() == 0);
+  auto b = std::make_shared<collecting_sink>();
+  f.forward("k1", ping_1, b);
+  f.end("k1", b);
+  f.sched.run();
+  REQUIRE(b->refusals.size() == 2);
+  CHECK(b->refusals[0] == actors::route_refusal::unknown_route);
+  CHECK(b->refusals[1] == actors::route_refusal::unknown_route);
+  CHECK(b->closed == 0);
+}
+
+TEST_CASE("actors: notifications reach the sink as notifications, before "
+          "the response") {
+  fixture f;
+  auto a = std::make_shared<collecting_sink>();
+  f.open("k1", initialize_2025_11_25, a);
+  f.forward("k1",
+            R"({"jsonrpc":"2.0","id":2,"method":"logging/setLevel",)"
+            R"("params":{"level":"debug"}})",
+            a);
+  f.forward("k1", call_get_current(3, "UTC"), a);
+  f.sched.run();
+  REQUIRE(a->lines.size() >= 4);
+  REQUIRE(!a->notification_lines.empty());
+  for (auto i : a->notification_lines) {
+    CHECK(parse(a->lines[i])["method"] == "notifications/message");
+    CHECK(i < a->lines.size() - 1);
+  }
+  CHECK(parse(a->lines.back())["id"] == 3);
+}
+
+TEST_CASE("actors: an opened route idle past the timeout is ended") {
+  fixture f{10, std::chrono::minutes{30}};
+  auto a = std::make_shared<collecting_sink>();
+  f.open("k1", initialize_2025_11_25, a);
+  f.send("stdio", ping_1, a); // implicit routes never expire
+  f.sched.run();
+  CHECK(f.active_clients() == 2);
+  // 29 minutes: still there; the request restarts the idle time.
+  f.clock->advance(std::chrono::minutes{29});
+  f.sched.trigger_timeouts();
+  f.sched.run();
+  f.forward("k1", ping_1, a);
+  f.sched.run();
+  CHECK(a->refusals.empty());
+  CHECK(f.active_clients() == 2);
+  f.clock->advance(std::chrono::minutes{29});
+  f.sched.trigger_timeouts();
+  f.sched.run();
+  CHECK(f.active_clients() == 2);
+  // 31 minutes after the last request: ended at the next sweep.
+  f.clock->advance(std::chrono::minutes{2});
+  f.sched.trigger_timeouts();
+  f.sched.run();
+  CHECK(f.active_clients() == 1);
+  auto b = std::make_shared<collecting_sink>();
+  f.forward("k1", ping_1, b);
+  f.sched.run();
+  REQUIRE(b->refusals.size() == 1);
+  CHECK(b->refusals[0] == actors::route_refusal::unknown_route);
 }

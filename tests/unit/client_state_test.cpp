@@ -572,3 +572,29 @@ TEST_CASE("mcp: ids are echoed exactly") {
     CHECK(str(parse(err.response)["id"]) == "x\"y");
   }
 }
+
+// -- completion ---------------------------------------------------------------
+
+TEST_CASE("mcp: completion/complete is declared and answers an empty list") {
+  auto s = session();
+  auto init = call(s, initialize_request("2025-11-25"));
+  CHECK(init["result"]["capabilities"]["completions"].IsObject());
+  auto res = call(s, request("completion/complete", "2",
+                             R"({"ref":{"type":"ref/prompt","name":"p"},)"
+                             R"("argument":{"name":"a","value":"x"}})"));
+  REQUIRE(res.HasMember("result"));
+  CHECK(res["result"]["completion"]["values"].IsArray());
+  CHECK(res["result"]["completion"]["values"].Empty());
+  CHECK(res["result"]["completion"]["hasMore"] == false);
+  // Malformed requests are -32602 naming what is wrong.
+  CHECK(contains(error_message(call(s, request("completion/complete", "3",
+                                               R"({"argument":{}})")),
+                               -32602),
+                 "ref"));
+  CHECK(contains(
+    error_message(call(s, request("completion/complete", "4",
+                                  R"({"ref":{"type":"ref/tool"},)"
+                                  R"("argument":{"name":"a","value":"x"}})")),
+                  -32602),
+    "ref.type"));
+}

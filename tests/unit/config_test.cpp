@@ -93,7 +93,7 @@ TEST_CASE("config: stdio with defaults") {
 }
 
 TEST_CASE("config: unknown modes, options and extra arguments are refused") {
-  CHECK(contains(must_fail({"http"}), "'http'"));
+  CHECK(contains(must_fail({"https"}), "'https'"));
   CHECK(contains(must_fail({"STDIO"}), "'STDIO'"));
   CHECK(contains(must_fail({"stdio", "--bogus", "1"}), "'--bogus'"));
   CHECK(contains(must_fail({"stdio", "--bogus=1"}), "'--bogus'"));
@@ -368,4 +368,72 @@ TEST_CASE("config: bad tracking limits are refused naming the option") {
                  "--max-tracking-sessions"));
   CHECK(contains(must_fail({"stdio", "--max-tasks-per-session", "100001"}),
                  "--max-tasks-per-session"));
+}
+
+// -- http mode ------------------------------------------------------------------
+
+TEST_CASE("config: http with defaults") {
+  auto c = must_load({"http"});
+  CHECK(c.mode == "http");
+  CHECK(c.listen_host == "127.0.0.1");
+  CHECK(c.listen_port == 8787);
+  CHECK(c.http_path == "/mcp");
+  CHECK(c.max_body_bytes == 1024 * 1024);
+  CHECK(c.auth_tokens.empty());
+  CHECK(c.session_idle_timeout_s == 1800);
+  CHECK(c.max_clients == 10'000);
+}
+
+TEST_CASE("config: --listen takes an IP address and a port") {
+  auto c = must_load({"http", "--listen", "0.0.0.0:0"});
+  CHECK(c.listen_host == "0.0.0.0");
+  CHECK(c.listen_port == 0);
+  c = must_load({"http", "--listen=[::1]:9000"});
+  CHECK(c.listen_host == "::1");
+  CHECK(c.listen_port == 9000);
+  c = must_load({"http", "--listen", "localhost:1234"});
+  CHECK(c.listen_host == "127.0.0.1");
+  c = must_load({"http"}, {{"TIME_TRACKER_MCP_LISTEN", "127.0.0.2:80"}});
+  CHECK(c.listen_host == "127.0.0.2");
+  CHECK(c.listen_port == 80);
+  CHECK(contains(must_fail({"http", "--listen", "8787"}), "HOST:PORT"));
+  CHECK(contains(must_fail({"http", "--listen", "example.com:80"}),
+                 "not an IP address"));
+  CHECK(contains(must_fail({"http", "--listen", "127.0.0.1:65536"}),
+                 "port"));
+  CHECK(contains(must_fail({"http", "--listen", "[::1:80"}), "bracket"));
+}
+
+TEST_CASE("config: http path, body limit, lists and timeouts") {
+  auto c = must_load({"http", "--path", "/v1/mcp", "--max-body-bytes",
+                      "4096", "--allowed-hosts", "a.example:80, b.example",
+                      "--allowed-origins", "https://app.example",
+                      "--session-idle-timeout", "0", "--read-timeout", "5"});
+  CHECK(c.http_path == "/v1/mcp");
+  CHECK(c.max_body_bytes == 4096);
+  CHECK(c.allowed_hosts == std::vector<std::string>{"a.example:80",
+                                                    "b.example"});
+  CHECK(c.allowed_origins
+        == std::vector<std::string>{"https://app.example"});
+  CHECK(c.session_idle_timeout_s == 0);
+  CHECK(c.read_timeout_s == 5);
+  CHECK(contains(must_fail({"http", "--path", "mcp"}), "/mcp"));
+  CHECK(contains(must_fail({"http", "--path", "/healthz"}), "reserved"));
+  CHECK(contains(must_fail({"http", "--allowed-origins", "app.example"}),
+                 "https://"));
+  CHECK(contains(must_fail({"http", "--read-timeout", "0"}), "from 1"));
+}
+
+TEST_CASE("config: --auth-token-file reads one token per line") {
+  temp_file tokens{"# tokens\n\n  first-token  \nsecond\r\n"};
+  auto c = must_load({"http", "--auth-token-file", tokens.path});
+  CHECK(c.auth_tokens == std::vector<std::string>{"first-token", "second"});
+  temp_file empty{"# nothing\n\n"};
+  CHECK(contains(must_fail({"http", "--auth-token-file", empty.path}),
+                 "no token"));
+  CHECK(contains(must_fail({"http", "--auth-token-file", "/nonexistent/t"}),
+                 "cannot read"));
+  // The error names the file, never a token.
+  CHECK_FALSE(contains(must_fail({"http", "--auth-token-file", empty.path}),
+                       "first-token"));
 }

@@ -1,0 +1,177 @@
+// Starts `time-tracker-mcp http` on a port the kernel picks (--listen
+// 127.0.0.1:0) and finds its URL in the start-up log line on stderr. Every
+// wait ends on an event (a stderr line, the process's exit); time limits only
+// bound how long a broken server can hang a test.
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+
+const START_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 10_000;
+const STDERR_TAIL_BYTES = 16_384;
+
+/** Every server started here and not yet stopped. */
+const running = new Set();
+process.on('exit', () => {
+  for (const server of running) {
+    try { server.child.kill('SIGKILL'); } catch { /* already gone */ }
+  }
+});
+
+export class HttpServer {
+  constructor(child) {
+    this.child = child;
+    this.stderrText = '';
+    this.exitInfo = null;
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal };
+        running.delete(this);
+        resolve(this.exitInfo);
+      });
+    });
+  }
+
+  /**
+   * Starts the server with `args` after `http --listen 127.0.0.1:0`; resolves
+   * once it logged its URL (this.url, this.origin, this.port).
+   */
+  static async start({ binary, args = [], env = process.env }) {
+    const child = spawn(binary, ['http', '--listen', '127.0.0.1:0', ...args],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = new HttpServer(child);
+    running.add(server);
+    child.stdout.on('data', () => {}); // nothing is expected there
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`the server did not log its URL within ${START_TIMEOUT_MS} ms${server.context()}`));
+      }, START_TIMEOUT_MS);
+      child.stderr.on('data', (chunk) => {
+        server.stderrText = (server.stderrText + chunk).slice(-STDERR_TAIL_BYTES);
+        const m = /serving MCP over HTTP at (http:\/\/[^\s;]+)/.exec(server.stderrText);
+        if (m && !server.url) {
+          clearTimeout(timer);
+          server.url = m[1];
+          const u = new URL(server.url);
+          server.port = Number(u.port);
+          server.origin = u.origin;
+          resolve();
+        }
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`the server exited (code ${code}, signal ${signal}) before serving${server.context()}`));
+      });
+    });
+    return server;
+  }
+
+  /** Resolves when stderr (so far or later) matches `re`; rejects after `timeoutMs`. */
+  waitForStderr(re, timeoutMs = START_TIMEOUT_MS) {
+    if (re.test(this.stderrText)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onData = () => {
+        if (re.test(this.stderrText)) {
+          cleanup();
+          resolve();
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`stderr did not match ${re} within ${timeoutMs} ms${this.context()}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.child.stderr.off('data', onData);
+      };
+      // Registered after the collector in start(), so stderrText is current.
+      this.child.stderr.on('data', onData);
+    });
+  }
+
+  context() {
+    return `\n--- server stderr (tail) ---\n${this.stderrText}`;
+  }
+
+  /** Sends `signal` and waits for the exit; returns {code, signal}. */
+  async terminate(signal = 'SIGTERM', timeoutMs = STOP_TIMEOUT_MS) {
+    if (!this.exitInfo) this.child.kill(signal);
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(
+        `the server did not exit within ${timeoutMs} ms of ${signal}${this.context()}`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.exited, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Ends the server whatever its state (SIGKILL if SIGTERM is not enough). */
+  async stop() {
+    if (this.exitInfo) return this.exitInfo;
+    try {
+      return await this.terminate('SIGTERM');
+    } catch {
+      this.child.kill('SIGKILL');
+      return this.exited;
+    }
+  }
+}
+
+/** Stops every server still running (for `after` hooks). */
+export async function stopAllHttpServers() {
+  await Promise.all([...running].map((server) => server.stop()));
+}
+
+/**
+ * One raw HTTP request with node:http, which (unlike fetch) lets a test set
+ * Host and Origin freely. Resolves {status, headers, body, json}; `json` is
+ * the parsed body when it is JSON. A fresh connection unless `agent` is given.
+ */
+export function rawRequest(url, { method = 'POST', headers = {}, body, agent = false, timeoutMs = 10_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        if (/json/.test(res.headers['content-type'] ?? '')) {
+          try { json = JSON.parse(text); } catch { /* left undefined */ }
+        }
+        resolve({ status: res.statusCode, headers: res.headers, body: text, json });
+      });
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no response within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+export const JSON_AND_SSE = 'application/json, text/event-stream';
+
+/** Headers of a well-formed MCP POST. */
+export function mcpHeaders({ session, version, accept = JSON_AND_SSE, extra = {} } = {}) {
+  const h = { 'Content-Type': 'application/json', Accept: accept, ...extra };
+  if (session) h['Mcp-Session-Id'] = session;
+  if (version) h['MCP-Protocol-Version'] = version;
+  return h;
+}
+
+export function initializeBody(protocolVersion = '2025-11-25', id = 1) {
+  return JSON.stringify({
+    jsonrpc: '2.0', id, method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'ttm-http-raw-test', version: '0.0.0' } },
+  });
+}
+
+/** Parses an SSE body into the `data` of its events, as JSON. */
+export function sseMessages(text) {
+  return text.split('\n\n').filter((e) => e.trim() !== '').map((event) => {
+    const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+    return JSON.parse(data);
+  });
+}

@@ -1,0 +1,232 @@
+// The test suite run through the official MCP SDK client, shared by every
+// transport (sdk_stdio.test.mjs, sdk_http.test.mjs): the same calls and the
+// same expectations whatever carries the messages.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+
+import { TEST_TIMEOUT_MS } from './env.mjs';
+import {
+  assertFriendly, assertIso8601Now, assertTimeResult, assertToolError, assertUnixMsNow,
+  assertUnixNow, FORMATS, intlUtcOffset, TOOL_NAME,
+} from './time_assertions.mjs';
+
+const T = { timeout: TEST_TIMEOUT_MS };
+
+// The SDK is installed (pinned by package-lock.json) with `npm ci` in
+// tests/integration by the README's test command. Missing, it fails the file:
+// a suite that silently skips would hide a broken set-up.
+const SDK_PACKAGE = new URL('../node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url);
+if (!existsSync(SDK_PACKAGE)) {
+  throw new Error('the MCP SDK is not installed: run `npm ci` in tests/integration');
+}
+export const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+export const { McpError, LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/sdk/types.js');
+
+const SEMVER_RE = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+export function call(conn, args) {
+  return conn.client.callTool({ name: TOOL_NAME, arguments: args });
+}
+
+/**
+ * Defines the shared suite. `connect({ env })` starts a server (with `env`
+ * when given) and returns an initialized connection:
+ * { client, negotiatedVersion(), errors(), close() }.
+ */
+export function defineSdkSuite(transportName, connect) {
+  describe(`time-tracker-mcp through the official MCP SDK (${transportName})`, () => {
+    let conn;
+    let tools;
+
+    before(async () => {
+      conn = await connect();
+      // Like real clients, list the tools first: the SDK then validates every
+      // structuredContent against the tool's outputSchema.
+      ({ tools } = await conn.client.listTools());
+    }, T);
+
+    after(async () => {
+      await conn?.close();
+    });
+
+    test('negotiates the SDK\'s latest protocol revision, 2025-11-25', T, () => {
+      assert.equal(LATEST_PROTOCOL_VERSION, '2025-11-25');
+      assert.equal(conn.negotiatedVersion(), '2025-11-25');
+    });
+
+    test('reports serverInfo with name, title and a semver version', T, () => {
+      const info = conn.client.getServerVersion();
+      assert.equal(info.name, 'time-tracker-mcp');
+      assert.equal(info.title, 'Time Tracker MCP');
+      assert.match(info.version, SEMVER_RE);
+    });
+
+    test('declares the tools (listChanged false) and logging capabilities', T, () => {
+      const caps = conn.client.getServerCapabilities();
+      assert.deepEqual(caps.tools, { listChanged: false });
+      assert.deepEqual(caps.logging, {});
+    });
+
+    test('gives non-empty instructions', T, () => {
+      const instructions = conn.client.getInstructions();
+      assert.equal(typeof instructions, 'string');
+      assert.ok(instructions.trim().length > 0, 'instructions must not be empty');
+    });
+
+    test('lists exactly one tool, time_get_current, with description and schemas', T, () => {
+      assert.deepEqual(tools.map((t) => t.name), [TOOL_NAME]);
+      for (const tool of tools) {
+        assert.equal(typeof tool.description, 'string', `${tool.name} needs a description`);
+        assert.ok(tool.description.length > 0, `${tool.name} needs a non-empty description`);
+        assert.equal(tool.inputSchema?.type, 'object', `${tool.name} needs an object inputSchema`);
+        assert.equal(tool.outputSchema?.type, 'object', `${tool.name} needs an object outputSchema`);
+      }
+      const [tool] = tools;
+      assert.equal(typeof tool.title, 'string');
+      assert.ok(tool.title.length > 0, 'the tool needs a title');
+    });
+
+    test('time_get_current inputSchema: format enum, timezone default, no extra properties', T, () => {
+      const schema = tools[0].inputSchema;
+      assert.deepEqual(schema.properties.format.enum, FORMATS);
+      assert.equal(schema.properties.format.default, 'iso8601');
+      assert.equal(schema.properties.timezone.default, 'local');
+      assert.equal(schema.additionalProperties, false);
+    });
+
+    test('time_get_current outputSchema describes the result fields', T, () => {
+      const { properties } = tools[0].outputSchema;
+      for (const field of ['timestamp', 'timezone', 'utc_offset', 'day_of_week', 'is_dst', 'abbreviation']) {
+        assert.ok(properties?.[field], `outputSchema.properties must include ${field}`);
+      }
+    });
+
+    test('time_get_current is annotated read-only, non-destructive, idempotent, closed-world', T, () => {
+      const { annotations } = tools[0];
+      assert.equal(annotations.readOnlyHint, true);
+      assert.equal(annotations.destructiveHint, false);
+      assert.equal(annotations.idempotentHint, true);
+      assert.equal(annotations.openWorldHint, false);
+    });
+
+    test('tools/list rejects an unknown cursor with -32602', T, async () => {
+      await assert.rejects(conn.client.listTools({ cursor: 'abc' }),
+        (err) => err instanceof McpError && err.code === -32602);
+    });
+
+    test('defaults to iso8601 in the local zone (an IANA name)', T, async () => {
+      const sc = assertTimeResult(await call(conn, {}));
+      assertIso8601Now(sc);
+      // The SDK does not pass TZ on, so this is the host's zone: one the JS
+      // runtime knows, with the same offset.
+      assert.equal(sc.utc_offset, intlUtcOffset(sc.timezone),
+        `utc_offset of local zone ${sc.timezone} must match ICU's`);
+    });
+
+    test('format iso8601 in UTC ends with +00:00', T, async () => {
+      const sc = assertTimeResult(await call(conn, { format: 'iso8601', timezone: 'UTC' }));
+      assertIso8601Now(sc);
+      assert.ok(sc.timestamp.endsWith('+00:00'), `${sc.timestamp} must end with +00:00`);
+      assert.equal(sc.utc_offset, '+00:00');
+      assert.equal(sc.timezone, 'UTC');
+      assert.equal(sc.is_dst, false);
+    });
+
+    test('format unix gives whole seconds near now', T, async () => {
+      assertUnixNow(assertTimeResult(await call(conn, { format: 'unix' })));
+    });
+
+    test('format unix_ms gives milliseconds near now', T, async () => {
+      assertUnixMsNow(assertTimeResult(await call(conn, { format: 'unix_ms' })));
+    });
+
+    test('format friendly reads like "December 14, 2025 9:45:32 AM EST"', T, async () => {
+      assertFriendly(assertTimeResult(await call(conn, { format: 'friendly', timezone: 'UTC' })));
+    });
+
+    test('timezone Asia/Kathmandu is +05:45', T, async () => {
+      const sc = assertTimeResult(await call(conn, { timezone: 'Asia/Kathmandu' }));
+      assertIso8601Now(sc);
+      assert.equal(sc.timezone, 'Asia/Kathmandu');
+      assert.equal(sc.utc_offset, '+05:45');
+      assert.equal(sc.is_dst, false);
+    });
+
+    test('a fixed offset "+05:30" is honoured', T, async () => {
+      const sc = assertTimeResult(await call(conn, { timezone: '+05:30' }));
+      assertIso8601Now(sc);
+      assert.equal(sc.utc_offset, '+05:30');
+    });
+
+    test('a misspelt zone is a tool error INVALID_TIMEZONE suggesting the right name', T, async () => {
+      const sc = assertToolError(await call(conn, { timezone: 'America/NewYork' }), 'INVALID_TIMEZONE');
+      assert.match(sc.message, /America\/New_York/);
+      assert.ok(Array.isArray(sc.suggestions), 'suggestions must be an array');
+      assert.ok(sc.suggestions.includes('America/New_York'), `suggestions: ${JSON.stringify(sc.suggestions)}`);
+    });
+
+    test('an abbreviation such as EST is refused with INVALID_TIMEZONE and suggestions', T, async () => {
+      const sc = assertToolError(await call(conn, { timezone: 'EST' }), 'INVALID_TIMEZONE');
+      assert.ok(Array.isArray(sc.suggestions), 'suggestions must be an array');
+      assert.ok(sc.suggestions.includes('America/New_York'), `suggestions: ${JSON.stringify(sc.suggestions)}`);
+    });
+
+    test('an unsupported format is a tool error VALIDATION_ERROR (2025-11-25)', T, async () => {
+      assert.equal(conn.negotiatedVersion(), '2025-11-25', 'this behaviour is specific to 2025-11-25');
+      const sc = assertToolError(await call(conn, { format: 'rfc2822' }), 'VALIDATION_ERROR');
+      assert.match(sc.message, /format/);
+      for (const format of FORMATS) assert.ok(sc.message.includes(format), `message must list ${format}: ${sc.message}`);
+    });
+
+    test('an unknown argument is a tool error VALIDATION_ERROR naming it', T, async () => {
+      const sc = assertToolError(await call(conn, { timzone: 'UTC' }), 'VALIDATION_ERROR');
+      assert.match(sc.message, /timzone/);
+    });
+
+    test('an unknown tool is rejected with McpError -32602', T, async () => {
+      await assert.rejects(conn.client.callTool({ name: 'time_travel', arguments: {} }),
+        (err) => err instanceof McpError && err.code === -32602);
+    });
+
+    test('the connection still works after the errors', T, async () => {
+      assert.deepEqual(await conn.client.ping(), {});
+      assertTimeResult(await call(conn, { timezone: 'UTC' }));
+    });
+
+    test('the SDK saw nothing but valid JSON-RPC for it', T, async () => {
+      assert.deepEqual(await conn.client.ping(), {}); // a barrier: earlier output has been read
+      assert.deepEqual(conn.errors(), []);
+    });
+  });
+
+  describe(`the local zone comes from TZ (${transportName})`, () => {
+    let conn;
+
+    before(async () => {
+      conn = await connect({ env: { ...process.env, TZ: 'Asia/Kathmandu' } });
+      await conn.client.listTools();
+    }, T);
+
+    after(async () => {
+      await conn?.close();
+    });
+
+    test('timezone omitted resolves to Asia/Kathmandu', T, async () => {
+      const sc = assertTimeResult(await call(conn, {}));
+      assert.equal(sc.timezone, 'Asia/Kathmandu');
+      assert.equal(sc.utc_offset, '+05:45');
+    });
+
+    test('timezone "local" resolves to Asia/Kathmandu', T, async () => {
+      const sc = assertTimeResult(await call(conn, { timezone: 'local' }));
+      assert.equal(sc.timezone, 'Asia/Kathmandu');
+      assert.equal(sc.utc_offset, '+05:45');
+    });
+
+    test('the SDK saw nothing but valid JSON-RPC for it', T, async () => {
+      assert.deepEqual(await conn.client.ping(), {});
+      assert.deepEqual(conn.errors(), []);
+    });
+  });
+}
