@@ -16,7 +16,7 @@ command -v wrk >/dev/null || { echo "needs wrk: apt-get install wrk" >&2; exit 1
 
 work="$(mktemp -d)"
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-"$binary" http --listen 127.0.0.1:0 --log-level warning --max-sessions $((IDLE + SESSIONS + 16)) \
+"$binary" http --listen 127.0.0.1:0 --log-level warning --max-mcp-sessions $((IDLE + SESSIONS + 16)) \
   2>"$work/stderr" &
 pid=$!
 # The URL is logged at info; ask /proc for the port instead.

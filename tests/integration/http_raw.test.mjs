@@ -350,11 +350,11 @@ describe('bearer token authentication', () => {
 describe('the MCP-session cap', () => {
   let server;
   before(async () => {
-    server = await HttpServer.start({ binary: BINARY, args: ['--max-sessions', '1'] });
+    server = await HttpServer.start({ binary: BINARY, args: ['--max-mcp-sessions', '1'] });
   });
   after(() => server?.stop());
 
-  test('503 with Retry-After beyond --max-sessions; room again after DELETE', T, async () => {
+  test('503 with Retry-After beyond --max-mcp-sessions; room again after DELETE', T, async () => {
     const first = await openSession(server);
     const refused = await rawRequest(server.url, { headers: mcpHeaders(), body: initializeBody() });
     assertRpcError(refused, 503, /limit/);

@@ -1,20 +1,22 @@
 // time-tracker-mcp driven by the official MCP TypeScript SDK over Streamable
 // HTTP (StreamableHTTPClientTransport): the same suite as over stdio, then
-// what only HTTP has: sessions, their end, and several clients at once.
+// what only HTTP has: sessions, their end, and several clients at once in
+// one server process, each with its own tracking sessions; and the spec's
+// Pattern 1 (lib/session_patterns.mjs) over HTTP.
 // Run: TTM_BINARY=/abs/path node --test sdk_http.test.mjs
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
 import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
 import { HttpServer, mcpHeaders, rawRequest, stopAllHttpServers } from './lib/http_server.mjs';
-import { call, Client, defineSdkSuite } from './lib/sdk_suite.mjs';
+import { Client, LoggingMessageNotificationSchema, StreamableHTTPClientTransport } from './lib/sdk_client.mjs';
+import { call, defineSdkSuite } from './lib/sdk_suite.mjs';
+import { definePattern1, driverFor, specSession } from './lib/session_patterns.mjs';
 import { assertTimeResult } from './lib/time_assertions.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
-
-const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
 
 after(stopAllHttpServers);
 
@@ -142,28 +144,77 @@ describe('MCP sessions over HTTP (SDK)', () => {
     }
   });
 
-  // PENDING THE MERGE of the tracking-session tools (time_session_*), which
-  // are being built on main: until they are on this branch the test skips
-  // itself. After the merge, check the tool and argument names below.
-  test('two clients each see only their own tracking sessions', T, async (t) => {
+  test('two clients, one process: B cannot see or touch A\'s tracking session, A still can', T, async () => {
     const a = await connectTo(server, { name: 'client-a' });
     const b = await connectTo(server, { name: 'client-b' });
     try {
-      const { tools } = await a.client.listTools();
-      const names = tools.map((tool) => tool.name);
-      if (!names.includes('time_session_start') || !names.includes('time_session_list')) {
-        t.skip('pending the merge of the time_session_* tools from main');
-        return;
+      assert.notEqual(a.transport.sessionId, b.transport.sessionId, 'two MCP sessions');
+      const { driver: driverA } = await driverFor(a);
+      const { driver: driverB } = await driverFor(b);
+      const s = await driverA.startSession(specSession());
+      await s.startTask({ task_id: 'M2-001' });
+
+      // B gets exactly what it gets for an id never handed out: same code,
+      // same message once the id is replaced, so nothing tells B the id exists.
+      const never = randomUUID();
+      const id = '<session_id>';
+      for (const [name, args] of [
+        ['time_session_summary', {}], ['time_task_start', { task_id: 'M2-002' }],
+        ['time_task_end', { task_id: 'M2-001' }], ['time_session_end', {}],
+      ]) {
+        const foreign = await driverB.fail(name, { session_id: s.id, ...args }, 'SESSION_NOT_FOUND');
+        const unknown = await driverB.fail(name, { session_id: never, ...args }, 'SESSION_NOT_FOUND');
+        assert.ok(foreign.message.includes(s.id), `${name}: the message names the id: ${foreign.message}`);
+        assert.equal(foreign.message.replaceAll(s.id, id), unknown.message.replaceAll(never, id),
+          `${name}: A's session must look like one never handed out`);
+        assert.deepEqual(Object.keys(foreign).sort(), Object.keys(unknown).sort(), `${name}: the same fields`);
       }
-      const started = await a.client.callTool({ name: 'time_session_start', arguments: { name: 'only-a' } });
-      assert.equal(started.isError, false, JSON.stringify(started));
-      const listA = await a.client.callTool({ name: 'time_session_list', arguments: {} });
-      const listB = await b.client.callTool({ name: 'time_session_list', arguments: {} });
-      assert.match(JSON.stringify(listA.structuredContent), /only-a/);
-      assert.doesNotMatch(JSON.stringify(listB.structuredContent), /only-a/);
+
+      // B's attempts changed nothing in A (the model says so: task M2-001
+      // still runs, M2-002 never started, the session is active).
+      const sc = await s.summary();
+      assert.equal(sc.status, 'active');
+      assert.equal(sc.tasks_in_progress, 1);
+      assert.equal(sc.tasks_not_started, 4);
+      await s.endTask({ task_id: 'M2-001' });
+      await s.startTask({ task_id: 'M2-002' });
+      // And the other way round: B's own session is B's alone.
+      const other = await driverB.startSession(specSession({ milestone_id: 'M3' }));
+      assert.notEqual(other.id, s.id);
+      await driverA.fail('time_session_summary', { session_id: other.id }, 'SESSION_NOT_FOUND');
+      await other.end();
+      const ended = await s.end();
+      assert.equal(ended.tasks_completed, 1);
+      assert.equal(ended.tasks_interrupted, 1);
+      assert.deepEqual(a.errors(), []);
+      assert.deepEqual(b.errors(), []);
     } finally {
       await a.close();
       await b.close();
     }
+  });
+});
+
+describe('tracking sessions over HTTP (SDK)', () => {
+  let server;
+  let conn;
+  let driver;
+
+  before(async () => {
+    server = await HttpServer.start({ binary: BINARY });
+    conn = await connectTo(server);
+    ({ driver } = await driverFor(conn));
+  }, T);
+
+  after(async () => {
+    await conn?.close();
+    await server?.stop();
+  });
+
+  definePattern1(() => driver);
+
+  test('the SDK saw nothing but valid JSON-RPC for it', T, async () => {
+    assert.deepEqual(await conn.client.ping(), {});
+    assert.deepEqual(conn.errors(), []);
   });
 });

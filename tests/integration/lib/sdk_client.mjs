@@ -1,6 +1,7 @@
-// The official MCP TypeScript SDK client over stdio, shared by the sdk_*
-// test files: loads the SDK (failing loudly when it is not installed) and
-// spawns the server through StdioClientTransport.
+// The official MCP TypeScript SDK, shared by the sdk_* test files and
+// lib/sdk_suite.mjs: the one place that loads the SDK (failing loudly when it
+// is not installed), and the connection over stdio (StdioClientTransport).
+// sdk_http.test.mjs connects over Streamable HTTP with the classes loaded here.
 import { existsSync } from 'node:fs';
 
 // The SDK is installed (pinned by package-lock.json) with `npm ci` in
@@ -13,7 +14,10 @@ if (!existsSync(SDK_PACKAGE)) {
 }
 export const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
 export const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-export const { McpError, LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/sdk/types.js');
+export const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+export const {
+  McpError, LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema,
+} = await import('@modelcontextprotocol/sdk/types.js');
 /** The SDK's own JSON Schema validator (its public `validation/ajv` export). */
 export const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
 

@@ -2,10 +2,11 @@
 // transport (sdk_stdio.test.mjs, sdk_http.test.mjs): the same calls and the
 // same expectations whatever carries the messages.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
 import { TEST_TIMEOUT_MS } from './env.mjs';
+import { LATEST_PROTOCOL_VERSION, McpError } from './sdk_client.mjs';
+import { SESSION_TOOLS } from './session_assertions.mjs';
 import {
   assertFriendly, assertIso8601Now, assertTimeResult, assertToolError, assertUnixMsNow,
   assertUnixNow, FORMATS, intlUtcOffset, TOOL_NAME,
@@ -13,15 +14,8 @@ import {
 
 const T = { timeout: TEST_TIMEOUT_MS };
 
-// The SDK is installed (pinned by package-lock.json) with `npm ci` in
-// tests/integration by the README's test command. Missing, it fails the file:
-// a suite that silently skips would hide a broken set-up.
-const SDK_PACKAGE = new URL('../node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url);
-if (!existsSync(SDK_PACKAGE)) {
-  throw new Error('the MCP SDK is not installed: run `npm ci` in tests/integration');
-}
-export const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-export const { McpError, LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/sdk/types.js');
+/** Every tool the server lists: V1's time_get_current and the five V2 session tools. */
+export const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS];
 
 const SEMVER_RE = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
@@ -74,21 +68,62 @@ export function defineSdkSuite(transportName, connect) {
       assert.ok(instructions.trim().length > 0, 'instructions must not be empty');
     });
 
-    test('lists exactly one tool, time_get_current, with description and schemas', T, () => {
-      assert.deepEqual(tools.map((t) => t.name), [TOOL_NAME]);
+    /** The listed tool called `name`. */
+    function tool(name) {
+      const found = tools.find((t) => t.name === name);
+      assert.ok(found, `tools/list must include ${name}`);
+      return found;
+    }
+
+    test('lists exactly the six tools, each with title, description, schemas and annotations', T, () => {
+      assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
       for (const tool of tools) {
+        assert.equal(typeof tool.title, 'string', `${tool.name} needs a title`);
+        assert.ok(tool.title.length > 0, `${tool.name} needs a non-empty title`);
         assert.equal(typeof tool.description, 'string', `${tool.name} needs a description`);
         assert.ok(tool.description.length > 0, `${tool.name} needs a non-empty description`);
         assert.equal(tool.inputSchema?.type, 'object', `${tool.name} needs an object inputSchema`);
+        assert.equal(tool.inputSchema.additionalProperties, false,
+          `${tool.name}: inputSchema must refuse unknown arguments`);
         assert.equal(tool.outputSchema?.type, 'object', `${tool.name} needs an object outputSchema`);
+        assert.ok(tool.outputSchema.properties && Object.keys(tool.outputSchema.properties).length > 0,
+          `${tool.name}: outputSchema must declare its properties`);
+        assert.ok(tool.annotations && typeof tool.annotations === 'object', `${tool.name} needs annotations`);
       }
-      const [tool] = tools;
-      assert.equal(typeof tool.title, 'string');
-      assert.ok(tool.title.length > 0, 'the tool needs a title');
+    });
+
+    test('each tool carries the annotations it declares (read-only, destructive, idempotent, open-world)', T, () => {
+      // [readOnlyHint, destructiveHint, idempotentHint, openWorldHint]
+      const expected = {
+        time_get_current: [true, false, true, false],
+        time_session_start: [false, false, false, false],
+        time_task_start: [false, false, true, false],
+        time_task_end: [false, false, true, false],
+        time_session_end: [false, false, true, false],
+        time_session_summary: [true, false, true, false],
+      };
+      assert.deepEqual(Object.keys(expected).sort(), [...TOOL_NAMES].sort(), 'the table covers every tool');
+      for (const [name, [readOnly, destructive, idempotent, openWorld]] of Object.entries(expected)) {
+        const { annotations } = tool(name);
+        assert.deepEqual(
+          {
+            readOnlyHint: annotations.readOnlyHint,
+            destructiveHint: annotations.destructiveHint,
+            idempotentHint: annotations.idempotentHint,
+            openWorldHint: annotations.openWorldHint,
+          },
+          { readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: openWorld },
+          `annotations of ${name}`);
+      }
+      // What an MCP client relies on most: summary and get_current change
+      // nothing, task_start may be repeated.
+      assert.equal(tool('time_session_summary').annotations.readOnlyHint, true);
+      assert.equal(tool('time_task_start').annotations.idempotentHint, true);
+      assert.equal(tool('time_get_current').annotations.readOnlyHint, true);
     });
 
     test('time_get_current inputSchema: format enum, timezone default, no extra properties', T, () => {
-      const schema = tools[0].inputSchema;
+      const schema = tool(TOOL_NAME).inputSchema;
       assert.deepEqual(schema.properties.format.enum, FORMATS);
       assert.equal(schema.properties.format.default, 'iso8601');
       assert.equal(schema.properties.timezone.default, 'local');
@@ -96,14 +131,14 @@ export function defineSdkSuite(transportName, connect) {
     });
 
     test('time_get_current outputSchema describes the result fields', T, () => {
-      const { properties } = tools[0].outputSchema;
+      const { properties } = tool(TOOL_NAME).outputSchema;
       for (const field of ['timestamp', 'timezone', 'utc_offset', 'day_of_week', 'is_dst', 'abbreviation']) {
         assert.ok(properties?.[field], `outputSchema.properties must include ${field}`);
       }
     });
 
     test('time_get_current is annotated read-only, non-destructive, idempotent, closed-world', T, () => {
-      const { annotations } = tools[0];
+      const { annotations } = tool(TOOL_NAME);
       assert.equal(annotations.readOnlyHint, true);
       assert.equal(annotations.destructiveHint, false);
       assert.equal(annotations.idempotentHint, true);
