@@ -8,6 +8,15 @@ namespace ttm::actors {
 
 reply_sink::~reply_sink() = default;
 
+client_actor_state::~client_actor_state() {
+  auto gone = caf::make_error(caf::sec::request_receiver_down);
+  if (paused && paused->pending())
+    paused->deliver(gone);
+  for (auto& entry : queued)
+    if (entry.second.pending())
+      entry.second.deliver(gone);
+}
+
 namespace {
 
 using self_ptr = client_actor::stateful_pointer<client_actor_state>;
@@ -91,6 +100,20 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
     },
     [=](evict_atom, const std::string& session_id) {
       self->state.mcp->evict(session_id);
+    },
+    [=](idle_atom, caf::timespan timeout) {
+      auto& st = self->state;
+      // A frame in progress is activity, however long it waits.
+      if (st.paused || !st.queued.empty() || st.mcp->idle_time() < timeout)
+        return;
+      TTM_LOG(info, "client",
+              "MCP session ended: no request for "
+                + std::to_string(
+                  std::chrono::duration_cast<std::chrono::seconds>(timeout)
+                    .count())
+                + " s");
+      // The supervisor and the transport monitor this actor: they forget it.
+      self->quit(caf::exit_reason::user_shutdown);
     },
   };
 }

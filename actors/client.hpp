@@ -21,6 +21,11 @@ struct client_actor_state {
   std::deque<std::pair<protocol::frame, caf::typed_response_promise<rpc_output>>>
     queued;
   static inline const char* name = "ttm.client";
+
+  /// Runs when the actor ends, however it ends: answers the paused and
+  /// queued frames with an error, as CAF 0.17 sends nothing for a promise
+  /// that dies undelivered (the transport would wait for them forever).
+  ~client_actor_state();
 };
 
 /// The behavior of a client actor: one per MCP client session.

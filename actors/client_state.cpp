@@ -73,12 +73,19 @@ std::string on_complete(const protocol::message& msg) {
 } // namespace
 
 client_state::client_state(client_config cfg)
-  : cfg_(std::move(cfg)), tracker_(cfg_.limits) {
+  : cfg_(std::move(cfg)),
+    tracker_(cfg_.limits),
+    last_active_(cfg_.clock->mono_now()) {
+}
+
+std::chrono::nanoseconds client_state::idle_time() const {
+  return cfg_.clock->mono_now() - last_active_;
 }
 
 rpc_step client_state::handle(const protocol::frame& in) {
   if (job_)
     throw std::logic_error("client_state::handle while a frame is paused");
+  last_active_ = cfg_.clock->mono_now();
   rpc_output out;
   if (in.error_code != 0) {
     out.response = encode_error(protocol::request_id::make_null(),
@@ -136,6 +143,7 @@ rpc_step client_state::run_job() {
 rpc_step client_state::resume(bool slot_granted) {
   if (!job_ || !job_->paused.resume)
     throw std::logic_error("client_state::resume without a paused call");
+  last_active_ = cfg_.clock->mono_now();
   auto& j = *job_;
   const auto& msg = j.frame.messages[j.next];
   auto paused = std::move(j.paused);

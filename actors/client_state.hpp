@@ -6,6 +6,7 @@
 #include "protocol/mcp.hpp"
 #include "tools/registry.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,10 @@ public:
     return revision_;
   }
 
+  /// Monotonic time since the last frame started or a paused one resumed
+  /// (or since construction): what the MCP-session idle timeout measures.
+  std::chrono::nanoseconds idle_time() const;
+
 private:
   /// A frame in progress: its replies so far and, when paused, the tool
   /// call waiting for a slot.
@@ -131,6 +136,7 @@ private:
 
   client_config cfg_;
   domain::tracker tracker_;
+  domain::mono_time last_active_;
   std::optional<job> job_;
   std::string revision_;
   std::string client_name_;

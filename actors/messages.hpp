@@ -11,6 +11,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/timespan.hpp>
 #include <caf/typed_actor.hpp>
 
 #include <cstdint>
@@ -23,7 +24,8 @@ namespace ttm::actors {
 /// Why the transport did not route a frame. Only frames sent with `open` or
 /// `forward` (HTTP) can be refused; the HTTP edge maps these to statuses.
 enum class route_refusal : std::uint8_t {
-  /// No such route: never opened, ended by the client, or expired (404).
+  /// No such route: never opened, ended by the client, expired when idle,
+  /// or its client actor ended (404).
   unknown_route,
   /// The supervisor's cap on concurrent MCP sessions is reached (503).
   busy,
@@ -66,6 +68,7 @@ using sink_ptr = std::shared_ptr<reply_sink>;
 using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
 using evict_atom = caf::atom_constant<caf::atom("evict")>;
+using idle_atom = caf::atom_constant<caf::atom("idle")>;
 // supervisor actor
 using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
@@ -80,26 +83,30 @@ using eof_atom = caf::atom_constant<caf::atom("eof")>;
 using open_atom = caf::atom_constant<caf::atom("open")>;
 using forward_atom = caf::atom_constant<caf::atom("forward")>;
 using end_atom = caf::atom_constant<caf::atom("end")>;
-using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 
 // -- typed interfaces ---------------------------------------------------------
 
 /// One per MCP client session: runs its requests, owns its tracking
 /// sessions. `expire` removes those past their limits and returns their ids;
-/// `evict` drops an ended one the supervisor reclaimed.
+/// `evict` drops an ended one the supervisor reclaimed; `idle` (the
+/// supervisor's MCP-session idle timeout) ends the actor when it saw no
+/// frame for that long and has none in progress.
 using client_actor = caf::typed_actor<
   caf::replies_to<rpc_atom, protocol::frame>::with<rpc_output>,
   caf::replies_to<expire_atom>::with<std::vector<std::string>>,
-  caf::reacts_to<evict_atom, std::string>>;
+  caf::reacts_to<evict_atom, std::string>,
+  caf::reacts_to<idle_atom, caf::timespan>>;
 
-/// Global limits. Admits (and counts) client actors; hands out the global
-/// tracking-session slots (`acquire` session id + owner → granted),
-/// takes them back (`release` expired ids; an owner's end frees all of
-/// its slots), learns which sessions ended (`ended`, reclaimable when room
-/// is needed) and sweeps expired sessions periodically (`sweep`, sent to
-/// itself). `count` / `slots` report client actors / tracking sessions.
+/// Global limits. Admits (and counts) client actors (`admit` client +
+/// whether it ends when idle: HTTP sessions do, the stdio one does not);
+/// hands out the global tracking-session slots (`acquire` session id +
+/// owner → granted), takes them back (`release` expired ids; an owner's end
+/// frees all of its slots), learns which sessions ended (`ended`,
+/// reclaimable when room is needed). Its periodic `sweep` (sent to itself)
+/// expires tracking sessions and sends `idle` to the clients that end when
+/// idle. `count` / `slots` report client actors / tracking sessions.
 using supervisor_actor = caf::typed_actor<
-  caf::replies_to<admit_atom, client_actor>::with<bool>,
+  caf::replies_to<admit_atom, client_actor, bool>::with<bool>,
   caf::replies_to<count_atom>::with<std::uint64_t>,
   caf::replies_to<acquire_atom, std::string, client_actor>::with<bool>,
   caf::reacts_to<release_atom, std::vector<std::string>>,
@@ -112,18 +119,19 @@ using supervisor_actor = caf::typed_actor<
 ///    connection is the session, any first message opens it).
 ///  - eof: no more input on KEY; the route closes once its replies are out.
 ///  - open: a frame (HTTP: `initialize`) that creates the route KEY; refused
-///    with `busy` at the session cap. Such routes expire when idle.
+///    with `busy` at the session cap. Its client actor ends when idle (the
+///    supervisor decides).
 ///  - forward: a frame for an existing route only; else `unknown_route`.
 ///  - end: ends route KEY now (HTTP DELETE); the sink is closed, or refused
 ///    with `unknown_route`.
-///  - sweep: internal, the idle-expiry timer.
+/// A route whose client actor ends (idle, crash) is forgotten: its eof sink
+/// is closed and later frames on it get `unknown_route`.
 using transport_actor = caf::typed_actor<
   caf::reacts_to<inbound_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<eof_atom, std::string, sink_ptr>,
   caf::reacts_to<open_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<forward_atom, std::string, protocol::frame, sink_ptr>,
-  caf::reacts_to<end_atom, std::string, sink_ptr>,
-  caf::reacts_to<sweep_atom>>;
+  caf::reacts_to<end_atom, std::string, sink_ptr>>;
 
 } // namespace ttm::actors
 

@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -80,6 +81,19 @@ bool reclaim_ended(self_ptr self) {
   return false;
 }
 
+/// How often to sweep: `sweep_interval`, or more often for the MCP-session
+/// idle timeout.
+caf::timespan sweep_every(const supervisor_config& cfg) {
+  if (cfg.mcp_idle_timeout.count() <= 0)
+    return cfg.sweep_interval;
+  // A session ends at most a quarter of the timeout late; short timeouts
+  // must not make the actor spin.
+  caf::timespan quarter = std::clamp<caf::timespan>(
+    cfg.mcp_idle_timeout / 4, std::chrono::milliseconds{100},
+    std::chrono::minutes{1});
+  return std::min(cfg.sweep_interval, quarter);
+}
+
 } // namespace
 
 supervisor_actor::behavior_type
@@ -91,6 +105,7 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
     auto& st = self->state;
     if (st.clients.erase(dm.source) == 0)
       return;
+    st.idle_expiring.erase(dm.source);
     // Its tracking sessions end with it.
     if (st.owners.erase(dm.source) > 0)
       for (auto i = st.slots.begin(); i != st.slots.end();)
@@ -100,9 +115,9 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
               + " active, " + std::to_string(st.slots.size())
               + " tracking sessions");
   });
-  self->delayed_send(self, cfg.sweep_interval, sweep_atom::value);
+  self->delayed_send(self, sweep_every(cfg), sweep_atom::value);
   return {
-    [=](admit_atom, const client_actor& client) -> bool {
+    [=](admit_atom, const client_actor& client, bool idle_expiry) -> bool {
       auto& st = self->state;
       if (st.clients.size() >= st.cfg.max_clients) {
         TTM_LOG(warning, "supervisor",
@@ -113,6 +128,8 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       }
       self->monitor(client);
       st.clients.insert(client.address());
+      if (idle_expiry)
+        st.idle_expiring.emplace(client.address(), client);
       return true;
     },
     [=](count_atom) -> std::uint64_t { return self->state.clients.size(); },
@@ -166,6 +183,12 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
         }
     },
     [=](sweep_atom) {
+      auto& st = self->state;
+      // Each client judges its own idleness: only it knows when its last
+      // frame started and whether one is still in progress.
+      if (st.cfg.mcp_idle_timeout.count() > 0)
+        for (auto& [addr, client] : st.idle_expiring)
+          self->send(client, idle_atom::value, st.cfg.mcp_idle_timeout);
       expire_all(self, [=] {
         // Forget ended ids whose slots are gone (expired, released).
         auto& st = self->state;
@@ -175,7 +198,7 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
             live.push_back(std::move(id));
         st.ended_order = std::move(live);
       });
-      self->delayed_send(self, self->state.cfg.sweep_interval,
+      self->delayed_send(self, sweep_every(self->state.cfg),
                          sweep_atom::value);
     },
     [=](slots_atom) -> std::uint64_t { return self->state.slots.size(); },

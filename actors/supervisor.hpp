@@ -22,6 +22,11 @@ struct supervisor_config {
   std::size_t max_sessions = 100;
   /// How often expired tracking sessions are swept.
   caf::timespan sweep_interval = std::chrono::minutes{1};
+  /// MCP sessions admitted as idle-expiring (HTTP) that see no frame for
+  /// this long, with none in progress, are ended. Zero: never. Checked by
+  /// the sweep, which then runs every quarter of it (100 ms to 1 min) if
+  /// that is more often than `sweep_interval`.
+  caf::timespan mcp_idle_timeout{0};
 };
 
 /// One global tracking-session slot.
@@ -39,6 +44,8 @@ struct owner_entry {
 struct supervisor_state {
   supervisor_config cfg;
   std::unordered_set<caf::actor_addr> clients;
+  /// The admitted clients that end when idle, told so at each sweep.
+  std::unordered_map<caf::actor_addr, client_actor> idle_expiring;
   std::unordered_map<std::string, slot_entry> slots;
   std::unordered_map<caf::actor_addr, owner_entry> owners;
   /// Ended sessions in the order they ended: the first to reclaim.
@@ -47,8 +54,8 @@ struct supervisor_state {
 };
 
 /// Admits client actors up to the global cap and forgets them when they
-/// end; owns the global tracking-session slots, their expiry sweep and
-/// their reclaiming.
+/// end; ends idle MCP sessions; owns the global tracking-session slots,
+/// their expiry sweep and their reclaiming.
 supervisor_actor::behavior_type
 supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
                     supervisor_config cfg);

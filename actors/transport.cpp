@@ -36,62 +36,32 @@ std::string loggable(const std::string& key) {
   return key.size() <= 12 ? key : key.substr(0, 8) + "...";
 }
 
+using route_iter = std::unordered_map<std::string, route_state>::iterator;
+
+/// Forgets a route and ends its client actor (a no-op if it ended already).
+void erase_route(self_ptr self, route_iter i) {
+  auto& r = i->second;
+  if (r.client) {
+    self->state.keys.erase(r.client.address());
+    self->send_exit(r.client, caf::exit_reason::user_shutdown);
+  }
+  self->state.routes.erase(i);
+}
+
 void close_route(self_ptr self, const std::string& key) {
   auto i = self->state.routes.find(key);
   if (i == self->state.routes.end())
     return;
   auto& r = i->second;
-  if (r.client)
-    self->send_exit(r.client, caf::exit_reason::user_shutdown);
   auto sink = r.eof_sink;
   // Frames still waiting for admission never reach a client actor.
   auto backlog = std::move(r.backlog);
-  self->state.routes.erase(i);
+  erase_route(self, i);
   TTM_LOG(debug, "transport", "route '" + loggable(key) + "' closed");
   for (auto& entry : backlog)
     entry.second->refused(route_refusal::unknown_route);
   if (sink)
     sink->close();
-}
-
-void arm_sweep(self_ptr self) {
-  auto& st = self->state;
-  if (st.sweep_armed || st.cfg.idle_timeout.count() <= 0)
-    return;
-  using std::chrono::milliseconds;
-  auto every = std::clamp(st.cfg.idle_timeout / 4, milliseconds{100},
-                          milliseconds{60'000});
-  self->delayed_send(self, every, sweep_atom::value);
-  st.sweep_armed = true;
-}
-
-/// Ends the opened routes that saw no frame for the idle timeout and have
-/// nothing in flight; keeps the timer running while such routes exist.
-void sweep(self_ptr self) {
-  auto& st = self->state;
-  st.sweep_armed = false;
-  auto now = st.cfg.client.clock->mono_now();
-  std::vector<std::string> expired;
-  bool any_opened = false;
-  for (auto& [key, r] : st.routes) {
-    if (!r.opened)
-      continue;
-    if (r.in_flight == 0 && r.backlog.empty()
-        && now - r.last_active >= st.cfg.idle_timeout)
-      expired.push_back(key);
-    else
-      any_opened = true;
-  }
-  for (auto& key : expired) {
-    TTM_LOG(info, "transport", "MCP session '" + loggable(key)
-                                 + "' ended: idle for "
-                                 + std::to_string(st.cfg.idle_timeout.count()
-                                                  / 1000)
-                                 + " s");
-    close_route(self, key);
-  }
-  if (any_opened)
-    arm_sweep(self);
 }
 
 /// Closes a route whose input ended once everything it sent is answered.
@@ -174,8 +144,14 @@ void admit(self_ptr self, const std::string& key) {
   auto& r = self->state.routes[key];
   r.client = self->spawn(client_behavior, self->state.cfg.client,
                          self->state.cfg.supervisor);
+  // A client actor may end on its own (idle timeout, crash): then its route
+  // must go too, or it would answer -32603 forever.
+  self->monitor(r.client);
+  self->state.keys.emplace(r.client.address(), key);
+  // Only HTTP sessions end when idle: stdio's one client lives as long as
+  // its connection.
   self->request(self->state.cfg.supervisor, caf::infinite, admit_atom::value,
-                r.client)
+                r.client, r.opened)
     .then(
       [=](bool ok) {
         auto i = self->state.routes.find(key);
@@ -185,8 +161,7 @@ void admit(self_ptr self, const std::string& key) {
         if (!ok && r.opened) {
           // The edge answers (HTTP: 503 + Retry-After); nothing else to do.
           auto backlog = std::move(r.backlog);
-          self->send_exit(r.client, caf::exit_reason::user_shutdown);
-          self->state.routes.erase(i);
+          erase_route(self, i);
           for (auto& entry : backlog)
             entry.second->refused(route_refusal::busy);
           return;
@@ -210,8 +185,7 @@ void admit(self_ptr self, const std::string& key) {
               && std::find(sinks.begin(), sinks.end(), r.eof_sink)
                    == sinks.end())
             sinks.push_back(r.eof_sink);
-          self->send_exit(r.client, caf::exit_reason::user_shutdown);
-          self->state.routes.erase(i);
+          erase_route(self, i);
           for (auto& sink : sinks)
             sink->close();
           return;
@@ -245,7 +219,6 @@ void admit(self_ptr self, const std::string& key) {
 void route_frame(self_ptr self, const std::string& key, protocol::frame f,
                  sink_ptr sink) {
   auto& r = self->state.routes[key];
-  r.last_active = self->state.cfg.client.clock->mono_now();
   if (!r.admitted) {
     r.backlog.emplace_back(std::move(f), std::move(sink));
     return;
@@ -267,6 +240,20 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
         self->send_exit(r.client, msg.reason);
     self->quit(msg.reason);
   });
+  // A client actor ended on its own (the supervisor's idle timeout, a
+  // crash). Requests it had not answered get CAF's error (-32603 in
+  // `forward`) before this message; later frames on the key find no route.
+  self->set_down_handler([=](const caf::down_msg& dm) {
+    auto k = self->state.keys.find(dm.source);
+    if (k == self->state.keys.end())
+      return; // its route was closed already
+    auto key = k->second;
+    if (dm.reason != caf::exit_reason::user_shutdown)
+      TTM_LOG(error, "transport", "client actor on route '" + loggable(key)
+                                    + "' ended: "
+                                    + self->system().render(dm.reason));
+    close_route(self, key);
+  });
   return {
     [=](inbound_atom, const std::string& key, protocol::frame& f,
         sink_ptr& sink) {
@@ -287,7 +274,6 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
       self->state.routes[key].opened = true;
       admit(self, key);
       route_frame(self, key, std::move(f), std::move(sink));
-      arm_sweep(self);
     },
     [=](forward_atom, const std::string& key, protocol::frame& f,
         sink_ptr& sink) {
@@ -307,7 +293,6 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
       close_route(self, key);
       sink->close();
     },
-    [=](sweep_atom) { sweep(self); },
     [=](eof_atom, const std::string& key, sink_ptr& sink) {
       auto i = self->state.routes.find(key);
       if (i == self->state.routes.end()) {

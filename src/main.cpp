@@ -254,11 +254,14 @@ int run_http(const config& cfg) {
   std::unique_ptr<edge::http_edge> http;
   {
     caf::actor_system sys{sys_cfg};
-    auto supervisor = sys.spawn(actors::supervisor_behavior,
-                                make_supervisor_config(cfg));
-    actors::transport_config tcfg{client_cfg, supervisor};
-    tcfg.idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
-    auto transport = sys.spawn(actors::transport_behavior, tcfg);
+    auto sup_cfg = make_supervisor_config(cfg);
+    // stdio's one MCP session lives as long as its connection; HTTP
+    // sessions end when idle.
+    sup_cfg.mcp_idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
+    auto supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
+    auto transport = sys.spawn(actors::transport_behavior,
+                               actors::transport_config{client_cfg,
+                                                        supervisor});
     http = std::make_unique<edge::http_edge>(transport, opts);
     auto signals = signal_thread(sigs, shutdown, exiting);
     try {

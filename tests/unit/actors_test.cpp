@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 using namespace ttm;
@@ -75,8 +76,12 @@ std::string call_get_current(int id, const std::string& zone) {
 }
 
 struct fixture {
+  using transport_impl
+    = caf::stateful_actor<actors::transport_state,
+                          actors::transport_actor::base>;
+
   explicit fixture(std::size_t max_clients = 10,
-                   std::chrono::milliseconds idle_timeout = {})
+                   caf::timespan idle_timeout = {})
     : sys(testing_config(cfg)),
       sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
       clock(std::make_shared<domain::fake_clock>(
@@ -88,10 +93,10 @@ struct fixture {
     client.info = {"time-tracker-mcp", "Time Tracker MCP", "0.0.0", "test"};
     actors::supervisor_config sup_cfg;
     sup_cfg.max_clients = max_clients;
+    sup_cfg.mcp_idle_timeout = idle_timeout;
     supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
     transport = sys.spawn(actors::transport_behavior,
-                          actors::transport_config{client, supervisor,
-                                                   idle_timeout});
+                          actors::transport_config{client, supervisor});
     sched.run();
   }
 
@@ -142,11 +147,51 @@ struct fixture {
     return n;
   }
 
+  template <class Handle>
+  static caf::resumable* job_of(const Handle& handle) {
+    return dynamic_cast<caf::resumable*>(
+      caf::actor_cast<caf::abstract_actor*>(handle));
+  }
+
   /// Runs only the transport's jobs, leaving every other actor waiting.
   void run_transport_only() {
-    auto* ptr = dynamic_cast<caf::resumable*>(
-      caf::actor_cast<caf::abstract_actor*>(transport));
+    auto* ptr = job_of(transport);
     sched.run_jobs_filtered([=](caf::resumable* job) { return job == ptr; });
+  }
+
+  /// Runs only the jobs of `handle`'s actor.
+  template <class Handle>
+  void run_only(const Handle& handle) {
+    auto* ptr = job_of(handle);
+    sched.run_jobs_filtered([=](caf::resumable* job) { return job == ptr; });
+  }
+
+  /// Runs every job except the supervisor's.
+  void run_all_but_supervisor() {
+    auto* ptr = job_of(supervisor);
+    sched.run_jobs_filtered([=](caf::resumable* job) { return job != ptr; });
+  }
+
+  /// Fires the supervisor's pending sweep and runs what follows.
+  void sweep() {
+    REQUIRE(sched.trigger_timeouts() == 1);
+    sched.run();
+  }
+
+  /// The routes the transport holds (the deterministic scheduler runs
+  /// nothing concurrently with the test).
+  const std::unordered_map<std::string, actors::route_state>& routes() {
+    auto* ptr = dynamic_cast<transport_impl*>(
+      caf::actor_cast<caf::abstract_actor*>(transport));
+    REQUIRE(ptr != nullptr);
+    return ptr->state.routes;
+  }
+
+  /// The client actor behind `route`.
+  actors::client_actor client_of(const std::string& route) {
+    auto i = routes().find(route);
+    REQUIRE(i != routes().end());
+    return i->second.client;
   }
 
   caf::actor_system_config cfg;
@@ -437,33 +482,155 @@ TEST_CASE("actors: notifications reach the sink as notifications, before "
   CHECK(parse(a->lines.back())["id"] == 3);
 }
 
-TEST_CASE("actors: an opened route idle past the timeout is ended") {
+// -- MCP-session idle timeout and client actors that end on their own --------
+
+namespace {
+
+const std::string session_start_1
+  = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{)"
+    R"("name":"time_session_start","arguments":{"milestone_id":"M1",)"
+    R"("task_ids":["T1"],"timezone":"UTC"}}})";
+
+} // namespace
+
+TEST_CASE("actors: an opened route idle past the timeout is ended by the "
+          "supervisor's sweep") {
   fixture f{10, std::chrono::minutes{30}};
   auto a = std::make_shared<collecting_sink>();
   f.open("k1", initialize_2025_11_25, a);
-  f.send("stdio", ping_1, a); // implicit routes never expire
   f.sched.run();
-  CHECK(f.active_clients() == 2);
+  CHECK(f.active_clients() == 1);
   // 29 minutes: still there; the request restarts the idle time.
   f.clock->advance(std::chrono::minutes{29});
-  f.sched.trigger_timeouts();
-  f.sched.run();
+  f.sweep();
   f.forward("k1", ping_1, a);
   f.sched.run();
   CHECK(a->refusals.empty());
-  CHECK(f.active_clients() == 2);
-  f.clock->advance(std::chrono::minutes{29});
-  f.sched.trigger_timeouts();
-  f.sched.run();
-  CHECK(f.active_clients() == 2);
-  // 31 minutes after the last request: ended at the next sweep.
-  f.clock->advance(std::chrono::minutes{2});
-  f.sched.trigger_timeouts();
-  f.sched.run();
+  REQUIRE(a->lines.size() == 2);
   CHECK(f.active_clients() == 1);
+  f.clock->advance(std::chrono::minutes{29});
+  f.sweep();
+  CHECK(f.active_clients() == 1);
+  CHECK(f.routes().count("k1") == 1);
+  // 30 minutes after the last request: the client actor ends itself, and
+  // the transport forgets its route.
+  f.clock->advance(std::chrono::minutes{1});
+  f.sweep();
+  CHECK(f.active_clients() == 0);
+  CHECK(f.routes().empty());
   auto b = std::make_shared<collecting_sink>();
   f.forward("k1", ping_1, b);
   f.sched.run();
+  CHECK(b->lines.empty());
   REQUIRE(b->refusals.size() == 1);
   CHECK(b->refusals[0] == actors::route_refusal::unknown_route);
+  // The sweep goes on for routes opened later.
+  auto c = std::make_shared<collecting_sink>();
+  f.open("k2", initialize_2025_11_25, c);
+  f.sched.run();
+  f.clock->advance(std::chrono::minutes{30});
+  f.sweep();
+  CHECK(f.routes().empty());
+}
+
+TEST_CASE("actors: a route whose frame waits longer than the idle timeout "
+          "is not ended") {
+  fixture f{10, std::chrono::minutes{30}};
+  auto a = std::make_shared<collecting_sink>();
+  f.open("k1", initialize_2025_11_25, a);
+  f.sched.run();
+  REQUIRE(a->lines.size() == 1);
+  auto client = f.client_of("k1");
+  // The session start reaches the client actor; the sweep is queued at the
+  // supervisor before the client's slot request, so the supervisor sends
+  // `idle` before it answers, while the frame is paused.
+  f.forward("k1", session_start_1, a);
+  f.forward("k1", ping_1, a); // queued behind the paused start
+  f.run_transport_only();
+  REQUIRE(f.sched.trigger_timeouts() == 1);
+  f.run_only(client);
+  CHECK(a->lines.size() == 1);
+  f.clock->advance(std::chrono::minutes{30});
+  f.sched.run();
+  REQUIRE(a->lines.size() == 3);
+  CHECK(parse(a->lines[1])["id"] == 2);
+  CHECK(parse(a->lines[1])["result"]["isError"] == false);
+  CHECK(parse(a->lines[2])["id"] == 1);
+  CHECK(f.routes().count("k1") == 1);
+  CHECK(f.active_clients() == 1);
+  // Its resumption counts as activity: the next sweep keeps it too.
+  f.sweep();
+  CHECK(f.routes().count("k1") == 1);
+  CHECK(f.active_clients() == 1);
+}
+
+TEST_CASE("actors: the stdio route never idles out") {
+  fixture f{10, std::chrono::minutes{30}};
+  auto sink = std::make_shared<collecting_sink>();
+  f.send("stdio", initialize_2025_11_25, sink);
+  f.sched.run();
+  for (int i = 0; i < 4; ++i) {
+    f.clock->advance(std::chrono::hours{1});
+    f.sweep();
+  }
+  CHECK(f.active_clients() == 1);
+  // Still the same, initialized MCP session.
+  f.send("stdio", R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", sink);
+  f.sched.run();
+  REQUIRE(sink->lines.size() == 2);
+  CHECK(parse(sink->lines[1])["result"]["tools"].IsArray());
+  CHECK(sink->closed == 0);
+}
+
+TEST_CASE("actors: a client actor that ends on its own takes its route "
+          "along") {
+  SECTION("stdio: a request in flight gets -32603, the eof sink is closed") {
+    fixture f;
+    auto sink = std::make_shared<collecting_sink>();
+    f.send("stdio", initialize_2025_11_25, sink);
+    f.sched.run();
+    auto client = f.client_of("stdio");
+    // The exit is in the client's mailbox before the request: CAF bounces
+    // the request when the actor ends.
+    caf::anon_send_exit(client, caf::exit_reason::kill);
+    f.send("stdio", R"({"jsonrpc":"2.0","id":5,"method":"ping"})", sink);
+    f.eof("stdio", sink);
+    f.run_transport_only();
+    f.sched.run();
+    REQUIRE(sink->lines.size() == 2);
+    auto err = parse(sink->lines[1]);
+    CHECK(err["id"] == 5);
+    CHECK(err["error"]["code"] == -32603);
+    CHECK(sink->done == 2);
+    CHECK(sink->closed == 1);
+    CHECK(f.routes().empty());
+    CHECK(f.active_clients() == 0);
+  }
+  SECTION("HTTP: a paused frame and one queued behind it get -32603, later "
+          "frames find no route") {
+    fixture f;
+    auto a = std::make_shared<collecting_sink>();
+    f.open("k1", initialize_2025_11_25, a);
+    f.sched.run();
+    auto client = f.client_of("k1");
+    f.forward("k1", session_start_1, a);
+    f.forward("k1", R"({"jsonrpc":"2.0","id":3,"method":"ping"})", a);
+    f.run_all_but_supervisor();
+    CHECK(a->lines.size() == 1);
+    caf::anon_send_exit(client, caf::exit_reason::kill);
+    f.sched.run();
+    REQUIRE(a->lines.size() == 3);
+    CHECK(parse(a->lines[1])["id"] == 2);
+    CHECK(parse(a->lines[1])["error"]["code"] == -32603);
+    CHECK(parse(a->lines[2])["id"] == 3);
+    CHECK(parse(a->lines[2])["error"]["code"] == -32603);
+    CHECK(a->done == 3);
+    CHECK(f.routes().empty());
+    CHECK(f.active_clients() == 0);
+    auto b = std::make_shared<collecting_sink>();
+    f.forward("k1", ping_1, b);
+    f.sched.run();
+    REQUIRE(b->refusals.size() == 1);
+    CHECK(b->refusals[0] == actors::route_refusal::unknown_route);
+  }
 }

@@ -41,7 +41,8 @@ client_state session() {
   return client_state{actors::client_config{
     tools::make_registry(), std::make_shared<domain::fake_clock>(test_now()),
     "America/New_York",
-    {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", instructions}}};
+    {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", instructions},
+    domain::tracking_limits{}}};
 }
 
 /// Feeds one frame (JSON text) to the session; a new tracking session gets
