@@ -132,6 +132,17 @@ outcome<domain::tracking_session*> use_session(tool_context& ctx,
                                                const std::string& id,
                                                domain::instant now);
 
+/// Runs `f(session, now)` on the session named by a call (read at one
+/// instant), or returns why there is none.
+template <class Result, class F>
+outcome<Result> on_session(tool_context& ctx, const std::string& id, F f) {
+  auto now = domain::now_of(ctx.clock);
+  auto found = use_session(ctx, id, now);
+  if (auto* err = std::get_if<tool_error>(&found))
+    return std::move(*err);
+  return f(*std::get<domain::tracking_session*>(found), now);
+}
+
 std::int64_t to_ms(std::chrono::milliseconds d);
 
 // One function per session tool, each in its own translation unit.

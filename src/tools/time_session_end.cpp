@@ -20,25 +20,25 @@ void add_summary_args(input_schema<session_end_args>& in) {
 
 outcome<summary_result> end(const session_end_args& args,
                             tool_context& ctx) {
-  auto now = domain::now_of(ctx.clock);
-  auto found = use_session(ctx, args.session_id, now);
-  if (auto* err = std::get_if<tool_error>(&found))
-    return std::move(*err);
-  auto& s = *std::get<domain::tracking_session*>(found);
-  bool ended_now = ctx.tracker.end_session(s, now);
-  auto res = summarize(s, now, args.include_task_details);
-  res.already_ended = !ended_now;
-  return res;
+  return on_session<summary_result>(
+    ctx, args.session_id,
+    [&](domain::tracking_session& s,
+        domain::instant now) -> outcome<summary_result> {
+      bool ended_now = ctx.tracker.end_session(s, now);
+      auto res = summarize(s, now, args.include_task_details);
+      res.already_ended = !ended_now;
+      return res;
+    });
 }
 
 outcome<summary_result> summary(const session_end_args& args,
                                 tool_context& ctx) {
-  auto now = domain::now_of(ctx.clock);
-  auto found = use_session(ctx, args.session_id, now);
-  if (auto* err = std::get_if<tool_error>(&found))
-    return std::move(*err);
-  return summarize(*std::get<domain::tracking_session*>(found), now,
-                   args.include_task_details);
+  return on_session<summary_result>(
+    ctx, args.session_id,
+    [&](domain::tracking_session& s,
+        domain::instant now) -> outcome<summary_result> {
+      return summarize(s, now, args.include_task_details);
+    });
 }
 
 } // namespace

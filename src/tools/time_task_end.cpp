@@ -27,32 +27,32 @@ struct task_end_result : counts_fields {
 };
 
 outcome<task_end_result> run(const task_end_args& args, tool_context& ctx) {
-  auto now = domain::now_of(ctx.clock);
-  auto found = use_session(ctx, args.session_id, now);
-  if (auto* err = std::get_if<tool_error>(&found))
-    return std::move(*err);
-  auto& s = *std::get<domain::tracking_session*>(found);
   auto status = args.status == "skipped" ? domain::run_status::skipped
                                          : domain::run_status::completed;
-  auto ended = ctx.tracker.end_task(s, args.task_id, status, args.metadata,
-                                    now);
-  if (auto* err = std::get_if<domain::tracking_error>(&ended))
-    return to_tool_error(std::move(*err));
-  const auto& e = std::get<domain::task_ended>(ended);
-  const auto& run = *e.run;
-  task_end_result res;
-  res.task_id = e.task->id;
-  res.run = static_cast<std::int64_t>(run.number);
-  res.start_time = domain::format_iso8601(run.start.wall, s.tz);
-  res.end_time = domain::format_iso8601(run.end->wall, s.tz);
-  auto took = run.duration(now.mono);
-  res.duration = domain::format_duration(took);
-  res.duration_ms = to_ms(took);
-  res.duration_iso = domain::format_duration_iso(took);
-  res.status = domain::to_string(run.status);
-  res.already_ended = e.already_ended;
-  res.set(s.counts());
-  return res;
+  return on_session<task_end_result>(
+    ctx, args.session_id,
+    [&](domain::tracking_session& s,
+        domain::instant now) -> outcome<task_end_result> {
+      auto ended = ctx.tracker.end_task(s, args.task_id, status,
+                                        args.metadata, now);
+      if (auto* err = std::get_if<domain::tracking_error>(&ended))
+        return to_tool_error(std::move(*err));
+      const auto& e = std::get<domain::task_ended>(ended);
+      const auto& run = *e.run;
+      task_end_result res;
+      res.task_id = e.task->id;
+      res.run = static_cast<std::int64_t>(run.number);
+      res.start_time = domain::format_iso8601(run.start.wall, s.tz);
+      res.end_time = domain::format_iso8601(run.end->wall, s.tz);
+      auto took = run.duration(now.mono);
+      res.duration = domain::format_duration(took);
+      res.duration_ms = to_ms(took);
+      res.duration_iso = domain::format_duration_iso(took);
+      res.status = domain::to_string(run.status);
+      res.already_ended = e.already_ended;
+      res.set(s.counts());
+      return res;
+    });
 }
 
 } // namespace

@@ -26,29 +26,29 @@ struct task_start_result : counts_fields {
 
 outcome<task_start_result> run(const task_start_args& args,
                                tool_context& ctx) {
-  auto now = domain::now_of(ctx.clock);
-  auto found = use_session(ctx, args.session_id, now);
-  if (auto* err = std::get_if<tool_error>(&found))
-    return std::move(*err);
-  auto& s = *std::get<domain::tracking_session*>(found);
-  auto started = ctx.tracker.start_task(
-    s,
-    {args.task_id, args.task_name, args.external_task_id, args.work_item_id,
-     args.metadata},
-    now);
-  if (auto* err = std::get_if<domain::tracking_error>(&started))
-    return to_tool_error(std::move(*err));
-  const auto& st = std::get<domain::task_started>(started);
-  task_start_result res;
-  res.task_id = st.task->id;
-  res.run = static_cast<std::int64_t>(st.run->number);
-  res.start_time = domain::format_iso8601(st.run->start.wall, s.tz);
-  res.start_time_friendly
-    = domain::format_friendly_time(st.run->start.wall, s.tz);
-  res.session_elapsed = domain::format_duration(s.elapsed(now.mono));
-  res.already_running = st.already_running;
-  res.set(s.counts());
-  return res;
+  return on_session<task_start_result>(
+    ctx, args.session_id,
+    [&](domain::tracking_session& s,
+        domain::instant now) -> outcome<task_start_result> {
+      auto started = ctx.tracker.start_task(
+        s,
+        {args.task_id, args.task_name, args.external_task_id,
+         args.work_item_id, args.metadata},
+        now);
+      if (auto* err = std::get_if<domain::tracking_error>(&started))
+        return to_tool_error(std::move(*err));
+      const auto& st = std::get<domain::task_started>(started);
+      task_start_result res;
+      res.task_id = st.task->id;
+      res.run = static_cast<std::int64_t>(st.run->number);
+      res.start_time = domain::format_iso8601(st.run->start.wall, s.tz);
+      res.start_time_friendly
+        = domain::format_friendly_time(st.run->start.wall, s.tz);
+      res.session_elapsed = domain::format_duration(s.elapsed(now.mono));
+      res.already_running = st.already_running;
+      res.set(s.counts());
+      return res;
+    });
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include "tools/registry.hpp"
 
 #include <catch2/catch.hpp>
+#include "test_ids.hpp"
 #include "test_json.hpp"
 #include <date/date.h>
 #include <rapidjson/document.h>
@@ -41,21 +42,7 @@ domain::wall_time example_start() {
          + 123ms;
 }
 
-/// 8-4-4-4-12 lower-case hex, version nibble 4, variant 8..b.
-bool is_uuid_v4(const std::string& id) {
-  if (id.size() != 36)
-    return false;
-  for (std::size_t i = 0; i < id.size(); ++i) {
-    char ch = id[i];
-    if (i == 8 || i == 13 || i == 18 || i == 23) {
-      if (ch != '-')
-        return false;
-    } else if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) {
-      return false;
-    }
-  }
-  return id[14] == '4' && std::string{"89ab"}.find(id[19]) != std::string::npos;
-}
+using ttm::test::is_uuid_v4;
 
 std::string serialize(const rapidjson::Value& v) {
   rapidjson::StringBuffer buf;
