@@ -22,15 +22,21 @@ if [ "$mode" = stdio ]; then
 fi
 
 # The URL for the default --listen; the server logs the one it really uses.
-listen=127.0.0.1:8787
+# The URL printed below follows --listen and --path given here; set through
+# the environment or a config file, the server's own start-up log line
+# ("serving MCP over HTTP at ...") is the one to trust.
+listen="${TIME_TRACKER_MCP_LISTEN:-127.0.0.1:8787}"
+path="${TIME_TRACKER_MCP_HTTP_PATH:-/mcp}"
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   case "${args[i]}" in
     --listen) listen="${args[i + 1]:-$listen}" ;;
     --listen=*) listen="${args[i]#--listen=}" ;;
+    --path) path="${args[i + 1]:-$path}" ;;
+    --path=*) path="${args[i]#--path=}" ;;
   esac
 done
-url="http://$listen/mcp"
+url="http://$listen$path"
 say "starting $ROOT/build/time-tracker-mcp http --listen $listen"
 say "MCP endpoint: $url   (health: http://$listen/healthz)"
 say "register it:"

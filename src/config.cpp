@@ -349,7 +349,7 @@ std::string usage() {
       "JSON-RPC);\n"
       "           logs go to stderr\n"
       "  http     serve many MCP clients over Streamable HTTP at "
-      "http://HOST:PORT/mcp;\n"
+      "http://HOST:PORT/PATH (default /mcp);\n"
       "           logs go to stderr\n\n"
       "Options (also settable in a JSON config file and the environment; "
       "command line\nwins over environment, environment over file):\n"

@@ -34,6 +34,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -342,7 +343,12 @@ private:
     }
     parser_.emplace();
     parser_->header_limit(max_header_bytes);
-    parser_->body_limit(srv_.opts.max_body_bytes);
+    // No body limit while the header is read: Beast would refuse a large
+    // Content-Length in the header as a parse error. route() answers it with
+    // 413 after the Host/Origin/token checks; read_body() sets the limit
+    // for chunked bodies. (Boost 1.74 compares a Content-Length against
+    // an empty limit as "too large", so "no limit" is the largest value.)
+    parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
     ctx_ = {};
     if (buffer_.size() > 0) {
       read_header();
@@ -550,6 +556,7 @@ private:
   }
 
   void read_body() {
+    parser_->body_limit(srv_.opts.max_body_bytes);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](error_code ec, std::size_t) {
                        self->on_body(ec);

@@ -235,7 +235,10 @@ describe('MCP endpoint, default security', () => {
   test('413: a body over --max-body-bytes, with Content-Length or chunked', T, async () => {
     const session = await openSession(server);
     const big = rpc(1, 'tools/call', { name: 'time_get_current', arguments: { timezone: 'x'.repeat(MAX_BODY) } });
-    const sized = await rawRequest(server.url, { headers: mcpHeaders({ session }), body: big });
+    // Content-Length over the limit: refused from the header, body unread.
+    const sized = await rawRequest(server.url, {
+      headers: { ...mcpHeaders({ session }), 'Content-Length': Buffer.byteLength(big) }, body: big,
+    });
     assertRpcError(sized, 413, /exceeds/);
     const chunked = await rawRequest(server.url, {
       headers: { ...mcpHeaders({ session }), 'Transfer-Encoding': 'chunked' }, body: big,

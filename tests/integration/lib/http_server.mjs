@@ -130,6 +130,12 @@ export async function stopAllHttpServers() {
  * the parsed body when it is JSON. A fresh connection unless `agent` is given.
  */
 export function rawRequest(url, { method = 'POST', headers = {}, body, agent = false, timeoutMs = 10_000 } = {}) {
+  // Like real clients, send Content-Length unless the test chose chunked
+  // (Node would otherwise send every body chunked).
+  const named = Object.keys(headers).map((k) => k.toLowerCase());
+  if (body !== undefined && !named.includes('content-length') && !named.includes('transfer-encoding')) {
+    headers = { ...headers, 'Content-Length': Buffer.byteLength(body) };
+  }
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers, agent }, (res) => {
       const chunks = [];
