@@ -39,8 +39,10 @@ std::string parse_size(const std::string& text, std::size_t min,
   return {};
 }
 
-/// "90s", "30m", "4h", "2d" or a number of seconds.
-std::string parse_duration(const std::string& text, std::chrono::seconds& out) {
+/// "90s", "30m", "4h", "2d" or a number of seconds, from `min` to `max`
+/// seconds. One syntax for every duration option.
+std::string parse_duration(const std::string& text, long long min,
+                           long long max, long long& seconds) {
   std::size_t n = 0;
   auto* first = text.data();
   auto* last = text.data() + text.size();
@@ -66,14 +68,22 @@ std::string parse_duration(const std::string& text, std::chrono::seconds& out) {
     if (end != first)
       ++end;
   }
-  constexpr long long max_seconds = 366LL * 86'400;
-  if (ec != std::errc{} || end != last || n == 0
-      || static_cast<long long>(n) > max_seconds / unit)
-    return "expected a duration such as 90s, 30m, 4h or 1d (1 second to "
-           "366 days), got '"
-           + text + "'";
-  out = std::chrono::seconds{static_cast<long long>(n) * unit};
+  if (ec != std::errc{} || end != last || static_cast<long long>(n) > max / unit
+      || static_cast<long long>(n) * unit < min)
+    return "expected a duration such as 90s, 30m, 4h or 1d, from "
+           + std::to_string(min) + " to " + std::to_string(max)
+           + " seconds, got '" + text + "'";
+  seconds = static_cast<long long>(n) * unit;
   return {};
+}
+
+/// Tracking-session limits: 1 second to 366 days.
+std::string parse_duration(const std::string& text, std::chrono::seconds& out) {
+  long long s = 0;
+  auto err = parse_duration(text, 1, 366LL * 86'400, s);
+  if (err.empty())
+    out = std::chrono::seconds{s};
+  return err;
 }
 
 /// HOST:PORT or [V6]:PORT; HOST an IP literal ("localhost" is 127.0.0.1).
@@ -138,9 +148,14 @@ std::string read_tokens(const std::string& path,
   return {};
 }
 
+/// HTTP timeouts: `min` seconds to 7 days.
 std::string parse_seconds(const std::string& v, std::size_t min,
                           std::size_t& out) {
-  return parse_size(v, min, 7 * 24 * 3600, out);
+  long long s = 0;
+  auto err = parse_duration(v, static_cast<long long>(min), 7 * 86'400, s);
+  if (err.empty())
+    out = static_cast<std::size_t>(s);
+  return err;
 }
 
 const std::vector<option>& options() {
@@ -262,32 +277,32 @@ const std::vector<option>& options() {
        return {};
      }},
     {"--session-idle-timeout", "session_idle_timeout",
-     "TIME_TRACKER_MCP_SESSION_IDLE_TIMEOUT", "SECONDS",
+     "TIME_TRACKER_MCP_SESSION_IDLE_TIMEOUT", "DURATION",
      "http: end MCP sessions that see no request for this long; 0: never "
-     "(default 1800)",
+     "(default 30m)",
      [](config& c, const std::string& v) {
        return parse_seconds(v, 0, c.session_idle_timeout_s);
      }},
     {"--keep-alive-timeout", "keep_alive_timeout",
-     "TIME_TRACKER_MCP_KEEP_ALIVE_TIMEOUT", "SECONDS",
-     "http: close a connection idle between requests this long (default 60)",
+     "TIME_TRACKER_MCP_KEEP_ALIVE_TIMEOUT", "DURATION",
+     "http: close a connection idle between requests this long (default 60s)",
      [](config& c, const std::string& v) {
        return parse_seconds(v, 1, c.keep_alive_timeout_s);
      }},
     {"--read-timeout", "read_timeout", "TIME_TRACKER_MCP_READ_TIMEOUT",
-     "SECONDS", "http: longest time to receive one request, headers and body "
-                "(default 30)",
+     "DURATION", "http: longest time to receive one request, headers and body "
+                "(default 30s)",
      [](config& c, const std::string& v) {
        return parse_seconds(v, 1, c.read_timeout_s);
      }},
     {"--write-timeout", "write_timeout", "TIME_TRACKER_MCP_WRITE_TIMEOUT",
-     "SECONDS", "http: longest time to send one response (default 30)",
+     "DURATION", "http: longest time to send one response (default 30s)",
      [](config& c, const std::string& v) {
        return parse_seconds(v, 1, c.write_timeout_s);
      }},
     {"--drain-timeout", "drain_timeout", "TIME_TRACKER_MCP_DRAIN_TIMEOUT",
-     "SECONDS", "http: on SIGTERM/SIGINT, how long requests in flight may "
-                "take to finish (default 10)",
+     "DURATION", "http: on SIGTERM/SIGINT, how long requests in flight may "
+                "take to finish (default 10s)",
      [](config& c, const std::string& v) {
        return parse_seconds(v, 0, c.drain_timeout_s);
      }},

@@ -437,3 +437,17 @@ TEST_CASE("config: --auth-token-file reads one token per line") {
   CHECK_FALSE(contains(must_fail({"http", "--auth-token-file", empty.path}),
                        "first-token"));
 }
+
+TEST_CASE("config: http timeouts take the same durations as the tracking "
+          "limits") {
+  auto c = must_load({"http", "--session-idle-timeout", "45m",
+                      "--read-timeout=2m", "--keep-alive-timeout", "90",
+                      "--drain-timeout", "0s"});
+  CHECK(c.session_idle_timeout_s == 45 * 60);
+  CHECK(c.read_timeout_s == 120);
+  CHECK(c.keep_alive_timeout_s == 90);
+  CHECK(c.drain_timeout_s == 0);
+  CHECK(contains(must_fail({"http", "--write-timeout", "0s"}),
+                 "--write-timeout"));
+  CHECK(contains(must_fail({"http", "--read-timeout", "8d"}), "'8d'"));
+}
