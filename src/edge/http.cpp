@@ -430,6 +430,9 @@ private:
   void on_mcp(const http::request<http::string_body>& req) {
     // DNS rebinding: a browser page may reach us under a foreign name.
     auto host = req.find(http::field::host);
+    if (req.count(http::field::host) > 1)
+      return refuse(http::status::bad_request,
+                    "Bad Request: more than one Host header");
     if (host == req.end()) {
       if (ctx_.version >= 11)
         return refuse(http::status::bad_request,
@@ -530,7 +533,8 @@ private:
         len && *len > srv_.opts.max_body_bytes)
       return too_large();
     if (auto expect = req.find(http::field::expect);
-        expect != req.end() && lower(trim(expect->value())) == "100-continue")
+        ctx_.version >= 11 && expect != req.end()
+        && lower(trim(expect->value())) == "100-continue")
       return send_continue();
     read_body();
   }
@@ -567,8 +571,16 @@ private:
     if (ec == http::error::body_limit)
       return too_large();
     if (ec) {
-      close_now();
-      return;
+      if (ec == http::error::end_of_stream || ec == beast::error::timeout
+          || ec == net::error::operation_aborted || closed_) {
+        close_now();
+        return;
+      }
+      // A malformed body (e.g. a bad chunk size) is answered, not dropped.
+      ctx_.keep_alive = false;
+      TTM_LOG(debug, "http", "malformed request body: " + ec.message());
+      return respond_plain(http::status::bad_request,
+                           "malformed HTTP request body: " + ec.message());
     }
     stream_.expires_never(); // the transport may take its time
     const auto& body = parser_->get().body();
@@ -784,8 +796,14 @@ actors::sink_ptr connection::make_sink() {
 }
 
 void connection::on_reply(transport_reply r) {
-  if (closed_)
+  if (closed_) {
+    // The client left during initialize: nobody will use that session.
+    if (!ctx_.new_session.empty() && r.kind == transport_reply::done)
+      caf::anon_send(srv_.transport, actors::end_atom::value,
+                     ctx_.new_session,
+                     actors::sink_ptr{std::make_shared<discard_sink>()});
     return;
+  }
   switch (r.kind) {
     case transport_reply::unknown_route:
       return refuse(http::status::not_found,
@@ -861,7 +879,8 @@ void http_edge::impl::compute_allow_lists() {
   std::vector<std::string> names{"localhost", "127.0.0.1", "[::1]"};
   error_code ec;
   auto addr = net::ip::make_address(opts.host, ec);
-  if (!ec && !addr.is_loopback() && !addr.is_unspecified())
+  if (!ec && !addr.is_unspecified() && opts.host != "127.0.0.1"
+      && opts.host != "::1")
     names.push_back(addr.is_v6() ? "[" + lower(opts.host) + "]"
                                  : lower(opts.host));
   for (const auto& n : names) {

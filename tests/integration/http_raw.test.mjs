@@ -450,6 +450,49 @@ describe('connections and lifecycle', () => {
     }
   });
 
+  /** Sends `text` on a fresh socket and returns everything the server writes until it closes. */
+  async function exchange(port, text) {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const chunks = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', () => {});
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(text);
+    await closed;
+    return Buffer.concat(chunks).toString('latin1');
+  }
+
+  test('400: two Host headers, and a malformed chunked body (answered, not dropped)', T, async () => {
+    const server = await HttpServer.start({ binary: BINARY });
+    try {
+      const body = initializeBody();
+      const twoHosts = await exchange(server.port,
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.example\r\n`
+        + 'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n'
+        + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      assert.match(twoHosts, /^HTTP\/1\.1 400 /, twoHosts);
+      assert.match(twoHosts, /more than one Host/);
+      const badChunk = await exchange(server.port,
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n`
+        + 'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n'
+        + 'Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n');
+      assert.match(badChunk, /^HTTP\/1\.1 400 /, badChunk);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('the address the server was bound to is an allowed Host (127.0.0.2)', T, async () => {
+    const server = await HttpServer.start({ binary: BINARY, args: ['--listen', '127.0.0.2:0'] });
+    try {
+      const res = await rawRequest(server.url, { headers: mcpHeaders(), body: initializeBody() });
+      assert.equal(res.status, 200, `${res.status} ${res.body}${server.context()}`);
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('a port in use is a clear start-up error', T, async () => {
     const first = await HttpServer.start({ binary: BINARY });
     try {
