@@ -104,7 +104,10 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
     [=](idle_atom, caf::timespan timeout) {
       auto& st = self->state;
       // A frame in progress is activity, however long it waits.
-      if (st.paused || !st.queued.empty() || st.mcp->idle_time() < timeout)
+      // Tracking sessions keep their MCP session: they expire on their own
+      // limits (hours), which an MCP idle timeout (minutes) must not cut.
+      if (st.paused || !st.queued.empty() || st.mcp->tracker().size() > 0
+          || st.mcp->idle_time() < timeout)
         return;
       TTM_LOG(info, "client",
               "MCP session ended: no request for "

@@ -48,6 +48,55 @@ tracking_error not_in_session(const tracking_session& s,
   return {"TASK_NOT_IN_SESSION", msg + ".", std::move(ids)};
 }
 
+std::size_t size_of(const std::string& x) {
+  return x.size();
+}
+
+std::size_t size_of(const std::optional<std::string>& x) {
+  return x ? x->size() : 0;
+}
+
+std::size_t size_of(const string_map& m) {
+  std::size_t n = 0;
+  for (const auto& [k, v] : m)
+    n += k.size() + v.size();
+  return n;
+}
+
+std::size_t size_of(const std::vector<std::string>& xs) {
+  std::size_t n = 0;
+  for (const auto& x : xs)
+    n += x.size();
+  return n;
+}
+
+/// A key given twice would be stored twice and written back as an object
+/// with duplicate names, which clients read differently.
+std::optional<tracking_error> duplicate_key(const string_map& m,
+                                            const char* what) {
+  std::unordered_set<std::string> seen;
+  for (const auto& kv : m)
+    if (!seen.insert(kv.first).second)
+      return tracking_error{"VALIDATION_ERROR",
+                            std::string{"Key "} + quoted(kv.first)
+                              + " appears more than once in '" + what
+                              + "'."};
+  return std::nullopt;
+}
+
+std::optional<tracking_error> over_budget(const tracking_limits& lim,
+                                          std::size_t bytes) {
+  if (bytes <= lim.max_session_bytes)
+    return std::nullopt;
+  return tracking_error{
+    "LIMIT_REACHED",
+    "The session would hold " + std::to_string(bytes)
+      + " bytes of ids, names, tags and metadata; the limit is "
+      + std::to_string(lim.max_session_bytes)
+      + " bytes per session (max_session_bytes). Keep metadata short or "
+        "split the milestone."};
+}
+
 tracking_error session_ended(const tracking_session& s) {
   return {"SESSION_ENDED", "Session " + quoted(s.id)
                              + " has ended; start a new session with "
@@ -155,11 +204,19 @@ tracker::check(const session_request& req) const {
                             "Task id " + quoted(id)
                               + " appears more than once in 'task_ids'; each "
                                 "task must be listed once."};
-  return std::nullopt;
+  if (auto err = duplicate_key(req.metadata, "metadata"))
+    return err;
+  return over_budget(limits_, bytes_of(req));
+}
+
+std::size_t tracker::bytes_of(const session_request& req) {
+  return size_of(req.milestone_id) + size_of(req.milestone_name)
+         + size_of(req.task_ids) + size_of(req.metadata) + size_of(req.tags);
 }
 
 const tracking_session& tracker::add(std::string id, session_request req,
                                      zone tz, instant now) {
+  auto bytes = bytes_of(req); // before its strings move into the session
   tracking_session s{id,
                      std::move(req.milestone_id),
                      std::move(req.milestone_name),
@@ -171,6 +228,7 @@ const tracking_session& tracker::add(std::string id, session_request req,
                      now,
                      std::nullopt,
                      now.mono};
+  s.bytes = bytes;
   s.tasks.reserve(req.task_ids.size());
   for (auto& task_id : req.task_ids) {
     s.task_index.emplace(task_id, s.tasks.size());
@@ -239,6 +297,12 @@ tracker::start_task(tracking_session& s, task_start_request req,
   auto& task = s.tasks[i->second];
   if (!task.runs.empty() && !task.runs.back().end)
     return task_started{&task, &task.runs.back(), true};
+  if (auto err = duplicate_key(req.metadata, "metadata"))
+    return *err;
+  auto run_bytes = size_of(req.task_name) + size_of(req.external_task_id)
+                   + size_of(req.work_item_id) + size_of(req.metadata);
+  if (auto err = over_budget(limits_, s.bytes + run_bytes))
+    return *err;
   if (task.runs.size() >= limits_.max_runs_per_task)
     return tracking_error{
       "LIMIT_REACHED", "Task " + quoted(task.id) + " was started "
@@ -254,6 +318,7 @@ tracker::start_task(tracking_session& s, task_start_request req,
   run.metadata = std::move(req.metadata);
   run.start = now;
   task.runs.push_back(std::move(run));
+  s.bytes += run_bytes;
   return task_started{&task, &task.runs.back(), false};
 }
 
@@ -275,6 +340,11 @@ tracker::end_task(tracking_session& s, const std::string& task_id,
   auto& run = task.runs.back();
   if (run.end)
     return task_ended{&task, &run, true};
+  if (auto err = duplicate_key(metadata, "metadata"))
+    return *err;
+  if (auto err = over_budget(limits_, s.bytes + size_of(metadata)))
+    return *err;
+  s.bytes += size_of(metadata);
   run.end = now;
   run.status = status;
   run.completion_metadata = std::move(metadata);

@@ -45,6 +45,9 @@ struct tracking_limits {
   std::chrono::seconds max_age = std::chrono::hours{24};
   /// Since the last call that named the session.
   std::chrono::seconds max_idle = std::chrono::hours{4};
+  /// Bytes of ids, names, tags and metadata one session may hold (its
+  /// summary is built from them; this bounds what one call can cost).
+  std::size_t max_session_bytes = 4 * 1024 * 1024;
   /// Expired ids a client remembers (to answer SESSION_EXPIRED instead of
   /// SESSION_NOT_FOUND); the oldest is forgotten first.
   std::size_t remembered_expired = 1000;
@@ -107,6 +110,9 @@ struct tracking_session {
   instant start;
   std::optional<instant> end;
   mono_time last_activity;
+  /// What the session's ids, names, tags and metadata take (see
+  /// tracking_limits::max_session_bytes).
+  std::size_t bytes = 0;
 
   bool ended() const noexcept {
     return end.has_value();
@@ -227,6 +233,7 @@ public:
   std::vector<std::string> take_ended();
 
 private:
+  static std::size_t bytes_of(const session_request& req);
   bool due(const tracking_session& s, mono_time now) const;
   void forget(const std::string& id);
 

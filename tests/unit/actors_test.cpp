@@ -634,3 +634,33 @@ TEST_CASE("actors: a client actor that ends on its own takes its route "
     CHECK(b->refusals[0] == actors::route_refusal::unknown_route);
   }
 }
+
+TEST_CASE("actors: an MCP session holding tracking sessions outlives the "
+          "MCP idle timeout; it idles out once they expired") {
+  fixture f{10, std::chrono::minutes{30}};
+  auto a = std::make_shared<collecting_sink>();
+  f.open("k1", initialize_2025_11_25, a);
+  f.forward("k1",
+            R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{)"
+            R"("name":"time_session_start","arguments":{)"
+            R"("milestone_id":"M1","task_ids":["T1"]}}})",
+            a);
+  f.sched.run();
+  REQUIRE(a->lines.size() == 2);
+  CHECK(parse(a->lines[1])["result"]["isError"] == false);
+  // Two hours without a request: the MCP session stays, because a task may
+  // run that long while the agent works elsewhere.
+  for (int i = 0; i < 4; ++i) {
+    f.clock->advance(std::chrono::minutes{30});
+    f.sweep();
+  }
+  CHECK(f.active_clients() == 1);
+  CHECK(f.routes().count("k1") == 1);
+  // Past the tracking session's idle limit (4 h) it expires, and with it
+  // the reason to keep the MCP session.
+  f.clock->advance(std::chrono::hours{2} + std::chrono::seconds{1});
+  f.sweep(); // expires the tracking session
+  f.sweep(); // the client, now holding none, ends itself
+  CHECK(f.active_clients() == 0);
+  CHECK(f.routes().empty());
+}

@@ -758,3 +758,76 @@ TEST_CASE("tracking: a session's elapsed time stops at its end", "[tracking]") {
   f.clock.advance(2h);
   CHECK(s.elapsed(f.clock.mono_now()) == 706'333ms);
 }
+
+TEST_CASE("tracking: a session's ids, names and metadata have a byte budget",
+          "[tracking]") {
+  tracking_limits limits;
+  limits.max_session_bytes = 100;
+  fixture f{limits};
+  SECTION("at the start") {
+    session_request req;
+    req.milestone_id = "M2";
+    req.task_ids = ids({"T1"});
+    req.metadata = {{"k", std::string(95, 'x')}}; // 2 + 2 + 1 + 95 = 100
+    CHECK_FALSE(f.tr.check(req).has_value());
+    req.metadata[0].second += "x";
+    auto err = f.tr.check(req);
+    REQUIRE(err.has_value());
+    CHECK(err->code == "LIMIT_REACHED");
+    CHECK(err->message.find("101 bytes") != std::string::npos);
+    CHECK(err->message.find("max_session_bytes") != std::string::npos);
+  }
+  SECTION("task runs and completion metadata count, and a refused call "
+          "changes nothing") {
+    auto& s = f.open("s1", ids({"T1", "T2"})); // 2 + 4 bytes
+    CHECK(s.bytes == 6);
+    task_start_request req;
+    req.task_id = "T1";
+    req.metadata = {{"k", std::string(93, 'x')}}; // 94: total 100
+    auto ok = f.tr.start_task(s, req, f.now());
+    REQUIRE(std::holds_alternative<task_started>(ok));
+    CHECK(s.bytes == 100);
+    auto refused = f.tr.end_task(s, "T1", run_status::completed,
+                                 {{"a", "b"}}, f.now());
+    REQUIRE(std::holds_alternative<tracking_error>(refused));
+    CHECK(std::get<tracking_error>(refused).code == "LIMIT_REACHED");
+    CHECK(s.tasks[0].runs.back().status == run_status::in_progress);
+    CHECK(s.bytes == 100);
+    // Ending without metadata still works.
+    auto ended = f.tr.end_task(s, "T1", run_status::completed, {}, f.now());
+    REQUIRE(std::holds_alternative<task_ended>(ended));
+    task_start_request more;
+    more.task_id = "T2";
+    more.task_name = "n";
+    auto over = f.tr.start_task(s, more, f.now());
+    REQUIRE(std::holds_alternative<tracking_error>(over));
+    CHECK(std::get<tracking_error>(over).code == "LIMIT_REACHED");
+    CHECK(s.tasks[1].runs.empty());
+  }
+}
+
+TEST_CASE("tracking: a metadata key given twice is refused", "[tracking]") {
+  fixture f;
+  session_request req;
+  req.milestone_id = "M2";
+  req.metadata = {{"k", "1"}, {"k", "2"}};
+  auto err = f.tr.check(req);
+  REQUIRE(err.has_value());
+  CHECK(err->code == "VALIDATION_ERROR");
+  CHECK(err->message.find("'k'") != std::string::npos);
+  auto& s = f.open("s1", ids({"T1"}));
+  task_start_request start;
+  start.task_id = "T1";
+  start.metadata = {{"a", "1"}, {"a", "1"}};
+  auto refused = f.tr.start_task(s, start, f.now());
+  REQUIRE(std::holds_alternative<tracking_error>(refused));
+  CHECK(std::get<tracking_error>(refused).code == "VALIDATION_ERROR");
+  CHECK(s.tasks[0].runs.empty());
+  start.metadata.pop_back();
+  REQUIRE(std::holds_alternative<task_started>(
+    f.tr.start_task(s, start, f.now())));
+  auto end_refused = f.tr.end_task(s, "T1", run_status::completed,
+                                   {{"x", "1"}, {"x", "2"}}, f.now());
+  REQUIRE(std::holds_alternative<tracking_error>(end_refused));
+  CHECK(s.tasks[0].runs.back().status == run_status::in_progress);
+}
