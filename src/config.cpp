@@ -311,6 +311,13 @@ const std::vector<option>& options() {
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 64, c.http_threads);
      }},
+    {"--max-connections", "max_connections",
+     "TIME_TRACKER_MCP_MAX_CONNECTIONS", "N",
+     "http: open connections at once; one more gets 503 and is closed "
+     "(default 4096)",
+     [](config& c, const std::string& v) {
+       return parse_size(v, 1, 1'000'000, c.max_connections);
+     }},
   };
   return opts;
 }

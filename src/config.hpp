@@ -53,6 +53,7 @@ struct config {
   /// On SIGTERM/SIGINT, how long requests in flight may take to finish.
   std::size_t drain_timeout_s = 10;
   std::size_t http_threads = 1;
+  std::size_t max_connections = 4096;
 };
 
 /// The outcome of reading the configuration.

@@ -26,6 +26,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace {
@@ -223,8 +224,29 @@ bool is_loopback(const std::string& host) {
   return host.rfind("127.", 0) == 0 || host == "::1";
 }
 
+/// Lets the process hold --max-connections sockets: the soft descriptor
+/// limit (often 1024) goes up to the hard one.
+void raise_descriptor_limit(std::size_t max_connections) {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0)
+    return;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &rl);
+    ::getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  // Some descriptors go to stdio, the actors and the listening socket.
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < max_connections + 64)
+    TTM_LOG(warning, "main",
+            "the descriptor limit (" + std::to_string(rl.rlim_cur)
+              + ") is below --max-connections ("
+              + std::to_string(max_connections)
+              + ") + 64: connections beyond it fail to be accepted");
+}
+
 int run_http(const config& cfg) {
   auto sigs = block_signals();
+  raise_descriptor_limit(cfg.max_connections);
   auto local_zone = resolve_local_zone(cfg);
   if (!local_zone)
     return 2;
@@ -245,6 +267,7 @@ int run_http(const config& cfg) {
   opts.read_timeout = std::chrono::seconds{cfg.read_timeout_s};
   opts.write_timeout = std::chrono::seconds{cfg.write_timeout_s};
   opts.threads = cfg.http_threads;
+  opts.max_connections = cfg.max_connections;
 
   latch shutdown;
   std::atomic<bool> exiting{false};

@@ -260,6 +260,10 @@ struct http_edge::impl {
 
   void compute_allow_lists();
   void do_accept();
+  void refuse_connection(tcp::socket& socket);
+  /// Rate limit for warnings a flood could repeat (on the acceptor strand).
+  bool warn_limited();
+  std::chrono::steady_clock::time_point last_warning{};
   template <class F>
   void for_each_connection(F f);
 };
@@ -907,8 +911,10 @@ void http_edge::impl::do_accept() {
       if (ec == net::error::operation_aborted || !acceptor.is_open())
         return;
       if (ec) {
-        // E.g. out of file descriptors: back off instead of spinning.
-        TTM_LOG(warning, "http", "accept failed: " + ec.message());
+        // E.g. out of file descriptors: back off instead of spinning, and
+        // say so once a second at most.
+        if (warn_limited())
+          TTM_LOG(warning, "http", "accept failed: " + ec.message());
         accept_backoff.expires_after(std::chrono::milliseconds{100});
         accept_backoff.async_wait([this](error_code wec) {
           if (!wec)
@@ -921,13 +927,59 @@ void http_edge::impl::do_accept() {
       std::shared_ptr<connection> conn;
       {
         std::lock_guard<std::mutex> guard{mtx};
-        auto id = next_conn_id++;
-        conn = std::make_shared<connection>(std::move(socket), *this, id);
-        conns.emplace(id, conn);
+        if (conns.size() < opts.max_connections) {
+          auto id = next_conn_id++;
+          conn = std::make_shared<connection>(std::move(socket), *this, id);
+          conns.emplace(id, conn);
+        }
+      }
+      if (!conn) {
+        refuse_connection(socket);
+        do_accept();
+        return;
       }
       conn->start();
       do_accept();
     });
+}
+
+bool http_edge::impl::warn_limited() {
+  auto now = std::chrono::steady_clock::now();
+  if (now - last_warning < std::chrono::seconds{1})
+    return false;
+  last_warning = now;
+  return true;
+}
+
+void http_edge::impl::refuse_connection(tcp::socket& socket) {
+  // A fresh socket's send buffer takes this at once: no waiting on the
+  // acceptor's strand.
+  static const std::string refusal = [] {
+    std::string body = "Service Unavailable: too many open connections; "
+                       "retry later\n";
+    return "HTTP/1.1 503 Service Unavailable\r\nServer: time-tracker-mcp\r\n"
+           "Content-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\n"
+           "Connection: close\r\nContent-Length: "
+           + std::to_string(body.size()) + "\r\n\r\n" + body;
+  }();
+  error_code ignored;
+  socket.non_blocking(true, ignored);
+  socket.write_some(net::buffer(refusal), ignored);
+  socket.shutdown(tcp::socket::shutdown_send, ignored);
+  // Closing with unread input would reset the connection, and a reset can
+  // make the client drop the 503 it already received: take what has come.
+  char scratch[4096];
+  for (int i = 0; i < 16; ++i) {
+    error_code rec;
+    socket.read_some(net::buffer(scratch), rec);
+    if (rec)
+      break;
+  }
+  socket.close(ignored);
+  if (warn_limited())
+    TTM_LOG(warning, "http", "refused a connection: "
+                               + std::to_string(opts.max_connections)
+                               + " are open (--max-connections)");
 }
 
 template <class F>

@@ -40,6 +40,9 @@ struct http_options {
   std::chrono::seconds retry_after{5};
   /// I/O threads (the actors have their own).
   std::size_t threads = 1;
+  /// Open connections at once; one more is answered 503 and closed, so
+  /// idle sockets cannot lock every client out (or exhaust descriptors).
+  std::size_t max_connections = 4096;
 };
 
 /// Serves MCP Streamable HTTP on one endpoint plus /healthz and /readyz:

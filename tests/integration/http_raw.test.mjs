@@ -14,6 +14,7 @@ import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
 import {
   HttpServer, initializeBody, mcpHeaders, rawRequest, sseMessages, stopAllHttpServers,
 } from './lib/http_server.mjs';
+import { pollUntil } from './lib/raw_client.mjs';
 import { assertTimeResult } from './lib/time_assertions.mjs';
 
 const BINARY = serverBinary();
@@ -489,6 +490,34 @@ describe('connections and lifecycle', () => {
       const res = await rawRequest(server.url, { headers: mcpHeaders(), body: initializeBody() });
       assert.equal(res.status, 200, `${res.status} ${res.body}${server.context()}`);
     } finally {
+      await server.stop();
+    }
+  });
+
+  test('503 beyond --max-connections: idle sockets cannot lock other clients out', T, async () => {
+    const server = await HttpServer.start({ binary: BINARY, args: ['--max-connections', '2'] });
+    const idle = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const socket = net.connect(server.port, '127.0.0.1');
+        socket.on('error', () => {});
+        await new Promise((resolve) => socket.once('connect', resolve));
+        idle.push(socket);
+      }
+      // Both slots are held by sockets that send nothing: the next client is
+      // told so at once instead of waiting for a timeout.
+      const refused = await exchange(server.port,
+        `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+      assert.match(refused, /^HTTP\/1\.1 503 /, refused);
+      assert.match(refused, /too many open connections/);
+      // A slot frees when one idle socket goes.
+      const gone = new Promise((resolve) => idle[0].once('close', resolve));
+      idle[0].destroy();
+      await gone;
+      await pollUntil(async () => (await rawRequest(new URL('/healthz', server.url), { method: 'GET' })
+        .catch(() => ({ status: 0 }))).status === 200, 'a connection slot freed', { timeoutMs: 5_000 });
+    } finally {
+      for (const socket of idle) socket.destroy();
       await server.stop();
     }
   });
