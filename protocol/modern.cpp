@@ -11,8 +11,13 @@ bool is_modern_revision(std::string_view revision) noexcept {
 
 bool names_modern_era(std::string_view revision) noexcept {
   // ISO dates compare as strings; anything that is no date is not modern.
-  if (revision.size() != 10 || revision[4] != '-' || revision[7] != '-')
+  if (revision.size() != 10)
     return false;
+  for (std::size_t i = 0; i < revision.size(); ++i) {
+    bool dash = i == 4 || i == 7;
+    if (dash ? revision[i] != '-' : revision[i] < '0' || revision[i] > '9')
+      return false;
+  }
   return revision >= modern_revision;
 }
 

@@ -65,9 +65,11 @@ int token_index(const std::string& candidate,
                                     : 0u;
       diff |= static_cast<unsigned char>(token[i]) ^ c;
     }
-    // Branch-free select: found = t when this token matched.
+    // Branch-free select: found = t when this token matched and none
+    // before it did (the first line with a token wins).
     int match = -static_cast<int>(diff == 0 && !token.empty());
-    found = (found & ~match) | (static_cast<int>(t) & match);
+    int take = match & (found >> 31); // found < 0: all ones
+    found = (found & ~take) | (static_cast<int>(t) & take);
   }
   return found;
 }
@@ -388,6 +390,8 @@ private:
     std::optional<std::string> name_header;
     /// A 2026-07-28 request: no session; a hang-up cancels it.
     bool modern = false;
+    /// Why the 2025 header rules refuse this request, should it be one.
+    std::string legacy_refusal;
   };
 
   void set_busy(bool b) {
@@ -491,6 +495,15 @@ private:
   }
 
   void on_mcp(const http::request<http::string_body>& req) {
+    auto header = [&](std::string_view name) {
+      auto h = req.find(name);
+      return h == req.end() ? std::string{} : std::string{trim(h->value())};
+    };
+    // Read first: a refusal of a 2026-07-28 request uses that era's codes.
+    ctx_.version_header = header("MCP-Protocol-Version");
+    ctx_.method_header = header("Mcp-Method");
+    if (auto n = req.find("Mcp-Name"); n != req.end())
+      ctx_.name_header = std::string{trim(n->value())};
     // DNS rebinding: a browser page may reach us under a foreign name.
     auto host = req.find(http::field::host);
     if (req.count(http::field::host) > 1)
@@ -550,14 +563,6 @@ private:
                                           R"(error="invalid_token")");
       }
     }
-    auto header = [&](std::string_view name) {
-      auto h = req.find(name);
-      return h == req.end() ? std::string{} : std::string{trim(h->value())};
-    };
-    ctx_.version_header = header("MCP-Protocol-Version");
-    ctx_.method_header = header("Mcp-Method");
-    if (auto n = req.find("Mcp-Name"); n != req.end())
-      ctx_.name_header = std::string{trim(n->value())};
     bool modern_header = protocol::names_modern_era(ctx_.version_header);
     auto method = req.method();
     if (modern_header && method == http::verb::delete_)
@@ -571,27 +576,29 @@ private:
                     "Method Not Allowed: use POST for JSON-RPC messages and "
                     "DELETE to end a session; this server opens no "
                     "standalone SSE stream (GET)");
-    // 2026-07-28 ignores Mcp-Session-Id (and Last-Event-ID).
+    // The 2025 rules for Mcp-Session-Id and MCP-Protocol-Version. They are
+    // applied once the body shows a 2025 request (at once for DELETE):
+    // 2026-07-28 ignores Mcp-Session-Id (and Last-Event-ID), and its own
+    // header checks come first.
     if (auto sid = req.find("Mcp-Session-Id");
         sid != req.end() && !modern_header) {
       ctx_.session = std::string{trim(sid->value())};
       if (!valid_session_id(ctx_.session))
-        return refuse(http::status::bad_request,
-                      "Bad Request: Mcp-Session-Id must be 1 to 128 visible "
-                      "ASCII characters");
+        ctx_.legacy_refusal = "Bad Request: Mcp-Session-Id must be 1 to 128 "
+                              "visible ASCII characters";
     }
     // The revision header follows initialize; initialize itself negotiates
     // in its body. Absent: 2025-03-26, which we serve.
-    if (!ctx_.session.empty() && !modern_header)
-      if (auto v = req.find("MCP-Protocol-Version"); v != req.end()) {
-        auto rev = trim(v->value());
-        if (!protocol::is_supported_revision(rev))
-          return refuse(http::status::bad_request,
-                        "Bad Request: unsupported MCP-Protocol-Version '"
-                          + std::string{rev} + "' (supported: 2025-03-26, "
-                          "2025-06-18, 2025-11-25)");
-      }
+    if (!ctx_.session.empty() && !modern_header
+        && ctx_.legacy_refusal.empty() && !ctx_.version_header.empty()
+        && !protocol::is_supported_revision(ctx_.version_header))
+      ctx_.legacy_refusal = "Bad Request: unsupported MCP-Protocol-Version '"
+                            + ctx_.version_header
+                            + "' (supported: 2025-03-26, 2025-06-18, "
+                              "2025-11-25)";
     if (method == http::verb::delete_) {
+      if (!ctx_.legacy_refusal.empty())
+        return refuse(http::status::bad_request, ctx_.legacy_refusal);
       if (ctx_.session.empty())
         return refuse(http::status::bad_request,
                       "Bad Request: DELETE needs the Mcp-Session-Id header "
@@ -697,6 +704,8 @@ private:
                          return m.meta.claimed;
                        }))
       return on_modern(std::move(f));
+    if (!ctx_.legacy_refusal.empty())
+      return refuse(http::status::bad_request, ctx_.legacy_refusal);
     ctx_.expects_response = std::any_of(
       f.messages.begin(), f.messages.end(), [](const protocol::message& m) {
         return m.kind == protocol::message::request
@@ -854,6 +863,11 @@ private:
   /// An error on the MCP endpoint: a JSON-RPC error body.
   void refuse(http::status status, std::string message,
               int code = http_refusal_code, std::string_view www_auth = {}) {
+    // 2026-07-28 replies use no code of -32000..-32019: an HTTP-level
+    // refusal (401, 403, 405, 406, 413, 415) is an invalid request there.
+    if (code == http_refusal_code
+        && (ctx_.modern || protocol::names_modern_era(ctx_.version_header)))
+      code = protocol::invalid_request;
     auto res = start_response(status);
     if (!www_auth.empty())
       res->set(http::field::www_authenticate, www_auth);
