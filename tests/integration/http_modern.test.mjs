@@ -6,10 +6,7 @@
 // Run: TTM_BINARY=/abs/path node --test http_modern.test.mjs
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
@@ -410,17 +407,10 @@ describe('2026-07-28 envelope and header checks (in order)', () => {
 
 describe('HTTP-level refusals of 2026-07-28 requests use no legacy code', () => {
   let server;
-  let dir;
   before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'ttm-http-modern-'));
-    const file = path.join(dir, 'tokens');
-    writeFileSync(file, 'alice secret-alice\nsecret-anon\n', { mode: 0o600 });
-    server = await HttpServer.start({ binary: BINARY, args: ['--auth-token-file', file] });
+    server = await HttpServer.startWithTokens({ binary: BINARY, tokens: 'alice secret-alice\nsecret-anon\n' });
   });
-  after(async () => {
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(async () => { await server?.stop(); });
 
   const auth = { Authorization: 'Bearer secret-alice' };
 

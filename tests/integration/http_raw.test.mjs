@@ -3,11 +3,8 @@
 // 415, 503), content negotiation (JSON or SSE), sessions, health checks,
 // timeouts and shutdown. Run: TTM_BINARY=/abs/path node --test http_raw.test.mjs
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
@@ -304,17 +301,10 @@ describe('MCP endpoint, default security', () => {
 
 describe('bearer token authentication', () => {
   let server;
-  let dir;
   before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'ttm-http-auth-'));
-    const file = path.join(dir, 'tokens');
-    writeFileSync(file, '# test tokens\nsecret-one\nsecret-two\n', { mode: 0o600 });
-    server = await HttpServer.start({ binary: BINARY, args: ['--auth-token-file', file] });
+    server = await HttpServer.startWithTokens({ binary: BINARY, tokens: '# test tokens\nsecret-one\nsecret-two\n' });
   });
-  after(async () => {
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(async () => { await server?.stop(); });
 
   test('401 with WWW-Authenticate: Bearer for a missing or wrong token', T, async () => {
     const missing = await rawRequest(server.url, { headers: mcpHeaders(), body: initializeBody() });

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
 import { HttpServer, mcpHeaders, rawRequest, stopAllHttpServers } from './lib/http_server.mjs';
-import { Client, LoggingMessageNotificationSchema, StreamableHTTPClientTransport } from './lib/sdk_client.mjs';
+import { connectHttp, LoggingMessageNotificationSchema } from './lib/sdk_client.mjs';
 import { call, defineSdkSuite } from './lib/sdk_suite.mjs';
 import { definePattern1, driverFor, specSession } from './lib/session_patterns.mjs';
 import { assertTimeResult } from './lib/time_assertions.mjs';
@@ -24,27 +24,8 @@ after(stopAllHttpServers);
  * Connects an SDK client to `server` and runs the initialize handshake.
  * Returns {client, transport, negotiatedVersion(), errors(), close()}.
  */
-async function connectTo(server, { name = 'ttm-sdk-http-test' } = {}) {
-  const transport = new StreamableHTTPClientTransport(new URL(server.url));
-  let negotiatedVersion;
-  const setVersion = transport.setProtocolVersion.bind(transport);
-  transport.setProtocolVersion = (version) => { negotiatedVersion = version; setVersion(version); };
-  const client = new Client({ name, version: '0.0.0' });
-  const errors = [];
-  client.onerror = (err) => { errors.push(err); };
-  try {
-    await client.connect(transport);
-  } catch (err) {
-    await client.close().catch(() => {});
-    throw new Error(`SDK connect failed: ${err.message}${server.context()}`);
-  }
-  return {
-    client,
-    transport,
-    negotiatedVersion: () => negotiatedVersion,
-    errors: () => errors.map((err) => err.message),
-    close: () => client.close(),
-  };
+function connectTo(server, { name = 'ttm-sdk-http-test' } = {}) {
+  return connectHttp(server.url, { name, context: () => server.context() });
 }
 
 /** The shared suite's connect: one server per connection. */

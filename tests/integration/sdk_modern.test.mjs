@@ -8,9 +8,6 @@
 // Run: TTM_BINARY=/abs/path node --test sdk_modern.test.mjs
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 
@@ -18,8 +15,8 @@ import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
 import { HttpServer, stopAllHttpServers } from './lib/http_server.mjs';
 import { ALL_REVISIONS } from './lib/modern.mjs';
 import {
-  AjvJsonSchemaValidator, AUTO_ERA, Client, connectV2Http, connectV2Stdio, MODERN_PROTOCOL_VERSION,
-  ProtocolErrorV2, StreamableHTTPClientTransport,
+  AjvJsonSchemaValidator, AUTO_ERA, connectHttp, connectV2Http, connectV2Stdio, MODERN_PROTOCOL_VERSION,
+  ProtocolErrorV2,
 } from './lib/sdk_client.mjs';
 import { TOOL_NAMES } from './lib/sdk_suite.mjs';
 import { SessionDriver } from './lib/session_assertions.mjs';
@@ -33,25 +30,8 @@ const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
 after(stopAllHttpServers);
 
 /** A v1 (2025-11-25, initialize) client over HTTP, as in sdk_http.test.mjs. */
-async function connectV1Http(server, { token, name = 'ttm-sdk-v1-test' } = {}) {
-  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-  const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit });
-  let negotiatedVersion;
-  const setVersion = transport.setProtocolVersion.bind(transport);
-  transport.setProtocolVersion = (version) => { negotiatedVersion = version; setVersion(version); };
-  const client = new Client({ name, version: '0.0.0' });
-  const errors = [];
-  client.onerror = (err) => { errors.push(err); };
-  try {
-    await client.connect(transport);
-  } catch (err) {
-    await client.close().catch(() => {});
-    throw new Error(`SDK v1 connect failed: ${err.message}${server.context()}`);
-  }
-  return {
-    client, transport, negotiatedVersion: () => negotiatedVersion,
-    errors: () => errors.map((err) => err.message), close: () => client.close(),
-  };
+function connectV1Http(server, { token, name = 'ttm-sdk-v1-test' } = {}) {
+  return connectHttp(server.url, { token, name, label: 'SDK v1', context: () => server.context() });
 }
 
 /** Asserts a v2 connection speaks 2026-07-28. */
@@ -339,21 +319,19 @@ describe('SDK v1 and v2 at once on one HTTP server (no auth: the local principal
 
 describe('principals from the token file (NAME TOKEN lines)', () => {
   let server;
-  let dir;
   const conns = [];
   const TOKENS = { alice1: 'tok-alice-one', alice2: 'tok-alice-two', bob: 'tok-bob', anon: 'tok-anonymous' };
 
   before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'ttm-sdk-modern-'));
-    const file = path.join(dir, 'tokens');
-    writeFileSync(file, `# two names, one token without a name\nalice ${TOKENS.alice1}\nalice ${TOKENS.alice2}\n` +
-      `bob ${TOKENS.bob}\n${TOKENS.anon}\n`, { mode: 0o600 });
-    server = await HttpServer.start({ binary: BINARY, args: ['--auth-token-file', file] });
+    server = await HttpServer.startWithTokens({
+      binary: BINARY,
+      tokens: `# two names, one token without a name\nalice ${TOKENS.alice1}\nalice ${TOKENS.alice2}\n` +
+        `bob ${TOKENS.bob}\n${TOKENS.anon}\n`,
+    });
   });
   after(async () => {
     for (const conn of conns) await conn.close().catch(() => {});
     await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   async function v2As(who) {

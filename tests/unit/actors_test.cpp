@@ -2,20 +2,16 @@
 // says so, so message interleavings (e.g. a cancellation overtaking a reply)
 // are reproduced exactly, and time comes from a fake clock.
 
-#include "actors/client.hpp"
-#include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
-#include "domain/clock.hpp"
-#include "log.hpp"
-#include "tools/registry.hpp"
 
 #include <caf/all.hpp>
-#include <caf/scheduler/test_coordinator.hpp>
 
 #include <catch2/catch.hpp>
+#include "actor_fixture.hpp"
 #include "test_json.hpp"
 #include <rapidjson/document.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -24,44 +20,10 @@
 using namespace ttm;
 using namespace std::chrono_literals;
 
-using ttm::test::parse;
+// The shared actor fixture (actor_fixture.hpp) and JSON helpers.
+using namespace ttm::test;
 
 namespace {
-
-// Keep stderr quiet in test runs: info lines from the actors are noise here.
-const bool quiet_logs = (log::set_threshold(log::level::warning), true);
-
-struct collecting_sink final : actors::reply_sink {
-  std::vector<std::string> lines;
-  /// Indexes into `lines` of what came as notifications.
-  std::vector<std::size_t> notification_lines;
-  std::vector<actors::route_refusal> refusals;
-  int done = 0;
-  int closed = 0;
-  void deliver(std::string json) override {
-    lines.push_back(std::move(json));
-  }
-  void deliver_notification(std::string json) override {
-    notification_lines.push_back(lines.size());
-    lines.push_back(std::move(json));
-  }
-  void frame_done() override {
-    ++done;
-  }
-  void refused(actors::route_refusal why) override {
-    refusals.push_back(why);
-  }
-  void close() override {
-    ++closed;
-  }
-};
-
-caf::actor_system_config& testing_config(caf::actor_system_config& cfg) {
-  cfg.set("scheduler.policy", caf::atom("testing"));
-  cfg.set("logger.file-verbosity", caf::atom("quiet"));
-  cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  return cfg;
-}
 
 const std::string initialize_2025_11_25
   = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
@@ -75,35 +37,19 @@ std::string call_get_current(int id, const std::string& zone) {
          + zone + R"("}}})";
 }
 
-struct fixture {
-  using transport_impl
-    = caf::stateful_actor<actors::transport_state,
-                          actors::transport_actor::base>;
-
+struct fixture : actor_fixture {
   explicit fixture(std::size_t max_clients = 10,
                    caf::timespan idle_timeout = {})
-    : sys(testing_config(cfg)),
-      sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
-      clock(std::make_shared<domain::fake_clock>(
-        domain::wall_time{std::chrono::milliseconds{1734187532123}})) {
-    actors::client_config client;
-    client.registry = tools::make_registry();
-    client.clock = clock;
-    client.local_zone = "America/New_York";
-    client.info = {"time-tracker-mcp", "Time Tracker MCP", "0.0.0", "test"};
+    : actor_fixture(test_client_config(),
+                    supervisor_config(max_clients, idle_timeout)) {
+  }
+
+  static actors::supervisor_config
+  supervisor_config(std::size_t max_clients, caf::timespan idle_timeout) {
     actors::supervisor_config sup_cfg;
     sup_cfg.max_clients = max_clients;
     sup_cfg.mcp_idle_timeout = idle_timeout;
-    supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
-    transport = sys.spawn(actors::transport_behavior,
-                          actors::transport_config{client, supervisor});
-    sched.run();
-  }
-
-  ~fixture() {
-    caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
-    sched.run();
+    return sup_cfg;
   }
 
   void send(const std::string& route, const std::string& json,
@@ -137,69 +83,18 @@ struct fixture {
   }
 
   std::uint64_t active_clients() {
-    caf::scoped_actor self{sys};
-    auto handle = self->request(supervisor, caf::infinite,
-                                actors::count_atom::value);
-    sched.run();
-    std::uint64_t n = 999;
-    handle.receive([&](std::uint64_t x) { n = x; },
-                   [&](caf::error&) { FAIL("count request failed"); });
-    return n;
-  }
-
-  template <class Handle>
-  static caf::resumable* job_of(const Handle& handle) {
-    return dynamic_cast<caf::resumable*>(
-      caf::actor_cast<caf::abstract_actor*>(handle));
+    return counted_clients();
   }
 
   /// Runs only the transport's jobs, leaving every other actor waiting.
   void run_transport_only() {
-    auto* ptr = job_of(transport);
-    sched.run_jobs_filtered([=](caf::resumable* job) { return job == ptr; });
+    run_only(transport);
   }
 
-  /// Runs only the jobs of `handle`'s actor.
-  template <class Handle>
-  void run_only(const Handle& handle) {
-    auto* ptr = job_of(handle);
-    sched.run_jobs_filtered([=](caf::resumable* job) { return job == ptr; });
-  }
-
-  /// Runs every job except the supervisor's.
-  void run_all_but_supervisor() {
-    auto* ptr = job_of(supervisor);
-    sched.run_jobs_filtered([=](caf::resumable* job) { return job != ptr; });
-  }
-
-  /// Fires the supervisor's pending sweep and runs what follows.
-  void sweep() {
-    REQUIRE(sched.trigger_timeouts() == 1);
-    sched.run();
-  }
-
-  /// The routes the transport holds (the deterministic scheduler runs
-  /// nothing concurrently with the test).
+  /// The routes the transport holds.
   const std::unordered_map<std::string, actors::route_state>& routes() {
-    auto* ptr = dynamic_cast<transport_impl*>(
-      caf::actor_cast<caf::abstract_actor*>(transport));
-    REQUIRE(ptr != nullptr);
-    return ptr->state.routes;
+    return state().routes;
   }
-
-  /// The client actor behind `route`.
-  actors::client_actor client_of(const std::string& route) {
-    auto i = routes().find(route);
-    REQUIRE(i != routes().end());
-    return i->second.client;
-  }
-
-  caf::actor_system_config cfg;
-  caf::actor_system sys;
-  caf::scheduler::test_coordinator& sched;
-  std::shared_ptr<domain::fake_clock> clock;
-  actors::supervisor_actor supervisor;
-  actors::transport_actor transport;
 };
 
 } // namespace

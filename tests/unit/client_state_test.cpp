@@ -8,6 +8,7 @@
 #include "tools/registry.hpp"
 
 #include <catch2/catch.hpp>
+#include "test_client_state.hpp"
 #include "test_json.hpp"
 #include <date/date.h>
 #include <rapidjson/document.h>
@@ -22,55 +23,10 @@ using namespace std::chrono_literals;
 using actors::client_state;
 using actors::rpc_output;
 
-using ttm::test::contains;
-using ttm::test::parse;
-using ttm::test::str;
+// The helpers of test_client_state.hpp and test_json.hpp.
+using namespace ttm::test;
 
 namespace {
-
-const std::string instructions
-  = "Use time_get_current instead of guessing the date or time.";
-
-/// 2025-12-14 14:45:32.123Z: 9:45:32 AM EST in the session's local zone.
-domain::wall_time test_now() {
-  return date::sys_days{date::year{2025} / 12 / 14} + 14h + 45min + 32s
-         + 123ms;
-}
-
-client_state session() {
-  return client_state{actors::client_config{
-    tools::make_registry(), std::make_shared<domain::fake_clock>(test_now()),
-    "America/New_York",
-    {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", instructions},
-    domain::tracking_limits{}}};
-}
-
-/// Feeds one frame (JSON text) to the session; a new tracking session gets
-/// its global slot at once, as the supervisor grants one below its limit.
-rpc_output send(client_state& s, const std::string& json) {
-  auto step = s.handle(protocol::decode(json));
-  while (step.waiting())
-    step = s.resume(true);
-  return std::move(step.output);
-}
-
-/// Feeds one frame that must be answered and returns the parsed response.
-rapidjson::Document call(client_state& s, const std::string& json) {
-  auto out = send(s, json);
-  INFO("request: " << json);
-  REQUIRE_FALSE(out.response.empty());
-  auto doc = parse(out.response);
-  if (doc.IsObject())
-    CHECK(str(doc["jsonrpc"]) == "2.0");
-  return doc;
-}
-
-std::string initialize_request(const std::string& revision,
-                               const std::string& id = "0") {
-  return R"({"jsonrpc":"2.0","id":)" + id
-         + R"(,"method":"initialize","params":{"protocolVersion":")" + revision
-         + R"(","capabilities":{},"clientInfo":{"name":"test","version":"1"}}})";
-}
 
 /// A session that completed the handshake with `revision`.
 client_state ready(const std::string& revision = "2025-11-25") {
@@ -89,21 +45,6 @@ std::string tools_call(const std::string& args_json,
   return R"({"jsonrpc":"2.0","id":)" + id
          + R"(,"method":"tools/call","params":{"name":")" + name
          + R"(","arguments":)" + args_json + "}}";
-}
-
-std::string request(const std::string& method, const std::string& id = "1",
-                    const std::string& params = "") {
-  return R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":")" + method + "\""
-         + (params.empty() ? "" : R"(,"params":)" + params) + "}";
-}
-
-/// Requires a JSON-RPC error with `code`; returns its message.
-std::string error_message(const rapidjson::Value& res, int code) {
-  REQUIRE(res.IsObject());
-  REQUIRE(res.HasMember("error"));
-  CHECK_FALSE(res.HasMember("result"));
-  CHECK(res["error"]["code"].GetInt() == code);
-  return str(res["error"]["message"]);
 }
 
 } // namespace
@@ -182,7 +123,7 @@ TEST_CASE("mcp: initialize result describes the server") {
   CHECK_FALSE(r["capabilities"]["tools"]["listChanged"].GetBool());
   REQUIRE(r["capabilities"]["logging"].IsObject());
   CHECK(r["capabilities"]["logging"].ObjectEmpty());
-  CHECK(str(r["instructions"]) == instructions);
+  CHECK(str(r["instructions"]) == session_instructions);
 }
 
 TEST_CASE("mcp: initialize with bad params leaves the session uninitialized") {

@@ -5,18 +5,13 @@
 // follows what client actors report. CAF's deterministic scheduler; time
 // from a fake clock.
 
-#include "actors/client.hpp"
-#include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
-#include "domain/clock.hpp"
 #include "domain/ids.hpp"
-#include "log.hpp"
-#include "tools/registry.hpp"
 
 #include <caf/all.hpp>
-#include <caf/scheduler/test_coordinator.hpp>
 
 #include <catch2/catch.hpp>
+#include "actor_fixture.hpp"
 #include "test_json.hpp"
 #include <rapidjson/document.h>
 
@@ -30,46 +25,10 @@
 using namespace ttm;
 using namespace std::chrono_literals;
 
-using ttm::test::contains;
-using ttm::test::parse;
-using ttm::test::str;
+// The shared actor fixture (actor_fixture.hpp) and JSON helpers.
+using namespace ttm::test;
 
 namespace {
-
-// Refusals log warnings by design; keep the rest of the actors quiet.
-const bool quiet_modern_logs = (log::set_threshold(log::level::warning),
-                                true);
-
-struct modern_sink final : actors::reply_sink {
-  std::vector<std::string> lines;
-  std::vector<std::size_t> notification_lines;
-  std::vector<actors::route_refusal> refusals;
-  int done = 0;
-  int closed = 0;
-  void deliver(std::string json) override {
-    lines.push_back(std::move(json));
-  }
-  void deliver_notification(std::string json) override {
-    notification_lines.push_back(lines.size());
-    lines.push_back(std::move(json));
-  }
-  void frame_done() override {
-    ++done;
-  }
-  void refused(actors::route_refusal why) override {
-    refusals.push_back(why);
-  }
-  void close() override {
-    ++closed;
-  }
-};
-
-caf::actor_system_config& deterministic_config(caf::actor_system_config& cfg) {
-  cfg.set("scheduler.policy", caf::atom("testing"));
-  cfg.set("logger.file-verbosity", caf::atom("quiet"));
-  cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  return cfg;
-}
 
 const std::string meta
   = R"({"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
@@ -107,64 +66,41 @@ std::string session_args(const std::string& sid) {
   return R"({"session_id":")" + sid + R"(","include_task_details":false})";
 }
 
-std::string replace_all(std::string s, const std::string& from,
-                        const std::string& to) {
-  for (auto i = s.find(from); i != std::string::npos;
-       i = s.find(from, i + to.size()))
-    s.replace(i, from.size(), to);
-  return s;
-}
-
-struct modern_fixture {
+struct modern_fixture : actor_fixture {
   struct options {
     std::size_t max_clients = 100;
     std::size_t max_sessions = 100;
     caf::timespan idle_timeout{0};
   };
 
-  using transport_impl
-    = caf::stateful_actor<actors::transport_state,
-                          actors::transport_actor::base>;
-
   modern_fixture() : modern_fixture(options{}) {
   }
 
   explicit modern_fixture(options opt)
-    : sys(deterministic_config(cfg)),
-      sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
-      clock(std::make_shared<domain::fake_clock>(
-        domain::wall_time{std::chrono::milliseconds{1734187532123}})) {
+    : actor_fixture(client_config(opt), supervisor_config(opt)) {
+  }
+
+  static actors::client_config client_config(const options& opt) {
     domain::tracking_limits limits;
     limits.max_sessions = opt.max_sessions;
-    actors::client_config client;
-    client.registry = tools::make_registry(limits);
-    client.clock = clock;
-    client.local_zone = "America/New_York";
-    client.info = {"time-tracker-mcp", "Time Tracker MCP", "0.0.0", "test"};
-    client.limits = limits;
+    return test_client_config(limits);
+  }
+
+  static actors::supervisor_config supervisor_config(const options& opt) {
     actors::supervisor_config sup_cfg;
     sup_cfg.max_clients = opt.max_clients;
     sup_cfg.max_sessions = opt.max_sessions;
     sup_cfg.mcp_idle_timeout = opt.idle_timeout;
-    supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
-    transport = sys.spawn(actors::transport_behavior,
-                          actors::transport_config{client, supervisor});
-    sched.run();
+    return sup_cfg;
   }
 
-  ~modern_fixture() {
-    caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
-    sched.run();
-  }
-
-  std::shared_ptr<modern_sink> sink() {
-    return std::make_shared<modern_sink>();
+  std::shared_ptr<collecting_sink> sink() {
+    return std::make_shared<collecting_sink>();
   }
 
   /// A 2026-07-28 request from `principal`: runs everything and returns
   /// the sink (its last line is the response).
-  std::shared_ptr<modern_sink> post(const std::string& principal,
+  std::shared_ptr<collecting_sink> post(const std::string& principal,
                                     const std::string& json) {
     auto s = sink();
     caf::anon_send(transport, actors::call_atom::value, principal,
@@ -213,51 +149,12 @@ struct modern_fixture {
     return str(res["result"]["structuredContent"]["error_code"]);
   }
 
-  template <class Atom>
-  std::uint64_t ask_supervisor(Atom what) {
-    caf::scoped_actor self{sys};
-    auto handle = self->request(supervisor, caf::infinite, what);
-    sched.run();
-    std::uint64_t n = 999'999;
-    handle.receive([&](std::uint64_t x) { n = x; },
-                   [&](caf::error&) { FAIL("supervisor request failed"); });
-    return n;
-  }
-
-  std::uint64_t counted_clients() {
-    return ask_supervisor(actors::count_atom::value);
-  }
-
-  std::uint64_t slots() {
-    return ask_supervisor(actors::slots_atom::value);
-  }
-
-  actors::transport_state& state() {
-    auto* ptr = dynamic_cast<transport_impl*>(
-      caf::actor_cast<caf::abstract_actor*>(transport));
-    REQUIRE(ptr != nullptr);
-    return ptr->state;
-  }
-
   /// The route owning tracking session `id` per the directory ("" none).
   std::string owner_of(const std::string& id) {
     auto& dir = state().directory;
     auto i = dir.find(id);
     return i == dir.end() ? std::string{} : i->second;
   }
-
-  /// Fires the supervisor's pending sweep and runs what follows.
-  void sweep() {
-    REQUIRE(sched.trigger_timeouts() == 1);
-    sched.run();
-  }
-
-  caf::actor_system_config cfg;
-  caf::actor_system sys;
-  caf::scheduler::test_coordinator& sched;
-  std::shared_ptr<domain::fake_clock> clock;
-  actors::supervisor_actor supervisor;
-  actors::transport_actor transport;
 };
 
 modern_fixture::options max_clients(std::size_t n) {

@@ -14,11 +14,10 @@
 #include "tools/registry.hpp"
 
 #include <catch2/catch.hpp>
+#include "test_client_state.hpp"
 #include "test_json.hpp"
 #include <date/date.h>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <chrono>
 #include <memory>
@@ -31,9 +30,8 @@ using actors::client_state;
 using actors::era;
 using actors::rpc_output;
 
-using ttm::test::contains;
-using ttm::test::parse;
-using ttm::test::str;
+// The helpers of test_client_state.hpp and test_json.hpp.
+using namespace ttm::test;
 
 namespace {
 
@@ -46,24 +44,6 @@ const std::string subscription_key = "io.modelcontextprotocol/subscriptionId";
 
 const std::string all_revisions
   = R"(["2026-07-28","2025-11-25","2025-06-18","2025-03-26"])";
-
-const std::string modern_instructions
-  = "Use time_get_current instead of guessing the date or time.";
-
-std::string serialize(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
-  v.Accept(w);
-  return buf.GetString();
-}
-
-std::string replace_all(std::string s, const std::string& from,
-                        const std::string& to) {
-  for (auto i = s.find(from); i != std::string::npos;
-       i = s.find(from, i + to.size()))
-    s.replace(i, from.size(), to);
-  return s;
-}
 
 /// A `_meta` object claiming `version_json` (JSON text) with empty client
 /// capabilities; `extra` (",\"key\":value...") is appended.
@@ -98,20 +78,6 @@ std::string modern_call(const std::string& tool, const std::string& args,
                         meta);
 }
 
-std::string plain_request(const std::string& method,
-                          const std::string& id = "1",
-                          const std::string& params = "") {
-  return R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":")" + method + "\""
-         + (params.empty() ? "" : R"(,"params":)" + params) + "}";
-}
-
-std::string initialize_request(const std::string& revision,
-                               const std::string& id = "0") {
-  return R"({"jsonrpc":"2.0","id":)" + id
-         + R"(,"method":"initialize","params":{"protocolVersion":")" + revision
-         + R"(","capabilities":{},"clientInfo":{"name":"test","version":"1"}}})";
-}
-
 protocol::message decode_one(const std::string& text) {
   INFO("frame: " << text);
   auto f = protocol::decode(text);
@@ -121,58 +87,12 @@ protocol::message decode_one(const std::string& text) {
   return f.messages.front();
 }
 
-/// 2025-12-14 14:45:32.123Z: 9:45:32 AM EST in the session's local zone.
-domain::wall_time test_now() {
-  return date::sys_days{date::year{2025} / 12 / 14} + 14h + 45min + 32s
-         + 123ms;
-}
-
-client_state session(std::shared_ptr<domain::fake_clock> clock = nullptr) {
-  if (!clock)
-    clock = std::make_shared<domain::fake_clock>(test_now());
-  return client_state{actors::client_config{
-    tools::make_registry(), std::move(clock), "America/New_York",
-    {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", modern_instructions},
-    domain::tracking_limits{}}};
-}
-
-/// Feeds one frame, granting every slot asked for.
-rpc_output send(client_state& s, const std::string& json) {
-  auto step = s.handle(protocol::decode(json));
-  while (step.waiting())
-    step = s.resume(true);
-  return std::move(step.output);
-}
-
-rapidjson::Document call(client_state& s, const std::string& json) {
-  auto out = send(s, json);
-  INFO("request: " << json);
-  REQUIRE_FALSE(out.response.empty());
-  auto doc = parse(out.response);
-  if (doc.IsObject())
-    CHECK(str(doc["jsonrpc"]) == "2.0");
-  return doc;
-}
-
-/// Requires a JSON-RPC error with `code`; returns its message.
-std::string error_message(const rapidjson::Value& res, int code) {
-  INFO("response: " << serialize(res));
-  REQUIRE(res.IsObject());
-  REQUIRE(res.HasMember("error"));
-  CHECK_FALSE(res.HasMember("result"));
-  CHECK(res["error"]["code"].GetInt() == code);
-  return str(res["error"]["message"]);
-}
-
 /// Requires a result carrying the 2026-07-28 additions (resultType and
 /// _meta.serverInfo); returns the result.
 const rapidjson::Value& modern_result(const rapidjson::Value& res) {
-  INFO("response: " << serialize(res));
-  REQUIRE(res.IsObject());
-  REQUIRE(res.HasMember("result"));
+  INFO("response: " << to_json(res));
+  const auto& r = result_object(res);
   CHECK_FALSE(res.HasMember("error"));
-  const auto& r = res["result"];
-  REQUIRE(r.IsObject());
   REQUIRE(r.HasMember("resultType"));
   CHECK(str(r["resultType"]) == "complete");
   REQUIRE(r.HasMember("_meta"));
@@ -186,11 +106,8 @@ const rapidjson::Value& modern_result(const rapidjson::Value& res) {
 
 /// Requires a plain 2025-era result (none of the 2026-07-28 additions).
 const rapidjson::Value& legacy_result(const rapidjson::Value& res) {
-  INFO("response: " << serialize(res));
-  REQUIRE(res.IsObject());
-  REQUIRE(res.HasMember("result"));
-  const auto& r = res["result"];
-  REQUIRE(r.IsObject());
+  INFO("response: " << to_json(res));
+  const auto& r = result_object(res);
   CHECK_FALSE(r.HasMember("resultType"));
   CHECK_FALSE(r.HasMember("_meta"));
   CHECK_FALSE(r.HasMember("ttlMs"));
@@ -216,6 +133,18 @@ client_state modern_session(
   REQUIRE(res.HasMember("result"));
   REQUIRE(s.current_era() == era::modern);
   return s;
+}
+
+/// check_method's refusal of a modern request for `method`: -32601 (HTTP
+/// 404) naming the method.
+protocol::modern_refusal method_not_found(const std::string& method) {
+  INFO("method: " << method);
+  auto refusal = protocol::check_method(decode_one(modern_request(method)));
+  REQUIRE(refusal.has_value());
+  CHECK(refusal->code == -32601);
+  CHECK(refusal->http_status == 404);
+  CHECK(contains(refusal->message, "'" + method + "'"));
+  return *refusal;
 }
 
 const std::string start_args
@@ -367,32 +296,32 @@ TEST_CASE("modern: decode reads a claiming _meta envelope", "[modern]") {
 TEST_CASE("modern: decode without the protocolVersion key claims nothing",
           "[modern]") {
   for (std::string text : {
-         plain_request("tools/list"),
-         plain_request("tools/list", "1", "{}"),
-         plain_request("tools/list", "1", R"({"_meta":{}})"),
-         plain_request("tools/list", "1", R"({"_meta":"2026-07-28"})"),
-         plain_request("tools/list", "1", R"({"_meta":null})"),
-         plain_request("tools/list", "1",
+         request("tools/list"),
+         request("tools/list", "1", "{}"),
+         request("tools/list", "1", R"({"_meta":{}})"),
+         request("tools/list", "1", R"({"_meta":"2026-07-28"})"),
+         request("tools/list", "1", R"({"_meta":null})"),
+         request("tools/list", "1",
                        R"({"_meta":[{")" + pv_key + R"(":"2026-07-28"}]})"),
          // Every other reserved key, even invalid, without the claim.
-         plain_request("tools/list", "1",
+         request("tools/list", "1",
                        R"({"_meta":{")" + caps_key + R"(":7,")" + info_key
                          + R"(":7,")" + level_key + R"(":"loud"}})"),
-         plain_request("tools/list", "1",
+         request("tools/list", "1",
                        R"({"_meta":{")" + caps_key + R"(":{},")" + level_key
                          + R"(":"debug"}})"),
          // Near misses of the key.
-         plain_request("tools/list", "1",
+         request("tools/list", "1",
                        R"({"_meta":{"protocolVersion":"2026-07-28",")"
                          + caps_key + R"(":{}}})"),
-         plain_request("tools/list", "1",
+         request("tools/list", "1",
                        R"({"_meta":{"io.modelcontextprotocol/ProtocolVersion":"2026-07-28"}})"),
          // The key outside _meta.
-         plain_request("tools/list", "1",
+         request("tools/list", "1",
                        R"({")" + pv_key + R"(":"2026-07-28",")" + caps_key
                          + R"(":{}})"),
          // params as an array.
-         plain_request("tools/list", "1", "[" + meta_json() + "]"),
+         request("tools/list", "1", "[" + meta_json() + "]"),
          R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":[{"_meta":)"
            + meta_json() + "}]}"}) {
     INFO("frame: " << text);
@@ -477,23 +406,23 @@ TEST_CASE("modern: decode reads params.name, params.uri and "
           "arguments.session_id",
           "[modern]") {
   auto call = decode_one(
-    plain_request("tools/call", "1",
+    request("tools/call", "1",
                   R"({"name":"time_session_summary","arguments":{"session_id":"s-1","x":1}})"));
   CHECK(call.name == "time_session_summary");
   CHECK(call.handle == "s-1");
   CHECK_FALSE(call.meta.claimed);
   auto read = decode_one(
-    plain_request("resources/read", "1", R"({"uri":"file:///a b"})"));
+    request("resources/read", "1", R"({"uri":"file:///a b"})"));
   CHECK(read.name == "file:///a b");
   CHECK(read.handle.empty());
   auto both = decode_one(
-    plain_request("x", "1", R"({"name":"n","uri":"u"})"));
+    request("x", "1", R"({"name":"n","uri":"u"})"));
   CHECK(both.name == "n");
   auto name_not_string = decode_one(
-    plain_request("x", "1", R"({"name":7,"uri":"u"})"));
+    request("x", "1", R"({"name":7,"uri":"u"})"));
   CHECK(name_not_string.name == "u");
   auto unicode = decode_one(
-    plain_request("tools/call", "1", R"({"name":"caf\u00e9"})"));
+    request("tools/call", "1", R"({"name":"caf\u00e9"})"));
   CHECK(unicode.name == "caf\xc3\xa9");
   for (std::string params :
        {R"({"name":null,"arguments":{"session_id":5}})",
@@ -501,7 +430,7 @@ TEST_CASE("modern: decode reads params.name, params.uri and "
         R"({"arguments":{"nested":{"session_id":"s"}}})",
         R"({"session_id":"s"})", R"(["name","s"])", "{}"}) {
     INFO("params: " << params);
-    auto m = decode_one(plain_request("tools/call", "1", params));
+    auto m = decode_one(request("tools/call", "1", params));
     CHECK(m.name.empty());
     CHECK(m.handle.empty());
   }
@@ -539,23 +468,14 @@ TEST_CASE("modern: check_version and check_method", "[modern]") {
   }
   for (std::string m : {"initialize", "ping", "logging/setLevel"}) {
     INFO("method: " << m);
-    auto refusal = protocol::check_method(decode_one(modern_request(m)));
-    REQUIRE(refusal.has_value());
-    CHECK(refusal->code == -32601);
-    CHECK(refusal->http_status == 404);
-    CHECK(contains(refusal->message, "'" + m + "'"));
-    CHECK(contains(refusal->message,
+    auto refusal = method_not_found(m);
+    CHECK(contains(refusal.message,
                    "is not part of protocol revision 2026-07-28"));
-    CHECK(refusal->data_json.empty());
+    CHECK(refusal.data_json.empty());
   }
   for (std::string m : {"resources/list", "prompts/get", "nope"}) {
     INFO("method: " << m);
-    auto refusal = protocol::check_method(decode_one(modern_request(m)));
-    REQUIRE(refusal.has_value());
-    CHECK(refusal->code == -32601);
-    CHECK(refusal->http_status == 404);
-    CHECK(contains(refusal->message, "'" + m + "'"));
-    CHECK_FALSE(contains(refusal->message, "not part of"));
+    CHECK_FALSE(contains(method_not_found(m).message, "not part of"));
   }
   SECTION("notifications have no method to refuse") {
     auto n = decode_one(R"({"jsonrpc":"2.0","method":"notifications/whatever",)"
@@ -607,7 +527,7 @@ TEST_CASE("modern: server/discover describes the server without initialize",
   CHECK(caps["tools"]["listChanged"] == false);
   CHECK(caps["logging"].IsObject());
   CHECK(caps["completions"].IsObject());
-  CHECK(str(r["instructions"]) == modern_instructions);
+  CHECK(str(r["instructions"]) == session_instructions);
   REQUIRE(r["ttlMs"].IsInt64());
   CHECK(r["ttlMs"].GetInt64() == 3600000);
   CHECK(str(r["cacheScope"]) == "public");
@@ -659,7 +579,7 @@ TEST_CASE("modern: tools/call results carry resultType and _meta",
   const auto& sc = r["structuredContent"];
   CHECK(str(sc["timestamp"]) == "December 14, 2025 9:45:32 AM EST");
   REQUIRE(r["content"].Size() == 1);
-  CHECK(str(r["content"][0]["text"]) == serialize(sc));
+  CHECK(str(r["content"][0]["text"]) == to_json(sc));
   CHECK(tools::make_registry()->find("time_get_current")->check_output(
           str(r["content"][0]["text"]))
         == "");
@@ -681,7 +601,7 @@ TEST_CASE("modern: tools/call results carry resultType and _meta",
       const auto& v = modern_result(out);
       CHECK(v["isError"] == true);
       CHECK(str(v["structuredContent"]["error_code"]) == "VALIDATION_ERROR");
-      CHECK(str(v["content"][0]["text"]) == serialize(v["structuredContent"]));
+      CHECK(str(v["content"][0]["text"]) == to_json(v["structuredContent"]));
     }
   }
   SECTION("an unknown tool is still a JSON-RPC error") {
@@ -823,7 +743,7 @@ TEST_CASE("modern: the first valid claimed request pins the connection to "
                                         + R"(,"requested":"2025-11-25"})"));
     CHECK_FALSE(s.initialized());
     CHECK(s.current_era() == era::modern);
-    auto bare = call(s, plain_request("initialize", "3", "{}"));
+    auto bare = call(s, request("initialize", "3", "{}"));
     error_message(bare, -32022);
     CHECK(str(bare["error"]["data"]["requested"]) == "");
   }
@@ -831,12 +751,12 @@ TEST_CASE("modern: the first valid claimed request pins the connection to "
     for (std::string m : {"tools/list", "ping", "tools/call", "server/discover",
                           "logging/setLevel"}) {
       INFO("method: " << m);
-      auto text = error_message(call(s, plain_request(m, "4", "{}")), -32602);
+      auto text = error_message(call(s, request(m, "4", "{}")), -32602);
       CHECK(contains(text, pv_key));
       CHECK(contains(text, caps_key));
     }
     // _meta without the protocolVersion key is no claim.
-    auto res = call(s, plain_request("tools/list", "5",
+    auto res = call(s, request("tools/list", "5",
                                      R"({"_meta":{")" + caps_key + R"(":{}}})"));
     error_message(res, -32602);
   }
@@ -905,7 +825,7 @@ TEST_CASE("modern: initialize pins the connection to 2025; _meta is then "
     CHECK(send(s, modern_call("time_get_current", "{}", "8",
                               meta_with_level("debug")))
             .notifications.empty());
-    call(s, plain_request("logging/setLevel", "9", R"({"level":"debug"})"));
+    call(s, request("logging/setLevel", "9", R"({"level":"debug"})"));
     CHECK(send(s, modern_call("time_get_current", "{}", "10",
                               meta_with_level("emergency")))
             .notifications.size()
@@ -1070,7 +990,7 @@ TEST_CASE("modern: expired tracking sessions are reported gone", "[modern]") {
     REQUIRE_FALSE(done.waiting());
     CHECK(done.output.gone == std::vector<std::string>{old});
     CHECK(done.output.created == std::vector<std::string>{paused.slot_for});
-    CHECK(send(l, plain_request("tools/list", "4")).gone.empty());
+    CHECK(send(l, request("tools/list", "4")).gone.empty());
   }
 }
 

@@ -15,8 +15,6 @@
 #include "test_json.hpp"
 #include <date/date.h>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <chrono>
 #include <memory>
@@ -32,7 +30,9 @@ using actors::rpc_step;
 
 using ttm::test::contains;
 using ttm::test::parse;
+using ttm::test::replace_all;
 using ttm::test::str;
+using ttm::test::to_json;
 
 namespace {
 
@@ -43,13 +43,6 @@ domain::wall_time example_start() {
 }
 
 using ttm::test::is_uuid_v4;
-
-std::string serialize(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
-  v.Accept(w);
-  return buf.GetString();
-}
 
 std::vector<std::string> strings(const rapidjson::Value& v) {
   REQUIRE(v.IsArray());
@@ -67,14 +60,6 @@ std::int64_t integer(const rapidjson::Value& v) {
 bool boolean(const rapidjson::Value& v) {
   REQUIRE(v.IsBool());
   return v.GetBool();
-}
-
-std::string replace_all(std::string s, const std::string& from,
-                        const std::string& to) {
-  for (auto i = s.find(from); i != std::string::npos;
-       i = s.find(from, i + to.size()))
-    s.replace(i, from.size(), to);
-  return s;
 }
 
 std::string initialize_request(const std::string& revision) {
@@ -102,7 +87,7 @@ struct reply {
 reply check_tool_result(const rapidjson::Value& result,
                         const tools::registry& registry,
                         const std::string& tool_name) {
-  INFO("tool: " << tool_name << "\nresult: " << serialize(result));
+  INFO("tool: " << tool_name << "\nresult: " << to_json(result));
   REQUIRE(result.IsObject());
   const auto* t = registry.find(tool_name);
   REQUIRE(t != nullptr);
@@ -115,7 +100,7 @@ reply check_tool_result(const rapidjson::Value& result,
   REQUIRE(result["content"].Size() == 1);
   CHECK(str(result["content"][0]["type"]) == "text");
   auto text = str(result["content"][0]["text"]);
-  CHECK(text == serialize(sc));
+  CHECK(text == to_json(sc));
   CHECK(parse(text) == sc);
   CHECK(t->check_output(text) == "");
   if (r.is_error) {
@@ -180,7 +165,7 @@ struct client {
   reply call(const std::string& tool_name, const std::string& args_json) {
     auto res = rpc(call_json(tool_name, args_json));
     INFO("call: " << tool_name << " " << args_json << "\nresponse: "
-                  << serialize(res));
+                  << to_json(res));
     REQUIRE(res.HasMember("result"));
     CHECK_FALSE(res.HasMember("error"));
     return check_tool_result(res["result"], *registry, tool_name);
@@ -191,7 +176,7 @@ struct client {
                          const std::string& args_json) {
     auto r = call(tool_name, args_json);
     INFO("call: " << tool_name << " " << args_json << "\nreply: "
-                  << serialize(r.sc));
+                  << to_json(r.sc));
     REQUIRE_FALSE(r.is_error);
     return std::move(r.sc);
   }
@@ -202,7 +187,7 @@ struct client {
                             const std::string& code) {
     auto r = call(tool_name, args_json);
     INFO("call: " << tool_name << " " << args_json << "\nreply: "
-                  << serialize(r.sc));
+                  << to_json(r.sc));
     REQUIRE(r.is_error);
     CHECK(str(r.sc["error_code"]) == code);
     return std::move(r.sc);
@@ -664,12 +649,12 @@ TEST_CASE("session tools: another client's session is indistinguishable from "
                                "SESSION_NOT_FOUND");
     CHECK(contains(str(foreign["message"]), sid));
     // Byte-identical once the id itself is blanked out.
-    CHECK(replace_all(serialize(foreign), sid, "<id>")
-          == replace_all(serialize(unknown), never, "<id>"));
+    CHECK(replace_all(to_json(foreign), sid, "<id>")
+          == replace_all(to_json(unknown), never, "<id>"));
     // The owner gets the same answer for an id it never had.
     auto own_unknown = owner.fails(tool_name, session_args(never, extra),
                                    "SESSION_NOT_FOUND");
-    CHECK(serialize(own_unknown) == serialize(unknown));
+    CHECK(to_json(own_unknown) == to_json(unknown));
   }
   CHECK(other.state.tracker().size() == 0);
   // The other client's attempts did not touch the owner's session.
@@ -900,7 +885,7 @@ TEST_CASE("session tools: session_end interrupts running tasks and repeats "
   CHECK(boolean(again.sc["already_ended"]));
   again.sc.RemoveMember("already_ended");
   e.RemoveMember("already_ended");
-  CHECK(serialize(again.sc) == serialize(e));
+  CHECK(to_json(again.sc) == to_json(e));
 
   // Ended: no more task calls, but summaries still work.
   auto err = c.fails("time_task_start", task_args(sid, "c"), "SESSION_ENDED");
@@ -1174,9 +1159,9 @@ TEST_CASE("session tools: every task id a session accepts can be timed",
   REQUIRE_FALSE(start.is_error);
   auto sid = str(start.sc["session_id"]);
   auto started = c.call("time_task_start", task_args(sid, " "));
-  INFO(serialize(started.sc));
+  INFO(to_json(started.sc));
   CHECK_FALSE(started.is_error);
   auto ended = c.call("time_task_end", task_args(sid, " "));
-  INFO(serialize(ended.sc));
+  INFO(to_json(ended.sc));
   CHECK_FALSE(ended.is_error);
 }

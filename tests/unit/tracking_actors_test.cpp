@@ -5,22 +5,15 @@
 // CAF's deterministic scheduler: expiry reads a fake clock, the sweep timer
 // fires only when the test moves CAF's test clock.
 
-#include "actors/client.hpp"
-#include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
-#include "domain/clock.hpp"
 #include "domain/ids.hpp"
-#include "log.hpp"
-#include "tools/registry.hpp"
 
 #include <caf/all.hpp>
-#include <caf/scheduler/test_coordinator.hpp>
 
 #include <catch2/catch.hpp>
+#include "actor_fixture.hpp"
 #include "test_json.hpp"
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <chrono>
 #include <map>
@@ -32,33 +25,10 @@
 using namespace ttm;
 using namespace std::chrono_literals;
 
-using ttm::test::contains;
-using ttm::test::parse;
-using ttm::test::str;
+// The shared actor fixture (actor_fixture.hpp) and JSON helpers.
+using namespace ttm::test;
 
 namespace {
-
-// Refusals log warnings by design; keep the rest of the actors quiet.
-const bool quiet_tracking_logs = (log::set_threshold(log::level::warning),
-                                  true);
-
-struct recording_sink final : actors::reply_sink {
-  std::vector<std::string> lines;
-  int closed = 0;
-  void deliver(std::string json) override {
-    lines.push_back(std::move(json));
-  }
-  void close() override {
-    ++closed;
-  }
-};
-
-caf::actor_system_config& deterministic(caf::actor_system_config& cfg) {
-  cfg.set("scheduler.policy", caf::atom("testing"));
-  cfg.set("logger.file-verbosity", caf::atom("quiet"));
-  cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  return cfg;
-}
 
 std::string initialize_request(int id) {
   return R"({"jsonrpc":"2.0","id":)" + std::to_string(id)
@@ -84,28 +54,10 @@ std::string session_args(const std::string& session_id) {
          + R"(","include_task_details":false})";
 }
 
-std::string to_json(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
-  v.Accept(w);
-  return buf.GetString();
-}
-
-std::string replace_all(std::string text, const std::string& from,
-                        const std::string& to) {
-  for (auto pos = text.find(from); pos != std::string::npos;
-       pos = text.find(from, pos + to.size()))
-    text.replace(pos, from.size(), to);
-  return text;
-}
-
 /// The `result` of a tools/call reply (fails the test on a JSON-RPC error).
 const rapidjson::Value& result_of(const rapidjson::Document& reply) {
   INFO("reply: " << to_json(reply));
-  REQUIRE(reply.IsObject());
-  REQUIRE(reply.HasMember("result"));
-  const auto& res = reply["result"];
-  REQUIRE(res.IsObject());
+  const auto& res = result_object(reply);
   REQUIRE(res.HasMember("isError"));
   REQUIRE(res.HasMember("structuredContent"));
   return res;
@@ -134,53 +86,35 @@ std::string error_code(const rapidjson::Document& reply) {
   return str(error_content(reply)["error_code"]);
 }
 
-struct tracking_fixture {
+struct tracking_fixture : actor_fixture {
   struct options {
     domain::tracking_limits limits;
     std::size_t max_clients = 100;
     caf::timespan sweep_interval = std::chrono::minutes{10};
   };
 
-  using transport_impl
-    = caf::stateful_actor<actors::transport_state,
-                          actors::transport_actor::base>;
-
   tracking_fixture() : tracking_fixture(options{}) {
   }
 
   explicit tracking_fixture(options opt)
-    : sys(deterministic(cfg)),
-      sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
-      clock(std::make_shared<domain::fake_clock>(
-        domain::wall_time{std::chrono::milliseconds{1734187532123}})),
+    : actor_fixture(test_client_config(opt.limits),
+                    supervisor_config(opt)),
       sweep_interval(opt.sweep_interval) {
-    actors::client_config client;
-    client.registry = tools::make_registry(opt.limits);
-    client.clock = clock;
-    client.local_zone = "America/New_York";
-    client.info = {"time-tracker-mcp", "Time Tracker MCP", "0.0.0", "test"};
-    client.limits = opt.limits;
+  }
+
+  static actors::supervisor_config supervisor_config(const options& opt) {
     actors::supervisor_config sup_cfg;
     sup_cfg.max_clients = opt.max_clients;
     // As main() does: one configured limit for the supervisor and the quote.
     sup_cfg.max_sessions = opt.limits.max_sessions;
     sup_cfg.sweep_interval = opt.sweep_interval;
-    supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
-    transport = sys.spawn(actors::transport_behavior,
-                          actors::transport_config{client, supervisor});
-    sched.run();
+    return sup_cfg;
   }
 
-  ~tracking_fixture() {
-    caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
-    sched.run();
-  }
-
-  std::shared_ptr<recording_sink> sink(const std::string& route) {
+  std::shared_ptr<collecting_sink> sink(const std::string& route) {
     auto& s = sinks[route];
     if (!s)
-      s = std::make_shared<recording_sink>();
+      s = std::make_shared<collecting_sink>();
     return s;
   }
 
@@ -241,25 +175,9 @@ struct tracking_fixture {
     return call_tool(route, "time_session_summary", session_args(session_id));
   }
 
-  template <class Atom>
-  std::uint64_t ask_supervisor(Atom what) {
-    caf::scoped_actor self{sys};
-    auto handle = self->request(supervisor, caf::infinite, what);
-    sched.run();
-    std::uint64_t n = 999'999;
-    handle.receive([&](std::uint64_t x) { n = x; },
-                   [&](caf::error&) { FAIL("supervisor request failed"); });
-    return n;
-  }
-
-  /// Tracking-session slots the supervisor holds.
-  std::uint64_t slots() {
-    return ask_supervisor(actors::slots_atom::value);
-  }
-
   /// Client actors the supervisor admitted and still monitors.
   std::uint64_t clients() {
-    return ask_supervisor(actors::count_atom::value);
+    return counted_clients();
   }
 
   /// Fires the supervisor's sweep timer once and runs what follows.
@@ -268,32 +186,8 @@ struct tracking_fixture {
     sched.run();
   }
 
-  /// The client actor behind `route` (read from the transport's state; the
-  /// deterministic scheduler runs nothing concurrently with the test).
-  actors::client_actor client_of(const std::string& route) {
-    auto* ptr = dynamic_cast<transport_impl*>(
-      caf::actor_cast<caf::abstract_actor*>(transport));
-    REQUIRE(ptr != nullptr);
-    auto i = ptr->state.routes.find(route);
-    REQUIRE(i != ptr->state.routes.end());
-    return i->second.client;
-  }
-
-  /// Runs every job except the supervisor's.
-  void run_all_but_supervisor() {
-    auto* sup = dynamic_cast<caf::resumable*>(
-      caf::actor_cast<caf::abstract_actor*>(supervisor));
-    sched.run_jobs_filtered([=](caf::resumable* job) { return job != sup; });
-  }
-
-  caf::actor_system_config cfg;
-  caf::actor_system sys;
-  caf::scheduler::test_coordinator& sched;
-  std::shared_ptr<domain::fake_clock> clock;
   caf::timespan sweep_interval;
-  actors::supervisor_actor supervisor;
-  actors::transport_actor transport;
-  std::map<std::string, std::shared_ptr<recording_sink>> sinks;
+  std::map<std::string, std::shared_ptr<collecting_sink>> sinks;
   int next_id = 1;
 };
 

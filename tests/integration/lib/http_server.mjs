@@ -4,8 +4,11 @@
 // bound how long a broken server can hang a test.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -67,6 +70,25 @@ export class HttpServer {
     return server;
   }
 
+  /**
+   * Starts the server with `--auth-token-file` naming a file (mode 0600, in
+   * a fresh temporary directory) whose text is `tokens`, then `args`;
+   * stop() also removes the directory.
+   */
+  static async startWithTokens({ binary, tokens, args = [], env }) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ttm-tokens-'));
+    const file = path.join(dir, 'tokens');
+    writeFileSync(file, tokens, { mode: 0o600 });
+    try {
+      const server = await HttpServer.start({ binary, args: ['--auth-token-file', file, ...args], env });
+      server.tempDir = dir;
+      return server;
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
   /** Resolves when stderr (so far or later) matches `re`; rejects after `timeoutMs`. */
   waitForStderr(re, timeoutMs = START_TIMEOUT_MS) {
     if (re.test(this.stderrText)) return Promise.resolve();
@@ -109,14 +131,21 @@ export class HttpServer {
     }
   }
 
-  /** Ends the server whatever its state (SIGKILL if SIGTERM is not enough). */
+  /**
+   * Ends the server whatever its state (SIGKILL if SIGTERM is not enough)
+   * and removes its token directory, if any.
+   */
   async stop() {
-    if (this.exitInfo) return this.exitInfo;
     try {
-      return await this.terminate('SIGTERM');
-    } catch {
-      this.child.kill('SIGKILL');
-      return this.exited;
+      if (this.exitInfo) return this.exitInfo;
+      try {
+        return await this.terminate('SIGTERM');
+      } catch {
+        this.child.kill('SIGKILL');
+        return await this.exited;
+      }
+    } finally {
+      if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
     }
   }
 }

@@ -45,24 +45,56 @@ export const PINNED_MODERN = Object.freeze({ mode: Object.freeze({ pin: MODERN_P
 export const AUTO_ERA = Object.freeze({ mode: 'auto' });
 
 /**
- * Connects a v2 client over `transport` with `versionNegotiation`. Returns
- * {client, transport, errors(), close()}; `context()` adds to failure messages.
+ * Connects `client` (v1 or v2) over `transport`, keeping what it reports
+ * through onerror. A failed connect closes the client and throws
+ * `<label> connect failed: ...` plus `context()`. Returns errors(): the
+ * messages reported so far.
  */
-async function connectV2(transport, { versionNegotiation, name, context = () => '' }) {
-  const client = new ClientV2({ name, version: '0.0.0' }, { versionNegotiation });
+async function connectClient(client, transport, { label, context = () => '' }) {
   const errors = [];
   client.onerror = (err) => { errors.push(err); };
   try {
     await client.connect(transport);
   } catch (err) {
     await client.close().catch(() => {});
-    throw new Error(`SDK v2 connect failed: ${err.message}${context()}`);
+    throw new Error(`${label} connect failed: ${err.message}${context()}`);
   }
+  return () => errors.map((err) => err.message);
+}
+
+/** `requestInit` sending `Authorization: Bearer <token>` (none without a token). */
+function bearer(token) {
+  return token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+}
+
+/**
+ * A v1 client (2025-11-25, initialize) over Streamable HTTP to `url`.
+ * `token`: sent as `Authorization: Bearer <token>`; `label` starts the
+ * message of a failed connect, `context()` ends it. Returns {client,
+ * transport, negotiatedVersion(), errors(), close()}.
+ */
+export async function connectHttp(url, { token, name = 'ttm-sdk-http-test', label = 'SDK', context } = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: bearer(token) });
+  let negotiatedVersion;
+  const setVersion = transport.setProtocolVersion.bind(transport);
+  transport.setProtocolVersion = (version) => { negotiatedVersion = version; setVersion(version); };
+  const client = new Client({ name, version: '0.0.0' });
+  const errors = await connectClient(client, transport, { label, context });
+  return { client, transport, negotiatedVersion: () => negotiatedVersion, errors, close: () => client.close() };
+}
+
+/**
+ * Connects a v2 client over `transport` with `versionNegotiation`. Returns
+ * {client, transport, errors(), close()}; `context()` adds to failure messages.
+ */
+async function connectV2(transport, { versionNegotiation, name, context }) {
+  const client = new ClientV2({ name, version: '0.0.0' }, { versionNegotiation });
+  const errors = await connectClient(client, transport, { label: 'SDK v2', context });
   return {
     client,
     transport,
     negotiatedVersion: () => client.getNegotiatedProtocolVersion(),
-    errors: () => errors.map((err) => err.message),
+    errors,
     close: () => client.close(),
   };
 }
@@ -72,8 +104,7 @@ async function connectV2(transport, { versionNegotiation, name, context = () => 
  * `token`: sent as `Authorization: Bearer <token>`.
  */
 export function connectV2Http(url, { versionNegotiation = PINNED_MODERN, token, name = 'ttm-sdk-v2-test', context } = {}) {
-  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-  const transport = new StreamableHTTPClientTransportV2(new URL(url), { requestInit });
+  const transport = new StreamableHTTPClientTransportV2(new URL(url), { requestInit: bearer(token) });
   return connectV2(transport, { versionNegotiation, name, context });
 }
 
@@ -126,22 +157,16 @@ export async function connect(binary, { env } = {}) {
   let exited = false;
   client.onclose = () => { exited = true; };
   // Lines on stdout that are not JSON-RPC, replies to unknown ids, ...
-  const errors = [];
-  client.onerror = (err) => { errors.push(err); };
-  let pid = null;
-  try {
-    await client.connect(transport);
-    pid = transport.pid;
-  } catch (err) {
-    await client.close().catch(() => {});
-    throw new Error(`SDK connect failed: ${err.message}\n--- server stderr ---\n${stderr}`);
-  }
+  const errors = await connectClient(client, transport, {
+    label: 'SDK', context: () => `\n--- server stderr ---\n${stderr}`,
+  });
+  const pid = transport.pid;
   return {
     client,
     pid: () => pid,
     negotiatedVersion: () => negotiatedVersion,
     exited: () => exited,
-    errors: () => errors.map((err) => err.message),
+    errors,
     stderr: () => stderr,
     /** Closes the SDK client (stdin EOF, then SIGTERM after 2 s) and makes sure the process is gone. */
     async close() {
