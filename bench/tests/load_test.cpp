@@ -1,0 +1,236 @@
+// Unit tests of the load generator's pure parts: the histogram, reply
+// checking (JSON and SSE), request building and the command line.
+
+#include "histogram.hpp"
+#include "mcp.hpp"
+#include "options.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+using namespace ttb;
+
+TEST_CASE("bench histogram: buckets are contiguous and narrow", "[bench]") {
+  for (std::size_t i = 0; i + 1 < 4000; ++i) {
+    REQUIRE(histogram::bucket_high(i) + 1 == histogram::bucket_low(i + 1));
+    auto low = histogram::bucket_low(i);
+    auto width = histogram::bucket_high(i) - low + 1;
+    if (low < 256) // exact below 256 ns
+      REQUIRE(width == 1);
+    else
+      REQUIRE(static_cast<double>(width) / static_cast<double>(low)
+              <= 1.0 / 128 + 1e-12);
+  }
+  for (std::uint64_t v : {0ull, 1ull, 255ull, 256ull, 257ull, 1000ull,
+                          123456789ull, 1ull << 39})
+    REQUIRE(histogram::bucket_low(histogram::bucket_of(v)) <= v);
+}
+
+TEST_CASE("bench histogram: percentiles within 1 %", "[bench]") {
+  std::mt19937_64 rng{42};
+  std::lognormal_distribution<double> dist{std::log(300000.0), 0.8};
+  std::vector<std::uint64_t> values;
+  histogram h;
+  for (int i = 0; i < 100000; ++i) {
+    auto v = static_cast<std::uint64_t>(dist(rng));
+    values.push_back(v);
+    h.record(v);
+  }
+  std::sort(values.begin(), values.end());
+  for (double q : {0.5, 0.9, 0.99, 0.999}) {
+    auto exact = values[static_cast<std::size_t>(
+                          std::ceil(q * values.size()))
+                        - 1];
+    auto got = h.quantile(q);
+    REQUIRE(std::abs(static_cast<double>(got) - static_cast<double>(exact))
+            <= 0.01 * static_cast<double>(exact));
+  }
+  REQUIRE(h.max() == values.back());
+  REQUIRE(h.min() == values.front());
+  REQUIRE(h.quantile(1.0) == values.back());
+  histogram other;
+  other.record(5);
+  h.merge(other);
+  REQUIRE(h.count() == 100001);
+  REQUIRE(h.min() == 5);
+}
+
+namespace {
+
+incoming http_reply(std::string content_type, std::string body,
+                    int status = 200) {
+  incoming in;
+  in.status = status;
+  in.content_type = std::move(content_type);
+  in.body = std::move(body);
+  return in;
+}
+
+const char* ok_call
+  = R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text",)"
+    R"("text":"{\"a\":1}"}],"structuredContent":{"a":1},"isError":false}})";
+
+} // namespace
+
+TEST_CASE("bench replies: JSON results and errors", "[bench]") {
+  std::string err;
+  auto doc = mcp::check_reply(http_reply("application/json", ok_call), 7,
+                              mcp::want::tool_ok, err);
+  REQUIRE(err.empty());
+  REQUIRE(doc);
+  rapidjson::Document scratch;
+  const auto* p = mcp::tool_payload(*doc, scratch);
+  REQUIRE(p);
+  REQUIRE((*p)["a"].GetInt() == 1);
+
+  mcp::check_reply(http_reply("application/json", ok_call), 8,
+                   mcp::want::tool_ok, err);
+  REQUIRE(err.find("id does not match") != std::string::npos);
+
+  err.clear();
+  mcp::check_reply(http_reply("application/json", ok_call), 7,
+                   mcp::want::tool_error, err);
+  REQUIRE(err.find("expected isError") != std::string::npos);
+
+  err.clear();
+  mcp::check_reply(
+    http_reply("application/json",
+               R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":)"
+               R"("text","text":"boom"}],"isError":true}})"),
+    7, mcp::want::tool_ok, err);
+  REQUIRE(err.find("isError: true: boom") != std::string::npos);
+
+  err.clear();
+  auto rpc = R"({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"no"}})";
+  mcp::check_reply(http_reply("application/json", rpc), 7,
+                   mcp::want::tool_ok, err);
+  REQUIRE(err == "JSON-RPC error -32602 no");
+  err.clear();
+  REQUIRE(mcp::check_reply(http_reply("application/json", rpc), 7,
+                           mcp::want::rpc_error, err));
+  REQUIRE(err.empty());
+
+  mcp::check_reply(http_reply("application/json", ok_call, 404), 7,
+                   mcp::want::tool_ok, err);
+  REQUIRE(err.rfind("HTTP 404", 0) == 0);
+  err.clear();
+  mcp::check_reply(http_reply("text/plain", ok_call), 7, mcp::want::tool_ok,
+                   err);
+  REQUIRE(err.find("Content-Type") != std::string::npos);
+  err.clear();
+  mcp::check_reply(http_reply("application/json", "{"), 7,
+                   mcp::want::tool_ok, err);
+  REQUIRE(err.find("not JSON") != std::string::npos);
+}
+
+TEST_CASE("bench replies: SSE streams", "[bench]") {
+  std::string err;
+  std::string stream
+    = "event: message\r\n"
+      "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+      "\"params\":{\"level\":\"debug\",\"data\":\"x\"}}\r\n"
+      "\r\n"
+      ": a comment\n"
+      "id: 1\n"
+      "data: {\"jsonrpc\":\"2.0\",\"id\":7,\n"
+      "data: \"result\":{}}\n";
+  auto doc = mcp::check_reply(
+    http_reply("text/event-stream; charset=utf-8", stream), 7,
+    mcp::want::result, err);
+  REQUIRE(err.empty());
+  REQUIRE(doc);
+  REQUIRE((*doc)["result"].IsObject());
+
+  mcp::check_reply(http_reply("text/event-stream", stream), 8,
+                   mcp::want::result, err);
+  REQUIRE(err.find("2 events") != std::string::npos);
+}
+
+TEST_CASE("bench replies: notifications and DELETE", "[bench]") {
+  std::string err;
+  mcp::check_reply(http_reply("", "", 202), 0, mcp::want::notification, err);
+  REQUIRE(err.empty());
+  mcp::check_reply(http_reply("", "", 405), 0, mcp::want::session_end, err);
+  REQUIRE(err.empty());
+  mcp::check_reply(http_reply("", "", 404), 0, mcp::want::session_end, err);
+  REQUIRE(!err.empty());
+  err.clear();
+  incoming broken;
+  broken.transport_error = "HTTP read: end of stream";
+  mcp::check_reply(broken, 1, mcp::want::result, err);
+  REQUIRE(err == "HTTP read: end of stream");
+}
+
+TEST_CASE("bench requests: built in one place", "[bench]") {
+  mcp::request_builder b{"2025-06-18"};
+  rapidjson::Document d;
+  d.Parse(b.initialize(3).c_str());
+  REQUIRE(d["id"].GetInt() == 3);
+  REQUIRE(std::string{d["params"]["protocolVersion"].GetString()}
+          == "2025-06-18");
+  d.Parse(b.tools_call(4, "get_\"time", R"({"x":1})").c_str());
+  REQUIRE(!d.HasParseError());
+  REQUIRE(std::string{d["params"]["name"].GetString()} == "get_\"time");
+  d.Parse(mcp::request_builder::session_start_args("M2", mcp::task_ids(3))
+            .c_str());
+  REQUIRE(d["task_ids"].Size() == 3);
+  REQUIRE(std::string{d["task_ids"][2].GetString()} == "M2-003");
+}
+
+namespace {
+
+parse_result parse(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  static std::string name = "time-tracker-bench";
+  argv.push_back(name.data());
+  for (auto& a : args)
+    argv.push_back(a.data());
+  return parse_options(static_cast<int>(argv.size()), argv.data());
+}
+
+} // namespace
+
+TEST_CASE("bench options: defaults and errors", "[bench]") {
+  auto r = parse({"--url", "http://127.0.0.1:1/mcp"});
+  REQUIRE(r.opts);
+  REQUIRE(r.opts->clients == 64);
+  REQUIRE(r.opts->run_for == nanos{std::chrono::seconds{10}});
+  REQUIRE(r.opts->warmup == nanos{std::chrono::seconds{2}});
+
+  r = parse({"--scenario=workflow", "--requests", "10", "--stdio", "--",
+             "server", "stdio"});
+  REQUIRE(r.opts);
+  REQUIRE(r.opts->clients == 1);
+  REQUIRE(r.opts->tasks == 5);
+  REQUIRE(r.opts->warmup.count() == 0);
+  REQUIRE(r.opts->command == std::vector<std::string>{"server", "stdio"});
+
+  r = parse({"--url", "http://h/mcp", "--scenario", "fill-tracking"});
+  REQUIRE(r.opts->tasks == 500);
+  REQUIRE(r.opts->sessions == 100);
+
+  REQUIRE(parse_duration("250ms") == nanos{std::chrono::milliseconds{250}});
+  REQUIRE(parse_duration("1.5s") == nanos{std::chrono::milliseconds{1500}});
+  REQUIRE(parse_duration("2m") == nanos{std::chrono::minutes{2}});
+  REQUIRE(!parse_duration("fast"));
+
+  for (auto bad : std::vector<std::vector<std::string>>{
+         {},
+         {"--url", "https://h/mcp"},
+         {"--url", "http://h/mcp", "--stdio", "--", "x"},
+         {"--url", "http://h/mcp", "--args", "[1]"},
+         {"--url", "http://h/mcp", "--mix", "ping=1"},
+         {"--url", "http://h/mcp", "--scenario", "mixed", "--mix", "nap=1"},
+         {"--url", "http://h/mcp", "--duration", "1s", "--requests", "5"},
+         {"--url", "http://h/mcp", "--scenario", "idle-sessions", "--rate",
+          "5"},
+         {"--scenario", "idle-sessions", "--stdio", "--", "x"},
+         {"--url", "http://h/mcp", "--bogus"},
+       }) {
+    auto res = parse(bad);
+    REQUIRE(!res.opts);
+    REQUIRE(res.exit_code == 2);
+  }
+}
