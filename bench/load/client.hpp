@@ -88,6 +88,10 @@ public:
   void open_idle_sessions(std::size_t n, done_fn done);
   /// DELETEs them.
   void close_idle_sessions(done_fn done);
+  /// The idle sessions open now.
+  std::size_t idle_sessions() const noexcept {
+    return idle_.size();
+  }
 
   enum class fill_step { start, tasks, summary, end };
   /// fill-tracking: `start` starts `n` tracking sessions with --tasks tasks

@@ -157,8 +157,10 @@ std::string human_report(const options& o, const run_result& r,
     out += "\nmemory (server RSS after each phase):\n";
     for (const auto& [name, kib] : r.phases)
       out += format("  %-24s %10ld KiB\n", name.c_str(), kib);
-    for (const auto& [name, bytes] : r.per_unit)
-      out += format("  %-24s %10.0f bytes\n", name.c_str(), bytes);
+    for (const auto& [name, value] : r.per_unit)
+      out += format(name.rfind("bytes", 0) == 0 ? "  %-24s %10.0f bytes\n"
+                                                 : "  %-24s %10.0f\n",
+                    name.c_str(), value);
   }
   if (errors.total() > 0)
     out += format("\n%llu errors (the first are on stderr)\n",

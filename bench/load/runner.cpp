@@ -201,13 +201,18 @@ run_result run(const options& opts, error_log& errors) {
     }
     l.wait();
     auto open = rss("open");
+    std::size_t opened = 0; // the threads are idle now
+    for (const auto& c : clients)
+      opened += c.client->idle_sessions();
     phase(clients, [](vclient& c, auto done) { c.close_idle_sessions(done); });
     result.after = rss("deleted");
-    if (result.before && open)
+    result.per_unit.emplace_back("sessions_opened",
+                                 static_cast<double>(opened));
+    if (result.before && open && opened > 0)
       result.per_unit.emplace_back(
         "bytes_per_session",
         static_cast<double>(open->rss_kib - result.before->rss_kib) * 1024.0
-          / static_cast<double>(opts.sessions));
+          / static_cast<double>(opened));
     result.window_s = seconds(clock::now() - t0);
   } else {
     // fill-tracking
