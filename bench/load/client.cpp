@@ -298,11 +298,16 @@ void vclient::iteration_done(const char* name, bool ok) {
 
 // -- scenarios ----------------------------------------------------------------
 
-void vclient::get_current() {
+outgoing vclient::scenario_call(const std::string& session) {
   auto id = next_id();
-  call(cfg_.tool_label,
-       request(cfg_.builder.tools_call(id, cfg_.opts.tool, cfg_.opts.args), id),
-       cfg_.tool_want, nullptr,
+  auto m = request(cfg_.builder.tools_call(id, cfg_.opts.tool, cfg_.opts.args),
+                   id);
+  m.session = session;
+  return m;
+}
+
+void vclient::get_current() {
+  call(cfg_.tool_label, scenario_call(session_), cfg_.tool_want, nullptr,
        [self = shared_from_this()](bool, const mcp::document_ptr&,
                                    const incoming&) { self->iterate(); });
 }
@@ -438,13 +443,8 @@ void vclient::handshake_http() {
            [self](bool ok2, const mcp::document_ptr&, const incoming&) {
              if (!ok2)
                return self->handshake_http_delete(false);
-             auto id2 = self->next_id();
-             auto call_msg = self->request(
-               self->cfg_.builder.tools_call(id2, self->cfg_.opts.tool,
-                                             self->cfg_.opts.args),
-               id2);
-             call_msg.session = self->hs_session_;
-             self->call(self->cfg_.tool_label, std::move(call_msg),
+             self->call(self->cfg_.tool_label,
+                        self->scenario_call(self->hs_session_),
                         self->cfg_.tool_want, nullptr,
                         [self](bool ok3, const mcp::document_ptr&,
                                const incoming&) {
@@ -526,12 +526,7 @@ void vclient::handshake_stdio() {
                                const incoming&) {
             if (!ok2)
               return finish(false);
-            auto id2 = self->next_id();
-            self->call(self->cfg_.tool_label,
-                       self->request(self->cfg_.builder.tools_call(
-                                       id2, self->cfg_.opts.tool,
-                                       self->cfg_.opts.args),
-                                     id2),
+            self->call(self->cfg_.tool_label, self->scenario_call({}),
                        self->cfg_.tool_want, nullptr,
                        [finish](bool ok3, const mcp::document_ptr&,
                                 const incoming&) { finish(ok3); },

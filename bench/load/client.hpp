@@ -126,6 +126,8 @@ private:
 
   outgoing request(std::string body, std::int64_t id) const;
   outgoing notification(std::string body, const std::string& session) const;
+  /// tools/call of --tool with --args in `session`.
+  outgoing scenario_call(const std::string& session);
   std::int64_t next_id() {
     return w_.next_id++;
   }

@@ -54,16 +54,29 @@ struct client_slot {
   std::shared_ptr<vclient> client;
 };
 
-/// Runs `f(client, done)` for every client on its thread and waits until
-/// every one called `done`.
+/// Starts `f(client, index, done)` for every client on its thread; wait()
+/// returns once every one called `done`.
+class phase {
+public:
+  template <class F>
+  phase(std::vector<client_slot>& clients, F f) : latch_(clients.size()) {
+    for (std::size_t i = 0; i < clients.size(); ++i)
+      net::post(clients[i].w->ioc, [this, f, i, client = clients[i].client] {
+        f(*client, i, [this] { latch_.arrive(); });
+      });
+  }
+  void wait() {
+    latch_.wait();
+  }
+
+private:
+  latch latch_;
+};
+
+/// Runs a phase to its end.
 template <class F>
-void phase(std::vector<client_slot>& clients, F f) {
-  latch l{clients.size()};
-  for (auto& c : clients)
-    net::post(c.w->ioc, [&l, &f, client = c.client] {
-      f(*client, [&l] { l.arrive(); });
-    });
-  l.wait();
+void run_phase(std::vector<client_slot>& clients, F f) {
+  phase{clients, std::move(f)}.wait();
 }
 
 bool any_broken(const std::vector<client_slot>& clients) {
@@ -147,8 +160,18 @@ run_result run(const options& opts, error_log& errors) {
   for (auto& w : workers)
     w->thread = std::thread([io = &w->ioc] { io->run(); });
 
+  // Memory modes: RSS after a phase, and each client's share of a total.
+  auto rss = [&](const char* name) {
+    auto s = sample();
+    result.phases.emplace_back(name, s ? s->rss_kib : -1);
+    return s;
+  };
+  auto share = [n = clients.size(), total = opts.sessions](std::size_t i) {
+    return total / n + (i < total % n ? 1 : 0);
+  };
+
   auto t0 = clock::now();
-  phase(clients, [](vclient& c, auto done) { c.setup(done); });
+  run_phase(clients, [](vclient& c, std::size_t, auto done) { c.setup(done); });
   if (any_broken(clients)) {
     result.aborted = true;
   } else if (!opts.memory_mode()) {
@@ -164,17 +187,14 @@ run_result run(const options& opts, error_log& errors) {
     if (opts.open_loop())
       ctl.interval = nanos{static_cast<std::int64_t>(
         1e9 * static_cast<double>(opts.clients) / opts.rate)};
-    latch l{clients.size()};
-    for (auto& c : clients)
-      net::post(c.w->ioc, [&l, client = c.client] {
-        client->run([&l] { l.arrive(); });
-      });
+    phase load{clients,
+               [](vclient& c, std::size_t, auto done) { c.run(done); }};
     // The server's CPU time is counted from the end of the warm-up.
     std::this_thread::sleep_until(ctl.warmup_end);
     result.window_start = sample();
     auto window_start = clock::now();
     double bench_cpu = own_cpu_seconds();
-    l.wait();
+    load.wait();
     auto end = clock::now();
     // Up to the last reply: an overloaded open-loop run drains its backlog
     // past the deadline, and those replies count.
@@ -185,26 +205,17 @@ run_result run(const options& opts, error_log& errors) {
   } else if (opts.kind == scenario::idle_sessions) {
     // Every connection holds one session already (its set-up): the
     // connections' own memory is in the baseline.
-    auto rss = [&](const char* name) {
-      auto s = sample();
-      result.phases.emplace_back(name, s ? s->rss_kib : -1);
-      return s;
-    };
     result.before = rss("baseline");
-    std::size_t n = clients.size();
-    latch l{n};
-    for (std::size_t i = 0; i < n; ++i) {
-      std::size_t share = opts.sessions / n + (i < opts.sessions % n ? 1 : 0);
-      net::post(clients[i].w->ioc, [&l, share, c = clients[i].client] {
-        c->open_idle_sessions(share, [&l] { l.arrive(); });
-      });
-    }
-    l.wait();
+    run_phase(clients, [&](vclient& c, std::size_t i, auto done) {
+      c.open_idle_sessions(share(i), done);
+    });
     auto open = rss("open");
     std::size_t opened = 0; // the threads are idle now
     for (const auto& c : clients)
       opened += c.client->idle_sessions();
-    phase(clients, [](vclient& c, auto done) { c.close_idle_sessions(done); });
+    run_phase(clients, [](vclient& c, std::size_t, auto done) {
+      c.close_idle_sessions(done);
+    });
     result.after = rss("deleted");
     result.per_unit.emplace_back("sessions_opened",
                                  static_cast<double>(opened));
@@ -216,24 +227,11 @@ run_result run(const options& opts, error_log& errors) {
     result.window_s = seconds(clock::now() - t0);
   } else {
     // fill-tracking
-    auto rss = [&](const char* name) {
-      auto s = sample();
-      result.phases.emplace_back(name, s ? s->rss_kib : -1);
-      return s;
-    };
     result.before = rss("baseline");
-    std::size_t n = clients.size();
-    auto share = [&](std::size_t i) {
-      return opts.sessions / n + (i < opts.sessions % n ? 1 : 0);
-    };
     auto step = [&](vclient::fill_step s) {
-      latch l{n};
-      for (std::size_t i = 0; i < n; ++i)
-        net::post(clients[i].w->ioc,
-                  [&l, s, count = share(i), c = clients[i].client] {
-                    c->fill(s, count, [&l] { l.arrive(); });
-                  });
-      l.wait();
+      run_phase(clients, [&](vclient& c, std::size_t i, auto done) {
+        c.fill(s, share(i), done);
+      });
     };
     step(vclient::fill_step::start);
     auto started = rss("sessions_started");
@@ -259,11 +257,10 @@ run_result run(const options& opts, error_log& errors) {
     result.window_s = seconds(clock::now() - t0);
   }
 
-  phase(clients, [](vclient& c, auto done) { c.cleanup(done); });
-  if (opts.kind == scenario::fill_tracking && !opts.stdio()) {
-    auto s = sample();
-    result.phases.emplace_back("mcp_sessions_deleted", s ? s->rss_kib : -1);
-  }
+  run_phase(clients,
+            [](vclient& c, std::size_t, auto done) { c.cleanup(done); });
+  if (opts.kind == scenario::fill_tracking && !opts.stdio())
+    rss("mcp_sessions_deleted");
 
   // -- the stdio server ends with its input
   if (server) {

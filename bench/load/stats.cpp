@@ -1,6 +1,7 @@
 #include "stats.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <cstdio>
 
 namespace ttb {
@@ -50,26 +51,26 @@ void op_table::merge(const op_table& other) {
 
 namespace {
 
+/// Report order: set-up, the scenario's own call, the session tools in
+/// workflow order, teardown, then whole iterations.
 int rank(const std::string& name) {
-  static const char* const order[] = {
-    "initialize",
-    "notifications/initialized",
-    "ping",
-    "tools/call time_session_start",
-    "tools/call time_task_start",
-    "tools/call time_task_end",
-    "tools/call time_session_summary",
-    "tools/call time_session_end",
+  static const std::pair<const char*, int> known[] = {
+    {"initialize", 0},
+    {"notifications/initialized", 1},
+    {"ping", 2},
+    {"tools/call time_session_start", 11},
+    {"tools/call time_task_start", 12},
+    {"tools/call time_task_end", 13},
+    {"tools/call time_session_summary", 14},
+    {"tools/call time_session_end", 15},
+    {"tools/call ", 5}, // any other tool
+    {"DELETE", 900},
+    {"exit", 900},
+    {"[", 1000},
   };
-  if (!name.empty() && name[0] == '[')
-    return 1000;
-  if (name.rfind("DELETE", 0) == 0 || name.rfind("exit", 0) == 0)
-    return 900;
-  for (int i = 0; i < static_cast<int>(std::size(order)); ++i)
-    if (name.rfind(order[i], 0) == 0)
-      return i == 0 || i == 1 ? i : 10 + i;
-  if (name.rfind("tools/call ", 0) == 0)
-    return 5; // the scenario's own tool, before the session tools
+  for (const auto& [prefix, r] : known)
+    if (name.rfind(prefix, 0) == 0)
+      return r;
   return 500;
 }
 
