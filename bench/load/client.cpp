@@ -171,7 +171,8 @@ void vclient::call(std::string label, outgoing msg, mcp::want want,
 // -- set-up, run, clean-up ----------------------------------------------------
 
 void vclient::setup(done_fn done) {
-  if (!owns_session_ || !cfg_.builder.needs_initialize())
+  if (!owns_session_ || !cfg_.builder.needs_initialize()
+      || cfg_.opts.raw_post)
     return done();
   auto id = next_id();
   auto msg = request(cfg_.builder.initialize(id), id);

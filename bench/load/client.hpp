@@ -128,8 +128,9 @@ private:
   outgoing notification(std::string body, const std::string& session) const;
   /// tools/call of --tool with --args in `session`.
   outgoing scenario_call(const std::string& session);
+  /// --raw-post: every request has id 1 (a static reply can only match one).
   std::int64_t next_id() {
-    return w_.next_id++;
+    return cfg_.opts.raw_post ? 1 : w_.next_id++;
   }
 
   void iterate();

@@ -124,6 +124,10 @@ Target:
   --server-pid PID        HTTP: the server's pid, for RSS and CPU from /proc
   --server-log FILE       stdio: append the server's stderr to FILE ('-': to
                           ours; default: discarded)
+  --raw-post              HTTP, get-current or ping: no initialize and no
+                          session; every request is the same POST with
+                          JSON-RPC id 1, its reply checked as usual (for a
+                          static server that answers every POST alike)
 
 Load:
   --scenario NAME         get-current (default), workflow, handshake, mixed,
@@ -235,6 +239,8 @@ parse_result parse_options(int argc, char** argv) {
         o.server_pid = static_cast<int>(get_uint(1));
       } else if (name == "--server-log") {
         o.server_log = get();
+      } else if (name == "--raw-post") {
+        o.raw_post = true;
       } else if (name == "--scenario") {
         auto s = get();
         auto k = scenario_from(s);
@@ -309,7 +315,8 @@ parse_result parse_options(int argc, char** argv) {
       } else {
         throw bad_option{"unknown option '" + arg + "'"};
       }
-      if (has_inline && (name == "--stdio" || name == "--json"))
+      if (has_inline
+          && (name == "--stdio" || name == "--json" || name == "--raw-post"))
         throw bad_option{"option " + name + " takes no value"};
     }
 
@@ -330,6 +337,12 @@ parse_result parse_options(int argc, char** argv) {
     if (o.stdio() && o.kind == scenario::idle_sessions)
       throw bad_option{"idle-sessions needs --url: a stdio server has one MCP "
                        "session"};
+    if (o.raw_post && o.stdio())
+      throw bad_option{"--raw-post is for --url"};
+    if (o.raw_post && o.kind != scenario::get_current
+        && o.kind != scenario::ping)
+      throw bad_option{"--raw-post runs get-current or ping: the other "
+                       "scenarios need an MCP session"};
     if (o.run_for && o.requests)
       throw bad_option{"give --duration or --requests, not both"};
     if (o.memory_mode() && (o.run_for || o.requests || o.rate > 0 || warmup))

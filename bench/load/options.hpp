@@ -43,6 +43,10 @@ struct options {
   std::vector<std::pair<std::string, std::string>> headers;
   int server_pid = 0;     ///< --server-pid (HTTP); stdio: the child's
   std::string server_log; ///< stdio server's stderr: "" discarded, "-" ours
+  /// --raw-post: no MCP handshake and no session; every request is the
+  /// scenario's request with JSON-RPC id 1 (for a static server such as
+  /// the nginx ceiling of bench/compare.sh). HTTP, get-current and ping.
+  bool raw_post = false;
 
   bool stdio() const noexcept {
     return !command.empty();

@@ -47,7 +47,7 @@ double us(double ns) {
 
 std::string target_text(const options& o) {
   if (!o.stdio())
-    return o.url;
+    return o.raw_post ? o.url + " (raw POST: no MCP session, id 1)" : o.url;
   std::string out = "stdio:";
   for (const auto& a : o.command)
     out += " " + a;
@@ -236,6 +236,8 @@ std::string json_report(const options& o, const run_result& r,
   } else {
     w.Key("url");
     str(o.url);
+    w.Key("raw_post");
+    w.Bool(o.raw_post);
   }
   w.EndObject();
   w.Key("config");

@@ -216,6 +216,10 @@ TEST_CASE("bench options: defaults and errors", "[bench]") {
   REQUIRE(parse_duration("2m") == nanos{std::chrono::minutes{2}});
   REQUIRE(!parse_duration("fast"));
 
+  r = parse({"--url", "http://h/mcp", "--raw-post", "--scenario", "ping"});
+  REQUIRE(r.opts);
+  REQUIRE(r.opts->raw_post);
+
   for (auto bad : std::vector<std::vector<std::string>>{
          {},
          {"--url", "https://h/mcp"},
@@ -228,6 +232,9 @@ TEST_CASE("bench options: defaults and errors", "[bench]") {
           "5"},
          {"--scenario", "idle-sessions", "--stdio", "--", "x"},
          {"--url", "http://h/mcp", "--bogus"},
+         {"--url", "http://h/mcp", "--raw-post", "--scenario", "workflow"},
+         {"--raw-post", "--stdio", "--", "x"},
+         {"--url", "http://h/mcp", "--raw-post=1"},
        }) {
     auto res = parse(bad);
     REQUIRE(!res.opts);
