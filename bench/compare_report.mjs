@@ -43,7 +43,7 @@ for (const line of fs.readFileSync(arg.manifest, 'utf8').split('\n')) {
 const op = (doc, name) => doc?.operations?.find((o) => o.name === name);
 
 // One run's figures.
-function httpFigures(run) {
+function httpFigures(run, system) {
   const d = run.doc;
   const row = arg.scenario === 'handshake' ? op(d, '[handshake]') : d?.total;
   return {
@@ -52,6 +52,8 @@ function httpFigures(run) {
     p50_us: row?.latency_us?.p50 ?? null,
     p99_us: row?.latency_us?.p99 ?? null,
     rss_peak_kib: run.rss,
+    // The bench reads one pid: nginx's master, not its workers.
+    cpu_per_reply_us: system === 'nginx' ? null : d?.server?.cpu_per_reply_us ?? null,
     bench_cpu_pct: d && d.window_s > 0 && d.bench_cpu_s != null ? (100 * d.bench_cpu_s) / d.window_s : null,
     errors: d ? d.errors : null,
     exit: run.exit,
@@ -65,6 +67,7 @@ function stdioFigures(run) {
     p50_us: d?.total?.latency_us?.p50 ?? null,
     p99_us: d?.total?.latency_us?.p99 ?? null,
     rss_peak_kib: d?.server?.rss_kib?.peak ?? null,
+    cpu_per_reply_us: d?.server?.cpu_per_reply_us ?? null,
     errors: d ? d.errors : null,
     exit: run.exit,
   };
@@ -87,7 +90,7 @@ function coldFigures(run) {
 function section(name, figures, keys) {
   const out = [];
   for (const [system, rs] of Object.entries(runs[name])) {
-    const rounds = rs.sort((a, b) => a.round - b.round).map(figures);
+    const rounds = rs.sort((a, b) => a.round - b.round).map((r) => figures(r, system));
     const med = {};
     for (const k of keys) med[k] = median(rounds.map((r) => r[k]));
     const errors = rounds.reduce((n, r) => n + (r.errors ?? 0), 0);
@@ -97,8 +100,8 @@ function section(name, figures, keys) {
   return out;
 }
 
-const http = section('http', httpFigures, ['throughput_rps', 'p50_us', 'p99_us', 'rss_peak_kib', 'bench_cpu_pct']);
-const stdio = section('stdio', stdioFigures, ['calls_per_s', 'p50_us', 'p99_us', 'rss_peak_kib']);
+const http = section('http', httpFigures, ['throughput_rps', 'p50_us', 'p99_us', 'rss_peak_kib', 'cpu_per_reply_us', 'bench_cpu_pct']);
+const stdio = section('stdio', stdioFigures, ['calls_per_s', 'p50_us', 'p99_us', 'rss_peak_kib', 'cpu_per_reply_us']);
 const cold = section('cold', coldFigures, ['initialize_p50_us', 'initialize_p99_us', 'handshake_p50_us']);
 const find = (list, s) => list.find((x) => x.system === s);
 
@@ -150,6 +153,7 @@ const fmt = {
   rate: (x) => (x == null ? '-' : x >= 100 ? Math.round(x).toString() : x.toFixed(1)),
   ms: (us) => (us == null ? '-' : (us / 1000).toFixed(us < 10000 ? 3 : us < 100000 ? 2 : 1)),
   mib: (kib) => (kib == null || kib === 0 ? '-' : (kib / 1024).toFixed(1)),
+  us: (x) => (x == null ? '-' : x.toFixed(1)),
   x: (r) => (r == null ? '-' : r.toFixed(2) + 'x'),
   pct: (r) => (r == null ? '-' : Math.round(100 * r) + '%'),
 };
@@ -169,10 +173,10 @@ for (const [s, why] of Object.entries(skipped)) out += `skipped: ${s}: ${why}\n`
 if (http.length) {
   out += `\nHTTP ${config.scenario}${config.scenario === 'handshake' ? ' (rows: whole handshakes)' : ''}, ${config.clients} clients, closed loop, ${config.duration} after a ${config.warmup} warm-up; bench: ${config.bench_threads} thread${config.bench_threads > 1 ? 's' : ''}\n`;
   out += table(
-    ['system', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'req/s vs ours', 'p99 vs ours', 'spread', 'bench CPU', 'errors'],
+    ['system', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'CPU us/req', 'req/s vs ours', 'p99 vs ours', 'spread', 'bench CPU', 'errors'],
     http.map((s) => [
       s.system, fmt.rate(s.median.throughput_rps), fmt.ms(s.median.p50_us), fmt.ms(s.median.p99_us),
-      fmt.mib(s.median.rss_peak_kib), fmt.x(s.vs_ours.throughput), fmt.x(s.vs_ours.p99),
+      fmt.mib(s.median.rss_peak_kib), fmt.us(s.median.cpu_per_reply_us), fmt.x(s.vs_ours.throughput), fmt.x(s.vs_ours.p99),
       fmt.pct(s.throughput_spread), fmt.pct(s.median.bench_cpu_pct == null ? null : s.median.bench_cpu_pct / 100), errs(s),
     ]),
   );
@@ -180,10 +184,10 @@ if (http.length) {
 if (stdio.length) {
   out += `\nstdio, sequential calls (1 client, get-current), ${config.stdio_duration} after a ${config.warmup} warm-up\n`;
   out += table(
-    ['system', 'calls/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'of echo floor', 'vs ours', 'errors'],
+    ['system', 'calls/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'CPU us/call', 'of echo floor', 'vs ours', 'errors'],
     stdio.map((s) => [
       s.system, fmt.rate(s.median.calls_per_s), fmt.ms(s.median.p50_us), fmt.ms(s.median.p99_us),
-      fmt.mib(s.median.rss_peak_kib), fmt.pct(s.of_echo_floor), fmt.x(s.vs_ours), errs(s),
+      fmt.mib(s.median.rss_peak_kib), fmt.us(s.median.cpu_per_reply_us), fmt.pct(s.of_echo_floor), fmt.x(s.vs_ours), errs(s),
     ]),
   );
 }
