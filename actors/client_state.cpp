@@ -1,6 +1,7 @@
 #include "actors/client_state.hpp"
 
 #include "log.hpp"
+#include "protocol/modern.hpp"
 
 #include <rapidjson/document.h>
 
@@ -70,6 +71,23 @@ std::string on_complete(const protocol::message& msg) {
     msg.id, R"({"completion":{"values":[],"total":0,"hasMore":false}})");
 }
 
+/// The tool list never changes while the server runs and is the same for
+/// every caller: clients and shared caches may keep it for an hour.
+constexpr std::string_view cache_hints
+  = R"(,"ttlMs":3600000,"cacheScope":"public")";
+
+constexpr std::string_view capabilities_json
+  = R"({"completions":{},"logging":{},"tools":{"listChanged":false}})";
+
+void append(std::vector<std::string>& to, std::vector<std::string> from) {
+  if (to.empty()) {
+    to = std::move(from);
+    return;
+  }
+  to.insert(to.end(), std::make_move_iterator(from.begin()),
+            std::make_move_iterator(from.end()));
+}
+
 } // namespace
 
 client_state::client_state(client_config cfg)
@@ -95,11 +113,14 @@ rpc_step client_state::handle(const protocol::frame& in) {
   if (in.batch && revision_ != protocol::batching_revision) {
     out.response = encode_error(
       protocol::request_id::make_null(), ec::invalid_request,
-      initialized() ? "Invalid Request: JSON-RPC batches are not allowed in "
-                      "protocol revision "
-                        + revision_ + " (only in 2025-03-26)"
-                    : std::string{"Invalid Request: JSON-RPC batches are not "
-                                  "allowed before initialization"});
+      era_ == era::modern
+        ? std::string{"Invalid Request: JSON-RPC batches are not allowed in "
+                      "protocol revision 2026-07-28"}
+      : initialized() ? "Invalid Request: JSON-RPC batches are not allowed in "
+                        "protocol revision "
+                          + revision_ + " (only in 2025-03-26)"
+                      : std::string{"Invalid Request: JSON-RPC batches are "
+                                    "not allowed before initialization"});
     return finish_step(std::move(out));
   }
   job_.emplace();
@@ -124,6 +145,7 @@ rpc_step client_state::run_job() {
       step.slot_for = j.paused.slot_id;
       step.expired = tracker_.take_expired();
       step.ended = tracker_.take_ended();
+      gone_.insert(gone_.end(), step.expired.begin(), step.expired.end());
       return step;
     }
     if (!reply.empty())
@@ -148,11 +170,14 @@ rpc_step client_state::resume(bool slot_granted) {
   const auto& msg = j.frame.messages[j.next];
   auto paused = std::move(j.paused);
   j.paused = {};
+  mode_ = mode_for(msg);
   std::string reply;
   try {
     auto ctx = make_context(j.out.notifications);
     reply = call_reply(msg, j.paused_tool,
                        paused.resume(slot_granted, ctx), j.out.notifications);
+    if (slot_granted && tracker_.find(paused.slot_id) != nullptr)
+      created_.push_back(paused.slot_id);
   } catch (const std::exception& e) {
     TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
                             + ") failed: " + e.what());
@@ -168,9 +193,12 @@ rpc_step client_state::resume(bool slot_granted) {
 
 rpc_step client_state::finish_step(rpc_output out) {
   rpc_step step;
-  step.output = std::move(out);
   step.expired = tracker_.take_expired();
   step.ended = tracker_.take_ended();
+  gone_.insert(gone_.end(), step.expired.begin(), step.expired.end());
+  append(out.created, std::exchange(created_, {}));
+  append(out.gone, std::exchange(gone_, {}));
+  step.output = std::move(out);
   return step;
 }
 
@@ -178,6 +206,7 @@ std::vector<std::string> client_state::expire_due() {
   auto ids = tracker_.expire_due(cfg_.clock->mono_now());
   for (const auto& id : ids)
     TTM_LOG(info, "tracking", "session " + id + " expired");
+  gone_.insert(gone_.end(), ids.begin(), ids.end());
   return ids;
 }
 
@@ -185,6 +214,7 @@ void client_state::evict(const std::string& session_id) {
   TTM_LOG(info, "tracking", "ended session " + session_id
                               + " dropped to make room for a new one");
   tracker_.evict(session_id);
+  gone_.push_back(session_id);
 }
 
 tools::tool_context
@@ -215,6 +245,7 @@ std::string client_state::handle_message(const protocol::message& msg,
       handle_notification(msg);
       return {};
     case protocol::message::request:
+      mode_ = mode_for(msg);
       try {
         if (!log::enabled(log::level::debug))
           return handle_request(msg, notes);
@@ -241,7 +272,30 @@ std::string client_state::handle_message(const protocol::message& msg,
 
 std::string client_state::handle_request(const protocol::message& msg,
                                          std::vector<std::string>& notes) {
+  if (mode_.modern)
+    return handle_modern(msg, notes);
   const auto& m = msg.method;
+  if (era_ == era::modern) {
+    // This connection speaks 2026-07-28 since its first request (stdio).
+    if (m == "initialize")
+      return encode_error(msg.id, ec::unsupported_protocol_version,
+                          "Unsupported protocol version: this connection "
+                          "speaks 2026-07-28 (per-request _meta) since its "
+                          "first request; initialize is not part of it",
+                          R"({"supported":)"
+                            + std::string{protocol::all_revisions_json}
+                            + R"(,"requested":)"
+                            + json_quote(requested_version(msg)) + "}");
+    return invalid_params(msg, "this connection speaks 2026-07-28 since its "
+                               "first request: every request needs "
+                               "params._meta with '"
+                                 + std::string{protocol::meta_key::
+                                                 protocol_version}
+                                 + "' and '"
+                                 + std::string{protocol::meta_key::
+                                                 client_capabilities}
+                                 + "'");
+  }
   if (m == "ping")
     return encode_result(msg.id, "{}");
   if (m == "initialize")
@@ -269,6 +323,11 @@ void client_state::handle_notification(const protocol::message& msg) {
     TTM_LOG(debug, "mcp", "client '" + client_name_ + "' is initialized");
     return;
   }
+  if (era_ == era::modern && msg.method != "notifications/cancelled") {
+    TTM_LOG(debug, "mcp", "ignored notification '" + msg.method
+                            + "' (not part of 2026-07-28)");
+    return;
+  }
   if (msg.method == "notifications/cancelled") {
     // Calls run to completion before this actor reads its next message, so a
     // cancellation that reaches us names a call already answered; the
@@ -294,6 +353,7 @@ std::string client_state::on_initialize(const protocol::message& msg) {
                           "initialize needs a string 'protocolVersion'");
   std::string requested{pv->value.GetString(), pv->value.GetStringLength()};
   revision_ = std::string{protocol::negotiate_revision(requested)};
+  era_ = era::legacy;
   if (auto ci = params->FindMember("clientInfo");
       ci != params->MemberEnd() && ci->value.IsObject()) {
     if (auto n = ci->value.FindMember("name");
@@ -346,7 +406,7 @@ std::string client_state::on_tools_call(const protocol::message& msg,
   const rapidjson::Value& args = a != params->MemberEnd() ? a->value : empty;
   auto ctx = make_context(notes);
   // Timed only when the client asked for debug notifications.
-  bool timed = client_log_level_ == protocol::log_level::debug;
+  bool timed = mode_.level == protocol::log_level::debug;
   auto started = timed ? cfg_.clock->mono_now() : domain::mono_time{};
   auto res = t->call(args, ctx);
   if (res.status == tools::call_result::needs_slot) {
@@ -375,25 +435,29 @@ std::string client_state::call_reply(const protocol::message& msg,
                                 + ": " + res.message);
       notify(notes, protocol::log_level::warning,
              tool_name + ": invalid arguments: " + res.message);
-      if (revision_ < protocol::tool_validation_errors_since)
+      if (!mode_.modern
+          && revision_ < protocol::tool_validation_errors_since)
         return invalid_params(msg, res.message);
-      return encode_result(
-        msg.id,
-        tool_call_result(tools::encode_tool_error(
-                           {"VALIDATION_ERROR", std::move(res.message)}),
-                         true));
+      return modern_result(
+        encode_result(msg.id, tool_call_result(
+                                tools::encode_tool_error(
+                                  {"VALIDATION_ERROR", std::move(res.message)}),
+                                true)),
+        msg);
     case tools::call_result::failed:
       TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
                                 + " failed: " + res.structured);
       notify(notes, protocol::log_level::info,
              tool_name + " failed: " + res.structured);
-      return encode_result(msg.id, tool_call_result(res.structured, true));
+      return modern_result(
+        encode_result(msg.id, tool_call_result(res.structured, true)), msg);
     case tools::call_result::needs_slot:
       throw std::logic_error("a resumed call asked for a second slot");
     case tools::call_result::ok:
       break;
   }
-  return encode_result(msg.id, tool_call_result(res.structured, false));
+  return modern_result(
+    encode_result(msg.id, tool_call_result(res.structured, false)), msg);
 }
 
 std::string client_state::on_set_level(const protocol::message& msg) {
@@ -415,7 +479,7 @@ std::string client_state::on_set_level(const protocol::message& msg) {
 
 void client_state::notify(std::vector<std::string>& notes,
                           protocol::log_level lvl, std::string text) const {
-  if (!client_log_level_ || lvl < *client_log_level_)
+  if (!mode_.level || lvl < *mode_.level)
     return;
   std::string params = R"({"level":)";
   params += json_quote(protocol::to_string(lvl));
@@ -426,6 +490,116 @@ void client_state::notify(std::vector<std::string>& notes,
   params += '}';
   notes.push_back(protocol::encode_notification("notifications/message",
                                                 params));
+}
+
+} // namespace ttm::actors
+
+namespace ttm::actors {
+
+client_state::request_mode
+client_state::mode_for(const protocol::message& msg) const {
+  request_mode m;
+  m.modern = msg.meta.claimed && era_ != era::legacy;
+  m.level = m.modern ? protocol::parse_log_level(msg.meta.log_level)
+                     : client_log_level_;
+  return m;
+}
+
+std::string client_state::modern_result(std::string reply,
+                                        const protocol::message& msg,
+                                        std::string_view extra) const {
+  if (!mode_.modern || reply.empty())
+    return reply;
+  // encode_result's layout: PREFIX {BODY} }. Errors do not match it.
+  std::string prefix = R"({"jsonrpc":"2.0","id":)";
+  prefix += msg.id.json_or_null();
+  prefix += R"(,"result":{)";
+  if (reply.size() < prefix.size() + 2
+      || reply.compare(0, prefix.size(), prefix) != 0)
+    return reply;
+  auto body = std::string_view{reply}.substr(
+    prefix.size(), reply.size() - prefix.size() - 2);
+  std::string out;
+  out.reserve(reply.size() + 160 + extra.size());
+  out += prefix;
+  out += R"("resultType":"complete")";
+  if (!body.empty()) {
+    out += ',';
+    out += body;
+  }
+  out += extra;
+  out += R"(,"_meta":{)";
+  out += json_quote(protocol::meta_key::server_info);
+  out += ':';
+  out += server_info_json();
+  out += "}}}";
+  return out;
+}
+
+std::string client_state::server_info_json() const {
+  const auto& info = cfg_.info;
+  return R"({"name":)" + json_quote(info.name) + R"(,"title":)"
+         + json_quote(info.title) + R"(,"version":)" + json_quote(info.version)
+         + "}";
+}
+
+std::string client_state::handle_modern(const protocol::message& msg,
+                                        std::vector<std::string>& notes) {
+  if (auto r = protocol::check_modern_request(msg))
+    return encode_error(msg.id, r->code, r->message, r->data_json);
+  // A valid modern request decides an undecided connection (stdio).
+  era_ = era::modern;
+  const auto& m = msg.method;
+  if (m == "tools/call")
+    return on_tools_call(msg, notes); // wrapped in call_reply
+  if (m == "tools/list")
+    return modern_result(on_tools_list(msg), msg, cache_hints);
+  if (m == "server/discover")
+    return on_discover(msg);
+  if (m == "completion/complete")
+    return modern_result(on_complete(msg), msg);
+  if (m == "subscriptions/listen")
+    return on_listen(msg, notes);
+  return encode_error(msg.id, ec::method_not_found,
+                      "Method not found: '" + m + "'");
+}
+
+std::string client_state::on_discover(const protocol::message& msg) {
+  std::string res = R"({"supportedVersions":)";
+  res += protocol::all_revisions_json;
+  res += R"(,"capabilities":)";
+  res += capabilities_json;
+  res += R"(,"instructions":)" + json_quote(cfg_.info.instructions) + "}";
+  return modern_result(encode_result(msg.id, res), msg, cache_hints);
+}
+
+std::string client_state::on_listen(const protocol::message& msg,
+                                    std::vector<std::string>& notes) {
+  auto params = params_object(msg);
+  if (!params || !params->HasMember("notifications")
+      || !(*params)["notifications"].IsObject())
+    return invalid_params(msg, "subscriptions/listen needs an object "
+                               "'notifications'");
+  // Nothing here ever changes (the tool list is fixed, there are no
+  // resources): acknowledge no subscription and end the stream at once.
+  std::string sub = json_quote(protocol::meta_key::subscription_id) + ":"
+                    + msg.id.json;
+  notes.push_back(protocol::encode_notification(
+    "notifications/subscriptions/acknowledged",
+    R"({"_meta":{)" + sub + R"(},"notifications":{}})"));
+  return encode_result(msg.id, R"({"resultType":"complete","_meta":{)" + sub
+                                 + "," + json_quote(protocol::meta_key::server_info)
+                                 + ":" + server_info_json() + "}}");
+}
+
+std::string client_state::requested_version(const protocol::message& msg) {
+  auto params = params_object(msg);
+  if (!params)
+    return {};
+  auto pv = params->FindMember("protocolVersion");
+  if (pv == params->MemberEnd() || !pv->value.IsString())
+    return {};
+  return {pv->value.GetString(), pv->value.GetStringLength()};
 }
 
 } // namespace ttm::actors

@@ -7,6 +7,7 @@
 #include "tools/registry.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,11 @@ struct rpc_output {
   std::vector<std::string> notifications;
   /// Empty when the frame needs no response (notifications, responses).
   std::string response;
+  /// Tracking sessions this client actor started since its last output, and
+  /// those it no longer holds (expired, dropped): the transport's directory
+  /// of owners follows them.
+  std::vector<std::string> created;
+  std::vector<std::string> gone;
 };
 
 /// How far a frame got: answered, or paused until the supervisor grants or
@@ -56,9 +62,15 @@ struct rpc_step {
   }
 };
 
-/// One MCP client session: lifecycle, negotiated revision, logging level,
-/// its tracking sessions and the dispatch of requests to tools. Plain C++
-/// (the client actor owns one), so it is tested without an actor system.
+/// Which protocol era a client actor speaks. A 2025 MCP session is legacy
+/// from its `initialize`; a principal's actor (HTTP, 2026-07-28) is modern;
+/// stdio starts undecided and its first request decides.
+enum class era : std::uint8_t { undecided, legacy, modern };
+
+/// One MCP client (a 2025 MCP session, a principal's modern requests, or the
+/// stdio connection): lifecycle, revision, logging level, its tracking
+/// sessions and the dispatch of requests to tools. Plain C++ (the client
+/// actor owns one), so it is tested without an actor system.
 class client_state {
 public:
   explicit client_state(client_config cfg);
@@ -85,6 +97,10 @@ public:
     return !revision_.empty();
   }
 
+  era current_era() const noexcept {
+    return era_;
+  }
+
   /// The negotiated revision; empty before `initialize`.
   const std::string& revision() const noexcept {
     return revision_;
@@ -95,6 +111,14 @@ public:
   std::chrono::nanoseconds idle_time() const;
 
 private:
+  /// How the request being handled is served: its era and, for the client
+  /// log, the level it asked for (per session in 2025, per request in
+  /// 2026-07-28).
+  struct request_mode {
+    bool modern = false;
+    std::optional<protocol::log_level> level;
+  };
+
   /// A frame in progress: its replies so far and, when paused, the tool
   /// call waiting for a slot.
   struct job {
@@ -124,6 +148,23 @@ private:
                              std::vector<std::string>& notes);
   void handle_notification(const protocol::message& msg);
 
+  /// Serves a request of the 2026-07-28 revision; empty for notifications.
+  std::string handle_modern(const protocol::message& msg,
+                            std::vector<std::string>& notes);
+  /// The mode of `msg`: modern when it claims the era and this client
+  /// serves it.
+  request_mode mode_for(const protocol::message& msg) const;
+  /// Adds `resultType` and `_meta.serverInfo` (and `extra` fields) to a
+  /// 2026-07-28 result; errors pass unchanged.
+  std::string modern_result(std::string reply, const protocol::message& msg,
+                            std::string_view extra = {}) const;
+  std::string on_discover(const protocol::message& msg);
+  std::string server_info_json() const;
+  /// `params.protocolVersion` of an initialize, for error data.
+  static std::string requested_version(const protocol::message& msg);
+  std::string on_listen(const protocol::message& msg,
+                        std::vector<std::string>& notes);
+
   std::string on_initialize(const protocol::message& msg);
   std::string on_tools_list(const protocol::message& msg);
   std::string on_tools_call(const protocol::message& msg,
@@ -139,6 +180,11 @@ private:
   domain::mono_time last_active_;
   std::optional<job> job_;
   std::string revision_;
+  era era_ = era::undecided;
+  request_mode mode_;
+  /// Directory news for the next output (see rpc_output).
+  std::vector<std::string> created_;
+  std::vector<std::string> gone_;
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).
   std::optional<protocol::log_level> client_log_level_;

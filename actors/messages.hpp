@@ -83,6 +83,7 @@ using eof_atom = caf::atom_constant<caf::atom("eof")>;
 using open_atom = caf::atom_constant<caf::atom("open")>;
 using forward_atom = caf::atom_constant<caf::atom("forward")>;
 using end_atom = caf::atom_constant<caf::atom("end")>;
+using call_atom = caf::atom_constant<caf::atom("call")>;
 
 // -- typed interfaces ---------------------------------------------------------
 
@@ -97,8 +98,10 @@ using client_actor = caf::typed_actor<
   caf::reacts_to<evict_atom, std::string>,
   caf::reacts_to<idle_atom, caf::timespan>>;
 
-/// Global limits. Admits (and counts) client actors (`admit` client +
-/// whether it ends when idle: HTTP sessions do, the stdio one does not);
+/// Global limits. Admits client actors (`admit` client + whether it ends
+/// when idle (HTTP sessions and principals do, the stdio one does not) +
+/// whether it counts against the MCP-session cap (principals do not: there
+/// is one per bearer token at most));
 /// hands out the global tracking-session slots (`acquire` session id +
 /// owner → granted), takes them back (`release` expired ids; an owner's end
 /// frees all of its slots), learns which sessions ended (`ended`,
@@ -106,7 +109,7 @@ using client_actor = caf::typed_actor<
 /// expires tracking sessions and sends `idle` to the clients that end when
 /// idle. `count` / `slots` report client actors / tracking sessions.
 using supervisor_actor = caf::typed_actor<
-  caf::replies_to<admit_atom, client_actor, bool>::with<bool>,
+  caf::replies_to<admit_atom, client_actor, bool, bool>::with<bool>,
   caf::replies_to<count_atom>::with<std::uint64_t>,
   caf::replies_to<acquire_atom, std::string, client_actor>::with<bool>,
   caf::reacts_to<release_atom, std::vector<std::string>>,
@@ -124,6 +127,11 @@ using supervisor_actor = caf::typed_actor<
 ///  - forward: a frame for an existing route only; else `unknown_route`.
 ///  - end: ends route KEY now (HTTP DELETE); the sink is closed, or refused
 ///    with `unknown_route`.
+///  - call: a 2026-07-28 request (HTTP) from PRINCIPAL, for PRINCIPAL's
+///    client actor (created on demand, not counted as an MCP session), which
+///    owns every tracking session that principal started in that era.
+/// The transport keeps a directory of tracking sessions (id -> owning
+/// route) from what client actors report with their replies.
 /// A route whose client actor ends (idle, crash) is forgotten: its eof sink
 /// is closed and later frames on it get `unknown_route`.
 using transport_actor = caf::typed_actor<
@@ -131,7 +139,8 @@ using transport_actor = caf::typed_actor<
   caf::reacts_to<eof_atom, std::string, sink_ptr>,
   caf::reacts_to<open_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<forward_atom, std::string, protocol::frame, sink_ptr>,
-  caf::reacts_to<end_atom, std::string, sink_ptr>>;
+  caf::reacts_to<end_atom, std::string, sink_ptr>,
+  caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>>;
 
 } // namespace ttm::actors
 
@@ -145,9 +154,15 @@ typename Inspector::result_type inspect(Inspector& f, request_id& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, envelope& x) {
+  return f(caf::meta::type_name("envelope"), x.claimed, x.version, x.problem,
+           x.log_level);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, message& x) {
   return f(caf::meta::type_name("message"), x.kind, x.id, x.method, x.params,
-           x.error_code, x.error_message);
+           x.error_code, x.error_message, x.meta, x.name, x.handle);
 }
 
 template <class Inspector>
@@ -162,7 +177,8 @@ namespace ttm::actors {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, rpc_output& x) {
-  return f(caf::meta::type_name("rpc_output"), x.notifications, x.response);
+  return f(caf::meta::type_name("rpc_output"), x.notifications, x.response,
+           x.created, x.gone);
 }
 
 } // namespace ttm::actors

@@ -105,6 +105,7 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
     auto& st = self->state;
     if (st.clients.erase(dm.source) == 0)
       return;
+    st.counted_clients.erase(dm.source);
     st.idle_expiring.erase(dm.source);
     // Its tracking sessions end with it.
     if (st.owners.erase(dm.source) > 0)
@@ -117,9 +118,10 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
   });
   self->delayed_send(self, sweep_every(cfg), sweep_atom::value);
   return {
-    [=](admit_atom, const client_actor& client, bool idle_expiry) -> bool {
+    [=](admit_atom, const client_actor& client, bool idle_expiry,
+        bool counted) -> bool {
       auto& st = self->state;
-      if (st.clients.size() >= st.cfg.max_clients) {
+      if (counted && st.counted_clients.size() >= st.cfg.max_clients) {
         TTM_LOG(warning, "supervisor",
                 "refused a client: limit of "
                   + std::to_string(st.cfg.max_clients)
@@ -128,11 +130,15 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       }
       self->monitor(client);
       st.clients.insert(client.address());
+      if (counted)
+        st.counted_clients.insert(client.address());
       if (idle_expiry)
         st.idle_expiring.emplace(client.address(), client);
       return true;
     },
-    [=](count_atom) -> std::uint64_t { return self->state.clients.size(); },
+    [=](count_atom) -> std::uint64_t {
+      return self->state.counted_clients.size();
+    },
     [=](acquire_atom, const std::string& id,
         const client_actor& owner) -> caf::result<bool> {
       auto& st = self->state;

@@ -43,7 +43,10 @@ struct owner_entry {
 
 struct supervisor_state {
   supervisor_config cfg;
+  /// Every admitted client actor (alive), and those counted against
+  /// `max_clients` (MCP sessions, not principals).
   std::unordered_set<caf::actor_addr> clients;
+  std::unordered_set<caf::actor_addr> counted_clients;
   /// The admitted clients that end when idle, told so at each sweep.
   std::unordered_map<caf::actor_addr, client_actor> idle_expiring;
   std::unordered_map<std::string, slot_entry> slots;

@@ -41,6 +41,8 @@ using route_iter = std::unordered_map<std::string, route_state>::iterator;
 /// Forgets a route and ends its client actor (a no-op if it ended already).
 void erase_route(self_ptr self, route_iter i) {
   auto& r = i->second;
+  for (const auto& id : r.owned)
+    self->state.directory.erase(id);
   if (r.client) {
     self->state.keys.erase(r.client.address());
     self->send_exit(r.client, caf::exit_reason::user_shutdown);
@@ -100,6 +102,13 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
         }
         auto& r = i->second;
         --r.in_flight;
+        for (auto& id : out.gone)
+          if (r.owned.erase(id) > 0)
+            self->state.directory.erase(id);
+        for (auto& id : out.created) {
+          r.owned.insert(id);
+          self->state.directory[std::move(id)] = key;
+        }
         bool drop = false;
         if (!id.empty()) {
           if (auto p = r.pending_ids.find(id); p != r.pending_ids.end())
@@ -151,7 +160,7 @@ void admit(self_ptr self, const std::string& key) {
   // Only HTTP sessions end when idle: stdio's one client lives as long as
   // its connection.
   self->request(self->state.cfg.supervisor, caf::infinite, admit_atom::value,
-                r.client, r.opened)
+                r.client, r.opened, !r.principal)
     .then(
       [=](bool ok) {
         auto i = self->state.routes.find(key);
@@ -228,6 +237,11 @@ void route_frame(self_ptr self, const std::string& key, protocol::frame f,
 
 } // namespace
 
+std::string principal_key(const std::string& principal) {
+  // A space never occurs in an Mcp-Session-Id (visible ASCII only).
+  return "principal " + principal;
+}
+
 transport_actor::behavior_type
 transport_behavior(transport_actor::stateful_pointer<transport_state> self,
                    transport_config cfg) {
@@ -292,6 +306,31 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
                                     + "' ended by the client");
       close_route(self, key);
       sink->close();
+    },
+    [=](call_atom, const std::string& principal, protocol::frame& f,
+        sink_ptr& sink) {
+      // All of a principal's 2026-07-28 tracking sessions live in its one
+      // client actor. A call naming a session another route owns (another
+      // principal, a 2025 MCP session) goes there too: that actor answers
+      // SESSION_NOT_FOUND, exactly as for an id never issued.
+      auto key = principal_key(principal);
+      if (log::enabled(log::level::debug) && !f.batch
+          && f.messages.size() == 1 && !f.messages.front().handle.empty()) {
+        auto d = self->state.directory.find(f.messages.front().handle);
+        if (d != self->state.directory.end() && d->second != key)
+          TTM_LOG(debug, "transport", "principal '" + principal
+                                        + "' named a tracking session of "
+                                          "another owner");
+      }
+      auto& r = self->state.routes[key];
+      if (!r.client) {
+        r.opened = true;
+        r.principal = true;
+        TTM_LOG(debug, "transport", "principal '" + principal
+                                      + "' gets a client actor");
+        admit(self, key);
+      }
+      route_frame(self, key, std::move(f), std::move(sink));
     },
     [=](eof_atom, const std::string& key, sink_ptr& sink) {
       auto i = self->state.routes.find(key);

@@ -24,9 +24,13 @@ struct transport_config {
 struct route_state {
   client_actor client;
   bool admitted = false;
-  /// Created with `open`: refusals go to `reply_sink::refused`, and the
-  /// supervisor admits its client actor as one that ends when idle.
+  /// Created with `open` or `call`: refusals go to `reply_sink::refused`,
+  /// and the supervisor admits its client actor as one that ends when idle.
   bool opened = false;
+  /// A principal's route (`call`): not counted as an MCP session.
+  bool principal = false;
+  /// Tracking sessions of this route's client actor, in the directory.
+  std::unordered_set<std::string> owned;
   /// Frames that arrived while the supervisor was deciding on admission.
   std::deque<std::pair<protocol::frame, sink_ptr>> backlog;
   /// Frames sent to the client and not yet answered.
@@ -41,12 +45,19 @@ struct route_state {
   sink_ptr eof_sink;
 };
 
+/// The route key of a principal's client actor (modern-era requests).
+/// Distinct from any Mcp-Session-Id, which is made of visible ASCII only.
+std::string principal_key(const std::string& principal);
+
 struct transport_state {
   transport_config cfg;
   std::unordered_map<std::string, route_state> routes;
   /// The route of each client actor (monitored), to forget it when the
   /// actor ends on its own.
   std::unordered_map<caf::actor_addr, std::string> keys;
+  /// The directory: tracking session id -> the route whose client actor
+  /// owns it. Follows what client actors report with their replies.
+  std::unordered_map<std::string, std::string> directory;
   static inline const char* name = "ttm.transport";
 };
 

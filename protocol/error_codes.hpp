@@ -10,6 +10,13 @@ enum error_code : int {
   method_not_found = -32601,
   invalid_params = -32602,
   internal_error = -32603,
+  // 2026-07-28 (modern era) only.
+  /// An HTTP header disagrees with the body, or a required one is missing.
+  header_mismatch = -32020,
+  /// The request needs a client capability it did not declare.
+  missing_client_capability = -32021,
+  /// The `_meta` envelope names a revision this server does not serve.
+  unsupported_protocol_version = -32022,
 };
 
 } // namespace ttm::protocol

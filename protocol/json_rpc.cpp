@@ -1,5 +1,8 @@
 #include "protocol/json_rpc.hpp"
 
+#include "protocol/mcp.hpp"
+#include "protocol/modern.hpp"
+
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
@@ -102,6 +105,64 @@ message invalid(request_id id, std::string text) {
   return msg;
 }
 
+std::string_view view(const rapidjson::Value& v) {
+  return {v.GetString(), v.GetStringLength()};
+}
+
+/// Reads what routing and the modern revision need from `params`: the
+/// `_meta` envelope, `name`/`uri` and `arguments.session_id`.
+void read_params(const rapidjson::Value& params, message& msg) {
+  if (!params.IsObject())
+    return;
+  if (auto n = params.FindMember("name");
+      n != params.MemberEnd() && n->value.IsString())
+    msg.name = view(n->value);
+  else if (auto u = params.FindMember("uri");
+           u != params.MemberEnd() && u->value.IsString())
+    msg.name = view(u->value);
+  if (auto a = params.FindMember("arguments");
+      a != params.MemberEnd() && a->value.IsObject())
+    if (auto h = a->value.FindMember("session_id");
+        h != a->value.MemberEnd() && h->value.IsString())
+      msg.handle = view(h->value);
+  auto m = params.FindMember("_meta");
+  if (m == params.MemberEnd() || !m->value.IsObject())
+    return;
+  const auto& meta = m->value;
+  auto pv = meta.FindMember(rapidjson::StringRef(
+    meta_key::protocol_version.data(), meta_key::protocol_version.size()));
+  if (pv == meta.MemberEnd())
+    return; // no claim: a 2025-era message, whatever else _meta holds
+  auto& env = msg.meta;
+  env.claimed = true;
+  auto find = [&](std::string_view key) {
+    return meta.FindMember(rapidjson::StringRef(key.data(), key.size()));
+  };
+  auto problem = [&](std::string_view key, std::string_view what) {
+    if (env.problem.empty())
+      env.problem = "_meta['" + std::string{key} + "'] " + std::string{what};
+  };
+  if (pv->value.IsString())
+    env.version = view(pv->value);
+  else
+    problem(meta_key::protocol_version, "must be a string");
+  if (auto c = find(meta_key::client_capabilities); c == meta.MemberEnd())
+    problem(meta_key::client_capabilities,
+            "is missing (send {} when the client has none)");
+  else if (!c->value.IsObject())
+    problem(meta_key::client_capabilities, "must be an object");
+  if (auto i = find(meta_key::client_info);
+      i != meta.MemberEnd() && !i->value.IsObject())
+    problem(meta_key::client_info, "must be an object");
+  if (auto l = find(meta_key::log_level); l != meta.MemberEnd()) {
+    if (l->value.IsString() && parse_log_level(view(l->value)))
+      env.log_level = view(l->value);
+    else
+      problem(meta_key::log_level, std::string{"must be one of "}
+                                     + std::string{log_level_names});
+  }
+}
+
 /// A request (id set) or notification (id none) with `method`.
 message decode_request(const rapidjson::Value& v, request_id id) {
   auto jsonrpc = v.FindMember("jsonrpc");
@@ -123,6 +184,7 @@ message decode_request(const rapidjson::Value& v, request_id id) {
       return invalid(std::move(msg.id),
                      "\"params\" must be an object or an array");
     msg.params = to_json(p->value);
+    read_params(p->value, msg);
   }
   return msg;
 }

@@ -34,6 +34,21 @@ struct request_id {
   }
 };
 
+/// The per-request `_meta` envelope of the 2026-07-28 revision, read at
+/// decode (see modern.hpp). Left empty for 2025-era messages.
+struct envelope {
+  /// `params._meta` has the key `io.modelcontextprotocol/protocolVersion`:
+  /// the message claims the modern era (even when the envelope is invalid).
+  bool claimed = false;
+  /// The claimed version, when it is a string.
+  std::string version;
+  /// Why a claimed envelope is unusable (a key missing or mistyped); empty
+  /// when it is valid.
+  std::string problem;
+  /// `io.modelcontextprotocol/logLevel`; empty: no log notifications.
+  std::string log_level;
+};
+
 /// One decoded JSON-RPC message. Plain value: no RapidJSON types, so it can
 /// cross actor boundaries; `params` keeps the raw JSON text.
 struct message {
@@ -55,6 +70,13 @@ struct message {
   /// For `invalid`: the error to answer with.
   int error_code = 0;
   std::string error_message;
+  envelope meta;
+  /// `params.name` (tools/call, prompts/get) or `params.uri`
+  /// (resources/read) when a string: what the `Mcp-Name` header must match.
+  std::string name;
+  /// `params.arguments.session_id` when a string: the tracking session a
+  /// call names, by which the transport finds its owner.
+  std::string handle;
 };
 
 /// The decoded content of one frame (a stdio line or an HTTP body).

@@ -129,21 +129,47 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-/// Reads bearer tokens: one per line; blank lines and '#' comments skipped.
+/// A stable name for a token given without one: 32 bits of its FNV-1a
+/// hash, enough to tell a few tokens apart, too few to help guess one.
+std::string token_principal(const std::string& token) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : token)
+    h = (h ^ c) * 1099511628211ull;
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "token-";
+  for (int shift = 28; shift >= 0; shift -= 4)
+    out += hex[(h >> (32 + shift)) & 0xF];
+  return out;
+}
+
+/// Reads bearer tokens: one per line, `TOKEN` or `NAME TOKEN` (NAME is the
+/// principal that owns what the token's requests start); blank lines and
+/// '#' comments skipped.
 std::string read_tokens(const std::string& path,
-                        std::vector<std::string>& out) {
+                        std::vector<std::string>& tokens,
+                        std::vector<std::string>& principals) {
   std::ifstream in{path};
   if (!in)
     return "cannot read the auth token file '" + path + "'";
   std::string line;
+  int number = 0;
   while (std::getline(in, line)) {
-    auto b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos || line[b] == '#')
+    ++number;
+    std::istringstream words{line};
+    std::vector<std::string> w;
+    for (std::string x; words >> x;)
+      w.push_back(x);
+    if (w.empty() || w.front().front() == '#')
       continue;
-    auto e = line.find_last_not_of(" \t\r");
-    out.push_back(line.substr(b, e - b + 1));
+    if (w.size() > 2)
+      return "the auth token file '" + path + "', line "
+             + std::to_string(number)
+             + ": expected 'TOKEN' or 'NAME TOKEN'";
+    tokens.push_back(w.back());
+    principals.push_back(w.size() == 2 ? w.front()
+                                       : token_principal(w.back()));
   }
-  if (out.empty())
+  if (tokens.empty())
     return "the auth token file '" + path + "' holds no token (one per line)";
   return {};
 }
@@ -250,7 +276,7 @@ const std::vector<option>& options() {
     {"--auth-token-file", "auth_token_file",
      "TIME_TRACKER_MCP_AUTH_TOKEN_FILE", "FILE",
      "http: require 'Authorization: Bearer TOKEN' with a token from FILE "
-     "(one per line; '#' comments)",
+     "(one per line, 'TOKEN' or 'NAME TOKEN'; '#' comments)",
      [](config& c, const std::string& v) -> std::string {
        if (v.empty())
          return "expected a file name";
@@ -456,7 +482,8 @@ load_config(const std::vector<std::string>& args,
     if (auto err = opt->set(c, value); !err.empty())
       return fail(std::string{opt->flag} + ": " + err);
   if (c.mode == "http" && !c.auth_token_file.empty())
-    if (auto err = read_tokens(c.auth_token_file, c.auth_tokens);
+    if (auto err = read_tokens(c.auth_token_file, c.auth_tokens,
+                               c.auth_principals);
         !err.empty())
       return fail("--auth-token-file: " + err);
   res.cfg = std::move(c);

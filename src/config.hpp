@@ -41,6 +41,9 @@ struct config {
   /// Bearer tokens read from `auth_token_file`; empty: no authentication.
   std::string auth_token_file;
   std::vector<std::string> auth_tokens;
+  /// The principal of each token (same order): the NAME of a `NAME TOKEN`
+  /// line, else `token-` and a short hash of the token.
+  std::vector<std::string> auth_principals;
   /// Accepted besides localhost names on our port.
   std::vector<std::string> allowed_hosts;
   std::vector<std::string> allowed_origins;

@@ -263,6 +263,7 @@ int run_http(const config& cfg) {
   opts.allowed_hosts = cfg.allowed_hosts;
   opts.allowed_origins = cfg.allowed_origins;
   opts.auth_tokens = cfg.auth_tokens;
+  opts.auth_principals = cfg.auth_principals;
   opts.idle_timeout = std::chrono::seconds{cfg.keep_alive_timeout_s};
   opts.read_timeout = std::chrono::seconds{cfg.read_timeout_s};
   opts.write_timeout = std::chrono::seconds{cfg.write_timeout_s};

@@ -14,6 +14,7 @@
 #include "log.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/mcp.hpp"
+#include "protocol/modern.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -51,21 +52,73 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
 
-bool token_matches(const std::string& candidate,
-                   const std::vector<std::string>& tokens) noexcept {
+int token_index(const std::string& candidate,
+                const std::vector<std::string>& tokens) noexcept {
   // Every configured token is compared over its full length, whatever the
   // candidate: no early exit on the first differing byte or on a match.
-  unsigned ok = 0;
-  for (const auto& token : tokens) {
+  int found = -1;
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const auto& token = tokens[t];
     unsigned diff = static_cast<unsigned>(token.size() ^ candidate.size());
     for (std::size_t i = 0; i < token.size(); ++i) {
       auto c = i < candidate.size() ? static_cast<unsigned char>(candidate[i])
                                     : 0u;
       diff |= static_cast<unsigned char>(token[i]) ^ c;
     }
-    ok |= static_cast<unsigned>(diff == 0 && !token.empty());
+    // Branch-free select: found = t when this token matched and none
+    // before it did (the first line with a token wins).
+    int match = -static_cast<int>(diff == 0 && !token.empty());
+    int take = match & (found >> 31); // found < 0: all ones
+    found = (found & ~take) | (static_cast<int>(t) & take);
   }
-  return ok != 0;
+  return found;
+}
+
+bool token_matches(const std::string& candidate,
+                   const std::vector<std::string>& tokens) noexcept {
+  return token_index(candidate, tokens) >= 0;
+}
+
+std::optional<std::string> decode_header_value(std::string_view value) {
+  constexpr std::string_view open = "=?base64?", close = "?=";
+  if (value.size() < open.size() + close.size()
+      || value.substr(0, open.size()) != open
+      || value.substr(value.size() - close.size()) != close)
+    return std::string{value};
+  auto b64 = value.substr(open.size(),
+                          value.size() - open.size() - close.size());
+  auto digit = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z')
+      return c - 'A';
+    if (c >= 'a' && c <= 'z')
+      return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+      return c - '0' + 52;
+    if (c == '+')
+      return 62;
+    if (c == '/')
+      return 63;
+    return -1;
+  };
+  while (!b64.empty() && b64.back() == '=')
+    b64.remove_suffix(1);
+  if (b64.size() % 4 == 1)
+    return std::nullopt;
+  std::string out;
+  unsigned acc = 0;
+  int bits = 0;
+  for (char c : b64) {
+    int d = digit(c);
+    if (d < 0)
+      return std::nullopt;
+    acc = (acc << 6) | static_cast<unsigned>(d);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xFF);
+    }
+  }
+  return out;
 }
 
 namespace {
@@ -329,6 +382,16 @@ private:
     bool expects_response = false;
     protocol::request_id id; // of a single request, for error bodies
     bool is_delete = false;
+    /// Whose request this is: the bearer token's principal, or `local`.
+    std::string principal;
+    /// The MCP headers, trimmed (empty: absent).
+    std::string version_header;
+    std::string method_header;
+    std::optional<std::string> name_header;
+    /// A 2026-07-28 request: no session; a hang-up cancels it.
+    bool modern = false;
+    /// Why the 2025 header rules refuse this request, should it be one.
+    std::string legacy_refusal;
   };
 
   void set_busy(bool b) {
@@ -432,6 +495,15 @@ private:
   }
 
   void on_mcp(const http::request<http::string_body>& req) {
+    auto header = [&](std::string_view name) {
+      auto h = req.find(name);
+      return h == req.end() ? std::string{} : std::string{trim(h->value())};
+    };
+    // Read first: a refusal of a 2026-07-28 request uses that era's codes.
+    ctx_.version_header = header("MCP-Protocol-Version");
+    ctx_.method_header = header("Mcp-Method");
+    if (auto n = req.find("Mcp-Name"); n != req.end())
+      ctx_.name_header = std::string{trim(n->value())};
     // DNS rebinding: a browser page may reach us under a foreign name.
     auto host = req.find(http::field::host);
     if (req.count(http::field::host) > 1)
@@ -460,15 +532,23 @@ private:
                         + "' is not allowed (--allowed-origins)");
       }
     }
+    ctx_.principal = "local";
     if (!srv_.opts.auth_tokens.empty()) {
       auto auth = req.find(http::field::authorization);
       std::string_view value;
       if (auth != req.end())
         value = std::string_view{auth->value().data(), auth->value().size()};
       bool bearer = value.size() > 7 && lower(value.substr(0, 7)) == "bearer ";
-      if (!bearer
-          || !token_matches(std::string{trim(value.substr(7))},
-                            srv_.opts.auth_tokens)) {
+      int token = bearer ? token_index(std::string{trim(value.substr(7))},
+                                       srv_.opts.auth_tokens)
+                         : -1;
+      if (token >= 0) {
+        auto t = static_cast<std::size_t>(token);
+        ctx_.principal = t < srv_.opts.auth_principals.size()
+                           ? srv_.opts.auth_principals[t]
+                           : "token-" + std::to_string(t + 1);
+      }
+      if (token < 0) {
         // Never log the token itself.
         TTM_LOG(info, "http", auth == req.end()
                                 ? "refused a request without a bearer token"
@@ -483,7 +563,12 @@ private:
                                           R"(error="invalid_token")");
       }
     }
+    bool modern_header = protocol::names_modern_era(ctx_.version_header);
     auto method = req.method();
+    if (modern_header && method == http::verb::delete_)
+      return refuse(http::status::method_not_allowed,
+                    "Method Not Allowed: protocol revision 2026-07-28 has "
+                    "no sessions to end; POST each request");
     if (method != http::verb::post && method != http::verb::delete_)
       // We never send server-initiated messages outside a request's own
       // response, so there is no standalone SSE stream to GET.
@@ -491,25 +576,29 @@ private:
                     "Method Not Allowed: use POST for JSON-RPC messages and "
                     "DELETE to end a session; this server opens no "
                     "standalone SSE stream (GET)");
-    if (auto sid = req.find("Mcp-Session-Id"); sid != req.end()) {
+    // The 2025 rules for Mcp-Session-Id and MCP-Protocol-Version. They are
+    // applied once the body shows a 2025 request (at once for DELETE):
+    // 2026-07-28 ignores Mcp-Session-Id (and Last-Event-ID), and its own
+    // header checks come first.
+    if (auto sid = req.find("Mcp-Session-Id");
+        sid != req.end() && !modern_header) {
       ctx_.session = std::string{trim(sid->value())};
       if (!valid_session_id(ctx_.session))
-        return refuse(http::status::bad_request,
-                      "Bad Request: Mcp-Session-Id must be 1 to 128 visible "
-                      "ASCII characters");
+        ctx_.legacy_refusal = "Bad Request: Mcp-Session-Id must be 1 to 128 "
+                              "visible ASCII characters";
     }
     // The revision header follows initialize; initialize itself negotiates
     // in its body. Absent: 2025-03-26, which we serve.
-    if (!ctx_.session.empty())
-      if (auto v = req.find("MCP-Protocol-Version"); v != req.end()) {
-        auto rev = trim(v->value());
-        if (!protocol::is_supported_revision(rev))
-          return refuse(http::status::bad_request,
-                        "Bad Request: unsupported MCP-Protocol-Version '"
-                          + std::string{rev} + "' (supported: 2025-03-26, "
-                          "2025-06-18, 2025-11-25)");
-      }
+    if (!ctx_.session.empty() && !modern_header
+        && ctx_.legacy_refusal.empty() && !ctx_.version_header.empty()
+        && !protocol::is_supported_revision(ctx_.version_header))
+      ctx_.legacy_refusal = "Bad Request: unsupported MCP-Protocol-Version '"
+                            + ctx_.version_header
+                            + "' (supported: 2025-03-26, 2025-06-18, "
+                              "2025-11-25)";
     if (method == http::verb::delete_) {
+      if (!ctx_.legacy_refusal.empty())
+        return refuse(http::status::bad_request, ctx_.legacy_refusal);
       if (ctx_.session.empty())
         return refuse(http::status::bad_request,
                       "Bad Request: DELETE needs the Mcp-Session-Id header "
@@ -606,6 +695,17 @@ private:
       if (m.kind == protocol::message::request)
         ctx_.id = m.id;
     }
+    // The era of a POST: a message claiming 2026-07-28 in its _meta, or a
+    // 2026-07-28 (or later) MCP-Protocol-Version header, is never handed to
+    // the 2025 code.
+    if (protocol::names_modern_era(ctx_.version_header)
+        || std::any_of(f.messages.begin(), f.messages.end(),
+                       [](const protocol::message& m) {
+                         return m.meta.claimed;
+                       }))
+      return on_modern(std::move(f));
+    if (!ctx_.legacy_refusal.empty())
+      return refuse(http::status::bad_request, ctx_.legacy_refusal);
     ctx_.expects_response = std::any_of(
       f.messages.begin(), f.messages.end(), [](const protocol::message& m) {
         return m.kind == protocol::message::request
@@ -637,6 +737,122 @@ private:
                    std::move(f), make_sink());
   }
 
+  /// A POST of the 2026-07-28 revision: the header checks of its
+  /// Streamable HTTP transport, then the principal's client actor.
+  void on_modern(protocol::frame f) {
+    ctx_.modern = true;
+    if (f.batch)
+      return refuse(http::status::bad_request,
+                    "Invalid Request: protocol revision 2026-07-28 takes one "
+                    "JSON-RPC message per POST, not a batch",
+                    protocol::invalid_request);
+    const auto& m = f.messages.front();
+    if (m.kind == protocol::message::response)
+      return refuse(http::status::bad_request,
+                    "Invalid Request: in protocol revision 2026-07-28 the "
+                    "server sends no requests, so clients send no responses",
+                    protocol::invalid_request);
+    const auto& hv = ctx_.version_header;
+    const auto& hm = ctx_.method_header;
+    auto mismatch = [&](std::string text) {
+      refuse(http::status::bad_request, "Header mismatch: " + std::move(text),
+             protocol::header_mismatch);
+    };
+    if (m.meta.claimed) {
+      if (auto r = protocol::check_envelope(m))
+        return refuse_modern(*r);
+      if (hv.empty())
+        return mismatch("the MCP-Protocol-Version header is missing; it "
+                        "must repeat the body's _meta['"
+                        + std::string{protocol::meta_key::protocol_version}
+                        + "'] ('" + m.meta.version + "')");
+      if (hv != m.meta.version)
+        return mismatch("MCP-Protocol-Version header value '" + hv
+                        + "' does not match body value '" + m.meta.version
+                        + "'");
+      if (!hm.empty() && hm != m.method)
+        return mismatch("Mcp-Method header value '" + hm
+                        + "' does not match body value '" + m.method + "'");
+    } else if (m.kind == protocol::message::request) {
+      return refuse(
+        http::status::bad_request,
+        "Invalid params: a request with 'MCP-Protocol-Version: " + hv
+          + "' needs params._meta with '"
+          + std::string{protocol::meta_key::protocol_version} + "' and '"
+          + std::string{protocol::meta_key::client_capabilities} + "'",
+        protocol::invalid_params);
+    }
+    if (m.kind == protocol::message::notification) {
+      if (!hm.empty() && hm != m.method)
+        return mismatch("Mcp-Method header value '" + hm
+                        + "' does not match body value '" + m.method + "'");
+      // Cancelling over HTTP means closing the request's response stream; a
+      // posted notification (e.g. notifications/cancelled) names no stream
+      // of ours and is accepted without effect.
+      TTM_LOG(debug, "http", "accepted 2026-07-28 notification '" + m.method
+                               + "' without effect");
+      auto res = start_response(http::status::accepted);
+      return write(std::move(res));
+    }
+    if (auto r = protocol::check_version(m))
+      return refuse_modern(*r);
+    if (hm.empty())
+      return mismatch("the Mcp-Method header is missing; it must be '"
+                      + m.method + "'");
+    if (m.method == "tools/call" || m.method == "prompts/get"
+        || m.method == "resources/read") {
+      if (!ctx_.name_header)
+        return mismatch("the Mcp-Name header is missing; it must be '"
+                        + m.name + "'");
+      auto name = decode_header_value(*ctx_.name_header);
+      if (!name)
+        return mismatch("the Mcp-Name header '" + *ctx_.name_header
+                        + "' is not valid =?base64?...?= text");
+      if (*name != m.name)
+        return mismatch("Mcp-Name header value '" + *name
+                        + "' does not match body value '" + m.name + "'");
+    }
+    if (auto r = protocol::check_method(m))
+      return refuse_modern(*r);
+    ctx_.expects_response = true;
+    caf::anon_send(srv_.transport, actors::call_atom::value, ctx_.principal,
+                   std::move(f), make_sink());
+    watch_hangup();
+  }
+
+  void refuse_modern(const protocol::modern_refusal& r) {
+    auto res = start_response(static_cast<http::status>(r.http_status));
+    set_body(*res,
+             protocol::encode_error(ctx_.id, r.code, r.message, r.data_json),
+             "application/json");
+    write(std::move(res));
+  }
+
+  /// While a 2026-07-28 request runs, reads from the socket: the client
+  /// hanging up cancels the request (nothing more is sent for it). Bytes of
+  /// a pipelined next request are kept for later.
+  void watch_hangup() {
+    if (buffer_.size() > 0)
+      return; // the next request is here already: the client is still on
+    watching_ = true;
+    stream_.async_read_some(
+      buffer_.prepare(4096),
+      [self = shared_from_this()](error_code ec, std::size_t n) {
+        self->watching_ = false;
+        if (!ec) {
+          self->buffer_.commit(n);
+        } else if (ec != net::error::operation_aborted && !self->closed_
+                   && self->busy_) {
+          TTM_LOG(debug, "http", "the client closed the response stream: "
+                                 "request cancelled");
+          self->close_now();
+          return;
+        }
+        if (std::exchange(self->read_after_watch_, false))
+          self->read_next();
+      });
+  }
+
   actors::sink_ptr make_sink();
 
   static bool allowed(const std::vector<std::string>& list,
@@ -647,6 +863,11 @@ private:
   /// An error on the MCP endpoint: a JSON-RPC error body.
   void refuse(http::status status, std::string message,
               int code = http_refusal_code, std::string_view www_auth = {}) {
+    // 2026-07-28 replies use no code of -32000..-32019: an HTTP-level
+    // refusal (401, 403, 405, 406, 413, 415) is an invalid request there.
+    if (code == http_refusal_code
+        && (ctx_.modern || protocol::names_modern_era(ctx_.version_header)))
+      code = protocol::invalid_request;
     auto res = start_response(status);
     if (!www_auth.empty())
       res->set(http::field::www_authenticate, www_auth);
@@ -706,7 +927,12 @@ private:
                           self->close_now();
                           return;
                         }
-                        if (keep)
+                        if (keep && self->watching_) {
+                          // The hang-up watch still reads: end it first.
+                          self->read_after_watch_ = true;
+                          error_code ignored;
+                          self->stream_.socket().cancel(ignored);
+                        } else if (keep)
                           self->read_next();
                         else if (body_unread)
                           self->linger();
@@ -747,6 +973,8 @@ private:
   request_ctx ctx_;
   bool busy_ = false;
   bool closed_ = false;
+  bool watching_ = false;
+  bool read_after_watch_ = false;
 };
 
 /// Collects what the transport says about one frame (called on the
@@ -872,6 +1100,7 @@ void connection::on_reply(transport_reply r) {
   for (const auto& m : r.responses)
     event(m);
   res->set(http::field::cache_control, "no-cache");
+  res->set("X-Accel-Buffering", "no");
   set_body(*res, std::move(body), "text/event-stream");
   write(std::move(res));
 }

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,9 @@ struct http_options {
   std::vector<std::string> allowed_origins;
   /// Bearer tokens; empty: no authentication.
   std::vector<std::string> auth_tokens;
+  /// The principal of each token (same order; missing entries are named
+  /// after their index). Without tokens every request is `local`'s.
+  std::vector<std::string> auth_principals;
   /// A keep-alive connection may wait this long for its next request.
   std::chrono::milliseconds idle_timeout{60'000};
   /// From a request's first byte to its last (headers and body).
@@ -92,5 +97,15 @@ private:
 /// candidate first differs. Exposed for unit tests.
 bool token_matches(const std::string& candidate,
                    const std::vector<std::string>& tokens) noexcept;
+
+/// The same check, returning the index of the matching token or -1. Still
+/// compares against every token.
+int token_index(const std::string& candidate,
+                const std::vector<std::string>& tokens) noexcept;
+
+/// Decodes an MCP header value: `=?base64?…?=` is the Base64 of UTF-8 text
+/// (for values that are not plain visible ASCII); anything else is itself.
+/// nullopt when the sentinel form holds no valid Base64. Exposed for tests.
+std::optional<std::string> decode_header_value(std::string_view value);
 
 } // namespace ttm::edge

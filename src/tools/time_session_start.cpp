@@ -118,8 +118,9 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
     "Starts timing a milestone: registers its task IDs and returns a "
     "session_id for time_task_start / time_task_end / time_session_summary "
     "/ time_session_end. Timestamps use the session's time zone; durations "
-    "come from a monotonic clock. A session belongs to the MCP connection "
-    "that started it and expires "
+    "come from a monotonic clock. A session belongs to the MCP session "
+    "that started it (with protocol 2026-07-28, to the caller's principal) "
+    "and expires "
       + domain::format_duration(limits.max_idle) + " after its last call or "
       + domain::format_duration(limits.max_age) + " after its start.",
     tool_annotations{false, false, false, false}, std::move(in),

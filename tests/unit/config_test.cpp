@@ -451,3 +451,67 @@ TEST_CASE("config: http timeouts take the same durations as the tracking "
                  "--write-timeout"));
   CHECK(contains(must_fail({"http", "--read-timeout", "8d"}), "'8d'"));
 }
+
+TEST_CASE("config: token file lines are TOKEN or NAME TOKEN") {
+  temp_file tokens{"# principals\n"
+                   "alice   tok-alice\n"
+                   "\n"
+                   "  bob\ttok-bob  \r\n"
+                   "lonely-token\n"
+                   "   # indented comment with three words\n"
+                   "other-token\n"};
+  auto c = must_load({"http", "--auth-token-file", tokens.path});
+  REQUIRE(c.auth_tokens
+          == std::vector<std::string>{"tok-alice", "tok-bob", "lonely-token",
+                                      "other-token"});
+  REQUIRE(c.auth_principals.size() == c.auth_tokens.size());
+  CHECK(c.auth_principals[0] == "alice");
+  CHECK(c.auth_principals[1] == "bob");
+  // Unnamed: `token-` and 8 hex digits, never the token itself.
+  for (std::size_t i : {std::size_t{2}, std::size_t{3}}) {
+    const auto& name = c.auth_principals[i];
+    INFO("principal: " << name);
+    REQUIRE(name.size() == 14);
+    CHECK(name.rfind("token-", 0) == 0);
+    CHECK(name.find_first_not_of("0123456789abcdef", 6) == std::string::npos);
+    CHECK_FALSE(contains(name, c.auth_tokens[i]));
+  }
+  CHECK(c.auth_principals[2] != c.auth_principals[3]);
+
+  SECTION("the same token gets the same name, wherever it is") {
+    temp_file again{"x y\nother-token\nlonely-token\n"};
+    auto d = must_load({"http", "--auth-token-file", again.path});
+    REQUIRE(d.auth_principals.size() == 3);
+    CHECK(d.auth_principals[1] == c.auth_principals[3]);
+    CHECK(d.auth_principals[2] == c.auth_principals[2]);
+  }
+  SECTION("one name may have several tokens") {
+    temp_file two{"alice t1\nalice t2\n"};
+    auto d = must_load({"http", "--auth-token-file", two.path});
+    CHECK(d.auth_tokens == std::vector<std::string>{"t1", "t2"});
+    CHECK(d.auth_principals == std::vector<std::string>{"alice", "alice"});
+  }
+  SECTION("without a token file there are no principals") {
+    auto d = must_load({"http"});
+    CHECK(d.auth_tokens.empty());
+    CHECK(d.auth_principals.empty());
+  }
+}
+
+TEST_CASE("config: a token file line of three words is refused by number") {
+  temp_file tokens{"# c\n\nalice tok-a\ncarol secret-1 secret-2\nbob tok-b\n"};
+  auto text = must_fail({"http", "--auth-token-file", tokens.path});
+  CHECK(contains(text, "--auth-token-file"));
+  CHECK(contains(text, tokens.path));
+  CHECK(contains(text, "line 4"));
+  CHECK(contains(text, "'TOKEN' or 'NAME TOKEN'"));
+  // Never a token (nor the name beside it).
+  CHECK_FALSE(contains(text, "secret"));
+  CHECK_FALSE(contains(text, "tok-a"));
+  temp_file first{"a b c d\n"};
+  CHECK(contains(must_fail({"http", "--auth-token-file", first.path}),
+                 "line 1"));
+  temp_file trailing{"name token # comment\n"};
+  CHECK(contains(must_fail({"http", "--auth-token-file", trailing.path}),
+                 "line 1"));
+}

@@ -2,8 +2,10 @@
 // 127.0.0.1:0) and finds its URL in the start-up log line on stderr. Every
 // wait ends on an event (a stderr line, the process's exit); time limits only
 // bound how long a broken server can hang a test.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
 
 const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -179,5 +181,113 @@ export function sseMessages(text) {
   return text.split('\n\n').filter((e) => e.trim() !== '').map((event) => {
     const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
     return JSON.parse(data);
+  });
+}
+
+/**
+ * Parses the HTTP/1.1 responses at the start of `buf` (bodies framed by
+ * Content-Length or chunked). Returns {responses, rest}: each response
+ * {status, headers (lower-case names), body, json}, and the unparsed bytes.
+ */
+export function parseHttpResponses(buf) {
+  const responses = [];
+  let rest = buf;
+  for (;;) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) break;
+    const [statusLine, ...lines] = rest.subarray(0, end).toString('latin1').split('\r\n');
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1]);
+    assert.ok(Number.isInteger(status), `not an HTTP/1.1 status line: ${JSON.stringify(statusLine)}`);
+    const headers = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    let body;
+    let next;
+    const start = end + 4;
+    if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+      const parts = [];
+      let at = start;
+      let done = false;
+      for (;;) {
+        const lineEnd = rest.indexOf('\r\n', at);
+        if (lineEnd < 0) break;
+        const size = parseInt(rest.subarray(at, lineEnd).toString('latin1'), 16);
+        if (rest.length < lineEnd + 2 + size + 2) break;
+        if (size === 0) { at = lineEnd + 4; done = true; break; }
+        parts.push(rest.subarray(lineEnd + 2, lineEnd + 2 + size));
+        at = lineEnd + 2 + size + 2;
+      }
+      if (!done) break;
+      body = Buffer.concat(parts);
+      next = at;
+    } else {
+      const length = Number(headers['content-length'] ?? 0);
+      if (rest.length < start + length) break;
+      body = rest.subarray(start, start + length);
+      next = start + length;
+    }
+    const text = body.toString('utf8');
+    let json;
+    if (/json/.test(headers['content-type'] ?? '')) {
+      try { json = JSON.parse(text); } catch { /* left undefined */ }
+    }
+    responses.push({ status, headers, body: text, json });
+    rest = rest.subarray(next);
+  }
+  return { responses, rest };
+}
+
+/**
+ * One raw HTTP/1.1 request (a string) with Host and Content-Length set for
+ * `port` and `path`: for writing several on one connection (pipelining).
+ */
+export function rawHttpRequest(port, path, { method = 'POST', headers = {}, body = '' } = {}) {
+  const lines = [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`];
+  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+  if (body !== '' || method === 'POST') lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/**
+ * Writes `data` on a fresh TCP connection to 127.0.0.1:`port` and collects
+ * the responses. Resolves {responses, bytes (everything received), closed}
+ * once `count` responses have arrived (the socket is then destroyed) or the
+ * server closed the connection. `end`: half-close (FIN) right after `data`.
+ */
+export function socketExchange(port, data, { count = Infinity, end = false, timeoutMs = 10_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    let settled = false;
+    const finish = (closed) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      try {
+        const { responses } = parseHttpResponses(received);
+        resolve({ responses, bytes: received, closed });
+      } catch (err) {
+        reject(err);
+      }
+    };
+    const timer = setTimeout(() => {
+      settled = true;
+      socket.destroy();
+      reject(new Error(`socketExchange: ${count} response(s) not received within ${timeoutMs} ms; got ` +
+        `${JSON.stringify(received.toString('latin1').slice(0, 500))}`));
+    }, timeoutMs);
+    socket.on('connect', () => {
+      if (end) socket.end(data);
+      else socket.write(data);
+    });
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      if (Number.isFinite(count) && parseHttpResponses(received).responses.length >= count) finish(false);
+    });
+    socket.on('close', () => finish(true));
+    socket.on('error', () => { /* 'close' follows and reports */ });
   });
 }

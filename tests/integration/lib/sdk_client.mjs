@@ -1,6 +1,8 @@
 // The official MCP TypeScript SDK, shared by the sdk_* test files and
 // lib/sdk_suite.mjs: the one place that loads the SDK (failing loudly when it
 // is not installed), and the connection over stdio (StdioClientTransport).
+// Also the v2 client (`@modelcontextprotocol/client`) for 2026-07-28, with
+// its connections over HTTP and stdio.
 // sdk_http.test.mjs connects over Streamable HTTP with the classes loaded here.
 import { existsSync } from 'node:fs';
 
@@ -20,6 +22,92 @@ export const {
 } = await import('@modelcontextprotocol/sdk/types.js');
 /** The SDK's own JSON Schema validator (its public `validation/ajv` export). */
 export const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
+
+// The v2 client (`@modelcontextprotocol/client`, pinned beside v1 in
+// package-lock.json), which speaks 2026-07-28 when asked to
+// (`versionNegotiation`); used by sdk_modern.test.mjs. Its names end in V2.
+const SDK_V2_PACKAGE = new URL('../node_modules/@modelcontextprotocol/client/package.json', import.meta.url);
+if (!existsSync(SDK_V2_PACKAGE)) {
+  throw new Error('the MCP SDK v2 client (@modelcontextprotocol/client) is not installed: ' +
+    'run `npm ci` in tests/integration');
+}
+export const {
+  Client: ClientV2, StreamableHTTPClientTransport: StreamableHTTPClientTransportV2,
+  ProtocolError: ProtocolErrorV2, SdkError: SdkErrorV2,
+} = await import('@modelcontextprotocol/client');
+export const { StdioClientTransport: StdioClientTransportV2 } = await import('@modelcontextprotocol/client/stdio');
+
+/** The stateless revision the v2 client is pinned to. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+/** `versionNegotiation` of a v2 client pinned to 2026-07-28 (`{ pin }` alone would mean legacy). */
+export const PINNED_MODERN = Object.freeze({ mode: Object.freeze({ pin: MODERN_PROTOCOL_VERSION }) });
+/** `versionNegotiation` of a v2 client that probes with server/discover and picks an era. */
+export const AUTO_ERA = Object.freeze({ mode: 'auto' });
+
+/**
+ * Connects a v2 client over `transport` with `versionNegotiation`. Returns
+ * {client, transport, errors(), close()}; `context()` adds to failure messages.
+ */
+async function connectV2(transport, { versionNegotiation, name, context = () => '' }) {
+  const client = new ClientV2({ name, version: '0.0.0' }, { versionNegotiation });
+  const errors = [];
+  client.onerror = (err) => { errors.push(err); };
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    await client.close().catch(() => {});
+    throw new Error(`SDK v2 connect failed: ${err.message}${context()}`);
+  }
+  return {
+    client,
+    transport,
+    negotiatedVersion: () => client.getNegotiatedProtocolVersion(),
+    errors: () => errors.map((err) => err.message),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * A v2 client over Streamable HTTP to `url` (default: pinned to 2026-07-28).
+ * `token`: sent as `Authorization: Bearer <token>`.
+ */
+export function connectV2Http(url, { versionNegotiation = PINNED_MODERN, token, name = 'ttm-sdk-v2-test', context } = {}) {
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+  const transport = new StreamableHTTPClientTransportV2(new URL(url), { requestInit });
+  return connectV2(transport, { versionNegotiation, name, context });
+}
+
+/**
+ * A v2 client over stdio (`binary stdio`; default: pinned to 2026-07-28).
+ * The v2 transport sends its server/discover probe to a throw-away process
+ * of its own; the one it keeps gets the real requests. Also returns pid(),
+ * exited(), stderr().
+ */
+export async function connectV2Stdio(binary, { versionNegotiation = PINNED_MODERN, env, name = 'ttm-sdk-v2-test' } = {}) {
+  const transport = new StdioClientTransportV2({ command: binary, args: ['stdio'], env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => { stderr = (stderr + chunk).slice(-8_192); });
+  const conn = await connectV2(transport, {
+    versionNegotiation, name, context: () => `\n--- server stderr ---\n${stderr}`,
+  });
+  let exited = false;
+  const previous = conn.client.onclose;
+  conn.client.onclose = () => { exited = true; previous?.(); };
+  const pid = transport.pid;
+  return {
+    ...conn,
+    pid: () => pid,
+    exited: () => exited,
+    stderr: () => stderr,
+    /** Closes the client (stdin EOF) and makes sure the process is gone. */
+    async close() {
+      await conn.client.close();
+      if (!exited && pid !== null) {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+      }
+    },
+  };
+}
 
 /**
  * Spawns `binary stdio` through StdioClientTransport and runs the SDK's
