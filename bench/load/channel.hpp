@@ -26,8 +26,10 @@ struct outgoing {
   std::string body;            ///< one JSON-RPC message
   std::string session;         ///< Mcp-Session-Id to send; empty: none
   bool notification = false;   ///< no JSON-RPC response expected
-  bool protocol_header = true; ///< send MCP-Protocol-Version (not on initialize)
   std::int64_t id = 0;         ///< the JSON-RPC id (stdio routes replies by it)
+  /// HTTP headers of the protocol (MCP-Protocol-Version; modern: Mcp-Method,
+  /// Mcp-Name), set by mcp::request_builder; ignored over stdio.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 struct incoming {
@@ -70,8 +72,7 @@ struct http_target {
   std::string port;
   std::string path;
   std::string host_header; ///< host[:port] as in the URL
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string protocol_version;
+  std::vector<std::pair<std::string, std::string>> headers; ///< --header
   std::int64_t timeout_ns = 0;
 };
 

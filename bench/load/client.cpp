@@ -64,20 +64,14 @@ vclient::vclient(worker_state& w, const run_config& cfg, run_control& ctl,
     rng_(mix_seed(cfg.opts.seed, index)) {
 }
 
-outgoing vclient::request(std::string body, std::int64_t id) const {
-  outgoing m;
-  m.body = std::move(body);
+outgoing vclient::request(outgoing m) const {
   m.session = session_;
-  m.id = id;
   return m;
 }
 
-outgoing vclient::notification(std::string body,
-                               const std::string& session) const {
-  outgoing m;
-  m.body = std::move(body);
+outgoing vclient::initialized(const std::string& session) const {
+  auto m = cfg_.builder.initialized();
   m.session = session;
-  m.notification = true;
   return m;
 }
 
@@ -126,7 +120,8 @@ void vclient::exchange(std::string label, outgoing msg, mcp::want want,
                            next = std::move(next)](incoming in) {
     auto done_at = clock::now();
     std::string error;
-    auto doc = mcp::check_reply(in, id, want, error);
+    auto doc = mcp::check_reply(in, id, want, error,
+                                self->cfg_.builder.era());
     if (error.empty() && check && doc) {
       rapidjson::Document scratch;
       const auto* payload = mcp::tool_payload(*doc, scratch);
@@ -175,9 +170,8 @@ void vclient::setup(done_fn done) {
       || cfg_.opts.raw_post)
     return done();
   auto id = next_id();
-  auto msg = request(cfg_.builder.initialize(id), id);
+  auto msg = request(cfg_.builder.initialize(id));
   msg.session.clear();
-  msg.protocol_header = false;
   exchange("initialize", std::move(msg), mcp::want::result, clock::now(),
            false, nullptr,
            [self = shared_from_this(), done](bool ok, const mcp::document_ptr&,
@@ -190,8 +184,7 @@ void vclient::setup(done_fn done) {
              self->need_session_ = false;
              self->exchange(
                "notifications/initialized",
-               self->notification(self->cfg_.builder.initialized(),
-                                  self->session_),
+               self->initialized(self->session_),
                mcp::want::notification, clock::now(), false, nullptr,
                [self, done](bool ok2, const mcp::document_ptr&,
                             const incoming&) {
@@ -223,6 +216,7 @@ void vclient::finish_run() {
 }
 
 void vclient::cleanup(done_fn done) {
+  hs_channel_.reset();
   if (hs_proc_) {
     // A stdio handshake cut short by the end of the run.
     auto proc = std::move(hs_proc_);
@@ -233,9 +227,7 @@ void vclient::cleanup(done_fn done) {
   }
   if (cfg_.opts.stdio() || session_.empty())
     return done();
-  outgoing m;
-  m.verb = outgoing::del;
-  m.session = session_;
+  auto m = cfg_.builder.end_session(session_);
   exchange("DELETE (clean-up)", std::move(m), mcp::want::session_end,
            clock::now(), false, nullptr,
            [self = shared_from_this(), done](bool, const mcp::document_ptr&,
@@ -282,7 +274,10 @@ void vclient::iterate() {
     case scenario::workflow:
       return workflow_start();
     case scenario::handshake:
-      return cfg_.opts.stdio() ? handshake_stdio() : handshake_http();
+      if (cfg_.opts.stdio())
+        return handshake_stdio();
+      return cfg_.builder.modern() ? handshake_http_modern()
+                                   : handshake_http();
     default:
       return finish_run();
   }
@@ -301,8 +296,7 @@ void vclient::iteration_done(const char* name, bool ok) {
 
 outgoing vclient::scenario_call(const std::string& session) {
   auto id = next_id();
-  auto m = request(cfg_.builder.tools_call(id, cfg_.opts.tool, cfg_.opts.args),
-                   id);
+  auto m = request(cfg_.builder.tools_call(id, cfg_.opts.tool, cfg_.opts.args));
   m.session = session;
   return m;
 }
@@ -315,7 +309,8 @@ void vclient::get_current() {
 
 void vclient::ping() {
   auto id = next_id();
-  call("ping", request(cfg_.builder.ping(id), id), mcp::want::result, nullptr,
+  call(cfg_.builder.ping_method(), request(cfg_.builder.ping(id)),
+       mcp::want::result, nullptr,
        [self = shared_from_this()](bool, const mcp::document_ptr&,
                                    const incoming&) { self->iterate(); });
 }
@@ -324,8 +319,7 @@ void vclient::workflow_start() {
   auto id = next_id();
   call(start_label,
        request(cfg_.builder.tools_call(id, "time_session_start",
-                                       cfg_.start_args),
-               id),
+                                       cfg_.start_args)),
        mcp::want::tool_ok,
        [self = shared_from_this()](const rapidjson::Value& p) -> std::string {
          const char* sid = mcp::string_member(p, "session_id");
@@ -354,8 +348,7 @@ void vclient::workflow_task(bool start) {
   call(start ? task_start_label : task_end_label,
        request(cfg_.builder.tools_call(
                  id, start ? "time_task_start" : "time_task_end",
-                 mcp::request_builder::task_args(sid_, task)),
-               id),
+                 mcp::request_builder::task_args(sid_, task))),
        mcp::want::tool_ok,
        [start, &task](const rapidjson::Value& p) -> std::string {
          const char* got = mcp::string_member(p, "task_id");
@@ -391,8 +384,7 @@ void vclient::workflow_summary() {
   call(summary_label,
        request(cfg_.builder.tools_call(
                  id, "time_session_summary",
-                 mcp::request_builder::session_args(sid_)),
-               id),
+                 mcp::request_builder::session_args(sid_))),
        mcp::want::tool_ok,
        [k](const rapidjson::Value& p) {
          return expect_int(p, "tasks_completed", k);
@@ -411,8 +403,7 @@ void vclient::workflow_end() {
   call(end_label,
        request(cfg_.builder.tools_call(
                  id, "time_session_end",
-                 mcp::request_builder::session_args(sid_)),
-               id),
+                 mcp::request_builder::session_args(sid_))),
        mcp::want::tool_ok,
        [k](const rapidjson::Value& p) {
          return expect_int(p, "tasks_completed", k);
@@ -425,9 +416,8 @@ void vclient::workflow_end() {
 
 void vclient::handshake_http() {
   auto id = next_id();
-  auto msg = request(cfg_.builder.initialize(id), id);
+  auto msg = request(cfg_.builder.initialize(id));
   msg.session.clear();
-  msg.protocol_header = false;
   call("initialize", std::move(msg), mcp::want::result, nullptr,
        [self = shared_from_this()](bool ok, const mcp::document_ptr&,
                                    const incoming& in) {
@@ -438,8 +428,7 @@ void vclient::handshake_http() {
          self->hs_session_ = in.session;
          self->call(
            "notifications/initialized",
-           self->notification(self->cfg_.builder.initialized(),
-                              self->hs_session_),
+           self->initialized(self->hs_session_),
            mcp::want::notification, nullptr,
            [self](bool ok2, const mcp::document_ptr&, const incoming&) {
              if (!ok2)
@@ -458,9 +447,7 @@ void vclient::handshake_http() {
 void vclient::handshake_http_delete(bool ok) {
   if (hs_session_.empty()) // a server without sessions: nothing to end
     return iteration_done("[handshake]", ok);
-  outgoing m;
-  m.verb = outgoing::del;
-  m.session = hs_session_;
+  auto m = cfg_.builder.end_session(hs_session_);
   hs_session_.clear();
   if (!ok) {
     // Still end the session, unmeasured, so that failures leak nothing.
@@ -480,26 +467,30 @@ void vclient::handshake_http_delete(bool ok) {
 
 void vclient::handshake_stdio() {
   // Over stdio a handshake is a new server process: spawn, initialize,
-  // initialized, one call, then end of input and the process's exit.
+  // initialized (modern: server/discover), one call, then end of input and
+  // the process's exit.
   schedule([self = shared_from_this()](clock::time_point intended,
                                        bool measured) {
+    bool modern = self->cfg_.builder.modern();
+    const char* first = modern ? "server/discover (spawn)"
+                               : "initialize (spawn)";
     self->iter_start_ = intended;
     self->iter_measured_ = measured;
     std::string error;
     self->hs_proc_ = spawn_stdio_server(self->w_.ioc, self->cfg_.spawn, error);
     if (!self->hs_proc_) {
-      self->w_.stats.error("initialize (spawn)", error, measured);
+      self->w_.stats.error(first, error, measured);
       self->broken_ = true;
       return self->iterate();
     }
     auto id = self->next_id();
-    auto msg = self->request(self->cfg_.builder.initialize(id), id);
-    msg.protocol_header = false;
+    auto msg = self->request(modern ? self->cfg_.builder.discover(id)
+                                    : self->cfg_.builder.initialize(id));
     auto* proc = self->hs_proc_.get();
     self->exchange(
-      "initialize (spawn)", std::move(msg), mcp::want::result, intended,
-      measured, nullptr,
-      [self, proc](bool ok, const mcp::document_ptr&, const incoming&) {
+      first, std::move(msg), mcp::want::result, intended, measured, nullptr,
+      [self, proc, modern](bool ok, const mcp::document_ptr&,
+                           const incoming&) {
         auto finish = [self](bool all_ok) {
           self->schedule([self, all_ok](clock::time_point t, bool m) {
             self->hs_proc_->finish([self, all_ok, t, m](std::string err) {
@@ -519,24 +510,64 @@ void vclient::handshake_stdio() {
         };
         if (!ok)
           return finish(false);
+        auto one_call = [self, proc, finish] {
+          self->call(self->cfg_.tool_label, self->scenario_call({}),
+                     self->cfg_.tool_want, nullptr,
+                     [finish](bool ok3, const mcp::document_ptr&,
+                              const incoming&) { finish(ok3); },
+                     proc);
+        };
+        if (modern)
+          return one_call();
         self->call(
-          "notifications/initialized",
-          self->notification(self->cfg_.builder.initialized(), {}),
+          "notifications/initialized", self->initialized({}),
           mcp::want::notification, nullptr,
-          [self, proc, finish](bool ok2, const mcp::document_ptr&,
-                               const incoming&) {
+          [finish, one_call](bool ok2, const mcp::document_ptr&,
+                             const incoming&) {
             if (!ok2)
               return finish(false);
-            self->call(self->cfg_.tool_label, self->scenario_call({}),
-                       self->cfg_.tool_want, nullptr,
-                       [finish](bool ok3, const mcp::document_ptr&,
-                                const incoming&) { finish(ok3); },
-                       proc);
+            one_call();
           },
           proc);
       },
       proc);
   });
+}
+
+void vclient::handshake_http_modern() {
+  // 2026-07-28 has no session to open: a new client is a new connection
+  // (its connect is in the first reply's latency), server/discover, one
+  // call; then the connection is closed.
+  schedule([self = shared_from_this()](clock::time_point intended,
+                                       bool measured) {
+    self->iter_start_ = intended;
+    self->iter_measured_ = measured;
+    self->hs_channel_ = make_http_channel(self->w_.ioc, self->cfg_.target,
+                                          self->cfg_.endpoints);
+    auto* ch = self->hs_channel_.get();
+    auto id = self->next_id();
+    self->exchange(
+      "server/discover (new connection)",
+      self->request(self->cfg_.builder.discover(id)), mcp::want::result,
+      intended, measured, nullptr,
+      [self, ch](bool ok, const mcp::document_ptr&, const incoming&) {
+        if (!ok)
+          return self->handshake_http_modern_done(false);
+        self->call(self->cfg_.tool_label, self->scenario_call({}),
+                   self->cfg_.tool_want, nullptr,
+                   [self](bool ok2, const mcp::document_ptr&,
+                          const incoming&) {
+                     self->handshake_http_modern_done(ok2);
+                   },
+                   ch);
+      },
+      ch);
+  });
+}
+
+void vclient::handshake_http_modern_done(bool ok) {
+  hs_channel_.reset(); // closes the connection
+  iteration_done("[handshake]", ok);
 }
 
 // -- memory modes -------------------------------------------------------------
@@ -549,9 +580,8 @@ void vclient::open_idle_next(std::size_t left, done_fn done) {
   if (left == 0 || broken_)
     return done();
   auto id = next_id();
-  auto msg = request(cfg_.builder.initialize(id), id);
+  auto msg = request(cfg_.builder.initialize(id));
   msg.session.clear();
-  msg.protocol_header = false;
   exchange("initialize", std::move(msg), mcp::want::result, clock::now(), true,
            nullptr,
            [self = shared_from_this(), left, done](
@@ -569,8 +599,7 @@ void vclient::open_idle_next(std::size_t left, done_fn done) {
              self->idle_.push_back(in.session);
              self->exchange(
                "notifications/initialized",
-               self->notification(self->cfg_.builder.initialized(),
-                                  in.session),
+               self->initialized(in.session),
                mcp::want::notification, clock::now(), true, nullptr,
                [self, left, done](bool, const mcp::document_ptr&,
                                   const incoming&) {
@@ -588,9 +617,7 @@ void vclient::close_idle_next(std::size_t i, done_fn done) {
     idle_.clear();
     return done();
   }
-  outgoing m;
-  m.verb = outgoing::del;
-  m.session = idle_[i];
+  auto m = cfg_.builder.end_session(idle_[i]);
   exchange("DELETE", std::move(m), mcp::want::session_end, clock::now(), true,
            nullptr,
            [self = shared_from_this(), i, done](bool, const mcp::document_ptr&,
@@ -632,8 +659,7 @@ void vclient::fill_next(fill_step step, std::size_t i, done_fn done) {
                request(cfg_.builder.tools_call(
                          id, "time_session_start",
                          mcp::request_builder::session_start_args(milestone,
-                                                                  cfg_.tasks)),
-                       id),
+                                                                  cfg_.tasks))),
                mcp::want::tool_ok, clock::now(), true,
                [self, i](const rapidjson::Value& p) -> std::string {
                  const char* s = mcp::string_member(p, "session_id");
@@ -651,8 +677,7 @@ void vclient::fill_next(fill_step step, std::size_t i, done_fn done) {
       exchange(start ? task_start_label : task_end_label,
                request(cfg_.builder.tools_call(
                          id, start ? "time_task_start" : "time_task_end",
-                         mcp::request_builder::task_args(sid, task)),
-                       id),
+                         mcp::request_builder::task_args(sid, task))),
                mcp::want::tool_ok, clock::now(), true, nullptr,
                [self, step, i, done](bool, const mcp::document_ptr&,
                                      const incoming&) {
@@ -675,8 +700,7 @@ void vclient::fill_next(fill_step step, std::size_t i, done_fn done) {
                request(cfg_.builder.tools_call(
                          id, summary ? "time_session_summary"
                                      : "time_session_end",
-                         mcp::request_builder::session_args(sid)),
-                       id),
+                         mcp::request_builder::session_args(sid))),
                mcp::want::tool_ok, clock::now(), true,
                [k](const rapidjson::Value& p) {
                  return expect_int(p, "tasks_completed", k);

@@ -48,6 +48,9 @@ struct run_config {
   std::string start_args; ///< the workflow's time_session_start arguments
   unsigned mix_total = 0;
   spawn_options spawn;    ///< stdio: how to start a server
+  /// HTTP: the target (a modern handshake opens connections of its own).
+  std::shared_ptr<const http_target> target;
+  std::shared_ptr<const http_endpoints> endpoints;
 };
 
 /// What the clients of one bench thread share.
@@ -70,7 +73,8 @@ public:
           std::shared_ptr<channel> ch, std::size_t index,
           bool owns_session);
 
-  /// initialize + notifications/initialized (not measured).
+  /// initialize + notifications/initialized (not measured); nothing in
+  /// the modern era.
   void setup(done_fn done);
   /// The scenario until the deadline or the request budget.
   void run(done_fn done);
@@ -124,8 +128,10 @@ private:
   void call(std::string label, outgoing msg, mcp::want want, check_fn check,
             next_fn next, channel* via = nullptr);
 
-  outgoing request(std::string body, std::int64_t id) const;
-  outgoing notification(std::string body, const std::string& session) const;
+  /// `m` in this client's MCP session (legacy; modern: none).
+  outgoing request(outgoing m) const;
+  /// notifications/initialized in `session`.
+  outgoing initialized(const std::string& session) const;
   /// tools/call of --tool with --args in `session`.
   outgoing scenario_call(const std::string& session);
   /// --raw-post: every request has id 1 (a static reply can only match one).
@@ -146,6 +152,8 @@ private:
   void handshake_http();
   void handshake_http_delete(bool ok);
   void handshake_stdio();
+  void handshake_http_modern();
+  void handshake_http_modern_done(bool ok);
   void iteration_done(const char* name, bool ok);
 
   void open_idle_next(std::size_t left, done_fn done);
@@ -176,6 +184,7 @@ private:
   std::size_t task_ = 0;
   std::string hs_session_;
   std::shared_ptr<process_channel> hs_proc_;
+  std::shared_ptr<channel> hs_channel_; ///< modern HTTP handshake's connection
   // Memory modes.
   std::vector<std::string> idle_;
   std::vector<std::string> tracking_;

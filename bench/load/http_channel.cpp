@@ -115,8 +115,8 @@ public:
     }
     if (!msg.session.empty())
       req_.set("Mcp-Session-Id", msg.session);
-    if (msg.protocol_header)
-      req_.set("MCP-Protocol-Version", target_->protocol_version);
+    for (const auto& [name, value] : msg.headers)
+      req_.set(name, value);
     for (const auto& [name, value] : target_->headers)
       req_.set(name, value);
     req_.prepare_payload();

@@ -27,40 +27,144 @@ std::string json_quote(std::string_view s) {
   return out;
 }
 
+era era_of(std::string_view v) noexcept {
+  // ISO dates compare as strings; anything that is no date is legacy.
+  if (v.size() != 10)
+    return era::legacy;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    bool dash = i == 4 || i == 7;
+    if (dash ? v[i] != '-' : v[i] < '0' || v[i] > '9')
+      return era::legacy;
+  }
+  return v >= std::string_view{"2026-07-28"} ? era::modern : era::legacy;
+}
+
+std::string header_value(std::string_view value) {
+  bool plain = value.empty()
+               || (value.front() != ' ' && value.front() != '\t'
+                   && value.back() != ' ' && value.back() != '\t');
+  for (char c : value) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u > 0x7e)
+      plain = false;
+  }
+  if (plain)
+    return std::string{value};
+  static constexpr char digits[]
+    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out = "=?base64?";
+  std::size_t i = 0;
+  for (; i + 3 <= value.size(); i += 3) {
+    auto n = static_cast<unsigned>(static_cast<unsigned char>(value[i])) << 16
+             | static_cast<unsigned>(static_cast<unsigned char>(value[i + 1]))
+                 << 8
+             | static_cast<unsigned char>(value[i + 2]);
+    out += digits[(n >> 18) & 63];
+    out += digits[(n >> 12) & 63];
+    out += digits[(n >> 6) & 63];
+    out += digits[n & 63];
+  }
+  if (auto rest = value.size() - i; rest > 0) {
+    unsigned n = static_cast<unsigned>(static_cast<unsigned char>(value[i]))
+                 << 16;
+    if (rest == 2)
+      n |= static_cast<unsigned>(static_cast<unsigned char>(value[i + 1]))
+           << 8;
+    out += digits[(n >> 18) & 63];
+    out += digits[(n >> 12) & 63];
+    out += rest == 2 ? digits[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  out += "?=";
+  return out;
+}
+
 request_builder::request_builder(std::string protocol_version)
-  : version_(std::move(protocol_version)) {
+  : version_(std::move(protocol_version)), era_(era_of(version_)) {
+  auto client_info = std::string{R"({"name":)"} + json_quote(client_name)
+                     + R"(,"version":)" + json_quote(client_version) + "}";
   initialize_tail_ = R"(,"method":"initialize","params":{"protocolVersion":)"
                      + json_quote(version_)
-                     + R"(,"capabilities":{},"clientInfo":{"name":)"
-                       R"("time-tracker-bench","version":"1"}}})";
+                     + R"(,"capabilities":{},"clientInfo":)" + client_info
+                     + "}}";
+  meta_ = R"("_meta":{"io.modelcontextprotocol/protocolVersion":)"
+          + json_quote(version_)
+          + R"(,"io.modelcontextprotocol/clientCapabilities":{})"
+            R"(,"io.modelcontextprotocol/clientInfo":)"
+          + client_info + "}";
 }
 
-std::string request_builder::initialize(std::int64_t id) const {
-  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + initialize_tail_;
+outgoing request_builder::request(std::int64_t id, std::string body,
+                                  std::string_view method) const {
+  outgoing m;
+  m.body = std::move(body);
+  m.id = id;
+  m.headers.emplace_back("MCP-Protocol-Version", version_);
+  if (modern())
+    m.headers.emplace_back("Mcp-Method", std::string{method});
+  return m;
 }
 
-std::string request_builder::initialized() const {
-  return R"({"jsonrpc":"2.0","method":"notifications/initialized"})";
+outgoing request_builder::initialize(std::int64_t id) const {
+  outgoing m;
+  m.body = R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + initialize_tail_;
+  m.id = id;
+  return m;
 }
 
-std::string request_builder::ping(std::int64_t id) const {
-  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id)
-         + R"(,"method":"ping"})";
+outgoing request_builder::initialized() const {
+  auto m = request(
+    0, R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+    "notifications/initialized");
+  m.notification = true;
+  return m;
 }
 
-std::string request_builder::tools_call(std::int64_t id,
-                                        std::string_view tool,
-                                        std::string_view args_json) const {
+outgoing request_builder::end_session(const std::string& session) const {
+  outgoing m;
+  m.verb = outgoing::del;
+  m.session = session;
+  m.headers.emplace_back("MCP-Protocol-Version", version_);
+  return m;
+}
+
+outgoing request_builder::discover(std::int64_t id) const {
+  return request(id,
+                 R"({"jsonrpc":"2.0","id":)" + std::to_string(id)
+                   + R"(,"method":"server/discover","params":{)" + meta_
+                   + "}}",
+                 "server/discover");
+}
+
+outgoing request_builder::ping(std::int64_t id) const {
+  if (modern())
+    return discover(id);
+  return request(id,
+                 R"({"jsonrpc":"2.0","id":)" + std::to_string(id)
+                   + R"(,"method":"ping"})",
+                 "ping");
+}
+
+outgoing request_builder::tools_call(std::int64_t id, std::string_view tool,
+                                     std::string_view args_json) const {
   std::string out;
-  out.reserve(80 + tool.size() + args_json.size());
+  out.reserve(80 + tool.size() + args_json.size()
+              + (modern() ? meta_.size() + 1 : 0));
   out += R"({"jsonrpc":"2.0","id":)";
   out += std::to_string(id);
   out += R"(,"method":"tools/call","params":{"name":)";
   out += json_quote(tool);
   out += R"(,"arguments":)";
   out += args_json;
+  if (modern()) {
+    out += ',';
+    out += meta_;
+  }
   out += "}}";
-  return out;
+  auto m = request(id, std::move(out), "tools/call");
+  if (modern())
+    m.headers.emplace_back("Mcp-Name", header_value(tool));
+  return m;
 }
 
 std::string
@@ -191,7 +295,7 @@ document_ptr from_sse(std::string_view body, std::int64_t id,
 } // namespace
 
 document_ptr check_reply(const incoming& in, std::int64_t id, want w,
-                         std::string& error) {
+                         std::string& error, era e) {
   if (!in.transport_error.empty()) {
     error = in.transport_error;
     return nullptr;
@@ -282,9 +386,19 @@ document_ptr check_reply(const incoming& in, std::int64_t id, want w,
     error = "the result is not an object";
     return nullptr;
   }
+  const auto& r = result->value;
+  if (e == era::modern) {
+    const char* type = string_member(r, "resultType");
+    if (!type || std::string_view{type} != "complete") {
+      error = type ? std::string{"resultType is '"} + type
+                       + "', not 'complete'"
+                   : "the result has no resultType (2026-07-28 wants "
+                     "'complete')";
+      return nullptr;
+    }
+  }
   if (w == want::result)
     return doc;
-  const auto& r = result->value;
   auto content = r.FindMember("content");
   if (content == r.MemberEnd() || !content->value.IsArray()) {
     error = "the tool result has no content array";

@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include "mcp.hpp"
+
 #include <rapidjson/document.h>
 
 #include <cerrno>
@@ -157,7 +159,14 @@ Scenario parameters:
                           ping (default get-current=70,workflow=30)
   --sessions M            idle-sessions: MCP sessions to open (default 1000);
                           fill-tracking: tracking sessions (default 100)
-  --protocol-version V    MCP revision to request (default 2025-11-25)
+  --protocol-version V    MCP revision to request (default 2025-11-25). From
+                          2026-07-28 on: the stateless era, no initialize and
+                          no session; every request carries params._meta
+                          (revision, clientCapabilities, clientInfo) and, over
+                          HTTP, MCP-Protocol-Version, Mcp-Method and Mcp-Name
+                          headers; ping is sent as server/discover, a
+                          handshake is a new connection (stdio: process) with
+                          server/discover + one call; idle-sessions is refused
   --seed S                seed of the mixed scenario's choices (default 1)
 
 Output:
@@ -337,6 +346,12 @@ parse_result parse_options(int argc, char** argv) {
     if (o.stdio() && o.kind == scenario::idle_sessions)
       throw bad_option{"idle-sessions needs --url: a stdio server has one MCP "
                        "session"};
+    if (o.kind == scenario::idle_sessions
+        && mcp::era_of(o.protocol_version) == mcp::era::modern)
+      throw bad_option{"idle-sessions measures idle MCP sessions, and "
+                       "protocol " + o.protocol_version
+                       + " (stateless) has none: no initialize, no "
+                         "Mcp-Session-Id; use --protocol-version 2025-11-25"};
     if (o.raw_post && o.stdio())
       throw bad_option{"--raw-post is for --url"};
     if (o.raw_post && o.kind != scenario::get_current

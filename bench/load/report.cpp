@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "mcp.hpp"
+
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
@@ -90,9 +92,12 @@ std::string human_report(const options& o, const run_result& r,
   std::string out;
   out += format("time-tracker-bench: %s over %s\n", name_of(o.kind),
                 target_text(o).c_str());
-  out += format("%zu clients, %u thread%s, %s; protocol %s\n", o.clients,
+  out += format("%zu clients, %u thread%s, %s; protocol %s%s\n", o.clients,
                 o.threads, o.threads == 1 ? "" : "s", loop_text(o).c_str(),
-                o.protocol_version.c_str());
+                o.protocol_version.c_str(),
+                mcp::era_of(o.protocol_version) == mcp::era::modern
+                  ? " (stateless: no initialize, _meta on every request)"
+                  : "");
   if (r.aborted)
     out += "set-up failed: no load was run\n";
   auto rows = r.stats.rows();
@@ -267,6 +272,9 @@ std::string json_report(const options& o, const run_result& r,
   w.Double(std::chrono::duration<double>(o.warmup).count());
   w.Key("protocol_version");
   str(o.protocol_version);
+  w.Key("era");
+  w.String(mcp::era_of(o.protocol_version) == mcp::era::modern ? "modern"
+                                                                : "legacy");
   w.Key("tool");
   str(o.tool);
   w.Key("args");

@@ -126,7 +126,6 @@ run_result run(const options& opts, error_log& errors) {
       return result;
     }
     t->headers = opts.headers;
-    t->protocol_version = opts.protocol_version;
     t->timeout_ns = opts.timeout.count();
     endpoints = resolve(*t, error);
     if (!endpoints) {
@@ -135,6 +134,8 @@ run_result run(const options& opts, error_log& errors) {
       return result;
     }
     target = std::move(t);
+    cfg.target = target;
+    cfg.endpoints = endpoints;
     result.server_pid = opts.server_pid;
   }
   auto sample = [&] { return sample_process(result.server_pid); };
@@ -259,7 +260,8 @@ run_result run(const options& opts, error_log& errors) {
 
   run_phase(clients,
             [](vclient& c, std::size_t, auto done) { c.cleanup(done); });
-  if (opts.kind == scenario::fill_tracking && !opts.stdio())
+  if (opts.kind == scenario::fill_tracking && !opts.stdio()
+      && cfg.builder.needs_initialize())
     rss("mcp_sessions_deleted");
 
   // -- the stdio server ends with its input
