@@ -92,6 +92,80 @@ void json_rpc_encode_result(benchmark::State& state) {
 }
 BENCHMARK(json_rpc_encode_result);
 
+void json_rpc_decode_initialize(benchmark::State& state) {
+  const std::string line
+    = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
+      R"("protocolVersion":"2025-11-25","capabilities":{"roots":{}},)"
+      R"("clientInfo":{"name":"bench","version":"1.0.0"}}})";
+  for (auto _ : state)
+    benchmark::DoNotOptimize(protocol::decode(line));
+}
+BENCHMARK(json_rpc_decode_initialize);
+
+/// The error path: a line that is not JSON.
+void json_rpc_decode_parse_error(benchmark::State& state) {
+  const std::string line = R"({"jsonrpc":"2.0","id":1,"method":)";
+  for (auto _ : state)
+    benchmark::DoNotOptimize(protocol::decode(line));
+}
+BENCHMARK(json_rpc_decode_parse_error);
+
+void json_rpc_encode_error(benchmark::State& state) {
+  protocol::request_id id{protocol::request_id::integer, "42"};
+  for (auto _ : state)
+    benchmark::DoNotOptimize(protocol::encode_error(
+      id, -32602, "Invalid params: unknown tool 'nope'"));
+}
+BENCHMARK(json_rpc_encode_error);
+
+// -- schema validation alone: RapidJSON's SchemaValidator against a tool's
+// published input schema, as the registry runs it before every handler.
+
+std::string task_id_list(std::size_t tasks) {
+  std::string ids;
+  for (std::size_t i = 0; i < tasks; ++i)
+    ids += (i == 0 ? "\"T" : ",\"T") + std::to_string(i) + "\"";
+  return ids;
+}
+
+void schema_validation(benchmark::State& state, const char* tool_name,
+                       std::string args_json, bool valid) {
+  auto reg = tools::make_registry();
+  const auto* t = reg->find(tool_name);
+  rapidjson::Document schema_json;
+  schema_json.Parse(t->input_schema_json().c_str());
+  rapidjson::SchemaDocument schema{schema_json};
+  rapidjson::Document args;
+  args.Parse(args_json.c_str());
+  for (auto _ : state) {
+    rapidjson::SchemaValidator validator{schema};
+    bool ok = args.Accept(validator);
+    if (ok != valid)
+      state.SkipWithError("unexpected validation outcome");
+    benchmark::DoNotOptimize(ok);
+  }
+}
+BENCHMARK_CAPTURE(schema_validation, get_current, "time_get_current",
+                  R"({"timezone":"America/New_York","format":"iso8601"})",
+                  true);
+BENCHMARK_CAPTURE(schema_validation, get_current_unknown_argument,
+                  "time_get_current", R"({"timezone":"UTC","zone":"UTC"})",
+                  false);
+BENCHMARK_CAPTURE(schema_validation, session_start_5_tasks,
+                  "time_session_start",
+                  R"({"milestone_id":"M2","task_ids":[)" + task_id_list(5)
+                    + R"(],"metadata":{"branch":"main"},"tags":["a","b"]})",
+                  true);
+BENCHMARK_CAPTURE(schema_validation, session_start_500_tasks,
+                  "time_session_start",
+                  R"({"milestone_id":"M2","task_ids":[)" + task_id_list(500)
+                    + "]}",
+                  true);
+BENCHMARK_CAPTURE(schema_validation, task_start, "time_task_start",
+                  R"({"session_id":"0b6a2f4e-8f0e-4c49-9d1a-2b7e0f6c8a11",)"
+                  R"("task_id":"T1","task_name":"Implement the parser"})",
+                  true);
+
 /// The tool alone: schema validation, zone lookup, formatting, encoding.
 void get_current_tool(benchmark::State& state, const char* args_json) {
   auto reg = tools::make_registry();
@@ -121,6 +195,103 @@ void get_current_request(benchmark::State& state) {
     benchmark::DoNotOptimize(run(st, call_line));
 }
 BENCHMARK(get_current_request);
+
+// -- session tool handlers in-process: schema validation, handler and result
+// encoding through tool::call, without JSON-RPC or the client state.
+
+struct handler_fixture {
+  tools::registry_ptr reg = tools::make_registry();
+  domain::system_clock_source clock;
+  std::string local = "UTC";
+  domain::tracker sessions{domain::tracking_limits{}};
+  tools::tool_context ctx{clock, local,
+                          [](protocol::log_level, std::string) {}, sessions};
+
+  tools::call_result call(const char* name, const std::string& args_json) {
+    rapidjson::Document args;
+    args.Parse(args_json.c_str());
+    auto res = reg->find(name)->call(args, ctx);
+    if (res.status == tools::call_result::needs_slot)
+      res = res.resume(true, ctx); // the supervisor's grant
+    return res;
+  }
+
+  /// A session with `tasks` tasks T0..; every task started, half ended.
+  std::string session_with_runs(std::size_t tasks) {
+    auto res = call("time_session_start", R"({"milestone_id":"M1","task_ids":[)"
+                                            + task_id_list(tasks) + "]}");
+    rapidjson::Document doc;
+    doc.Parse(res.structured.c_str());
+    std::string id = doc["session_id"].GetString();
+    for (std::size_t i = 0; i < tasks; ++i) {
+      auto task = session_args(id, R"(,"task_id":"T)" + std::to_string(i)
+                                     + "\"");
+      call("time_task_start", task);
+      if (i % 2 == 0)
+        call("time_task_end", task);
+    }
+    return id;
+  }
+};
+
+void session_start_handler(benchmark::State& state) {
+  auto f = std::make_unique<handler_fixture>();
+  auto args = R"({"milestone_id":"M2","task_ids":[)" + task_id_list(5)
+              + R"(],"timezone":"America/New_York"})";
+  std::size_t n = 0;
+  for (auto _ : state) {
+    if (++n % 1000 == 0) { // keep the tracker small
+      state.PauseTiming();
+      f = std::make_unique<handler_fixture>();
+      state.ResumeTiming();
+    }
+    benchmark::DoNotOptimize(f->call("time_session_start", args));
+  }
+}
+BENCHMARK(session_start_handler);
+
+void task_start_end_handlers(benchmark::State& state) {
+  handler_fixture f;
+  auto id = f.session_with_runs(500);
+  auto task = session_args(id, R"(,"task_id":"T251")");
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(f.call("time_task_start", task));
+    benchmark::DoNotOptimize(f.call("time_task_end", task));
+  }
+}
+BENCHMARK(task_start_end_handlers);
+
+void session_summary_handler(benchmark::State& state) {
+  handler_fixture f;
+  auto id = f.session_with_runs(static_cast<std::size_t>(state.range(0)));
+  auto args = session_args(id);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(f.call("time_session_summary", args));
+}
+BENCHMARK(session_summary_handler)->Arg(5)->Arg(500);
+
+void session_end_handler(benchmark::State& state) {
+  auto tasks = static_cast<std::size_t>(state.range(0));
+  std::unique_ptr<handler_fixture> f;
+  for (auto _ : state) {
+    state.PauseTiming(); // the old fixture's destruction is not timed either
+    f = std::make_unique<handler_fixture>();
+    auto args = session_args(f->session_with_runs(tasks));
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(f->call("time_session_end", args));
+  }
+}
+BENCHMARK(session_end_handler)->Arg(5)->Arg(500);
+
+/// tools/list through the client state (the reply is rendered once).
+void tools_list_request(benchmark::State& state) {
+  auto st = initialized_session();
+  const std::string line
+    = R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}})";
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run(st, line));
+}
+BENCHMARK(tools_list_request);
 
 // -- session tools, whole requests through the client state -----------------
 // The spec's targets: session start < 5 ms, task start / end < 2 ms,
@@ -214,8 +385,8 @@ struct waiting_sink final : actors::reply_sink {
 };
 
 /// Edge -> transport actor -> client actor -> transport -> sink, on the real
-/// threaded scheduler.
-void actor_round_trip(benchmark::State& state) {
+/// threaded scheduler, for a tools/call and for a ping (the floor).
+void actor_round_trip(benchmark::State& state, const std::string& line) {
   caf::actor_system_config cfg;
   cfg.set("logger.file-verbosity", caf::atom("quiet"));
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
@@ -235,7 +406,7 @@ void actor_round_trip(benchmark::State& state) {
   send(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
        R"("protocolVersion":"2025-11-25","capabilities":{}}})");
   sink->wait_for(1);
-  auto frame = protocol::decode(call_line);
+  auto frame = protocol::decode(line);
   std::size_t n = 1;
   for (auto _ : state) {
     caf::anon_send(transport, actors::inbound_atom::value,
@@ -245,7 +416,10 @@ void actor_round_trip(benchmark::State& state) {
   caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(sup, caf::exit_reason::user_shutdown);
 }
-BENCHMARK(actor_round_trip)->UseRealTime();
+BENCHMARK_CAPTURE(actor_round_trip, get_current, call_line)->UseRealTime();
+BENCHMARK_CAPTURE(actor_round_trip, ping,
+                  std::string{R"({"jsonrpc":"2.0","id":9,"method":"ping"})"})
+  ->UseRealTime();
 
 } // namespace
 

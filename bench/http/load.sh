@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Load figures for `time-tracker-mcp http`, printed, never asserted:
+# A cross-check of time-tracker-bench with wrk (see bench/README.md; the
+# bench is the primary tool). Load figures for `time-tracker-mcp http`,
+# printed, never asserted:
 #  1. requests/s and latency percentiles of tools/call time_get_current with
 #     SESSIONS concurrent MCP sessions over as many keep-alive connections;
 #  2. the server's RSS with IDLE idle MCP sessions.
