@@ -337,7 +337,7 @@ void vclient::workflow_start() {
          self->iter_measured_ = self->measured_;
          self->task_ = 0;
          if (self->cfg_.tasks.empty())
-           return self->workflow_summary();
+           return self->workflow_close(false);
          self->workflow_task(true);
        });
 }
@@ -374,43 +374,29 @@ void vclient::workflow_task(bool start) {
            return self->workflow_task(false);
          if (++self->task_ < self->cfg_.tasks.size())
            return self->workflow_task(true);
-         self->workflow_summary();
+         self->workflow_close(false);
        });
 }
 
-void vclient::workflow_summary() {
+void vclient::workflow_close(bool end) {
+  // Summary, then end: both report every task completed.
   auto id = next_id();
   auto k = static_cast<std::int64_t>(cfg_.tasks.size());
-  call(summary_label,
+  call(end ? end_label : summary_label,
        request(cfg_.builder.tools_call(
-                 id, "time_session_summary",
+                 id, end ? "time_session_end" : "time_session_summary",
                  mcp::request_builder::session_args(sid_))),
        mcp::want::tool_ok,
        [k](const rapidjson::Value& p) {
          return expect_int(p, "tasks_completed", k);
        },
-       [self = shared_from_this()](bool ok, const mcp::document_ptr&,
-                                   const incoming&) {
+       [self = shared_from_this(), end](bool ok, const mcp::document_ptr&,
+                                        const incoming&) {
+         if (end)
+           return self->iteration_done("[workflow]", ok);
          if (!ok)
            return self->iterate();
-         self->workflow_end();
-       });
-}
-
-void vclient::workflow_end() {
-  auto id = next_id();
-  auto k = static_cast<std::int64_t>(cfg_.tasks.size());
-  call(end_label,
-       request(cfg_.builder.tools_call(
-                 id, "time_session_end",
-                 mcp::request_builder::session_args(sid_))),
-       mcp::want::tool_ok,
-       [k](const rapidjson::Value& p) {
-         return expect_int(p, "tasks_completed", k);
-       },
-       [self = shared_from_this()](bool ok, const mcp::document_ptr&,
-                                   const incoming&) {
-         self->iteration_done("[workflow]", ok);
+         self->workflow_close(true);
        });
 }
 

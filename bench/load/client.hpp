@@ -147,8 +147,8 @@ private:
   void ping();
   void workflow_start();
   void workflow_task(bool start);
-  void workflow_summary();
-  void workflow_end();
+  /// time_session_summary (`end` false), then time_session_end.
+  void workflow_close(bool end);
   void handshake_http();
   void handshake_http_delete(bool ok);
   void handshake_stdio();
