@@ -94,6 +94,16 @@ client_state::client_state(client_config cfg)
   : cfg_(std::move(cfg)),
     tracker_(cfg_.limits),
     last_active_(cfg_.clock->mono_now()) {
+  const auto& info = cfg_.info;
+  server_info_ = R"({"name":)" + json_quote(info.name) + R"(,"title":)"
+                 + json_quote(info.title) + R"(,"version":)"
+                 + json_quote(info.version) + "}";
+}
+
+std::vector<std::string> client_state::take_expired() {
+  auto ids = tracker_.take_expired();
+  gone_.insert(gone_.end(), ids.begin(), ids.end());
+  return ids;
 }
 
 std::chrono::nanoseconds client_state::idle_time() const {
@@ -143,9 +153,8 @@ rpc_step client_state::run_job() {
     if (j.paused.resume) {
       rpc_step step;
       step.slot_for = j.paused.slot_id;
-      step.expired = tracker_.take_expired();
+      step.expired = take_expired();
       step.ended = tracker_.take_ended();
-      gone_.insert(gone_.end(), step.expired.begin(), step.expired.end());
       return step;
     }
     if (!reply.empty())
@@ -193,9 +202,8 @@ rpc_step client_state::resume(bool slot_granted) {
 
 rpc_step client_state::finish_step(rpc_output out) {
   rpc_step step;
-  step.expired = tracker_.take_expired();
+  step.expired = take_expired();
   step.ended = tracker_.take_ended();
-  gone_.insert(gone_.end(), step.expired.begin(), step.expired.end());
   append(out.created, std::exchange(created_, {}));
   append(out.gone, std::exchange(gone_, {}));
   step.output = std::move(out);
@@ -282,10 +290,8 @@ std::string client_state::handle_request(const protocol::message& msg,
                           "Unsupported protocol version: this connection "
                           "speaks 2026-07-28 (per-request _meta) since its "
                           "first request; initialize is not part of it",
-                          R"({"supported":)"
-                            + std::string{protocol::all_revisions_json}
-                            + R"(,"requested":)"
-                            + json_quote(requested_version(msg)) + "}");
+                          protocol::unsupported_version(requested_version(msg))
+                            .data_json);
     return invalid_params(msg, "this connection speaks 2026-07-28 since its "
                                "first request: every request needs "
                                "params._meta with '"
@@ -362,14 +368,11 @@ std::string client_state::on_initialize(const protocol::message& msg) {
   }
   TTM_LOG(info, "mcp", "initialize from '" + client_name_ + "': requested "
                          + requested + ", negotiated " + revision_);
-  const auto& info = cfg_.info;
   std::string res = R"({"protocolVersion":)" + json_quote(revision_);
-  res += R"(,"capabilities":{"completions":{},"logging":{},)"
-         R"("tools":{"listChanged":false}})";
-  res += R"(,"serverInfo":{"name":)" + json_quote(info.name);
-  res += R"(,"title":)" + json_quote(info.title);
-  res += R"(,"version":)" + json_quote(info.version) + "}";
-  res += R"(,"instructions":)" + json_quote(info.instructions) + "}";
+  res += R"(,"capabilities":)";
+  res += capabilities_json;
+  res += R"(,"serverInfo":)" + server_info_;
+  res += R"(,"instructions":)" + json_quote(cfg_.info.instructions) + "}";
   return encode_result(msg.id, res);
 }
 
@@ -531,16 +534,9 @@ std::string client_state::modern_result(std::string reply,
   out += R"(,"_meta":{)";
   out += json_quote(protocol::meta_key::server_info);
   out += ':';
-  out += server_info_json();
+  out += server_info_;
   out += "}}}";
   return out;
-}
-
-std::string client_state::server_info_json() const {
-  const auto& info = cfg_.info;
-  return R"({"name":)" + json_quote(info.name) + R"(,"title":)"
-         + json_quote(info.title) + R"(,"version":)" + json_quote(info.version)
-         + "}";
 }
 
 std::string client_state::handle_modern(const protocol::message& msg,
@@ -589,7 +585,7 @@ std::string client_state::on_listen(const protocol::message& msg,
     R"({"_meta":{)" + sub + R"(},"notifications":{}})"));
   return encode_result(msg.id, R"({"resultType":"complete","_meta":{)" + sub
                                  + "," + json_quote(protocol::meta_key::server_info)
-                                 + ":" + server_info_json() + "}}");
+                                 + ":" + server_info_ + "}}");
 }
 
 std::string client_state::requested_version(const protocol::message& msg) {

@@ -159,7 +159,7 @@ private:
   std::string modern_result(std::string reply, const protocol::message& msg,
                             std::string_view extra = {}) const;
   std::string on_discover(const protocol::message& msg);
-  std::string server_info_json() const;
+
   /// `params.protocolVersion` of an initialize, for error data.
   static std::string requested_version(const protocol::message& msg);
   std::string on_listen(const protocol::message& msg,
@@ -179,8 +179,13 @@ private:
   domain::tracker tracker_;
   domain::mono_time last_active_;
   std::optional<job> job_;
+  /// Takes the ids expired by the last calls, noting them for the directory.
+  std::vector<std::string> take_expired();
+
   std::string revision_;
   era era_ = era::undecided;
+  /// serverInfo as JSON, rendered once (initialize, every modern result).
+  std::string server_info_;
   request_mode mode_;
   /// Directory news for the next output (see rpc_output).
   std::vector<std::string> created_;
