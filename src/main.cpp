@@ -25,6 +25,8 @@
 #include <pthread.h>
 #include <thread>
 
+#include <sched.h>
+
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -148,12 +150,23 @@ actors::supervisor_config make_supervisor_config(const config& cfg) {
   return sup_cfg;
 }
 
+/// The cores this process may run on (its affinity mask, which taskset and
+/// cpusets narrow): the default number of scheduler threads. CAF's own
+/// default is at least 4, and spare threads only add wake-ups.
+std::size_t usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return static_cast<std::size_t>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 caf::actor_system_config& system_config(caf::actor_system_config& sys_cfg,
                                         const config& cfg) {
   sys_cfg.set("logger.file-verbosity", caf::atom("quiet"));
   sys_cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  if (cfg.worker_threads > 0)
-    sys_cfg.set("scheduler.max-threads", cfg.worker_threads);
+  sys_cfg.set("scheduler.max-threads",
+              cfg.worker_threads > 0 ? cfg.worker_threads : usable_cores());
   return sys_cfg;
 }
 
