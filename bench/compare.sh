@@ -375,33 +375,28 @@ if [ "$do_http" = 1 ]; then
 fi
 
 read -r -a stdio_systems <<<"$(present ours mcp-time echo)"
-if [ $stdio_on = 1 ]; then
+# stdio_rounds KIND LABEL SCENARIO DURATION WARMUP: every stdio system once
+# per round, one client, recorded as KIND.
+stdio_rounds() {
+  local kind=$1 label=$2 scen=$3 dur=$4 warm=$5 r s rc out
   for ((r = 1; r <= rounds; ++r)); do
     for s in $(rotate $((r - 1)) "${stdio_systems[@]}"); do
-      say "round $r/$rounds: stdio sequential calls, $s"
-      out="$WORK/stdio-$s-$r.json"
+      say "round $r/$rounds: $label, $s"
+      out="$WORK/$kind-$s-$r.json"
       stdio_command "$s"; tool_args "$s"
       rc=0
-      "$BENCH" --scenario get-current --clients 1 --duration "$stdio_duration" \
-        --warmup "$warmup" --show-errors 3 --json "${targs[@]}" \
-        --server-log "$WORK/stdio-$s.log" --stdio -- "${cmd[@]}" >"$out" || rc=$?
-      record stdio "$s" "$r" "$out" "" "$rc"
+      "$BENCH" --scenario "$scen" --clients 1 --duration "$dur" \
+        --warmup "$warm" --show-errors 3 --json "${targs[@]}" \
+        --server-log "$WORK/$kind-$s.log" --stdio -- "${cmd[@]}" >"$out" || rc=$?
+      record "$kind" "$s" "$r" "$out" "" "$rc"
     done
   done
+}
+if [ $stdio_on = 1 ]; then
+  stdio_rounds stdio "stdio sequential calls" get-current "$stdio_duration" "$warmup"
 fi
 if [ $cold_on = 1 ]; then
-  for ((r = 1; r <= rounds; ++r)); do
-    for s in $(rotate $((r - 1)) "${stdio_systems[@]}"); do
-      say "round $r/$rounds: cold start over stdio, $s"
-      out="$WORK/cold-$s-$r.json"
-      stdio_command "$s"; tool_args "$s"
-      rc=0
-      "$BENCH" --scenario handshake --clients 1 --duration "$cold_duration" \
-        --warmup 0.5s --show-errors 3 --json "${targs[@]}" \
-        --server-log "$WORK/cold-$s.log" --stdio -- "${cmd[@]}" >"$out" || rc=$?
-      record cold "$s" "$r" "$out" "" "$rc"
-    done
-  done
+  stdio_rounds cold "cold start over stdio" handshake "$cold_duration" 0.5s
 fi
 
 # -- the report ----------------------------------------------------------------

@@ -167,9 +167,7 @@ void read_params(const rapidjson::Value& params, message& msg) {
 message decode_request(const rapidjson::Value& v, request_id id) {
   auto jsonrpc = v.FindMember("jsonrpc");
   if (jsonrpc == v.MemberEnd() || !jsonrpc->value.IsString()
-      || std::string_view{jsonrpc->value.GetString(),
-                          jsonrpc->value.GetStringLength()}
-           != "2.0")
+      || view(jsonrpc->value) != "2.0")
     return invalid(std::move(id), "\"jsonrpc\" must be \"2.0\"");
   const auto& m = v["method"];
   if (!m.IsString())

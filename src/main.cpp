@@ -150,6 +150,25 @@ actors::supervisor_config make_supervisor_config(const config& cfg) {
   return sup_cfg;
 }
 
+/// What both modes set up before the actor system: the zone "local" stands
+/// for, the tz database (loaded now, so the first call does not pay for
+/// it) and the client actors' configuration. nullopt: a bad
+/// --local-timezone, already logged.
+struct prepared_config {
+  actors::client_config client;
+  std::string tzdb_version;
+};
+
+std::optional<prepared_config> prepare(const config& cfg) {
+  auto local_zone = resolve_local_zone(cfg);
+  if (!local_zone)
+    return std::nullopt;
+  prepared_config p;
+  p.tzdb_version = domain::preload_tz_database();
+  p.client = make_client_config(cfg, *local_zone);
+  return p;
+}
+
 /// The cores this process may run on (its affinity mask, which taskset and
 /// cpusets narrow): the default number of scheduler threads. CAF's own
 /// default is at least 4, and spare threads only add wake-ups.
@@ -182,12 +201,12 @@ int run_stdio(const config& cfg) {
     return 1;
   }
 
-  auto local_zone = resolve_local_zone(cfg);
-  if (!local_zone)
+  auto prepared = prepare(cfg);
+  if (!prepared)
     return 2;
-  auto tzdb_version = domain::preload_tz_database();
-
-  auto client_cfg = make_client_config(cfg, *local_zone);
+  const auto& client_cfg = prepared->client;
+  const auto& local_zone = client_cfg.local_zone;
+  const auto& tzdb_version = prepared->tzdb_version;
   caf::actor_system_config sys_cfg;
   system_config(sys_cfg, cfg);
   // Declared before the actor system: the transport may still call the
@@ -211,7 +230,7 @@ int run_stdio(const config& cfg) {
     auto signals = signal_thread(sigs, shutdown, exiting);
     TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
                             + " serving MCP on stdio; local zone "
-                            + *local_zone + ", tz database " + tzdb_version);
+                            + local_zone + ", tz database " + tzdb_version);
     stdio.start();
     auto reason = shutdown.wait();
     TTM_LOG(info, "main", std::string{"shutting down: "} + reason);
@@ -260,11 +279,12 @@ void raise_descriptor_limit(std::size_t max_connections) {
 int run_http(const config& cfg) {
   auto sigs = block_signals();
   raise_descriptor_limit(cfg.max_connections);
-  auto local_zone = resolve_local_zone(cfg);
-  if (!local_zone)
+  auto prepared = prepare(cfg);
+  if (!prepared)
     return 2;
-  auto tzdb_version = domain::preload_tz_database();
-  auto client_cfg = make_client_config(cfg, *local_zone);
+  const auto& client_cfg = prepared->client;
+  const auto& local_zone = client_cfg.local_zone;
+  const auto& tzdb_version = prepared->tzdb_version;
   caf::actor_system_config sys_cfg;
   system_config(sys_cfg, cfg);
 
@@ -312,7 +332,7 @@ int run_http(const config& cfg) {
       // Tests and scripts read the URL from this line.
       TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
                               + " serving MCP over HTTP at " + http->url()
-                              + "; local zone " + *local_zone
+                              + "; local zone " + local_zone
                               + ", tz database " + tzdb_version);
       if (!is_loopback(cfg.listen_host) && cfg.auth_tokens.empty())
         TTM_LOG(warning, "main", "listening beyond loopback without "
