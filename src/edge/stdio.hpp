@@ -22,7 +22,8 @@ struct stdio_options {
 
 /// Frames newline-delimited JSON-RPC on a pair of file descriptors: reads
 /// lines on its own thread, decodes them and hands them to the transport
-/// actor; writes replies as lines. It knows bytes and lines, not tools.
+/// actor, which that thread then runs (see inline_unit in stdio.cpp);
+/// writes replies as lines. It knows bytes and lines, not tools.
 class stdio_edge {
 public:
   stdio_edge(actors::transport_actor transport, stdio_options opts,
@@ -35,8 +36,9 @@ public:
   /// Starts the reader thread.
   void start();
 
-  /// Stops reading (e.g. on SIGTERM) and joins the reader thread. Replies
-  /// in flight are still written; `on_closed` runs after the last one.
+  /// Stops reading (e.g. on SIGTERM) without waiting: the reader thread,
+  /// which also writes the replies of the calls it runs, finishes those in
+  /// flight; `on_closed` runs after the last one. The destructor joins it.
   void stop();
 
   /// Gives up on writing: pending and future replies are dropped. For
