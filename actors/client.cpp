@@ -33,6 +33,28 @@ void report(self_ptr self, rpc_step& step) {
 
 void advance(self_ptr self, rpc_step step);
 
+/// Sends the paused call's changes to the journal, then resumes it with the
+/// outcome. Like `ask_for_slot`, never `await`: frames that arrive meanwhile
+/// queue behind it (`queued`), the actor stays responsive to the supervisor.
+void write_journal(self_ptr self, std::vector<storage::event> events) {
+  auto& st = self->state;
+  if (!st.journal) {
+    advance(self, st.mcp->resume_journal("the journal is not running"));
+    return;
+  }
+  self->request(st.journal, caf::infinite, append_atom::value,
+                std::move(events))
+    .then(
+      [=](const std::string& error) {
+        advance(self, self->state.mcp->resume_journal(error));
+      },
+      [=](caf::error& err) {
+        advance(self, self->state.mcp->resume_journal(
+                        "the journal actor failed: "
+                        + self->system().render(err)));
+      });
+}
+
 /// Asks the supervisor for a slot for `session_id`, then resumes the paused
 /// frame. Never `await`: the supervisor may need this actor's answer to an
 /// `expire` request before it can decide.
@@ -54,6 +76,10 @@ void advance(self_ptr self, rpc_step step) {
   auto& st = self->state;
   for (;;) {
     report(self, step);
+    if (!step.journal.empty()) {
+      write_journal(self, std::move(step.journal));
+      return;
+    }
     if (step.waiting()) {
       ask_for_slot(self, step.slot_for);
       return;
@@ -73,10 +99,12 @@ void advance(self_ptr self, rpc_step step) {
 
 client_actor::behavior_type
 client_behavior(client_actor::stateful_pointer<client_actor_state> self,
-                client_config cfg, supervisor_actor supervisor) {
+                client_config cfg, supervisor_actor supervisor,
+                journal_actor journal) {
   self->set_default_handler(caf::drop);
   self->state.mcp.emplace(std::move(cfg));
   self->state.supervisor = std::move(supervisor);
+  self->state.journal = std::move(journal);
   return {
     [=](rpc_atom, protocol::frame& in) -> caf::result<rpc_output> {
       auto& st = self->state;
@@ -96,7 +124,21 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
       return promise;
     },
     [=](expire_atom) -> std::vector<std::string> {
-      return self->state.mcp->expire_due();
+      auto& st = self->state;
+      auto ids = st.mcp->expire_due();
+      // Expiry is recorded without waiting: the limits redo it after a
+      // restart if this write is lost.
+      auto events = st.mcp->take_journal();
+      if (!events.empty() && st.journal)
+        caf::anon_send(st.journal, append_atom::value, std::move(events));
+      return ids;
+    },
+    [=](adopt_atom, const std::vector<storage::stored_session>& sessions) {
+      auto& st = self->state;
+      auto ids = st.mcp->adopt(sessions);
+      if (!ids.empty())
+        self->send(st.supervisor, adopt_atom::value, std::move(ids),
+                   caf::actor_cast<client_actor>(self));
     },
     [=](evict_atom, const std::string& session_id) {
       self->state.mcp->evict(session_id);

@@ -14,6 +14,8 @@ namespace ttm::actors {
 struct client_actor_state {
   std::optional<client_state> mcp;
   supervisor_actor supervisor;
+  /// Invalid with --ephemeral.
+  journal_actor journal;
   /// The frame paused on the supervisor's answer (a new tracking session
   /// needs a global slot), and the frames that arrived meanwhile: they run
   /// after it, in order, so a task call never overtakes its session's start.
@@ -31,6 +33,7 @@ struct client_actor_state {
 /// The behavior of a client actor: one per MCP client session.
 client_actor::behavior_type
 client_behavior(client_actor::stateful_pointer<client_actor_state> self,
-                client_config cfg, supervisor_actor supervisor);
+                client_config cfg, supervisor_actor supervisor,
+                journal_actor journal);
 
 } // namespace ttm::actors

@@ -1,10 +1,13 @@
 #include "actors/client_state.hpp"
 
+#include "domain/journal.hpp"
+
 #include "log.hpp"
 #include "protocol/modern.hpp"
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <stdexcept>
@@ -94,6 +97,10 @@ client_state::client_state(client_config cfg)
   : cfg_(std::move(cfg)),
     tracker_(cfg_.limits),
     last_active_(cfg_.clock->mono_now()) {
+  if (cfg_.journal) {
+    tracker_.record_changes(true);
+    boot_id_ = cfg_.clock->boot_id();
+  }
   const auto& info = cfg_.info;
   server_info_ = R"({"name":)" + json_quote(info.name) + R"(,"title":)"
                  + json_quote(info.title) + R"(,"version":)"
@@ -157,8 +164,9 @@ rpc_step client_state::run_job() {
       step.ended = tracker_.take_ended();
       return step;
     }
-    if (!reply.empty())
-      j.replies.push_back(std::move(reply));
+    rpc_step step;
+    if (hold_for_journal(j, std::move(reply), step))
+      return step;
   }
   auto out = std::move(j.out);
   if (!j.frame.batch) {
@@ -194,15 +202,113 @@ rpc_step client_state::resume(bool slot_granted) {
                          "Internal error while handling '" + msg.method
                            + "'");
   }
+  rpc_step step;
+  if (hold_for_journal(j, std::move(reply), step))
+    return step;
+  ++j.next;
+  return run_job();
+}
+
+bool client_state::hold_for_journal(job& j, std::string reply,
+                                    rpc_step& step) {
+  auto changes = tracker_.take_changes();
+  if (changes.empty()) {
+    if (!reply.empty())
+      j.replies.push_back(std::move(reply));
+    return false;
+  }
+  j.held_reply = std::move(reply);
+  j.held_updates = false;
+  j.held_started.clear();
+  for (const auto& c : changes) {
+    if (c.kind != domain::change::session_expired)
+      j.held_updates = true;
+    if (c.kind == domain::change::session_started)
+      j.held_started.push_back(c.session_id);
+  }
+  // Slots and ends are reported only once the journal decided: an end that
+  // is undone must not make its session reclaimable.
+  step.journal = to_events(std::move(changes));
+  return true;
+}
+
+std::vector<storage::event>
+client_state::to_events(std::vector<domain::change> changes) {
+  std::vector<storage::event> out;
+  out.reserve(changes.size());
+  for (const auto& c : changes)
+    out.push_back(domain::to_event(c, cfg_.principal, boot_id_));
+  return out;
+}
+
+rpc_step client_state::resume_journal(const std::string& error) {
+  if (!job_ || job_->next >= job_->frame.messages.size())
+    throw std::logic_error("client_state::resume_journal without a paused "
+                           "message");
+  auto& j = *job_;
+  const auto& msg = j.frame.messages[j.next];
+  auto reply = std::move(j.held_reply);
+  if (error.empty() || !j.held_updates) {
+    if (!error.empty())
+      TTM_LOG(warning, "journal", "an expiry was not recorded (it is "
+                                  "redone at the next start): " + error);
+    tracker_.commit();
+  } else {
+    tracker_.rollback();
+    // Sessions this call started are gone again: free their slots.
+    for (const auto& id : j.held_started) {
+      auto c = std::find(created_.begin(), created_.end(), id);
+      if (c != created_.end())
+        created_.erase(c);
+      released_.push_back(id);
+    }
+    TTM_LOG(error, "journal", "request " + msg.id.json
+                                + " refused, nothing changed: " + error);
+    mode_ = mode_for(msg);
+    reply = modern_result(
+      encode_result(msg.id,
+                    tool_call_result(
+                      tools::encode_tool_error(
+                        {"STORAGE_UNAVAILABLE",
+                         "The session journal cannot record this change, so "
+                         "nothing was changed: "
+                           + error
+                           + ". time_get_current still works; retry once "
+                             "the server's storage is fixed (see its log)."}),
+                      true)),
+      msg);
+  }
+  j.held_started.clear();
   if (!reply.empty())
     j.replies.push_back(std::move(reply));
   ++j.next;
   return run_job();
 }
 
+std::vector<storage::event> client_state::take_journal() {
+  if (!tracker_.recording())
+    return {};
+  // Only expiry happens outside a frame, and it has nothing to undo: a
+  // paused frame's undo log stays as it is.
+  return to_events(tracker_.take_changes());
+}
+
+std::vector<std::string>
+client_state::adopt(const std::vector<storage::stored_session>& sessions) {
+  std::vector<std::string> problems;
+  auto ids = domain::replay(tracker_, sessions, *cfg_.clock, cfg_.local_zone,
+                            problems);
+  for (const auto& p : problems)
+    TTM_LOG(error, "journal", "cannot recover " + p);
+  for (const auto& id : ids)
+    created_.push_back(id);
+  return ids;
+}
+
 rpc_step client_state::finish_step(rpc_output out) {
   rpc_step step;
   step.expired = take_expired();
+  append(step.expired, std::exchange(released_, {}));
   step.ended = tracker_.take_ended();
   append(out.created, std::exchange(created_, {}));
   append(out.gone, std::exchange(gone_, {}));
@@ -211,7 +317,7 @@ rpc_step client_state::finish_step(rpc_output out) {
 }
 
 std::vector<std::string> client_state::expire_due() {
-  auto ids = tracker_.expire_due(cfg_.clock->mono_now());
+  auto ids = tracker_.expire_due(domain::now_of(*cfg_.clock));
   for (const auto& id : ids)
     TTM_LOG(info, "tracking", "session " + id + " expired");
   gone_.insert(gone_.end(), ids.begin(), ids.end());

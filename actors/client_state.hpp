@@ -2,6 +2,7 @@
 
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
+#include "storage/store.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/mcp.hpp"
 #include "tools/registry.hpp"
@@ -30,6 +31,12 @@ struct client_config {
   std::string local_zone;
   server_info info;
   domain::tracking_limits limits;
+  /// Every change of a tracking session goes to the journal, and its reply
+  /// waits until the journal has it (false: --ephemeral).
+  bool journal = false;
+  /// Who owns the sessions this client starts: the bearer token's name, or
+  /// "local" (stdio, no auth). Recorded with each session.
+  std::string principal = "local";
 };
 
 /// The reply to one frame: log notifications first, then the response.
@@ -56,9 +63,12 @@ struct rpc_step {
   std::vector<std::string> expired;
   /// Tracking sessions ended during this step: their slots may be reused.
   std::vector<std::string> ended;
+  /// Not empty: write these events to the journal, then call
+  /// `resume_journal` with the outcome; the reply waits for it.
+  std::vector<storage::event> journal;
 
   bool waiting() const noexcept {
-    return !slot_for.empty();
+    return !slot_for.empty() || !journal.empty();
   }
 };
 
@@ -81,6 +91,19 @@ public:
 
   /// Continues the paused frame with the supervisor's answer.
   rpc_step resume(bool slot_granted);
+
+  /// Continues the frame paused for the journal: `error` empty when the
+  /// events are stored. Otherwise the call's changes are undone and it
+  /// fails with STORAGE_UNAVAILABLE (an expiry alone stands).
+  rpc_step resume_journal(const std::string& error);
+
+  /// Changes made outside a frame (the expiry sweep), for the journal.
+  std::vector<storage::event> take_journal();
+
+  /// Takes over sessions recovered from the journal (after a restart);
+  /// returns the ids now held. Problems are logged.
+  std::vector<std::string>
+  adopt(const std::vector<storage::stored_session>& sessions);
 
   /// The supervisor's sweep (or its search for room): removes tracking
   /// sessions past their age or idle limit and returns their ids.
@@ -128,7 +151,17 @@ private:
     rpc_output out;
     tools::call_result paused;
     std::string paused_tool;
+    /// While the journal writes the current message's changes: its reply,
+    /// whether they change more than expiry, and the sessions it started.
+    std::string held_reply;
+    bool held_updates = false;
+    std::vector<std::string> held_started;
   };
+
+  /// After a message: sends its changes to the journal (true: paused,
+  /// `step` filled) or keeps its reply.
+  bool hold_for_journal(job& j, std::string reply, rpc_step& step);
+  std::vector<storage::event> to_events(std::vector<domain::change> changes);
 
   /// Runs the current job until it is done or paused.
   rpc_step run_job();
@@ -182,6 +215,8 @@ private:
   /// Takes the ids expired by the last calls, noting them for the directory.
   std::vector<std::string> take_expired();
 
+  /// The boot the clock's monotonic times belong to, for the journal.
+  std::string boot_id_;
   std::string revision_;
   era era_ = era::undecided;
   /// serverInfo as JSON, rendered once (initialize, every modern result).
@@ -190,6 +225,8 @@ private:
   /// Directory news for the next output (see rpc_output).
   std::vector<std::string> created_;
   std::vector<std::string> gone_;
+  /// Slots to give back: sessions whose start the journal refused.
+  std::vector<std::string> released_;
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).
   std::optional<protocol::log_level> client_log_level_;

@@ -69,6 +69,7 @@ using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
 using evict_atom = caf::atom_constant<caf::atom("evict")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
+using adopt_atom = caf::atom_constant<caf::atom("adopt")>; // also supervisor
 // supervisor actor
 using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
@@ -84,6 +85,10 @@ using open_atom = caf::atom_constant<caf::atom("open")>;
 using forward_atom = caf::atom_constant<caf::atom("forward")>;
 using end_atom = caf::atom_constant<caf::atom("end")>;
 using call_atom = caf::atom_constant<caf::atom("call")>;
+// journal actor
+using append_atom = caf::atom_constant<caf::atom("append")>;
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using purge_atom = caf::atom_constant<caf::atom("purge")>;
 
 // -- typed interfaces ---------------------------------------------------------
 
@@ -91,12 +96,24 @@ using call_atom = caf::atom_constant<caf::atom("call")>;
 /// sessions. `expire` removes those past their limits and returns their ids;
 /// `evict` drops an ended one the supervisor reclaimed; `idle` (the
 /// supervisor's MCP-session idle timeout) ends the actor when it saw no
-/// frame for that long and has none in progress.
+/// frame for that long and has none in progress. `adopt` hands it tracking
+/// sessions recovered from the journal after a restart.
 using client_actor = caf::typed_actor<
   caf::replies_to<rpc_atom, protocol::frame>::with<rpc_output>,
   caf::replies_to<expire_atom>::with<std::vector<std::string>>,
   caf::reacts_to<evict_atom, std::string>,
-  caf::reacts_to<idle_atom, caf::timespan>>;
+  caf::reacts_to<idle_atom, caf::timespan>,
+  caf::reacts_to<adopt_atom, std::vector<storage::stored_session>>>;
+
+/// Writes tracking-session events to storage (see storage/store.hpp) on its
+/// own thread. `append` answers with an empty string once the events are
+/// stored, or with why they are not (nothing of them is). Appends that
+/// arrive together share one transaction (`flush`, sent to itself: group
+/// commit). `purge`, every day, drops history past its retention.
+using journal_actor = caf::typed_actor<
+  caf::replies_to<append_atom, std::vector<storage::event>>::with<std::string>,
+  caf::reacts_to<flush_atom>,
+  caf::reacts_to<purge_atom>>;
 
 /// Global limits. Admits client actors (`admit` client + whether it ends
 /// when idle (HTTP sessions and principals do, the stdio one does not) +
@@ -115,13 +132,15 @@ using supervisor_actor = caf::typed_actor<
   caf::reacts_to<release_atom, std::vector<std::string>>,
   caf::reacts_to<ended_atom, std::vector<std::string>>,
   caf::reacts_to<sweep_atom>,
-  caf::replies_to<slots_atom>::with<std::uint64_t>>;
+  caf::replies_to<slots_atom>::with<std::uint64_t>,
+  caf::reacts_to<adopt_atom, std::vector<std::string>, client_actor>>;
 
 /// Routes frames from the edges to client actors by routing key.
 ///  - inbound: a frame for KEY; a new KEY gets a route (stdio: the one
 ///    connection is the session, any first message opens it).
 ///  - eof: no more input on KEY; the route closes once its replies are out.
-///  - open: a frame (HTTP: `initialize`) that creates the route KEY; refused
+///  - open: a frame (HTTP: `initialize`) from PRINCIPAL that creates the
+///    route KEY; refused
 ///    with `busy` at the session cap. Its client actor ends when idle (the
 ///    supervisor decides).
 ///  - forward: a frame for an existing route only; else `unknown_route`.
@@ -137,7 +156,8 @@ using supervisor_actor = caf::typed_actor<
 using transport_actor = caf::typed_actor<
   caf::reacts_to<inbound_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<eof_atom, std::string, sink_ptr>,
-  caf::reacts_to<open_atom, std::string, protocol::frame, sink_ptr>,
+  caf::reacts_to<open_atom, std::string, std::string, protocol::frame,
+                 sink_ptr>,
   caf::reacts_to<forward_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<end_atom, std::string, sink_ptr>,
   caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>>;
@@ -173,6 +193,21 @@ typename Inspector::result_type inspect(Inspector& f, frame& x) {
 
 } // namespace ttm::protocol
 
+namespace ttm::storage {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stamp& x) {
+  return f(caf::meta::type_name("stamp"), x.wall_ns, x.mono_ns, x.boot_id);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, event& x) {
+  return f(caf::meta::type_name("event"), x.kind, x.session_id, x.principal,
+           x.task_id, x.at, x.payload);
+}
+
+} // namespace ttm::storage
+
 namespace ttm::actors {
 
 template <class Inspector>
@@ -185,3 +220,6 @@ typename Inspector::result_type inspect(Inspector& f, rpc_output& x) {
 
 // A sink is a local callback handle; it never crosses a process boundary.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::sink_ptr)
+
+// Recovered sessions go from the transport to one client actor, in process.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<ttm::storage::stored_session>)

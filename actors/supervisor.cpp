@@ -208,6 +208,22 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
                          sweep_atom::value);
     },
     [=](slots_atom) -> std::uint64_t { return self->state.slots.size(); },
+    [=](adopt_atom, const std::vector<std::string>& ids,
+        const client_actor& owner) {
+      // Sessions recovered from the journal were admitted before the
+      // restart: they take their slots back even past the cap (which a
+      // smaller --max-tracking-sessions may now put below their number).
+      if (self->state.clients.count(owner.address()) == 0)
+        return;
+      for (const auto& id : ids)
+        grant(self, id, owner);
+      if (self->state.slots.size() > self->state.cfg.max_sessions)
+        TTM_LOG(warning, "supervisor",
+                "recovered tracking sessions hold "
+                  + std::to_string(self->state.slots.size())
+                  + " slots, above the limit of "
+                  + std::to_string(self->state.cfg.max_sessions));
+    },
   };
 }
 

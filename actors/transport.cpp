@@ -41,6 +41,11 @@ using route_iter = std::unordered_map<std::string, route_state>::iterator;
 /// Forgets a route and ends its client actor (a no-op if it ended already).
 void erase_route(self_ptr self, route_iter i) {
   auto& r = i->second;
+  // Recovered sessions it never got (refused admission) wait for the next.
+  for (auto& s : r.to_adopt) {
+    auto id = s.session_id;
+    self->state.recovered.emplace(std::move(id), std::move(s));
+  }
   for (const auto& id : r.owned)
     self->state.directory.erase(id);
   if (r.client) {
@@ -149,10 +154,61 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
       });
 }
 
+/// Hands recovered sessions to route `key`'s admitted client actor (before
+/// any frame that names them: messages from one sender arrive in order).
+void send_adoptions(self_ptr self, const std::string& key) {
+  auto& r = self->state.routes[key];
+  if (r.to_adopt.empty() || !r.admitted)
+    return;
+  for (const auto& s : r.to_adopt) {
+    TTM_LOG(info, "transport", "recovered session " + s.session_id
+                                 + " re-bound to route '" + loggable(key)
+                                 + "'");
+    r.owned.insert(s.session_id);
+    self->state.directory[s.session_id] = key;
+  }
+  self->send(r.client, adopt_atom::value, std::move(r.to_adopt));
+  r.to_adopt.clear();
+}
+
+/// Takes the recovered sessions a frame names, if they belong to the
+/// route's principal; another principal's stay where they are (its call
+/// then gets SESSION_NOT_FOUND, as for any id it does not own).
+void claim_recovered(self_ptr self, const std::string& key,
+                     const protocol::frame& f) {
+  auto& rec = self->state.recovered;
+  if (rec.empty())
+    return;
+  auto& r = self->state.routes[key];
+  for (const auto& m : f.messages) {
+    if (m.handle.empty())
+      continue;
+    auto i = rec.find(std::string{m.handle});
+    if (i == rec.end() || i->second.principal != r.principal_name)
+      continue;
+    r.to_adopt.push_back(std::move(i->second));
+    rec.erase(i);
+  }
+  send_adoptions(self, key);
+}
+
 void admit(self_ptr self, const std::string& key) {
   auto& r = self->state.routes[key];
-  r.client = self->spawn(client_behavior, self->state.cfg.client,
-                         self->state.cfg.supervisor);
+  auto client_cfg = self->state.cfg.client;
+  client_cfg.principal = r.principal_name;
+  r.client = self->spawn(client_behavior, std::move(client_cfg),
+                         self->state.cfg.supervisor,
+                         self->state.cfg.journal);
+  if (self->state.cfg.adopt_all && !self->state.recovered.empty()) {
+    for (auto& [id, s] : self->state.recovered)
+      r.to_adopt.push_back(std::move(s));
+    self->state.recovered.clear();
+    // Oldest first, as they were started.
+    std::sort(r.to_adopt.begin(), r.to_adopt.end(),
+              [](const auto& a, const auto& b) {
+                return a.started_wall_ns < b.started_wall_ns;
+              });
+  }
   // A client actor may end on its own (idle timeout, crash): then its route
   // must go too, or it would answer -32603 forever.
   self->monitor(r.client);
@@ -200,6 +256,7 @@ void admit(self_ptr self, const std::string& key) {
           return;
         }
         r.admitted = true;
+        send_adoptions(self, key);
         auto backlog = std::move(r.backlog);
         r.backlog.clear();
         for (auto& [f, sink] : backlog)
@@ -227,6 +284,7 @@ void admit(self_ptr self, const std::string& key) {
 /// the supervisor decides on admission.
 void route_frame(self_ptr self, const std::string& key, protocol::frame f,
                  sink_ptr sink) {
+  claim_recovered(self, key, f);
   auto& r = self->state.routes[key];
   if (!r.admitted) {
     r.backlog.emplace_back(std::move(f), std::move(sink));
@@ -247,6 +305,11 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
                    transport_config cfg) {
   self->set_default_handler(caf::drop);
   self->state.cfg = std::move(cfg);
+  for (auto& s : self->state.cfg.recovered) {
+    auto id = s.session_id;
+    self->state.recovered.emplace(std::move(id), std::move(s));
+  }
+  self->state.cfg.recovered.clear();
   // On shutdown take every client actor along.
   self->set_exit_handler([=](const caf::exit_msg& msg) {
     for (auto& [key, r] : self->state.routes)
@@ -276,8 +339,8 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
         admit(self, key);
       route_frame(self, key, std::move(f), std::move(sink));
     },
-    [=](open_atom, const std::string& key, protocol::frame& f,
-        sink_ptr& sink) {
+    [=](open_atom, const std::string& key, const std::string& principal,
+        protocol::frame& f, sink_ptr& sink) {
       if (self->state.routes.count(key) > 0) {
         // Keys are 128 random bits: a clash means a broken edge.
         TTM_LOG(error, "transport", "open: route '" + loggable(key)
@@ -285,7 +348,9 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
         sink->refused(route_refusal::busy);
         return;
       }
-      self->state.routes[key].opened = true;
+      auto& r = self->state.routes[key];
+      r.opened = true;
+      r.principal_name = principal;
       admit(self, key);
       route_frame(self, key, std::move(f), std::move(sink));
     },
@@ -326,6 +391,7 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
       if (!r.client) {
         r.opened = true;
         r.principal = true;
+        r.principal_name = principal;
         TTM_LOG(debug, "transport", "principal '" + principal
                                       + "' gets a client actor");
         admit(self, key);

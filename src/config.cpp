@@ -245,6 +245,47 @@ const std::vector<option>& options() {
      [](config& c, const std::string& v) {
        return parse_duration(v, c.tracking.max_idle);
      }},
+    {"--data-dir", "data_dir", "TIME_TRACKER_MCP_DATA_DIR", "DIR",
+     "where the session journal lives (default $XDG_STATE_HOME/"
+     "time-tracker-mcp, else ~/.local/state/time-tracker-mcp); one server "
+     "per directory",
+     [](config& c, const std::string& v) -> std::string {
+       if (v.empty())
+         return "expected a directory";
+       c.data_dir = v;
+       return {};
+     }},
+    {"--ephemeral", "ephemeral", "TIME_TRACKER_MCP_EPHEMERAL", "",
+     "keep tracking sessions in memory only: no journal, nothing survives "
+     "a restart (default off)",
+     [](config& c, const std::string& v) -> std::string {
+       if (v == "true" || v == "1" || v == "yes" || v == "on")
+         c.ephemeral = true;
+       else if (v == "false" || v == "0" || v == "no" || v == "off")
+         c.ephemeral = false;
+       else
+         return "expected true or false, got '" + v + "'";
+       return {};
+     }},
+    {"--history-retention", "history_retention",
+     "TIME_TRACKER_MCP_HISTORY_RETENTION", "DURATION",
+     "ended sessions stay in the journal this long, e.g. 90d; 0: forever "
+     "(default 90d)",
+     [](config& c, const std::string& v) {
+       return parse_duration(v, 0, 100LL * 366 * 86'400,
+                             c.history_retention_s);
+     }},
+    {"--journal-sync", "journal_sync", "TIME_TRACKER_MCP_JOURNAL_SYNC",
+     "full|normal",
+     "full: a reply waits until its change is on disk (survives power "
+     "loss); normal: until the OS has it (survives a crash of the server, "
+     "not of the machine) (default full)",
+     [](config& c, const std::string& v) -> std::string {
+       if (v != "full" && v != "normal")
+         return "expected full or normal, got '" + v + "'";
+       c.journal_sync = v;
+       return {};
+     }},
     {"--threads", "threads", "TIME_TRACKER_MCP_THREADS", "N",
      "actor scheduler threads (default: one per core)",
      [](config& c, const std::string& v) {
@@ -374,11 +415,13 @@ std::string apply_file(config& c, const std::string& path) {
     std::string value;
     if (m.value.IsString())
       value = m.value.GetString();
+    else if (m.value.IsBool())
+      value = m.value.GetBool() ? "true" : "false";
     else if (m.value.IsUint64())
       value = std::to_string(m.value.GetUint64());
     else
       return "config file '" + path + "': '" + key
-             + "' must be a string or a non-negative integer";
+             + "' must be a string, a boolean or a non-negative integer";
     if (auto err = opt->set(c, value); !err.empty())
       return "config file '" + path + "', '" + key + "': " + err;
   }
@@ -404,7 +447,8 @@ std::string usage() {
       "  --config FILE           JSON config file (env "
       "TIME_TRACKER_MCP_CONFIG)\n";
   for (const auto& o : options()) {
-    std::string lhs = std::string{"  "} + o.flag + " " + o.arg;
+    std::string lhs = std::string{"  "} + o.flag
+                      + (*o.arg != '\0' ? std::string{" "} + o.arg : "");
     lhs.resize(std::max<std::size_t>(lhs.size() + 1, 26), ' ');
     out += lhs + o.help + "\n" + std::string(26, ' ') + "env " + o.env
            + ", file key \"" + o.key + "\"\n";
@@ -448,6 +492,8 @@ load_config(const std::vector<std::string>& args,
       std::string value;
       if (eq != std::string::npos)
         value = a.substr(eq + 1);
+      else if (opt != nullptr && *opt->arg == '\0')
+        value = "true"; // a switch: --ephemeral
       else if (i + 1 < args.size())
         value = args[++i];
       else
@@ -481,6 +527,20 @@ load_config(const std::vector<std::string>& args,
   for (const auto& [opt, value] : cli)
     if (auto err = opt->set(c, value); !err.empty())
       return fail(std::string{opt->flag} + ": " + err);
+  if (!c.ephemeral && c.data_dir.empty()) {
+    // XDG: a relative XDG_STATE_HOME is invalid and ignored.
+    const char* xdg = getenv("XDG_STATE_HOME");
+    const char* home = getenv("HOME");
+    if (xdg && *xdg == '/')
+      c.data_dir = std::string{xdg} + "/time-tracker-mcp";
+    else if (home && *home == '/')
+      c.data_dir = std::string{home} + "/.local/state/time-tracker-mcp";
+    else
+      return fail("no data directory for the session journal: neither "
+                  "XDG_STATE_HOME nor HOME is an absolute path; use "
+                  "--data-dir DIR, or --ephemeral to keep sessions in "
+                  "memory only");
+  }
   if (c.mode == "http" && !c.auth_token_file.empty())
     if (auto err = read_tokens(c.auth_token_file, c.auth_tokens,
                                c.auth_principals);

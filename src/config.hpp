@@ -30,6 +30,18 @@ struct config {
   std::size_t worker_threads = 0;
   std::string config_file;
 
+  // -- the session journal --------------------------------------------------
+  /// Keep tracking sessions in memory only: nothing survives a restart.
+  bool ephemeral = false;
+  /// Where the journal lives; empty until resolved by load_config:
+  /// $XDG_STATE_HOME/time-tracker-mcp, else ~/.local/state/time-tracker-mcp.
+  std::string data_dir;
+  /// Ended sessions are kept this long, then purged; 0: forever.
+  long long history_retention_s = 90LL * 86'400;
+  /// SQLite's `synchronous`: "full" survives power loss, "normal" only a
+  /// crash of the process.
+  std::string journal_sync = "full";
+
   // -- http mode ------------------------------------------------------------
   /// --listen HOST:PORT: an IP literal and a port (0: any free port).
   std::string listen_host = "127.0.0.1";

@@ -1,15 +1,18 @@
 // time-tracker-mcp: an MCP server that gives AI agents trusted time.
 
 #include "actors/client_state.hpp"
+#include "actors/journal.hpp"
 #include "actors/messages.hpp"
 #include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
 #include "config.hpp"
 #include "domain/clock.hpp"
+#include "domain/journal.hpp"
 #include "domain/zones.hpp"
 #include "edge/http.hpp"
 #include "edge/stdio.hpp"
 #include "log.hpp"
+#include "storage/sqlite_store.hpp"
 #include "tools/registry.hpp"
 
 #include <caf/all.hpp>
@@ -157,7 +160,73 @@ actors::supervisor_config make_supervisor_config(const config& cfg) {
 struct prepared_config {
   actors::client_config client;
   std::string tzdb_version;
+  /// The journal (client.journal): its store, or why there is none, and
+  /// the open sessions recovered from it.
+  std::shared_ptr<storage::store> store;
+  std::string store_problem;
+  std::vector<storage::stored_session> recovered;
+  std::string journal_summary; ///< for the start-up log line
+  int exit_code = 0;           ///< not 0: do not start
 };
+
+/// Opens the journal and recovers its open sessions. A directory another
+/// server holds, or a database of a newer version, stops the start; any
+/// other fault leaves the server running without its journal (tracking
+/// tools answer STORAGE_UNAVAILABLE, time_get_current works).
+void open_journal(const config& cfg, prepared_config& p) {
+  if (cfg.ephemeral) {
+    p.journal_summary = "ephemeral (sessions in memory only)";
+    return;
+  }
+  p.client.journal = true;
+  storage::sqlite_options opts;
+  opts.dir = cfg.data_dir;
+  opts.sync = cfg.journal_sync == "normal" ? storage::sync_mode::normal
+                                           : storage::sync_mode::full;
+  opts.instance = std::string{"time-tracker-mcp "} + TTM_VERSION + " pid "
+                  + std::to_string(::getpid());
+  auto opened = storage::open_sqlite(opts);
+  if (auto* err = std::get_if<storage::error>(&opened)) {
+    if (err->kind == storage::error_kind::locked
+        || err->kind == storage::error_kind::newer_schema) {
+      TTM_LOG(error, "main", err->message);
+      p.exit_code = 1;
+      return;
+    }
+    p.store_problem = std::string{"the session journal is unavailable ("}
+                      + storage::to_string(err->kind) + "): " + err->message;
+    TTM_LOG(error, "main", p.store_problem
+                             + "; tracking tools answer STORAGE_UNAVAILABLE "
+                               "until the server restarts with this fixed "
+                               "(or with --ephemeral)");
+    p.journal_summary = "journal UNAVAILABLE";
+    return;
+  }
+  p.store = std::move(std::get<storage::store_ptr>(opened));
+  auto loaded = p.store->load_open();
+  if (auto* err = std::get_if<storage::error>(&loaded)) {
+    p.store_problem = "cannot read the session journal: " + err->message;
+    TTM_LOG(error, "main", p.store_problem);
+    p.store.reset();
+    p.journal_summary = "journal UNAVAILABLE";
+    return;
+  }
+  p.recovered = std::move(std::get<std::vector<storage::stored_session>>(
+    loaded));
+  auto expired = domain::expire_recovered(p.recovered, cfg.tracking,
+                                          *p.client.clock);
+  if (!expired.empty()) {
+    auto r = p.store->append(expired);
+    if (auto* err = std::get_if<storage::error>(&r))
+      TTM_LOG(warning, "main", "cannot record the expiry of recovered "
+                               "sessions: " + err->message);
+  }
+  p.journal_summary = "journal " + p.store->describe() + " ("
+                      + std::to_string(p.recovered.size())
+                      + " open sessions recovered, "
+                      + std::to_string(expired.size())
+                      + " expired while the server was down)";
+}
 
 std::optional<prepared_config> prepare(const config& cfg) {
   auto local_zone = resolve_local_zone(cfg);
@@ -166,7 +235,22 @@ std::optional<prepared_config> prepare(const config& cfg) {
   prepared_config p;
   p.tzdb_version = domain::preload_tz_database();
   p.client = make_client_config(cfg, *local_zone);
+  open_journal(cfg, p);
   return p;
+}
+
+/// The journal actor, on its own thread: storage I/O never blocks the
+/// scheduler's workers. Invalid with --ephemeral.
+actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
+                                    prepared_config& p) {
+  if (!p.client.journal)
+    return {};
+  actors::journal_config jc;
+  jc.store = std::move(p.store);
+  jc.unavailable = p.store_problem;
+  jc.clock = p.client.clock;
+  jc.retention = std::chrono::hours{cfg.history_retention_s / 3600};
+  return sys.spawn<caf::detached>(actors::journal_behavior, std::move(jc));
 }
 
 /// The cores this process may run on (its affinity mask, which taskset and
@@ -204,6 +288,8 @@ int run_stdio(const config& cfg) {
   auto prepared = prepare(cfg);
   if (!prepared)
     return 2;
+  if (prepared->exit_code != 0)
+    return prepared->exit_code;
   const auto& client_cfg = prepared->client;
   const auto& local_zone = client_cfg.local_zone;
   const auto& tzdb_version = prepared->tzdb_version;
@@ -218,9 +304,12 @@ int run_stdio(const config& cfg) {
     caf::actor_system sys{sys_cfg};
     auto supervisor = sys.spawn(actors::supervisor_behavior,
                                 make_supervisor_config(cfg));
-    auto transport = sys.spawn(actors::transport_behavior,
-                               actors::transport_config{client_cfg,
-                                                        supervisor});
+    auto journal = spawn_journal(sys, cfg, *prepared);
+    // The one client adopts every recovered session.
+    auto transport = sys.spawn(
+      actors::transport_behavior,
+      actors::transport_config{client_cfg, supervisor, journal,
+                               std::move(prepared->recovered), true});
     edge::stdio_edge stdio{transport,
                            {STDIN_FILENO, out_fd, cfg.max_line_bytes},
                            [&] {
@@ -230,7 +319,8 @@ int run_stdio(const config& cfg) {
     auto signals = signal_thread(sigs, shutdown, exiting);
     TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
                             + " serving MCP on stdio; local zone "
-                            + local_zone + ", tz database " + tzdb_version);
+                            + local_zone + ", tz database " + tzdb_version
+                            + "; " + prepared->journal_summary);
     stdio.start();
     auto reason = shutdown.wait();
     TTM_LOG(info, "main", std::string{"shutting down: "} + reason);
@@ -247,6 +337,8 @@ int run_stdio(const config& cfg) {
     signals.join();
     caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+    if (journal)
+      caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
   } // ~actor_system waits for every actor
   ::close(out_fd);
   return 0;
@@ -282,6 +374,8 @@ int run_http(const config& cfg) {
   auto prepared = prepare(cfg);
   if (!prepared)
     return 2;
+  if (prepared->exit_code != 0)
+    return prepared->exit_code;
   const auto& client_cfg = prepared->client;
   const auto& local_zone = client_cfg.local_zone;
   const auto& tzdb_version = prepared->tzdb_version;
@@ -316,9 +410,13 @@ int run_http(const config& cfg) {
     // sessions end when idle.
     sup_cfg.mcp_idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
     auto supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
-    auto transport = sys.spawn(actors::transport_behavior,
-                               actors::transport_config{client_cfg,
-                                                        supervisor});
+    auto journal = spawn_journal(sys, cfg, *prepared);
+    // A recovered session waits for the first MCP session of its principal
+    // that names it.
+    auto transport = sys.spawn(
+      actors::transport_behavior,
+      actors::transport_config{client_cfg, supervisor, journal,
+                               std::move(prepared->recovered), false});
     http = std::make_unique<edge::http_edge>(transport, opts);
     auto signals = signal_thread(sigs, shutdown, exiting);
     try {
@@ -333,7 +431,8 @@ int run_http(const config& cfg) {
       TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
                               + " serving MCP over HTTP at " + http->url()
                               + "; local zone " + local_zone
-                              + ", tz database " + tzdb_version);
+                              + ", tz database " + tzdb_version + "; "
+                              + prepared->journal_summary);
       if (!is_loopback(cfg.listen_host) && cfg.auth_tokens.empty())
         TTM_LOG(warning, "main", "listening beyond loopback without "
                                  "--auth-token-file: anyone who can reach "
@@ -354,6 +453,8 @@ int run_http(const config& cfg) {
     signals.join();
     caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+    if (journal)
+      caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
   } // ~actor_system waits for every actor
   http.reset();
   return rc;

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <string>
 
 namespace ttm::domain {
 
@@ -16,6 +18,9 @@ public:
   virtual ~clock_source();
   virtual wall_time wall_now() const = 0;
   virtual mono_time mono_now() const = 0;
+  /// Names the boot the monotonic clock counts from: monotonic times of
+  /// two boots do not compare (the journal records it with every event).
+  virtual std::string boot_id() const = 0;
 };
 
 using clock_ptr = std::shared_ptr<const clock_source>;
@@ -25,6 +30,8 @@ class system_clock_source final : public clock_source {
 public:
   wall_time wall_now() const override;
   mono_time mono_now() const override;
+  /// The kernel's /proc/sys/kernel/random/boot_id, read once.
+  std::string boot_id() const override;
 };
 
 /// A clock that moves only when told to. Fields are atomic so that a test may
@@ -35,6 +42,12 @@ public:
 
   wall_time wall_now() const override;
   mono_time mono_now() const override;
+  std::string boot_id() const override;
+
+  /// The machine rebooted: a new boot id, and the monotonic clock starts
+  /// again near zero (`mono_since_boot`); the wall clock keeps going.
+  void reboot(std::string new_boot_id,
+              std::chrono::nanoseconds mono_since_boot);
 
   /// Real time passes: both clocks move forward by `d`.
   void advance(std::chrono::nanoseconds d);
@@ -48,6 +61,8 @@ public:
 private:
   std::atomic<std::int64_t> wall_ns_;
   std::atomic<std::int64_t> mono_ns_;
+  mutable std::mutex boot_mtx_;
+  std::string boot_id_ = "fake-boot-1";
 };
 
 } // namespace ttm::domain

@@ -120,6 +120,10 @@ const char* to_string(run_status s) {
   return "in_progress";
 }
 
+const char* duration_source(const instant& from, const instant& to) {
+  return from.boot == to.boot ? "monotonic" : "wall_clock";
+}
+
 milliseconds task_run::duration(mono_time now) const {
   return since(start.mono, end ? end->mono : now);
 }
@@ -234,6 +238,22 @@ const tracking_session& tracker::add(std::string id, session_request req,
     s.task_index.emplace(task_id, s.tasks.size());
     s.tasks.push_back({std::move(task_id), {}});
   }
+  if (recording_) {
+    change c;
+    c.kind = change::session_started;
+    c.session_id = id;
+    c.at = now;
+    c.session.milestone_id = s.milestone_id;
+    c.session.milestone_name = s.milestone_name;
+    c.session.metadata = s.metadata;
+    c.session.tags = s.tags;
+    c.session.task_ids.reserve(s.tasks.size());
+    for (const auto& t : s.tasks)
+      c.session.task_ids.push_back(t.id);
+    c.zone_name = s.tz.name();
+    changes_.push_back(std::move(c));
+    undo_.emplace_back([this, id] { sessions_.erase(id); });
+  }
   auto [it, _] = sessions_.insert_or_assign(std::move(id), std::move(s));
   return it->second;
 }
@@ -258,6 +278,7 @@ tracking_outcome<tracking_session*> tracker::use(const std::string& id,
                                                  instant now) {
   auto i = sessions_.find(id);
   if (i != sessions_.end() && due(i->second, now.mono)) {
+    note_expired(i->second, now);
     forget(id);
     newly_expired_.push_back(id);
     i = sessions_.end();
@@ -282,6 +303,11 @@ tracking_outcome<tracking_session*> tracker::use(const std::string& id,
 }
 
 const tracking_session* tracker::find(const std::string& id) const {
+  auto i = sessions_.find(id);
+  return i == sessions_.end() ? nullptr : &i->second;
+}
+
+tracking_session* tracker::find(const std::string& id) {
   auto i = sessions_.find(id);
   return i == sessions_.end() ? nullptr : &i->second;
 }
@@ -317,6 +343,25 @@ tracker::start_task(tracking_session& s, task_start_request req,
   run.work_item_id = std::move(req.work_item_id);
   run.metadata = std::move(req.metadata);
   run.start = now;
+  if (recording_) {
+    change c;
+    c.kind = change::task_started;
+    c.session_id = s.id;
+    c.at = now;
+    c.task.task_id = task.id;
+    c.task.task_name = run.task_name;
+    c.task.external_task_id = run.external_task_id;
+    c.task.work_item_id = run.work_item_id;
+    c.task.metadata = run.metadata;
+    changes_.push_back(std::move(c));
+    undo_.emplace_back([this, sid = s.id, index = i->second, run_bytes] {
+      auto j = sessions_.find(sid);
+      if (j == sessions_.end())
+        return;
+      j->second.tasks[index].runs.pop_back();
+      j->second.bytes -= run_bytes;
+    });
+  }
   task.runs.push_back(std::move(run));
   s.bytes += run_bytes;
   return task_started{&task, &task.runs.back(), false};
@@ -344,7 +389,28 @@ tracker::end_task(tracking_session& s, const std::string& task_id,
     return *err;
   if (auto err = over_budget(limits_, s.bytes + size_of(metadata)))
     return *err;
-  s.bytes += size_of(metadata);
+  auto added = size_of(metadata);
+  if (recording_) {
+    change c;
+    c.kind = change::task_ended;
+    c.session_id = s.id;
+    c.at = now;
+    c.task_id = task.id;
+    c.status = status;
+    c.metadata = metadata;
+    changes_.push_back(std::move(c));
+    undo_.emplace_back([this, sid = s.id, index = i->second, added] {
+      auto j = sessions_.find(sid);
+      if (j == sessions_.end())
+        return;
+      auto& r = j->second.tasks[index].runs.back();
+      r.end.reset();
+      r.status = run_status::in_progress;
+      r.completion_metadata.clear();
+      j->second.bytes -= added;
+    });
+  }
+  s.bytes += added;
   run.end = now;
   run.status = status;
   run.completion_metadata = std::move(metadata);
@@ -354,29 +420,85 @@ tracker::end_task(tracking_session& s, const std::string& task_id,
 bool tracker::end_session(tracking_session& s, instant now) {
   if (s.ended())
     return false;
-  for (auto& t : s.tasks)
+  std::vector<std::size_t> interrupted;
+  for (std::size_t k = 0; k < s.tasks.size(); ++k) {
+    auto& t = s.tasks[k];
     if (!t.runs.empty() && !t.runs.back().end) {
       t.runs.back().end = now;
       t.runs.back().status = run_status::interrupted;
+      interrupted.push_back(k);
     }
+  }
   s.end = now;
   newly_ended_.push_back(s.id);
+  if (recording_) {
+    change c;
+    c.kind = change::session_ended;
+    c.session_id = s.id;
+    c.at = now;
+    changes_.push_back(std::move(c));
+    undo_.emplace_back([this, sid = s.id, ks = std::move(interrupted)] {
+      auto j = sessions_.find(sid);
+      if (j == sessions_.end())
+        return;
+      for (auto k : ks) {
+        auto& r = j->second.tasks[k].runs.back();
+        r.end.reset();
+        r.status = run_status::in_progress;
+      }
+      j->second.end.reset();
+      auto e = std::find(newly_ended_.begin(), newly_ended_.end(), sid);
+      if (e != newly_ended_.end())
+        newly_ended_.erase(e);
+    });
+  }
   return true;
 }
 
-std::vector<std::string> tracker::expire_due(mono_time now) {
+std::vector<std::string> tracker::expire_due(instant now) {
   std::vector<std::string> out;
   for (const auto& [id, s] : sessions_)
-    if (due(s, now))
+    if (due(s, now.mono))
       out.push_back(id);
-  for (const auto& id : out)
+  for (const auto& id : out) {
+    note_expired(sessions_.at(id), now);
     forget(id);
+  }
   return out;
 }
 
 void tracker::evict(const std::string& id) {
+  // Only ended sessions are evicted, and the journal closed them at their
+  // end: nothing to record.
   if (sessions_.count(id) > 0)
     forget(id);
+}
+
+void tracker::note_expired(const tracking_session& s, instant now) {
+  // An ended session leaving memory changes nothing the journal keeps.
+  if (!recording_ || s.ended())
+    return;
+  change c;
+  c.kind = change::session_expired;
+  c.session_id = s.id;
+  c.at = now;
+  c.reason = since(s.start.mono, now.mono) > limits_.max_age ? "age" : "idle";
+  changes_.push_back(std::move(c));
+}
+
+std::vector<change> tracker::take_changes() {
+  return std::exchange(changes_, {});
+}
+
+void tracker::commit() {
+  undo_.clear();
+}
+
+void tracker::rollback() {
+  for (auto i = undo_.rbegin(); i != undo_.rend(); ++i)
+    (*i)();
+  undo_.clear();
+  changes_.clear();
 }
 
 std::vector<std::string> tracker::take_expired() {

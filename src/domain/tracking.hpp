@@ -10,7 +10,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -28,11 +30,19 @@ using string_map = std::vector<std::pair<std::string, std::string>>;
 struct instant {
   wall_time wall;
   mono_time mono;
+  /// 0: this boot. Recovered events of an earlier boot get 1, 2, ... and a
+  /// monotonic time rebased onto this boot's clock through the wall clock,
+  /// so a duration spanning two boots is a wall-clock one.
+  std::uint32_t boot = 0;
 };
 
 inline instant now_of(const clock_source& c) {
-  return {c.wall_now(), c.mono_now()};
+  return {c.wall_now(), c.mono_now(), 0};
 }
+
+/// How a duration was measured: "monotonic", or "wall_clock" when its ends
+/// lie in different boots (recovered across a reboot).
+const char* duration_source(const instant& from, const instant& to);
 
 struct tracking_limits {
   /// Tracking sessions held at once, over all clients (the supervisor
@@ -173,6 +183,32 @@ struct task_ended {
   bool already_ended;
 };
 
+/// A change to a tracking session, as the journal records it: enough to
+/// redo it on a fresh tracker (see domain/journal.hpp).
+struct change {
+  enum kind_t {
+    session_started,
+    task_started,
+    task_ended,
+    session_ended,
+    session_expired,
+  };
+  kind_t kind = session_started;
+  std::string session_id;
+  instant at;
+  /// session_started: the request and the zone's name.
+  session_request session;
+  std::string zone_name;
+  /// task_started: the request (task_id included).
+  task_start_request task;
+  /// task_ended: the task, its status and completion metadata.
+  std::string task_id;
+  run_status status = run_status::completed;
+  string_map metadata;
+  /// session_expired: "age" or "idle".
+  std::string reason;
+};
+
 /// The tracking sessions of one MCP client (one per client actor).
 /// Ownership is implicit: a session exists only in its owner's tracker, so
 /// another client's tracker cannot tell it from an id that never existed.
@@ -202,6 +238,7 @@ public:
 
   /// Read-only lookup without touching activity or expiry (tests, benches).
   const tracking_session* find(const std::string& id) const;
+  tracking_session* find(const std::string& id);
 
   tracking_outcome<task_started>
   start_task(tracking_session& s, task_start_request req, instant now);
@@ -218,7 +255,7 @@ public:
 
   /// Removes every session whose age or idle limit passed by `now` and
   /// returns their ids (remembered as expired).
-  std::vector<std::string> expire_due(mono_time now);
+  std::vector<std::string> expire_due(instant now);
 
   /// Removes `id` (remembered as expired): the supervisor made room for a
   /// new session by dropping this ended one.
@@ -232,9 +269,30 @@ public:
   /// may drop them (oldest first) to make room for new sessions.
   std::vector<std::string> take_ended();
 
+  /// Journaling: from now on every change is recorded (take_changes) and
+  /// every change but expiry can be undone (rollback) until `commit`.
+  void record_changes(bool on) {
+    recording_ = on;
+  }
+
+  bool recording() const noexcept {
+    return recording_;
+  }
+
+  /// The changes since the last call, oldest first.
+  std::vector<change> take_changes();
+
+  /// Keeps the changes made so far: they are in the journal.
+  void commit();
+
+  /// Undoes the changes since the last `commit` (the journal refused them),
+  /// newest first. Expiry stands: it is redone from the limits anyway.
+  void rollback();
+
 private:
   static std::size_t bytes_of(const session_request& req);
   bool due(const tracking_session& s, mono_time now) const;
+  void note_expired(const tracking_session& s, instant now);
   void forget(const std::string& id);
 
   tracking_limits limits_;
@@ -243,6 +301,9 @@ private:
   std::unordered_set<std::string> expired_;
   std::vector<std::string> newly_expired_;
   std::vector<std::string> newly_ended_;
+  bool recording_ = false;
+  std::vector<change> changes_;
+  std::vector<std::function<void()>> undo_;
 };
 
 } // namespace ttm::domain

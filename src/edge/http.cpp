@@ -730,7 +730,8 @@ private:
                       protocol::internal_error);
       }
       caf::anon_send(srv_.transport, actors::open_atom::value,
-                     ctx_.new_session, std::move(f), make_sink());
+                     ctx_.new_session, ctx_.principal, std::move(f),
+                     make_sink());
       return;
     }
     caf::anon_send(srv_.transport, actors::forward_atom::value, ctx_.session,

@@ -43,6 +43,10 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
           "Duration in milliseconds, from the monotonic clock.");
     s.add("duration_iso", &task_detail::duration_iso,
           "ISO 8601 duration, e.g. PT2M34S.");
+    s.add("duration_source", &task_detail::duration_source,
+          "monotonic; wall_clock when the run spans a restart of the "
+          "machine (recovered from the journal), so the wall clock "
+          "measured it; null when never started.");
     s.add("status", &task_detail::status,
           "in_progress, completed, skipped, interrupted (still running "
           "when the session ended) or not_started.")
@@ -90,6 +94,11 @@ make_summary_schema(bool for_end) {
   out->add("task_time_ms", &r::task_time_ms,
            "Sum of all task run durations: parallel runs each count.");
   out->add("task_time", &r::task_time, "task_time_ms, human-readable.");
+  out->add("duration_source", &r::duration_source,
+           "monotonic; wall_clock when the session or one of its runs "
+           "spans a restart of the machine (recovered from the journal), "
+           "so those durations come from the wall clock.")
+    .one_of({"monotonic", "wall_clock"});
   out->add("task_count", &r::task_count, "Tasks registered at start.");
   add_counts(*out);
   out->add("tasks_interrupted", &r::tasks_interrupted,
@@ -130,6 +139,13 @@ summary_result summarize(const domain::tracking_session& s,
   r.busy_duration = format_duration(totals.busy);
   r.task_time_ms = to_ms(totals.task_time);
   r.task_time = format_duration(totals.task_time);
+  // Any span whose ends lie in different boots was measured by the wall
+  // clock; so are the totals that include it.
+  bool wall = s.start.boot != end.boot;
+  for (const auto& t : s.tasks)
+    for (const auto& run : t.runs)
+      wall = wall || run.start.boot != (run.end ? *run.end : end).boot;
+  r.duration_source = wall ? "wall_clock" : "monotonic";
   auto counts = s.counts();
   r.set(counts);
   r.task_count = static_cast<std::int64_t>(s.tasks.size());
@@ -163,6 +179,8 @@ summary_result summarize(const domain::tracking_session& s,
       d.duration = format_duration(took);
       d.duration_ms = to_ms(took);
       d.duration_iso = format_duration_iso(took);
+      d.duration_source = domain::duration_source(run.start,
+                                                  run.end ? *run.end : end);
       d.status = domain::to_string(run.status);
       d.metadata = run.metadata;
       d.completion_metadata = run.completion_metadata;

@@ -82,6 +82,7 @@ struct task_detail {
   std::optional<std::string> duration;
   std::optional<std::int64_t> duration_ms;
   std::optional<std::string> duration_iso;
+  std::optional<std::string> duration_source;
   std::string status;
   domain::string_map metadata;
   domain::string_map completion_metadata;
@@ -109,6 +110,7 @@ struct summary_result : counts_fields {
   std::string busy_duration;
   std::int64_t task_time_ms = 0;
   std::string task_time;
+  std::string duration_source;
   std::int64_t task_count = 0;
   std::int64_t tasks_interrupted = 0;
   std::string timezone;

@@ -21,6 +21,7 @@ struct task_end_result : counts_fields {
   std::string duration;
   std::int64_t duration_ms = 0;
   std::string duration_iso;
+  std::string duration_source;
   std::string status;
   bool already_ended = false;
   bool error = false;
@@ -48,6 +49,7 @@ outcome<task_end_result> run(const task_end_args& args, tool_context& ctx) {
       res.duration = domain::format_duration(took);
       res.duration_ms = to_ms(took);
       res.duration_iso = domain::format_duration_iso(took);
+      res.duration_source = domain::duration_source(run.start, *run.end);
       res.status = domain::to_string(run.status);
       res.already_ended = e.already_ended;
       res.set(s.counts());
@@ -86,6 +88,11 @@ tool make_time_task_end() {
            "wall-clock changes).");
   out->add("duration_iso", &r::duration_iso,
            "ISO 8601 duration, e.g. PT2M34S.");
+  out->add("duration_source", &r::duration_source,
+           "monotonic; wall_clock when the run spans a restart of the "
+           "machine (recovered from the journal), so the wall clock "
+           "measured it.")
+    .one_of({"monotonic", "wall_clock"});
   out->add("status", &r::status, "completed or skipped.")
     .one_of({"completed", "skipped"});
   add_counts(*out);

@@ -61,7 +61,7 @@ struct fixture : actor_fixture {
   void open(const std::string& route, const std::string& json,
             const std::shared_ptr<collecting_sink>& sink) {
     caf::anon_send(transport, actors::open_atom::value, route,
-                   protocol::decode(json), actors::sink_ptr{sink});
+                   std::string{"local"}, protocol::decode(json), actors::sink_ptr{sink});
   }
 
   void forward(const std::string& route, const std::string& json,

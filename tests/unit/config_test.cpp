@@ -21,11 +21,15 @@ namespace {
 using args = std::vector<std::string>;
 using env_map = std::map<std::string, std::string>;
 
-/// load_config with a fake environment.
+/// load_config with a fake environment, which has HOME unless `env` sets
+/// it (as a login session has; the journal's directory derives from it).
 config_result load(const args& a, const env_map& env = {}) {
-  return load_config(a, [&env](const char* name) -> const char* {
-    auto i = env.find(name);
-    return i == env.end() ? nullptr : i->second.c_str();
+  auto with_home = env;
+  with_home.emplace("HOME", "/home/agent");
+  return load_config(a, [&with_home](const char* name) -> const char* {
+    auto i = with_home.find(name);
+    return i == with_home.end() || i->second.empty() ? nullptr
+                                                     : i->second.c_str();
   });
 }
 
@@ -514,4 +518,54 @@ TEST_CASE("config: a token file line of three words is refused by number") {
   temp_file trailing{"name token # comment\n"};
   CHECK(contains(must_fail({"http", "--auth-token-file", trailing.path}),
                  "line 1"));
+}
+
+TEST_CASE("config: the journal's data directory and --ephemeral") {
+  SECTION("XDG_STATE_HOME, else ~/.local/state") {
+    CHECK(must_load({"stdio"}).data_dir
+          == "/home/agent/.local/state/time-tracker-mcp");
+    CHECK(must_load({"stdio"}, {{"XDG_STATE_HOME", "/xdg/state"}}).data_dir
+          == "/xdg/state/time-tracker-mcp");
+    // XDG: a relative path is invalid and ignored.
+    CHECK(must_load({"stdio"}, {{"XDG_STATE_HOME", "rel/state"}}).data_dir
+          == "/home/agent/.local/state/time-tracker-mcp");
+    CHECK_FALSE(must_load({"stdio"}).ephemeral);
+  }
+  SECTION("--data-dir and its environment variable win") {
+    CHECK(must_load({"stdio", "--data-dir", "/srv/ttm"}).data_dir
+          == "/srv/ttm");
+    CHECK(must_load({"http"}, {{"TIME_TRACKER_MCP_DATA_DIR", "/d"}}).data_dir
+          == "/d");
+  }
+  SECTION("--ephemeral is a switch; =false turns it off again") {
+    auto c = must_load({"stdio", "--ephemeral"});
+    CHECK(c.ephemeral);
+    CHECK(c.data_dir.empty());
+    CHECK(c.mode == "stdio");
+    CHECK_FALSE(must_load({"stdio", "--ephemeral=false"}).ephemeral);
+    CHECK(must_load({"stdio"}, {{"TIME_TRACKER_MCP_EPHEMERAL", "1"}})
+            .ephemeral);
+    auto bad = load({"stdio", "--ephemeral=maybe"});
+    CHECK(bad.exit_code == 2);
+    CHECK(contains(bad.text, "--ephemeral: expected true or false"));
+  }
+  SECTION("no HOME and no XDG_STATE_HOME: a clear error, unless ephemeral") {
+    auto res = load({"stdio"}, {{"HOME", ""}});
+    CHECK(res.exit_code == 2);
+    CHECK(contains(res.text, "use --data-dir DIR, or --ephemeral"));
+    CHECK(must_load({"stdio", "--ephemeral"}, {{"HOME", ""}}).ephemeral);
+  }
+  SECTION("retention and sync") {
+    CHECK(must_load({"stdio"}).history_retention_s == 90LL * 86'400);
+    CHECK(must_load({"stdio", "--history-retention", "0"})
+            .history_retention_s
+          == 0);
+    CHECK(must_load({"stdio", "--history-retention", "30d"})
+            .history_retention_s
+          == 30LL * 86'400);
+    CHECK(must_load({"stdio"}).journal_sync == "full");
+    CHECK(must_load({"stdio", "--journal-sync", "normal"}).journal_sync
+          == "normal");
+    CHECK(load({"stdio", "--journal-sync", "off"}).exit_code == 2);
+  }
 }

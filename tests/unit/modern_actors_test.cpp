@@ -205,6 +205,7 @@ TEST_CASE("modern actors: a principal's client actor is made on demand and "
   CHECK(refused["error"]["code"] == -32603);
   auto opened = f.sink();
   caf::anon_send(f.transport, actors::open_atom::value, std::string{"k2"},
+                 std::string{"local"},
                  protocol::decode(initialize), actors::sink_ptr{opened});
   f.sched.run();
   REQUIRE(opened->refusals.size() == 1);

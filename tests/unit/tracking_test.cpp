@@ -394,12 +394,12 @@ TEST_CASE("tracking: expire_due removes and returns only the due sessions",
   f.clock.advance(3h);
   f.open("fresh", {});
   f.clock.advance(2h); // old ones idle 5 h, fresh 2 h
-  auto due = f.tr.expire_due(f.clock.mono_now());
+  auto due = f.tr.expire_due(now_of(f.clock));
   std::sort(due.begin(), due.end());
   CHECK(due == ids({"old-1", "old-2"}));
   CHECK(f.tr.size() == 1);
   CHECK(f.tr.find("fresh") != nullptr);
-  CHECK(f.tr.expire_due(f.clock.mono_now()).empty());
+  CHECK(f.tr.expire_due(now_of(f.clock)).empty());
   // Returned directly, so not queued for take_expired again.
   CHECK(f.tr.take_expired().empty());
   CHECK(error_of(f.use("old-1")).code == "SESSION_EXPIRED");

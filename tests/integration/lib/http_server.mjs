@@ -2,6 +2,7 @@
 // 127.0.0.1:0) and finds its URL in the start-up log line on stderr. Every
 // wait ends on an event (a stderr line, the process's exit); time limits only
 // bound how long a broken server can hang a test.
+import { withDataDir } from './data_dir.mjs';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,7 +42,7 @@ export class HttpServer {
    * once it logged its URL (this.url, this.origin, this.port).
    */
   static async start({ binary, args = [], env = process.env }) {
-    const child = spawn(binary, ['http', '--listen', '127.0.0.1:0', ...args],
+    const child = spawn(binary, ['http', '--listen', '127.0.0.1:0', ...withDataDir(args, env)],
       { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const server = new HttpServer(child);
     running.add(server);

@@ -14,6 +14,7 @@
 // line, the process's exit) or on a condition polled with a deadline
 // (`pollUntil`); the time limits only bound how long a broken server can
 // make a test hang.
+import { withDataDir } from './data_dir.mjs';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -179,7 +180,7 @@ export class RawServer {
    * @param {{binary: string, args?: string[], env?: NodeJS.ProcessEnv}} options
    */
   static async start({ binary, args = [], env = process.env }) {
-    const server = new RawServer(binary, ['stdio', ...args], env);
+    const server = new RawServer(binary, ['stdio', ...withDataDir(args, env)], env);
     await server.spawned;
     return server;
   }

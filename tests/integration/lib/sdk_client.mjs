@@ -4,6 +4,7 @@
 // Also the v2 client (`@modelcontextprotocol/client`) for 2026-07-28, with
 // its connections over HTTP and stdio.
 // sdk_http.test.mjs connects over Streamable HTTP with the classes loaded here.
+import { withDataDir } from './data_dir.mjs';
 import { existsSync } from 'node:fs';
 
 // The SDK is installed (pinned by package-lock.json) with `npm ci` in
@@ -115,7 +116,7 @@ export function connectV2Http(url, { versionNegotiation = PINNED_MODERN, token, 
  * exited(), stderr().
  */
 export async function connectV2Stdio(binary, { versionNegotiation = PINNED_MODERN, env, name = 'ttm-sdk-v2-test' } = {}) {
-  const transport = new StdioClientTransportV2({ command: binary, args: ['stdio'], env, stderr: 'pipe' });
+  const transport = new StdioClientTransportV2({ command: binary, args: ['stdio', ...withDataDir([], env)], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => { stderr = (stderr + chunk).slice(-8_192); });
   const conn = await connectV2(transport, {
@@ -146,7 +147,7 @@ export async function connectV2Stdio(binary, { versionNegotiation = PINNED_MODER
  * (HOME, PATH, ... — not TZ) when given.
  */
 export async function connect(binary, { env } = {}) {
-  const transport = new StdioClientTransport({ command: binary, args: ['stdio'], env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: binary, args: ['stdio', ...withDataDir([], env)], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-8_192); });
   // The SDK tells the negotiated revision only to transports that want it.

@@ -369,6 +369,7 @@ export class TrackedSession {
     assert.equal(sc.run, current.run, `${label}run`);
     assert.equal(sc.start_time, current.start_time, `${label}start_time must be the run's start`);
     assertDurationFields(sc, 'duration_ms', 'duration', 'duration_iso', label);
+    assert.equal(sc.duration_source, 'monotonic', `${label}duration_source`);
     if (current.status === 'in_progress') {
       assert.equal(sc.already_ended, false, `${label}already_ended`);
       assert.equal(sc.status, args.status ?? 'completed', `${label}status`);
@@ -463,6 +464,7 @@ export class TrackedSession {
       `${label}end_time_friendly`);
 
     const total = assertDurationFields(sc, 'total_duration_ms', 'total_duration', 'total_duration_iso', label);
+    assert.equal(sc.duration_source, 'monotonic', `${label}duration_source`);
     assertMonoMatchesWall(total, endMs - this.startMs, `${label}total_duration_ms`);
     const busy = assertDurationFields(sc, 'busy_duration_ms', 'busy_duration', undefined, label);
     const taskTime = assertDurationFields(sc, 'task_time_ms', 'task_time', undefined, label);
@@ -522,6 +524,7 @@ export class TrackedSession {
         duration: null,
         duration_ms: null,
         duration_iso: null,
+        duration_source: null,
         status: 'not_started',
         metadata: {},
         completion_metadata: {},
@@ -533,6 +536,8 @@ export class TrackedSession {
       assert.deepEqual(entry[key], run[key], `${label}${key}`);
     }
     assertDurationFields(entry, 'duration_ms', 'duration', 'duration_iso', label);
+    // Within one boot every duration comes from the monotonic clock.
+    assert.equal(entry.duration_source, 'monotonic', `${label}duration_source`);
     assert.ok(entry.duration_ms <= total, `${label}duration_ms ${entry.duration_ms} exceeds the session's ${total}`);
     if (run.status === 'in_progress') {
       assert.equal(entry.end_time, null, `${label}a running task has no end_time`);

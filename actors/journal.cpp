@@ -1,0 +1,128 @@
+#include "actors/journal.hpp"
+
+#include "log.hpp"
+
+#include <caf/all.hpp>
+
+namespace ttm::actors {
+
+namespace {
+
+using self_ptr = journal_actor::stateful_pointer<journal_state>;
+
+std::string describe(const storage::error& e) {
+  return std::string{"storage "} + storage::to_string(e.kind) + ": "
+         + e.message;
+}
+
+/// One transaction for everything queued; if it fails, each append is
+/// tried alone, so one bad append (a fenced session) fails only itself.
+void flush(self_ptr self) {
+  auto& st = self->state;
+  st.flush_scheduled = false;
+  auto batch = std::move(st.batch);
+  st.batch.clear();
+  if (batch.empty())
+    return;
+  if (!st.cfg.store) {
+    for (auto& p : batch)
+      p.promise.deliver(st.cfg.unavailable);
+    return;
+  }
+  auto note = [&](const storage::result<storage::ok>& r) -> std::string {
+    if (auto* err = std::get_if<storage::error>(&r)) {
+      auto text = describe(*err);
+      if (!st.failing)
+        TTM_LOG(error, "journal", "cannot write: " + text);
+      st.failing = true;
+      return text;
+    }
+    if (st.failing)
+      TTM_LOG(info, "journal", "writing again");
+    st.failing = false;
+    return {};
+  };
+  std::string error;
+  if (batch.size() == 1) {
+    error = note(st.cfg.store->append(batch.front().events));
+  } else {
+    std::vector<storage::event> all;
+    std::size_t n = 0;
+    for (const auto& p : batch)
+      n += p.events.size();
+    all.reserve(n);
+    for (const auto& p : batch)
+      all.insert(all.end(), p.events.begin(), p.events.end());
+    auto r = st.cfg.store->append(all);
+    if (std::holds_alternative<storage::error>(r)) {
+      for (auto& p : batch) {
+        auto e = note(st.cfg.store->append(p.events));
+        if (e.empty()) {
+          ++st.commits;
+          st.events += p.events.size();
+        }
+        p.promise.deliver(std::move(e));
+      }
+      return;
+    }
+    note(r);
+  }
+  if (error.empty()) {
+    ++st.commits;
+    for (const auto& p : batch)
+      st.events += p.events.size();
+  }
+  for (auto& p : batch)
+    p.promise.deliver(error);
+}
+
+void purge(self_ptr self) {
+  auto& st = self->state;
+  if (!st.cfg.store || st.cfg.retention.count() == 0)
+    return;
+  auto cutoff = st.cfg.clock->wall_now() - st.cfg.retention;
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+              cutoff.time_since_epoch())
+              .count();
+  auto r = st.cfg.store->purge_closed_before(ns);
+  if (auto* err = std::get_if<storage::error>(&r))
+    TTM_LOG(warning, "journal", "history purge failed: " + describe(*err));
+  else if (auto n = std::get<std::size_t>(r); n > 0)
+    TTM_LOG(info, "journal", "purged " + std::to_string(n)
+                               + " sessions closed more than "
+                               + std::to_string(st.cfg.retention.count() / 24)
+                               + " days ago");
+}
+
+} // namespace
+
+journal_actor::behavior_type
+journal_behavior(journal_actor::stateful_pointer<journal_state> self,
+                 journal_config cfg) {
+  self->set_default_handler(caf::drop);
+  self->state.cfg = std::move(cfg);
+  self->send(self, purge_atom::value);
+  return {
+    [=](append_atom, std::vector<storage::event>& events)
+      -> caf::result<std::string> {
+      auto& st = self->state;
+      auto promise = self->make_response_promise<std::string>();
+      st.batch.push_back({std::move(events), promise});
+      // The flush queues behind every append already in the mailbox: under
+      // load they share one transaction; alone, one waits for nothing.
+      if (!st.flush_scheduled) {
+        st.flush_scheduled = true;
+        self->send(self, flush_atom::value);
+      }
+      return promise;
+    },
+    [=](flush_atom) { flush(self); },
+    [=](purge_atom) {
+      purge(self);
+      self->delayed_send(self, self->state.cfg.purge_interval,
+                         purge_atom::value);
+    },
+  };
+}
+
+} // namespace ttm::actors

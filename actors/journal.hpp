@@ -1,0 +1,53 @@
+#pragma once
+
+#include "actors/messages.hpp"
+#include "domain/clock.hpp"
+#include "storage/store.hpp"
+
+#include <caf/typed_response_promise.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ttm::actors {
+
+struct journal_config {
+  /// Null when storage could not be opened: every append then fails with
+  /// `unavailable` (tracking tools answer STORAGE_UNAVAILABLE).
+  std::shared_ptr<storage::store> store;
+  std::string unavailable;
+  domain::clock_ptr clock;
+  /// Ended and expired sessions older than this are purged; zero keeps
+  /// them forever.
+  std::chrono::hours retention{24 * 90};
+  /// How often the purge runs.
+  caf::timespan purge_interval = std::chrono::hours{24};
+};
+
+struct journal_state {
+  journal_config cfg;
+  /// Appends waiting for the next flush (group commit).
+  struct pending {
+    std::vector<storage::event> events;
+    caf::typed_response_promise<std::string> promise;
+  };
+  std::vector<pending> batch;
+  bool flush_scheduled = false;
+  /// The last append failed: the next success is logged as a recovery.
+  bool failing = false;
+  std::uint64_t commits = 0;
+  std::uint64_t events = 0;
+  static inline const char* name = "ttm.journal";
+};
+
+/// The journal actor: owns the store, writes appends in batches (one
+/// transaction per flush), answers each append only once it is stored.
+/// Spawn it detached: storage I/O blocks its thread, never a worker's.
+journal_actor::behavior_type
+journal_behavior(journal_actor::stateful_pointer<journal_state> self,
+                 journal_config cfg);
+
+} // namespace ttm::actors

@@ -1,0 +1,42 @@
+#pragma once
+
+// Between the tracking model and storage: a tracker's changes become journal
+// events (payload JSON), and stored sessions are replayed into a tracker
+// through the same operations that made them, so a recovered session is
+// exactly what the live one was.
+
+#include "domain/clock.hpp"
+#include "domain/tracking.hpp"
+#include "storage/store.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ttm::domain {
+
+/// The event for `c`, stamped with both clocks and `boot_id`.
+storage::event to_event(const change& c, const std::string& principal,
+                        const std::string& boot_id);
+
+/// Replays stored sessions into `tr` (recording off), as of `now` on
+/// `clock`. Events of another boot keep their monotonic spacing within that
+/// boot and are placed on this boot's monotonic clock through the wall
+/// clock (`instant::boot` > 0), so a duration across the reboot is a
+/// wall-clock one. `local_zone` resolves the zone names stored. Returns the
+/// ids replayed; a session whose events cannot be read is skipped and
+/// described in `problems`.
+std::vector<std::string> replay(tracker& tr,
+                                const std::vector<storage::stored_session>& in,
+                                const clock_source& clock,
+                                const std::string& local_zone,
+                                std::vector<std::string>& problems);
+
+/// Removes from `sessions` those already past their age or idle limit at
+/// the clock's wall time (the server was down meanwhile; the monotonic
+/// clock cannot tell) and returns their session_expired events.
+std::vector<storage::event>
+expire_recovered(std::vector<storage::stored_session>& sessions,
+                 const tracking_limits& limits, const clock_source& clock);
+
+} // namespace ttm::domain
