@@ -1,0 +1,551 @@
+// The journal above storage: the tracker's change records and their undo,
+// events and their replay (same boot and across a reboot), expiry of
+// recovered sessions, a client whose replies wait for the journal (and fail
+// with STORAGE_UNAVAILABLE, changing nothing), and the journal actor's group
+// commit on a real SQLite file.
+
+#include "actors/journal.hpp"
+#include "domain/journal.hpp"
+#include "storage/sqlite_store.hpp"
+#include "test_client_state.hpp"
+#include "tools/session_common.hpp"
+
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <random>
+
+using namespace ttm;
+using namespace std::chrono_literals;
+using domain::change;
+
+namespace {
+
+using ttm::test::parse;
+using ttm::test::str;
+
+struct tracking_fixture {
+  std::shared_ptr<domain::fake_clock> clock
+    = std::make_shared<domain::fake_clock>(ttm::test::test_now());
+  domain::tracker tr{domain::tracking_limits{}};
+
+  tracking_fixture() {
+    tr.record_changes(true);
+  }
+
+  domain::zone utc() {
+    return *domain::resolve_zone("UTC", "UTC").found;
+  }
+
+  domain::tracking_session& start(const std::string& id) {
+    domain::session_request req;
+    req.milestone_id = "M-" + id;
+    req.milestone_name = "Milestone " + id;
+    req.task_ids = {"a", "b", "c"};
+    req.metadata = {{"repo", "x"}};
+    req.tags = {"t1"};
+    tr.add(id, req, utc(), domain::now_of(*clock));
+    return *tr.find(id);
+  }
+
+  void start_task(domain::tracking_session& s, const std::string& task) {
+    domain::task_start_request req;
+    req.task_id = task;
+    req.task_name = "Task " + task;
+    req.metadata = {{"k", "v"}};
+    auto r = tr.start_task(s, req, domain::now_of(*clock));
+    REQUIRE(std::holds_alternative<domain::task_started>(r));
+  }
+
+  void end_task(domain::tracking_session& s, const std::string& task,
+                domain::run_status status = domain::run_status::completed) {
+    auto r = tr.end_task(s, task, status, {{"result", "ok"}},
+                         domain::now_of(*clock));
+    REQUIRE(std::holds_alternative<domain::task_ended>(r));
+  }
+
+  /// The session's events as the journal would store them.
+  storage::stored_session stored(const std::string& id) {
+    storage::stored_session s;
+    s.session_id = id;
+    s.principal = "local";
+    for (const auto& c : tr.take_changes())
+      if (c.session_id == id)
+        s.events.push_back(domain::to_event(c, "local", clock->boot_id()));
+    tr.commit();
+    REQUIRE_FALSE(s.events.empty());
+    s.started_wall_ns = s.events.front().at.wall_ns;
+    return s;
+  }
+};
+
+std::vector<change::kind_t> kinds(const std::vector<change>& cs) {
+  std::vector<change::kind_t> out;
+  for (const auto& c : cs)
+    out.push_back(c.kind);
+  return out;
+}
+
+/// A fresh directory, removed at the end of the test.
+struct temp_dir {
+  std::filesystem::path path;
+  temp_dir() {
+    std::random_device rd;
+    path = std::filesystem::temp_directory_path()
+           / ("ttm-journal-test-" + std::to_string(rd()));
+    std::filesystem::create_directories(path);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+} // namespace
+
+TEST_CASE("journal: the tracker records each change once, none when off") {
+  tracking_fixture f;
+  auto& s = f.start("s1");
+  f.start_task(s, "a");
+  f.start_task(s, "a"); // idempotent: already running, nothing changes
+  f.end_task(s, "a");
+  f.end_task(s, "a"); // already ended: nothing changes
+  f.tr.end_session(s, domain::now_of(*f.clock));
+  CHECK(kinds(f.tr.take_changes())
+        == std::vector<change::kind_t>{change::session_started,
+                                       change::task_started,
+                                       change::task_ended,
+                                       change::session_ended});
+  CHECK(f.tr.take_changes().empty());
+  domain::tracker quiet{domain::tracking_limits{}};
+  quiet.add("q", {"M", std::nullopt, {"a"}, {}, {}}, f.utc(),
+            domain::now_of(*f.clock));
+  CHECK(quiet.take_changes().empty());
+}
+
+TEST_CASE("journal: rollback undoes each kind of change, newest first") {
+  tracking_fixture f;
+  auto& s = f.start("s1");
+  f.start_task(s, "a");
+  f.tr.take_changes();
+  f.tr.commit();
+  auto bytes = s.bytes;
+
+  SECTION("a task start") {
+    f.start_task(s, "b");
+    f.tr.rollback();
+    CHECK(s.tasks[1].runs.empty());
+    CHECK(s.bytes == bytes);
+  }
+  SECTION("a task end") {
+    f.clock->advance(5s);
+    f.end_task(s, "a");
+    f.tr.rollback();
+    const auto& run = s.tasks[0].runs.back();
+    CHECK_FALSE(run.end.has_value());
+    CHECK(run.status == domain::run_status::in_progress);
+    CHECK(run.completion_metadata.empty());
+    CHECK(s.bytes == bytes);
+  }
+  SECTION("a session end, with its interrupted run") {
+    CHECK(f.tr.end_session(s, domain::now_of(*f.clock)));
+    f.tr.rollback();
+    CHECK_FALSE(s.ended());
+    CHECK(s.tasks[0].runs.back().status == domain::run_status::in_progress);
+    CHECK(f.tr.take_ended().empty());
+  }
+  SECTION("a session start, and a task started in it") {
+    auto& s2 = f.start("s2");
+    f.start_task(s2, "c");
+    f.tr.rollback();
+    CHECK(f.tr.find("s2") == nullptr);
+    CHECK(f.tr.find("s1") != nullptr);
+  }
+  CHECK(f.tr.take_changes().empty());
+}
+
+TEST_CASE("journal: replay in the same boot rebuilds the session exactly") {
+  tracking_fixture f;
+  auto& s = f.start("s1");
+  f.clock->advance(2s);
+  f.start_task(s, "a");
+  f.clock->advance(3s);
+  f.end_task(s, "a", domain::run_status::skipped);
+  f.start_task(s, "b");
+  f.clock->advance(1s);
+  auto saved = f.stored("s1");
+  const auto& orig = *f.tr.find("s1");
+
+  domain::tracker fresh{domain::tracking_limits{}};
+  std::vector<std::string> problems;
+  auto ids = domain::replay(fresh, {saved}, *f.clock, "UTC", problems);
+  CHECK(problems.empty());
+  REQUIRE(ids == std::vector<std::string>{"s1"});
+  const auto* back = fresh.find("s1");
+  REQUIRE(back != nullptr);
+  CHECK(back->milestone_id == orig.milestone_id);
+  CHECK(back->milestone_name == orig.milestone_name);
+  CHECK(back->metadata == orig.metadata);
+  CHECK(back->tags == orig.tags);
+  CHECK(back->tz.name() == orig.tz.name());
+  CHECK(back->start.wall == orig.start.wall);
+  CHECK(back->start.mono == orig.start.mono);
+  CHECK(back->bytes == orig.bytes);
+  REQUIRE(back->tasks.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    INFO("task " << k);
+    const auto& a = orig.tasks[k];
+    const auto& b = back->tasks[k];
+    REQUIRE(a.runs.size() == b.runs.size());
+    for (std::size_t r = 0; r < a.runs.size(); ++r) {
+      CHECK(b.runs[r].status == a.runs[r].status);
+      CHECK(b.runs[r].task_name == a.runs[r].task_name);
+      CHECK(b.runs[r].metadata == a.runs[r].metadata);
+      CHECK(b.runs[r].completion_metadata == a.runs[r].completion_metadata);
+      CHECK(b.runs[r].start.mono == a.runs[r].start.mono);
+      CHECK(b.runs[r].start.boot == 0);
+      CHECK(b.runs[r].end.has_value() == a.runs[r].end.has_value());
+    }
+  }
+  // Idle time counts from the last event (task b's start), not from now.
+  CHECK(back->last_activity == back->tasks[1].runs.back().start.mono);
+  // Replay records nothing: it is not a change.
+  CHECK(fresh.take_changes().empty());
+  auto sum = tools::summarize(*back, domain::now_of(*f.clock), true);
+  CHECK(sum.duration_source == "monotonic");
+  CHECK(sum.total_duration_ms == 6000);
+}
+
+TEST_CASE("journal: across a reboot, spans of one boot stay monotonic and "
+          "spans across it come from the wall clock") {
+  tracking_fixture f;
+  auto& s = f.start("s1");
+  f.start_task(s, "a");
+  f.clock->advance(90s);
+  f.end_task(s, "a");
+  f.start_task(s, "b");
+  f.clock->advance(30s);
+  auto saved = f.stored("s1");
+  // Down for 10 minutes, then the machine comes back: a new boot id and a
+  // monotonic clock near zero; meanwhile the wall clock was stepped back by
+  // NTP by 1 s (only the wall clock sees that).
+  f.clock->reboot("fake-boot-2", 20s);
+  f.clock->advance(10min);
+  f.clock->step_wall(-1s);
+
+  domain::tracker fresh{domain::tracking_limits{}};
+  std::vector<std::string> problems;
+  domain::replay(fresh, {saved}, *f.clock, "UTC", problems);
+  CHECK(problems.empty());
+  const auto* back = fresh.find("s1");
+  REQUIRE(back != nullptr);
+  auto now = domain::now_of(*f.clock);
+  auto sum = tools::summarize(*back, now, true);
+  CHECK(sum.duration_source == "wall_clock");
+  REQUIRE(sum.tasks.has_value());
+  const auto& a = (*sum.tasks)[0];
+  const auto& b = (*sum.tasks)[1];
+  CHECK(a.duration_source == "monotonic");
+  CHECK(a.duration_ms == 90'000); // both ends in the first boot
+  CHECK(b.duration_source == "wall_clock");
+  // 30 s before the shutdown + 10 min down - the 1 s wall step.
+  CHECK(b.duration_ms == 30'000 + 600'000 - 1'000);
+  CHECK(sum.total_duration_ms == 120'000 + 600'000 - 1'000);
+  CHECK(std::string{(*sum.tasks)[2].status} == "not_started");
+  CHECK_FALSE((*sum.tasks)[2].duration_source.has_value());
+  // Ending the task now: its duration is a wall-clock one too.
+  auto* live = fresh.find("s1");
+  auto ended = fresh.end_task(*live, "b", domain::run_status::completed, {},
+                              now);
+  REQUIRE(std::holds_alternative<domain::task_ended>(ended));
+  const auto* run = std::get<domain::task_ended>(ended).run;
+  CHECK(std::string{domain::duration_source(run->start, *run->end)}
+        == "wall_clock");
+}
+
+TEST_CASE("journal: a session whose events cannot be read is skipped") {
+  tracking_fixture f;
+  f.start("good");
+  auto good = f.stored("good");
+  auto bad = good;
+  bad.session_id = "bad";
+  bad.events.front().payload = "{not json";
+  auto no_start = good;
+  no_start.session_id = "headless";
+  no_start.events.erase(no_start.events.begin());
+  no_start.events.push_back(no_start.events.empty() ? good.events.front()
+                                                    : no_start.events.back());
+  no_start.events.front().kind = storage::event_kind::task_started;
+  domain::tracker fresh{domain::tracking_limits{}};
+  std::vector<std::string> problems;
+  auto ids = domain::replay(fresh, {bad, good, no_start}, *f.clock, "UTC",
+                            problems);
+  CHECK(ids == std::vector<std::string>{"good"});
+  CHECK(problems.size() == 2);
+  CHECK(fresh.find("bad") == nullptr);
+  CHECK(fresh.find("headless") == nullptr);
+}
+
+TEST_CASE("journal: sessions past their limits at start-up expire there") {
+  tracking_fixture f;
+  f.start("fresh");
+  auto fresh = f.stored("fresh");
+  f.start("idle");
+  auto idle = f.stored("idle");
+  f.start("old");
+  auto old = f.stored("old");
+  // "old" started 25 h ago; "idle" was last touched 5 h ago.
+  auto h = [](long long n) { return n * 3'600'000'000'000LL; };
+  old.started_wall_ns -= h(25);
+  for (auto& e : old.events)
+    e.at.wall_ns -= h(25);
+  idle.started_wall_ns -= h(5);
+  for (auto& e : idle.events)
+    e.at.wall_ns -= h(5);
+  std::vector<storage::stored_session> all{fresh, idle, old};
+  auto events = domain::expire_recovered(all, domain::tracking_limits{},
+                                         *f.clock);
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].session_id == "fresh");
+  REQUIRE(events.size() == 2);
+  for (const auto& e : events) {
+    CHECK(e.kind == storage::event_kind::session_expired);
+    CHECK(e.principal == "local");
+  }
+  CHECK(events[0].session_id == "idle");
+  CHECK(events[0].payload == R"({"reason":"idle"})");
+  CHECK(events[1].session_id == "old");
+  CHECK(events[1].payload == R"({"reason":"age"})");
+}
+
+namespace {
+
+/// A client_state whose replies wait for the journal.
+actors::client_state journaled_session(
+  std::shared_ptr<domain::fake_clock> clock) {
+  actors::client_config cfg{tools::make_registry(), std::move(clock),
+                            "America/New_York",
+                            {"time-tracker-mcp", "Time Tracker MCP", "0.1.0",
+                             ttm::test::session_instructions},
+                            domain::tracking_limits{}};
+  cfg.journal = true;
+  cfg.principal = "alice";
+  return actors::client_state{std::move(cfg)};
+}
+
+std::string tools_call(const std::string& name, const std::string& args,
+                       int id) {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id)
+         + R"(,"method":"tools/call","params":{"name":")" + name
+         + R"(","arguments":)" + args + "}}";
+}
+
+/// Runs a call to its journal step, answers the journal with `error`, and
+/// returns the step; the events the call wrote are in `events`.
+actors::rpc_step call_with_journal(actors::client_state& s,
+                                   const std::string& json,
+                                   const std::string& error,
+                                   std::vector<storage::event>& events) {
+  auto step = s.handle(protocol::decode(json));
+  if (!step.slot_for.empty())
+    step = s.resume(true);
+  REQUIRE_FALSE(step.journal.empty());
+  CHECK(step.slot_for.empty());
+  events = step.journal;
+  // Nothing is answered, and no slot news leaves, before the journal says.
+  CHECK(step.output.response.empty());
+  CHECK(step.ended.empty());
+  return s.resume_journal(error);
+}
+
+const rapidjson::Value& sc_of(const rapidjson::Document& d) {
+  return d["result"]["structuredContent"];
+}
+
+} // namespace
+
+TEST_CASE("journal: a client's reply waits for the journal, and a refused "
+          "write changes nothing") {
+  auto clock = std::make_shared<domain::fake_clock>(ttm::test::test_now());
+  auto s = journaled_session(clock);
+  ttm::test::call(s, ttm::test::initialize_request("2025-06-18"));
+  std::vector<storage::event> events;
+
+  auto started = call_with_journal(
+    s,
+    tools_call("time_session_start",
+               R"({"milestone_id":"M","task_ids":["a","b"]})", 1),
+    "", events);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == storage::event_kind::session_started);
+  CHECK(events[0].principal == "alice");
+  CHECK(events[0].at.boot_id == clock->boot_id());
+  auto doc = parse(started.output.response);
+  auto sid = str(sc_of(doc)["session_id"]);
+  CHECK(events[0].session_id == sid);
+  CHECK(started.output.created == std::vector<std::string>{sid});
+
+  SECTION("a refused task start: STORAGE_UNAVAILABLE, the task not started") {
+    auto step = call_with_journal(
+      s,
+      tools_call("time_task_start",
+                 R"({"session_id":")" + sid + R"(","task_id":"a"})", 2),
+      "storage full: disk full", events);
+    auto d = parse(step.output.response);
+    CHECK(d["result"]["isError"].GetBool());
+    CHECK(str(sc_of(d)["error_code"]) == "STORAGE_UNAVAILABLE");
+    CHECK(ttm::test::contains(str(sc_of(d)["message"]), "disk full"));
+    CHECK(s.tracker().find(sid)->tasks[0].runs.empty());
+    // The next attempt, stored, works as if the first never happened.
+    auto again = call_with_journal(
+      s,
+      tools_call("time_task_start",
+                 R"({"session_id":")" + sid + R"(","task_id":"a"})", 3),
+      "", events);
+    auto d2 = parse(again.output.response);
+    CHECK_FALSE(d2["result"]["isError"].GetBool());
+    CHECK(sc_of(d2)["already_running"].GetBool() == false);
+    CHECK(s.tracker().find(sid)->tasks[0].runs.size() == 1);
+  }
+  SECTION("a refused session start frees its slot and is not in the "
+          "directory") {
+    auto step = call_with_journal(
+      s,
+      tools_call("time_session_start", R"({"milestone_id":"M2","task_ids":[]})",
+                 2),
+      "storage io: gone", events);
+    auto d = parse(step.output.response);
+    CHECK(str(sc_of(d)["error_code"]) == "STORAGE_UNAVAILABLE");
+    CHECK(s.tracker().size() == 1);
+    CHECK(step.output.created.empty());
+    REQUIRE(step.expired.size() == 1);
+    CHECK(step.expired[0] == events[0].session_id);
+  }
+  SECTION("a refused session end leaves it open and not reclaimable") {
+    call_with_journal(s,
+                      tools_call("time_task_start",
+                                 R"({"session_id":")" + sid
+                                   + R"(","task_id":"b"})",
+                                 2),
+                      "", events);
+    auto step = call_with_journal(
+      s, tools_call("time_session_end", R"({"session_id":")" + sid + R"("})", 3),
+      "storage locked: busy", events);
+    CHECK(str(sc_of(parse(step.output.response))["error_code"])
+          == "STORAGE_UNAVAILABLE");
+    CHECK(step.ended.empty());
+    const auto* live = s.tracker().find(sid);
+    CHECK_FALSE(live->ended());
+    CHECK(live->tasks[1].runs.back().status
+          == domain::run_status::in_progress);
+  }
+  SECTION("reads and time_get_current never wait for the journal") {
+    auto step = s.handle(protocol::decode(
+      tools_call("time_session_summary", R"({"session_id":")" + sid + R"("})",
+                 2)));
+    CHECK_FALSE(step.waiting());
+    CHECK_FALSE(step.output.response.empty());
+    auto now = s.handle(protocol::decode(
+      tools_call("time_get_current", R"({"timezone":"UTC"})", 3)));
+    CHECK_FALSE(now.waiting());
+  }
+}
+
+TEST_CASE("journal: the journal actor stores appends, several per "
+          "transaction, and reports a missing store") {
+  temp_dir dir;
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.policy", caf::atom("testing"));
+  cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  caf::actor_system sys{cfg};
+  auto& sched = dynamic_cast<caf::scheduler::test_coordinator&>(
+    sys.scheduler());
+  auto clock = std::make_shared<domain::fake_clock>(ttm::test::test_now());
+
+  auto event_of = [&](const std::string& id) {
+    change c;
+    c.kind = change::session_started;
+    c.session_id = id;
+    c.at = domain::now_of(*clock);
+    c.session.milestone_id = "M-" + id;
+    c.zone_name = "UTC";
+    return domain::to_event(c, "local", clock->boot_id());
+  };
+
+  auto append_three = [&](actors::journal_actor journal) {
+    auto answers = std::make_shared<std::vector<std::string>>();
+    std::vector<std::vector<storage::event>> batches;
+    for (auto id : {"s1", "s2", "s3"})
+      batches.push_back({event_of(id)});
+    sys.spawn([=](caf::event_based_actor* self) {
+      for (const auto& b : batches)
+        self->request(journal, caf::infinite, actors::append_atom::value, b)
+          .then([=](const std::string& r) { answers->push_back(r); });
+    });
+    sched.run();
+    return *answers;
+  };
+  auto state_of = [](const actors::journal_actor& journal) -> auto& {
+    auto* ptr = dynamic_cast<
+      caf::stateful_actor<actors::journal_state, actors::journal_actor::base>*>(
+      caf::actor_cast<caf::abstract_actor*>(journal));
+    REQUIRE(ptr != nullptr);
+    return ptr->state;
+  };
+
+  SECTION("three appends queued together share one transaction") {
+    auto opened = storage::open_sqlite({dir.path.string(),
+                                        storage::sync_mode::normal, "test"});
+    REQUIRE(std::holds_alternative<storage::store_ptr>(opened));
+    std::shared_ptr<storage::store> store
+      = std::move(std::get<storage::store_ptr>(opened));
+    actors::journal_config jc;
+    jc.store = store;
+    jc.clock = clock;
+    auto journal = sys.spawn(actors::journal_behavior, jc);
+    sched.run();
+    auto answers = append_three(journal);
+    CHECK(answers == std::vector<std::string>{"", "", ""});
+    CHECK(state_of(journal).commits == 1);
+    CHECK(state_of(journal).events == 3);
+    auto open = store->load_open();
+    REQUIRE(std::holds_alternative<std::vector<storage::stored_session>>(open));
+    CHECK(std::get<std::vector<storage::stored_session>>(open).size() == 3);
+    SECTION("one bad append fails alone") {
+      auto again = append_three(journal); // the ids exist already
+      CHECK(again.size() == 3);
+      for (const auto& a : again)
+        CHECK_FALSE(a.empty());
+      std::vector<storage::event> fine{event_of("s4")};
+      auto answers2 = std::make_shared<std::vector<std::string>>();
+      auto dup = std::vector<storage::event>{event_of("s1")};
+      sys.spawn([=](caf::event_based_actor* self) {
+        for (const auto& b : {dup, fine})
+          self->request(journal, caf::infinite, actors::append_atom::value, b)
+            .then([=](const std::string& r) { answers2->push_back(r); });
+      });
+      sched.run();
+      REQUIRE(answers2->size() == 2);
+      CHECK_FALSE((*answers2)[0].empty());
+      CHECK((*answers2)[1].empty());
+    }
+    caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+  SECTION("no store: every append gets the reason") {
+    actors::journal_config jc;
+    jc.unavailable = "the session journal is unavailable (corrupt): X";
+    jc.clock = clock;
+    auto journal = sys.spawn(actors::journal_behavior, jc);
+    sched.run();
+    auto answers = append_three(journal);
+    REQUIRE(answers.size() == 3);
+    for (const auto& a : answers)
+      CHECK(a == jc.unavailable);
+    caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+}
