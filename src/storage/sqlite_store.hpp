@@ -1,0 +1,31 @@
+#pragma once
+
+// The embedded backend: one SQLite file, <dir>/journal.sqlite3, in WAL mode,
+// held by one server at a time through an flock on <dir>/lock.
+
+#include "storage/store.hpp"
+
+#include <string>
+
+namespace ttm::storage {
+
+enum class sync_mode {
+  /// WAL synced at checkpoints only: survives a killed process, may lose the
+  /// last commits on power loss or an OS crash.
+  normal,
+  /// WAL synced at every commit: survives power loss too.
+  full,
+};
+
+struct sqlite_options {
+  std::string dir;   ///< data directory; created 0700 (parents too) if missing
+  sync_mode sync = sync_mode::full;
+  std::string instance; ///< free text for diagnostics, stored in `meta`
+};
+
+/// Locks `opts.dir`, opens or creates the journal, migrates its schema and
+/// starts a new epoch. Errors: locked, newer_schema and corrupt (the file is
+/// left untouched), read_only, full, io; the message names the path.
+result<store_ptr> open_sqlite(const sqlite_options& opts);
+
+} // namespace ttm::storage

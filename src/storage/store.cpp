@@ -1,0 +1,65 @@
+#include "storage/store.hpp"
+
+#include <iterator>
+
+namespace ttm::storage {
+
+namespace {
+
+// The texts are stored in the database: never rename one without a migration.
+constexpr const char* event_kind_names[] = {
+  "session_started", "task_started",    "task_ended",
+  "session_ended",   "session_expired",
+};
+
+constexpr const char* session_state_names[] = {"open", "ended", "expired"};
+
+} // namespace
+
+const char* to_string(event_kind k) {
+  return event_kind_names[static_cast<int>(k)];
+}
+
+std::optional<event_kind> event_kind_from(const std::string& s) {
+  for (int i = 0; i < static_cast<int>(std::size(event_kind_names)); ++i)
+    if (s == event_kind_names[i])
+      return static_cast<event_kind>(i);
+  return std::nullopt;
+}
+
+const char* to_string(session_state s) {
+  return session_state_names[static_cast<int>(s)];
+}
+
+std::optional<session_state> session_state_from(const std::string& s) {
+  for (int i = 0; i < static_cast<int>(std::size(session_state_names)); ++i)
+    if (s == session_state_names[i])
+      return static_cast<session_state>(i);
+  return std::nullopt;
+}
+
+const char* to_string(error_kind k) {
+  switch (k) {
+    case error_kind::locked:
+      return "locked";
+    case error_kind::newer_schema:
+      return "newer_schema";
+    case error_kind::corrupt:
+      return "corrupt";
+    case error_kind::read_only:
+      return "read_only";
+    case error_kind::full:
+      return "full";
+    case error_kind::fenced:
+      return "fenced";
+    case error_kind::rejected:
+      return "rejected";
+    case error_kind::io:
+      return "io";
+  }
+  return "io";
+}
+
+store::~store() = default;
+
+} // namespace ttm::storage
