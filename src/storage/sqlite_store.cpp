@@ -123,6 +123,15 @@ public:
     return *this;
   }
 
+  /// A temporary would die before step() reads it.
+  stmt_use& bind(int i, std::string&& v) = delete;
+
+  /// A string literal, such as to_string(event_kind).
+  stmt_use& bind(int i, const char* literal) {
+    keep(sqlite3_bind_text(s_, i, literal, -1, SQLITE_STATIC));
+    return *this;
+  }
+
   stmt_use& bind_text_or_null(int i, const std::string& v) {
     if (v.empty())
       keep(sqlite3_bind_null(s_, i));
@@ -617,7 +626,7 @@ private:
     {
       stmt_use use{insert_event_};
       use.bind(1, ev.session_id)
-        .bind(2, std::string{to_string(ev.kind)})
+        .bind(2, to_string(ev.kind))
         .bind_text_or_null(3, ev.task_id)
         .bind(4, ev.at.wall_ns)
         .bind(5, ev.at.mono_ns)
@@ -638,7 +647,7 @@ private:
                                                         : session_state::expired;
       stmt_use use{close_session_};
       use.bind(1, ev.session_id)
-        .bind(2, std::string{to_string(state)})
+        .bind(2, to_string(state))
         .bind(3, ev.at.wall_ns);
       if (auto rc = use.step(); rc != SQLITE_DONE)
         return fail(rc, what);
@@ -884,9 +893,13 @@ result<store_ptr> open_impl(const sqlite_options& opts) {
     return error{error_kind::read_only,
                  "cannot write the journal " + path + ": it is read-only"};
   sqlite3_busy_timeout(d, 2000);
+  // A file we refuse keeps even the WAL a crashed server left beside it:
+  // no checkpoint when we close it.
+  sqlite3_db_config(d, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   std::int64_t version = 0;
   if (auto err = check_before_writing(d, path, version))
     return std::move(*err);
+  sqlite3_db_config(d, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
   // From here on we write.
   {
     sqlite3_stmt* s = nullptr;

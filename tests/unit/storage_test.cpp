@@ -1,0 +1,762 @@
+// Unit tests for src/storage: the SQLite journal on a fresh temporary
+// directory per test. A second, raw SQLite connection inspects and tampers
+// with the file the way another instance, an old version or a bad disk would.
+
+#include "storage/sqlite_store.hpp"
+
+#include <catch2/catch.hpp>
+#include <sqlite3.h>
+
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ttm::storage;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh directory under the system's temp directory, removed with
+/// everything in it (modes restored first, for the read-only tests).
+class temp_dir {
+public:
+  temp_dir() {
+    std::random_device rd;
+    std::ostringstream name;
+    name << "ttm-storage-test-" << std::hex << rd() << rd();
+    path_ = fs::temp_directory_path() / name.str();
+    fs::create_directory(path_);
+  }
+
+  ~temp_dir() {
+    std::error_code ec;
+    ::chmod(path_.c_str(), 0700);
+    for (auto i = fs::recursive_directory_iterator(path_, ec);
+         !ec && i != fs::recursive_directory_iterator(); i.increment(ec))
+      ::chmod(i->path().c_str(), i->is_directory() ? 0700 : 0600);
+    fs::remove_all(path_, ec);
+  }
+
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+
+  const fs::path& path() const {
+    return path_;
+  }
+
+  /// The data directory the tests use: one level down, so that the store
+  /// has to create it.
+  std::string data() const {
+    return (path_ / "data").string();
+  }
+
+  std::string journal() const {
+    return (path_ / "data" / "journal.sqlite3").string();
+  }
+
+private:
+  fs::path path_;
+};
+
+result<store_ptr> open_at(const std::string& dir,
+                          sync_mode sync = sync_mode::full) {
+  return open_sqlite({dir, sync, "storage_test"});
+}
+
+template <class T>
+const error* err_of(const result<T>& r) {
+  return std::get_if<error>(&r);
+}
+
+std::string describe(const error* e) {
+  return e ? std::string{to_string(e->kind)} + ": " + e->message : "ok";
+}
+
+store_ptr must_open(const std::string& dir) {
+  auto r = open_at(dir);
+  INFO(describe(err_of(r)));
+  REQUIRE(std::holds_alternative<store_ptr>(r));
+  return std::move(std::get<store_ptr>(r));
+}
+
+template <class T>
+T must(result<T> r) {
+  INFO(describe(err_of(r)));
+  REQUIRE(std::holds_alternative<T>(r));
+  return std::move(std::get<T>(r));
+}
+
+void must_append(store& st, const std::vector<event>& batch) {
+  must(st.append(batch));
+}
+
+/// The kind of a failure that must happen; its message names the path.
+template <class T>
+error must_fail(const result<T>& r, error_kind kind, const std::string& path) {
+  auto* e = err_of(r);
+  REQUIRE(e != nullptr);
+  INFO(describe(e));
+  CHECK(e->kind == kind);
+  CHECK(e->message.find(path) != std::string::npos);
+  return *e;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+/// A second connection to the journal, as another process would have.
+class raw_db {
+public:
+  explicit raw_db(const std::string& path) {
+    REQUIRE(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr)
+            == SQLITE_OK);
+    sqlite3_busy_timeout(db_, 2000);
+  }
+
+  ~raw_db() {
+    sqlite3_close_v2(db_);
+  }
+
+  raw_db(const raw_db&) = delete;
+  raw_db& operator=(const raw_db&) = delete;
+
+  void exec(const std::string& sql) {
+    char* msg = nullptr;
+    auto rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg);
+    INFO(sql << ": " << (msg ? msg : ""));
+    sqlite3_free(msg);
+    REQUIRE(rc == SQLITE_OK);
+  }
+
+  /// The first column of the first row, as text ("" for none or NULL).
+  std::string text(const std::string& sql) {
+    sqlite3_stmt* s = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
+    std::string out;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+      out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return out;
+  }
+
+  /// Leaves the WAL beside the file, as a killed process does.
+  void no_checkpoint_on_close() {
+    REQUIRE(sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
+                              nullptr)
+            == SQLITE_OK);
+  }
+
+  std::int64_t integer(const std::string& sql) {
+    return std::stoll(text(sql));
+  }
+
+private:
+  sqlite3* db_ = nullptr;
+};
+
+std::int64_t count(const std::string& journal, const std::string& sql) {
+  raw_db db{journal};
+  return db.integer(sql);
+}
+
+/// The bytes and mtime of a file: equal fingerprints mean "not modified".
+struct fingerprint {
+  std::string bytes;
+  std::int64_t mtime_ns = 0;
+  bool operator==(const fingerprint& o) const {
+    return bytes == o.bytes && mtime_ns == o.mtime_ns;
+  }
+};
+
+fingerprint fingerprint_of(const std::string& path) {
+  std::ifstream in{path, std::ios::binary};
+  REQUIRE(in);
+  fingerprint fp;
+  fp.bytes.assign(std::istreambuf_iterator<char>{in}, {});
+  struct stat st;
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  fp.mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+  return fp;
+}
+
+constexpr std::int64_t t0 = 1'734'185'132'123'000'000; // 2024-12-14
+
+event make_event(event_kind kind, const std::string& session,
+                 std::int64_t wall_ns, std::string payload = "{}",
+                 std::string task = {}) {
+  event ev;
+  ev.kind = kind;
+  ev.session_id = session;
+  ev.principal = "local";
+  ev.task_id = std::move(task);
+  ev.at = {wall_ns, wall_ns - t0 + 5'000'000'000, "boot-a"};
+  ev.payload = std::move(payload);
+  return ev;
+}
+
+event started(const std::string& session, std::int64_t wall_ns,
+              const std::string& principal = "local",
+              const std::string& milestone = "M1") {
+  auto ev = make_event(event_kind::session_started, session, wall_ns,
+                       R"({"milestone_id":")" + milestone
+                         + R"(","milestone_name":"Ship it","tags":["a"]})");
+  ev.principal = principal;
+  return ev;
+}
+
+event task(event_kind kind, const std::string& session,
+           const std::string& task_id, std::int64_t wall_ns) {
+  return make_event(kind, session, wall_ns,
+                    R"({"task_name":"Write \"tests\"","n":1})", task_id);
+}
+
+event closing(event_kind kind, const std::string& session,
+              std::int64_t wall_ns) {
+  return make_event(kind, session, wall_ns,
+                    kind == event_kind::session_expired ? R"({"reason":"idle"})"
+                                                        : "{}");
+}
+
+void check_same(const event& got, const event& want) {
+  CHECK(to_string(got.kind) == std::string{to_string(want.kind)});
+  CHECK(got.session_id == want.session_id);
+  CHECK(got.task_id == want.task_id);
+  CHECK(got.at.wall_ns == want.at.wall_ns);
+  CHECK(got.at.mono_ns == want.at.mono_ns);
+  CHECK(got.at.boot_id == want.at.boot_id);
+  CHECK(got.payload == want.payload);
+}
+
+/// 0 for success, 1 + the error kind otherwise: an exit code.
+template <class T>
+int code_of(const result<T>& r) {
+  auto* e = err_of(r);
+  return e ? 1 + static_cast<int>(e->kind) : 0;
+}
+
+int code_of(error_kind k) {
+  return 1 + static_cast<int>(k);
+}
+
+constexpr uid_t nobody = 65534;
+
+/// Runs `f` in a child process and returns its exit code. With
+/// `unprivileged`, a root parent's child first becomes `nobody`: root
+/// ignores file modes, and the read-only tests must run in CI, which is root.
+int in_child(bool unprivileged, const std::function<int()>& f) {
+  auto pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (unprivileged && ::geteuid() == 0
+        && (::setgroups(0, nullptr) != 0 || ::setgid(nobody) != 0
+            || ::setuid(nobody) != 0))
+      ::_exit(120);
+    int code = 121;
+    try {
+      code = f();
+    } catch (...) {
+      // code stays 121
+    }
+    ::_exit(code); // no destructors, no atexit: the parent owns the rest
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 200 + WTERMSIG(status);
+}
+
+/// Gives `p` (and what is in it) to the user the child runs as.
+void give_away(const fs::path& p) {
+  if (::geteuid() != 0)
+    return;
+  REQUIRE(::chown(p.c_str(), nobody, nobody) == 0);
+  if (fs::is_directory(p))
+    for (auto& e : fs::recursive_directory_iterator(p))
+      REQUIRE(::chown(e.path().c_str(), nobody, nobody) == 0);
+}
+
+} // namespace
+
+TEST_CASE("storage: kinds and states round-trip through their stored text",
+          "[storage]") {
+  for (auto k : {event_kind::session_started, event_kind::task_started,
+                 event_kind::task_ended, event_kind::session_ended,
+                 event_kind::session_expired})
+    CHECK(event_kind_from(to_string(k)) == k);
+  CHECK(std::string{to_string(event_kind::task_ended)} == "task_ended");
+  CHECK_FALSE(event_kind_from("task_paused"));
+  for (auto s :
+       {session_state::open, session_state::ended, session_state::expired})
+    CHECK(session_state_from(to_string(s)) == s);
+  CHECK_FALSE(session_state_from("closed"));
+  CHECK(std::string{to_string(error_kind::newer_schema)} == "newer_schema");
+}
+
+TEST_CASE("storage: a fresh open creates the directory and a WAL journal",
+          "[storage]") {
+  temp_dir tmp;
+  auto dir = (tmp.path() / "a" / "b" / "data").string();
+  auto st = must_open(dir);
+  CHECK(st->describe() == "sqlite:" + dir + "/journal.sqlite3");
+  CHECK(st->epoch() == 1);
+  for (auto p : {tmp.path() / "a", tmp.path() / "a" / "b", fs::path{dir}}) {
+    struct stat s;
+    REQUIRE(::stat(p.c_str(), &s) == 0);
+    CHECK((s.st_mode & 0777) == 0700);
+  }
+  auto journal = dir + "/journal.sqlite3";
+  struct stat s;
+  REQUIRE(::stat(journal.c_str(), &s) == 0);
+  CHECK((s.st_mode & 0777) == 0600);
+  std::ifstream lock{dir + "/lock"};
+  std::string pid;
+  lock >> pid;
+  CHECK(pid == std::to_string(::getpid()));
+  raw_db db{journal};
+  CHECK(db.text("PRAGMA journal_mode") == "wal");
+  CHECK(db.integer("PRAGMA user_version") == 1);
+  CHECK(db.integer("PRAGMA application_id") == 0x54544d4a);
+  CHECK(db.text("SELECT value FROM meta WHERE key = 'created_by'")
+        == "storage_test");
+  CHECK(db.integer("SELECT value FROM meta WHERE key = 'epoch'") == 1);
+}
+
+TEST_CASE("storage: events survive a close and reopen, field for field",
+          "[storage]") {
+  temp_dir tmp;
+  std::vector<event> s1{
+    started("S1", t0, "alice", "M-one"),
+    task(event_kind::task_started, "S1", "T1", t0 + 1'000),
+    task(event_kind::task_started, "S1", "T2", t0 + 2'000),
+    task(event_kind::task_ended, "S1", "T1", t0 + 3'000),
+  };
+  s1[2].at.boot_id = "boot-b";
+  s1[2].at.mono_ns = -7; // a boot's clock owes nothing to another's
+  std::vector<event> s2{started("S2", t0 + 500, "bob", "M-two")};
+  {
+    auto st = must_open(tmp.data());
+    must_append(*st, {s1[0], s1[1]});
+    must_append(*st, s2);
+    must_append(*st, {s1[2], s1[3]});
+  }
+  auto st = must_open(tmp.data());
+  auto open = must(st->load_open());
+  REQUIRE(open.size() == 2);
+  CHECK(open[0].session_id == "S1"); // oldest first
+  CHECK(open[0].principal == "alice");
+  CHECK(open[0].milestone_id == "M-one");
+  CHECK(open[0].state == session_state::open);
+  CHECK(open[0].epoch == st->epoch());
+  CHECK(open[0].started_wall_ns == t0);
+  CHECK_FALSE(open[0].closed_wall_ns);
+  REQUIRE(open[0].events.size() == s1.size());
+  for (std::size_t i = 0; i < s1.size(); ++i) {
+    INFO("event " << i);
+    check_same(open[0].events[i], s1[i]);
+    CHECK(open[0].events[i].principal == "alice");
+  }
+  CHECK(open[1].session_id == "S2");
+  CHECK(open[1].principal == "bob");
+  CHECK(open[1].milestone_id == "M-two");
+  REQUIRE(open[1].events.size() == 1);
+  check_same(open[1].events[0], s2[0]);
+  CHECK(open[1].events[0].principal == "bob");
+}
+
+TEST_CASE("storage: every open starts a higher epoch", "[storage]") {
+  temp_dir tmp;
+  std::int64_t last = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto st = must_open(tmp.data());
+    CHECK(st->epoch() > last);
+    last = st->epoch();
+  }
+  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key = 'epoch'")
+        == last);
+}
+
+TEST_CASE("storage: load_open claims sessions; another epoch's are fenced",
+          "[storage]") {
+  temp_dir tmp;
+  auto events_of_s1 = "SELECT count(*) FROM events WHERE session_id = 'S1'";
+  std::int64_t first_epoch = 0;
+  {
+    auto st = must_open(tmp.data());
+    first_epoch = st->epoch();
+    must_append(*st, {started("S1", t0)});
+  }
+  auto st = must_open(tmp.data());
+  REQUIRE(st->epoch() > first_epoch);
+  SECTION("before the claim, the session belongs to the old epoch") {
+    auto r = st->append({task(event_kind::task_started, "S1", "T1", t0 + 1)});
+    auto e = must_fail(r, error_kind::fenced, tmp.journal());
+    CHECK(contains(e.message, "S1"));
+    CHECK(count(tmp.journal(), events_of_s1) == 1);
+  }
+  SECTION("after the claim, appends work until another instance adopts it") {
+    auto open = must(st->load_open());
+    REQUIRE(open.size() == 1);
+    CHECK(open[0].epoch == st->epoch());
+    CHECK(count(tmp.journal(),
+                "SELECT epoch FROM sessions WHERE session_id = 'S1'")
+          == st->epoch());
+    must_append(*st, {task(event_kind::task_started, "S1", "T1", t0 + 1)});
+    CHECK(count(tmp.journal(), events_of_s1) == 2);
+    // Another instance (a shared backend) adopts S1 with a higher epoch.
+    raw_db{tmp.journal()}.exec("UPDATE sessions SET epoch = epoch + 1");
+    auto r = st->append({task(event_kind::task_ended, "S1", "T1", t0 + 2),
+                         closing(event_kind::session_ended, "S1", t0 + 3)});
+    must_fail(r, error_kind::fenced, tmp.journal());
+    CHECK(count(tmp.journal(), events_of_s1) == 2);
+    CHECK(count(tmp.journal(),
+                "SELECT count(*) FROM sessions WHERE state = 'open'")
+          == 1);
+  }
+}
+
+TEST_CASE("storage: a batch is written whole or not at all", "[storage]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  must_append(*st, {started("S0", t0)});
+  auto nothing_of_s1 = [&] {
+    CHECK(count(tmp.journal(),
+                "SELECT count(*) FROM sessions WHERE session_id = 'S1'")
+          == 0);
+    CHECK(count(tmp.journal(),
+                "SELECT count(*) FROM events WHERE session_id = 'S1'")
+          == 0);
+    CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 1);
+  };
+  std::vector<event> batch{started("S1", t0 + 10),
+                           task(event_kind::task_started, "S1", "T1", t0 + 11)};
+  SECTION("an event of an unknown session") {
+    batch.push_back(task(event_kind::task_started, "nope", "T1", t0 + 12));
+    auto e = must_fail(st->append(batch), error_kind::rejected, tmp.journal());
+    CHECK(contains(e.message, "session nope is not open"));
+    nothing_of_s1();
+  }
+  SECTION("a second session_started") {
+    batch.push_back(started("S0", t0 + 12));
+    auto e = must_fail(st->append(batch), error_kind::rejected, tmp.journal());
+    CHECK(contains(e.message, "S0 is already in the journal"));
+    nothing_of_s1();
+  }
+  SECTION("an event after the session ended") {
+    batch.push_back(closing(event_kind::session_ended, "S1", t0 + 12));
+    batch.push_back(task(event_kind::task_started, "S1", "T2", t0 + 13));
+    must_fail(st->append(batch), error_kind::rejected, tmp.journal());
+    nothing_of_s1();
+  }
+  SECTION("a payload that is not JSON") {
+    batch.push_back(task(event_kind::task_ended, "S1", "T1", t0 + 12));
+    batch.back().payload = "{not json";
+    auto e = must_fail(st->append(batch), error_kind::rejected, tmp.journal());
+    CHECK(contains(e.message, "not JSON"));
+    nothing_of_s1();
+  }
+  SECTION("a session_started without a milestone_id") {
+    batch[0].payload = R"({"milestone_name":"x"})";
+    must_fail(st->append(batch), error_kind::rejected, tmp.journal());
+    nothing_of_s1();
+  }
+  // The store stays usable after a rolled-back batch.
+  batch.resize(2);
+  batch[0] = started("S1", t0 + 10);
+  must_append(*st, batch);
+  CHECK(count(tmp.journal(),
+              "SELECT count(*) FROM events WHERE session_id = 'S1'")
+        == 2);
+}
+
+TEST_CASE("storage: a second server on the directory waits for the first",
+          "[storage]") {
+  temp_dir tmp;
+  auto first = must_open(tmp.data());
+  auto e = must_fail(open_at(tmp.data()), error_kind::locked, tmp.data());
+  CHECK(contains(e.message, "(pid " + std::to_string(::getpid()) + ")"));
+  CHECK(contains(e.message, "--data-dir"));
+  CHECK(contains(e.message, "--ephemeral"));
+  first.reset();
+  auto second = must_open(tmp.data());
+  CHECK(second->epoch() == 2);
+}
+
+TEST_CASE("storage: a journal of a newer schema is refused, untouched",
+          "[storage]") {
+  temp_dir tmp;
+  {
+    auto st = must_open(tmp.data());
+    must_append(*st, {started("S1", t0)});
+  }
+  {
+    // Like a newer server killed after its migration: the new version is
+    // still in the WAL, which a careless close would checkpoint into the file.
+    raw_db db{tmp.journal()};
+    db.exec("PRAGMA user_version = 99");
+    db.no_checkpoint_on_close();
+  }
+  REQUIRE(fs::exists(tmp.journal() + "-wal"));
+  auto before = fingerprint_of(tmp.journal());
+  auto e = must_fail(open_at(tmp.data()), error_kind::newer_schema,
+                     tmp.journal());
+  CHECK(contains(e.message, "version 99"));
+  CHECK(contains(e.message, "supports (1)"));
+  CHECK(contains(e.message, "not modified"));
+  CHECK(fingerprint_of(tmp.journal()) == before);
+  CHECK(count(tmp.journal(), "PRAGMA user_version") == 99);
+}
+
+TEST_CASE("storage: a file that is not a database is refused, untouched",
+          "[storage]") {
+  temp_dir tmp;
+  fs::create_directory(tmp.data());
+  {
+    std::ofstream out{tmp.journal(), std::ios::binary};
+    for (int i = 0; i < 3000; ++i)
+      out << "this is not SQLite " << i << '\n';
+  }
+  auto before = fingerprint_of(tmp.journal());
+  auto e = must_fail(open_at(tmp.data()), error_kind::corrupt, tmp.journal());
+  CHECK(contains(e.message, "move it aside"));
+  CHECK(fingerprint_of(tmp.journal()) == before);
+}
+
+TEST_CASE("storage: a damaged journal fails its check and stays untouched",
+          "[storage]") {
+  temp_dir tmp;
+  {
+    auto st = must_open(tmp.data());
+    for (int i = 0; i < 200; ++i)
+      must_append(*st, {started("S" + std::to_string(i), t0 + i)});
+  }
+  auto size = fs::file_size(tmp.journal());
+  REQUIRE(size >= 8 * 4096);
+  {
+    // Page 1 (the schema) stays readable; a later page is garbage.
+    std::fstream f{tmp.journal(), std::ios::in | std::ios::out
+                                    | std::ios::binary};
+    f.seekp(static_cast<std::streamoff>(size - 3 * 4096));
+    f << std::string(4096, '\xab');
+  }
+  auto before = fingerprint_of(tmp.journal());
+  auto e = must_fail(open_at(tmp.data()), error_kind::corrupt, tmp.journal());
+  CHECK(contains(e.message, "move it aside"));
+  CHECK(fingerprint_of(tmp.journal()) == before);
+}
+
+TEST_CASE("storage: another application's database is refused, untouched",
+          "[storage]") {
+  temp_dir tmp;
+  fs::create_directory(tmp.data());
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(tmp.journal().c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "CREATE TABLE notes (body TEXT)", nullptr,
+                         nullptr, nullptr)
+            == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto before = fingerprint_of(tmp.journal());
+  auto e = must_fail(open_at(tmp.data()), error_kind::corrupt, tmp.journal());
+  CHECK(contains(e.message, "another application"));
+  CHECK(fingerprint_of(tmp.journal()) == before);
+}
+
+TEST_CASE("storage: a directory or journal we may not write is read_only",
+          "[storage]") {
+  temp_dir tmp;
+  auto dir = fs::path{tmp.data()};
+  SECTION("the data directory cannot be created") {
+    auto parent = tmp.path() / "ro";
+    fs::create_directory(parent);
+    give_away(parent);
+    REQUIRE(::chmod(parent.c_str(), 0500) == 0);
+    dir = parent / "data";
+  }
+  SECTION("the data directory is read-only") {
+    must_open(dir.string());
+    give_away(dir);
+    REQUIRE(::chmod(dir.c_str(), 0500) == 0);
+  }
+  SECTION("the journal is read-only") {
+    must_open(dir.string());
+    give_away(dir);
+    REQUIRE(::chmod(tmp.journal().c_str(), 0400) == 0);
+  }
+  auto code = in_child(true, [&] {
+    auto r = open_at(dir.string());
+    auto* e = err_of(r);
+    if (e && e->message.find(dir.string()) == std::string::npos)
+      return 122; // the message must name the path
+    return code_of(r);
+  });
+  CHECK(code == code_of(error_kind::read_only));
+}
+
+namespace {
+
+/// The page limit that cap_pages puts on every new connection.
+int page_cap = 0;
+
+int cap_pages(sqlite3* db, const char**, const sqlite3_api_routines*) {
+  auto sql = "PRAGMA max_page_count = " + std::to_string(page_cap);
+  return sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+}
+
+/// Caps the size of the databases opened while it lives: SQLITE_FULL, as on
+/// a full disk, without filling one.
+class page_cap_scope {
+public:
+  explicit page_cap_scope(int pages) {
+    page_cap = pages;
+    REQUIRE(sqlite3_auto_extension(entry()) == SQLITE_OK);
+  }
+  ~page_cap_scope() {
+    sqlite3_cancel_auto_extension(entry());
+  }
+  page_cap_scope(const page_cap_scope&) = delete;
+  page_cap_scope& operator=(const page_cap_scope&) = delete;
+
+private:
+  static void (*entry())() {
+    return reinterpret_cast<void (*)()>(&cap_pages);
+  }
+};
+
+} // namespace
+
+TEST_CASE("storage: a full disk fails the append with full, writing nothing",
+          "[storage]") {
+  temp_dir tmp;
+  {
+    auto st = must_open(tmp.data());
+    must_append(*st, {started("S1", t0)});
+  }
+  auto pages = static_cast<int>(fs::file_size(tmp.journal()) / 4096);
+  auto big = task(event_kind::task_started, "S1", "T1", t0 + 1);
+  big.payload = R"({"notes":")" + std::string(256 * 1024, 'x') + "\"}";
+  {
+    page_cap_scope cap{pages + 4};
+    auto st = must_open(tmp.data());
+    must(st->load_open());
+    auto t0_started = task(event_kind::task_started, "S1", "T0", t0 + 1);
+    must_fail(st->append({t0_started, big}), error_kind::full, tmp.journal());
+    // The store stays usable for what still fits.
+    must_append(*st, {t0_started});
+  }
+  auto st = must_open(tmp.data());
+  auto open = must(st->load_open());
+  REQUIRE(open.size() == 1);
+  REQUIRE(open[0].events.size() == 2);
+  CHECK(open[0].events[1].kind == event_kind::task_started);
+  CHECK(open[0].events[1].task_id == "T0");
+}
+
+TEST_CASE("storage: history is newest first, filtered and limited",
+          "[storage]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  must_append(*st, {started("A1", t0 + 100, "alice"),
+                    task(event_kind::task_started, "A1", "T", t0 + 101),
+                    closing(event_kind::session_ended, "A1", t0 + 150)});
+  must_append(*st, {started("B1", t0 + 200, "bob")});
+  must_append(*st, {started("A2", t0 + 300, "alice"),
+                    closing(event_kind::session_expired, "A2", t0 + 400)});
+  must_append(*st, {started("A3", t0 + 500, "alice")});
+  auto ids = [](const std::vector<stored_session>& v) {
+    std::vector<std::string> out;
+    for (auto& s : v)
+      out.push_back(s.session_id);
+    return out;
+  };
+  using ids_t = std::vector<std::string>;
+  auto all = must(st->history({}));
+  CHECK(ids(all) == ids_t{"A3", "A2", "B1", "A1"});
+  for (auto& s : all)
+    CHECK(s.events.empty()); // not asked for
+  CHECK(all[1].state == session_state::expired);
+  CHECK(all[1].closed_wall_ns == t0 + 400);
+  CHECK(all[3].state == session_state::ended);
+  CHECK(all[3].closed_wall_ns == t0 + 150);
+  CHECK(all[2].state == session_state::open);
+  history_query q;
+  q.principal = "alice";
+  CHECK(ids(must(st->history(q))) == ids_t{"A3", "A2", "A1"});
+  q.since_wall_ns = t0 + 300;
+  CHECK(ids(must(st->history(q))) == ids_t{"A3", "A2"});
+  q.until_wall_ns = t0 + 500;
+  CHECK(ids(must(st->history(q))) == ids_t{"A2"});
+  q = {};
+  q.limit = 2;
+  CHECK(ids(must(st->history(q))) == ids_t{"A3", "A2"});
+  q = {};
+  q.principal = "alice";
+  q.until_wall_ns = t0 + 200;
+  q.with_events = true;
+  auto a1 = must(st->history(q));
+  REQUIRE(ids(a1) == ids_t{"A1"});
+  REQUIRE(a1[0].events.size() == 3);
+  CHECK(a1[0].events[0].kind == event_kind::session_started);
+  CHECK(a1[0].events[1].kind == event_kind::task_started);
+  CHECK(a1[0].events[1].task_id == "T");
+  CHECK(a1[0].events[2].kind == event_kind::session_ended);
+  CHECK(a1[0].events[2].principal == "alice");
+  q = {};
+  q.principal = "carol";
+  CHECK(must(st->history(q)).empty());
+}
+
+TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
+          "[storage]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  must_append(*st, {started("old-ended", t0),
+                    task(event_kind::task_started, "old-ended", "T", t0 + 1),
+                    closing(event_kind::session_ended, "old-ended", t0 + 100)});
+  must_append(*st,
+              {started("old-expired", t0 + 10),
+               closing(event_kind::session_expired, "old-expired", t0 + 150)});
+  must_append(*st,
+              {started("recent", t0 + 20),
+               closing(event_kind::session_ended, "recent", t0 + 1000)});
+  must_append(*st, {started("open", t0 + 5)}); // old, but still open
+  CHECK(must(st->purge_closed_before(t0 + 500)) == 2);
+  std::vector<std::string> left;
+  for (auto& s : must(st->history({})))
+    left.push_back(s.session_id);
+  CHECK(left == std::vector<std::string>{"recent", "open"});
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM events WHERE session_id"
+                             " IN ('old-ended', 'old-expired')")
+        == 0);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 3);
+  CHECK(must(st->purge_closed_before(t0 + 500)) == 0);
+}
+
+TEST_CASE("storage: ended and expired sessions are not loaded as open",
+          "[storage]") {
+  temp_dir tmp;
+  {
+    auto st = must_open(tmp.data());
+    must_append(*st, {started("ended", t0), started("expired", t0 + 1),
+                      started("open", t0 + 2)});
+    must_append(*st, {closing(event_kind::session_ended, "ended", t0 + 10),
+                      closing(event_kind::session_expired, "expired", t0 + 11)});
+  }
+  auto st = must_open(tmp.data());
+  auto open = must(st->load_open());
+  REQUIRE(open.size() == 1);
+  CHECK(open[0].session_id == "open");
+  REQUIRE(open[0].events.size() == 1);
+  CHECK(open[0].events[0].kind == event_kind::session_started);
+}
