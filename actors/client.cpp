@@ -135,10 +135,13 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
     },
     [=](adopt_atom, const std::vector<storage::stored_session>& sessions) {
       auto& st = self->state;
-      auto ids = st.mcp->adopt(sessions);
-      if (!ids.empty())
-        self->send(st.supervisor, adopt_atom::value, std::move(ids),
+      auto got = st.mcp->adopt(sessions);
+      if (!got.ids.empty())
+        self->send(st.supervisor, adopt_atom::value, std::move(got.ids),
                    caf::actor_cast<client_actor>(self));
+      // Ended ones may be reclaimed to make room, as before the restart.
+      if (!got.ended.empty())
+        self->send(st.supervisor, ended_atom::value, std::move(got.ended));
     },
     [=](evict_atom, const std::string& session_id) {
       self->state.mcp->evict(session_id);

@@ -293,16 +293,18 @@ std::vector<storage::event> client_state::take_journal() {
   return to_events(tracker_.take_changes());
 }
 
-std::vector<std::string>
+client_state::adopted
 client_state::adopt(const std::vector<storage::stored_session>& sessions) {
   std::vector<std::string> problems;
-  auto ids = domain::replay(tracker_, sessions, *cfg_.clock, cfg_.local_zone,
-                            problems);
+  adopted out;
+  out.ids = domain::replay(tracker_, sessions, *cfg_.clock, cfg_.local_zone,
+                           problems);
   for (const auto& p : problems)
     TTM_LOG(error, "journal", "cannot recover " + p);
-  for (const auto& id : ids)
+  for (const auto& id : out.ids)
     created_.push_back(id);
-  return ids;
+  out.ended = tracker_.take_ended();
+  return out;
 }
 
 rpc_step client_state::finish_step(rpc_output out) {

@@ -100,10 +100,13 @@ public:
   /// Changes made outside a frame (the expiry sweep), for the journal.
   std::vector<storage::event> take_journal();
 
-  /// Takes over sessions recovered from the journal (after a restart);
-  /// returns the ids now held. Problems are logged.
-  std::vector<std::string>
-  adopt(const std::vector<storage::stored_session>& sessions);
+  /// Takes over sessions recovered from the journal (after a restart).
+  /// Problems are logged.
+  struct adopted {
+    std::vector<std::string> ids; ///< now held
+    std::vector<std::string> ended; ///< of those, the ended ones
+  };
+  adopted adopt(const std::vector<storage::stored_session>& sessions);
 
   /// The supervisor's sweep (or its search for room): removes tracking
   /// sessions past their age or idle limit and returns their ids.

@@ -394,9 +394,10 @@ void actor_round_trip(benchmark::State& state, const std::string& line) {
   actors::supervisor_config sup_cfg;
   sup_cfg.max_clients = 10;
   auto sup = sys.spawn(actors::supervisor_behavior, sup_cfg);
-  auto transport = sys.spawn(actors::transport_behavior,
-                             actors::transport_config{make_client_config(),
-                                                      sup});
+  actors::transport_config tc;
+  tc.client = make_client_config();
+  tc.supervisor = sup;
+  auto transport = sys.spawn(actors::transport_behavior, std::move(tc));
   auto sink = std::make_shared<waiting_sink>();
   auto send = [&](const std::string& line) {
     caf::anon_send(transport, actors::inbound_atom::value,

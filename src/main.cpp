@@ -185,6 +185,9 @@ void open_journal(const config& cfg, prepared_config& p) {
                                            : storage::sync_mode::full;
   opts.instance = std::string{"time-tracker-mcp "} + TTM_VERSION + " pid "
                   + std::to_string(::getpid());
+  // A client restarting its server, or probing with a process of its own
+  // first, gets the directory as soon as the previous process exits.
+  opts.lock_wait = std::chrono::seconds{2};
   auto opened = storage::open_sqlite(opts);
   if (auto* err = std::get_if<storage::error>(&opened)) {
     if (err->kind == storage::error_kind::locked
@@ -213,6 +216,24 @@ void open_journal(const config& cfg, prepared_config& p) {
   }
   p.recovered = std::move(std::get<std::vector<storage::stored_session>>(
     loaded));
+  // Ended sessions stay readable (summary, a repeated end) until their age
+  // limit, as in memory: the most recent ones, at most a slot each.
+  storage::history_query recent;
+  recent.since_wall_ns
+    = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        (p.client.clock->wall_now() - cfg.tracking.max_age).time_since_epoch())
+        .count();
+  recent.limit = cfg.tracking.max_sessions;
+  recent.with_events = true;
+  auto history = p.store->history(recent);
+  if (auto* list = std::get_if<std::vector<storage::stored_session>>(&history)) {
+    for (auto& s : *list)
+      if (s.state == storage::session_state::ended)
+        p.recovered.push_back(std::move(s));
+  } else {
+    TTM_LOG(warning, "main", "cannot read recently ended sessions: "
+                               + std::get<storage::error>(history).message);
+  }
   auto expired = domain::expire_recovered(p.recovered, cfg.tracking,
                                           *p.client.clock);
   if (!expired.empty()) {
@@ -223,7 +244,7 @@ void open_journal(const config& cfg, prepared_config& p) {
   }
   p.journal_summary = "journal " + p.store->describe() + " ("
                       + std::to_string(p.recovered.size())
-                      + " open sessions recovered, "
+                      + " sessions recovered, "
                       + std::to_string(expired.size())
                       + " expired while the server was down)";
 }

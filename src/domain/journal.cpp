@@ -319,6 +319,8 @@ expire_recovered(std::vector<storage::stored_session>& sessions,
         reason = "idle";
       if (!reason)
         return false;
+      if (s.state != storage::session_state::open)
+        return true; // closed in the journal already: just not reloaded
       change c;
       c.kind = change::session_expired;
       c.session_id = s.session_id;

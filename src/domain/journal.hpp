@@ -34,7 +34,8 @@ std::vector<std::string> replay(tracker& tr,
 
 /// Removes from `sessions` those already past their age or idle limit at
 /// the clock's wall time (the server was down meanwhile; the monotonic
-/// clock cannot tell) and returns their session_expired events.
+/// clock cannot tell) and returns the session_expired events of the open
+/// ones among them.
 std::vector<storage::event>
 expire_recovered(std::vector<storage::stored_session>& sessions,
                  const tracking_limits& limits, const clock_source& clock);

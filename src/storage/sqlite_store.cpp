@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 #include <iterator>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -701,16 +703,28 @@ std::string holder_pid(int fd) {
   return pid.empty() ? "unknown" : pid;
 }
 
-/// The exclusive, non-blocking flock on <dir>/lock, held for the store's
-/// lifetime: the kernel drops it when the process dies, however it dies.
-result<unique_fd> lock_dir(const fs::path& dir) {
+/// The exclusive flock on <dir>/lock, held for the store's lifetime: the
+/// kernel drops it when the process dies, however it dies. Tried for up to
+/// `wait`: a client that restarts its server (or probes it with a process
+/// of its own first) gets the directory once the previous one exited.
+result<unique_fd> lock_dir(const fs::path& dir,
+                           std::chrono::milliseconds wait) {
   auto path = dir / "lock";
   unique_fd fd{::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)};
   if (fd.get() < 0)
     return errno_error(errno, "cannot create the lock file", path.string());
-  int rc;
-  while ((rc = ::flock(fd.get(), LOCK_EX | LOCK_NB)) != 0 && errno == EINTR)
-    ; // retry
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  int rc = 0;
+  for (;;) {
+    rc = ::flock(fd.get(), LOCK_EX | LOCK_NB);
+    if (rc == 0)
+      break;
+    if (errno == EINTR)
+      continue;
+    if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline)
+      break; // errno still says why
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
   if (rc != 0) {
     if (errno != EWOULDBLOCK)
       return errno_error(errno, "cannot lock", path.string());
@@ -870,7 +884,7 @@ result<store_ptr> open_impl(const sqlite_options& opts) {
   if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
     return errno_error(errno, "cannot write to the data directory",
                        dir.string());
-  auto lock = lock_dir(dir);
+  auto lock = lock_dir(dir, opts.lock_wait);
   if (auto err = std::get_if<error>(&lock))
     return std::move(*err);
   auto path = (dir / "journal.sqlite3").string();

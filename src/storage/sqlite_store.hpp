@@ -5,6 +5,7 @@
 
 #include "storage/store.hpp"
 
+#include <chrono>
 #include <string>
 
 namespace ttm::storage {
@@ -21,6 +22,9 @@ struct sqlite_options {
   std::string dir;   ///< data directory; created 0700 (parents too) if missing
   sync_mode sync = sync_mode::full;
   std::string instance; ///< free text for diagnostics, stored in `meta`
+  /// How long to wait for another server holding the directory to exit
+  /// before giving up with `locked`.
+  std::chrono::milliseconds lock_wait{0};
 };
 
 /// Locks `opts.dir`, opens or creates the journal, migrates its schema and

@@ -91,9 +91,10 @@ struct actor_fixture {
         domain::wall_time{std::chrono::milliseconds{1734187532123}})) {
     client.clock = clock;
     supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
-    transport = sys.spawn(actors::transport_behavior,
-                          actors::transport_config{std::move(client),
-                                                   supervisor});
+    actors::transport_config tc;
+    tc.client = std::move(client);
+    tc.supervisor = supervisor;
+    transport = sys.spawn(actors::transport_behavior, std::move(tc));
     sched.run();
   }
 
