@@ -283,7 +283,9 @@ start_http() {
   local log="$WORK/$1.log"
   case "$1" in
     ours)
-      "$SERVER" http --listen "127.0.0.1:$port" --log-level warning 2>>"$log" &
+      # Its journal in a directory of this run, never the user's own.
+      "$SERVER" http --listen "127.0.0.1:$port" --log-level warning \
+        --data-dir "$WORK/journal" 2>>"$log" &
       ;;
     mcp-time)
       "$PEERS/start.sh" mcp-time "$port" 2>>"$log" &
@@ -310,7 +312,7 @@ start_http() {
 # start-up to the cold start.
 stdio_command() { # SYSTEM -> the server command, in cmd[]
   case "$1" in
-    ours) cmd=("$SERVER" stdio --log-level warning) ;;
+    ours) cmd=("$SERVER" stdio --log-level warning --data-dir "$WORK/journal") ;;
     mcp-time) cmd=("$MCP_TIME" --transport stdio) ;;
     echo) cmd=("$PEERS/.build/echo_stdio") ;;
   esac

@@ -30,6 +30,11 @@ shift 2
 [ "${1:-}" = "--" ] && shift
 
 work="$(mktemp -d)"
+# The server's journal lives with the run, never in the user's directory.
+case " ${server_args[*]} " in
+  *" --data-dir"* | *" --ephemeral"*) ;;
+  *) server_args+=(--data-dir "$work/journal") ;;
+esac
 pid=
 cleanup() {
   [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
