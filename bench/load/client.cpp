@@ -292,6 +292,26 @@ void vclient::iteration_done(const char* name, bool ok) {
   iterate();
 }
 
+void vclient::acknowledge(const char* tool, const std::string& session,
+                          std::string_view task,
+                          const mcp::document_ptr& doc) {
+  if (!cfg_.acks)
+    return;
+  std::string_view status;
+  rapidjson::Document scratch;
+  if (const auto* p = doc ? mcp::tool_payload(*doc, scratch) : nullptr) {
+    for (const char* flag : {"already_running", "already_ended"}) {
+      auto it = p->FindMember(flag);
+      if (it != p->MemberEnd() && it->value.IsBool() && it->value.GetBool())
+        return; // a repeated call: nothing changed
+    }
+    if (std::string_view{tool} == "time_task_end")
+      if (const char* s = mcp::string_member(*p, "status"))
+        status = s;
+  }
+  cfg_.acks->add(tool, session, task, status);
+}
+
 // -- scenarios ----------------------------------------------------------------
 
 outgoing vclient::scenario_call(const std::string& session) {
@@ -329,10 +349,11 @@ void vclient::workflow_start() {
          return expect_int(p, "task_count",
                            static_cast<std::int64_t>(self->cfg_.tasks.size()));
        },
-       [self = shared_from_this()](bool ok, const mcp::document_ptr&,
+       [self = shared_from_this()](bool ok, const mcp::document_ptr& doc,
                                    const incoming&) {
          if (!ok)
            return self->iterate();
+         self->acknowledge("time_session_start", self->sid_, {}, doc);
          self->iter_start_ = self->intended_;
          self->iter_measured_ = self->measured_;
          self->task_ = 0;
@@ -366,10 +387,13 @@ void vclient::workflow_task(bool start) {
          }
          return {};
        },
-       [self = shared_from_this(), start](bool ok, const mcp::document_ptr&,
+       [self = shared_from_this(), start](bool ok,
+                                          const mcp::document_ptr& doc,
                                           const incoming&) {
          if (!ok)
            return self->iterate();
+         self->acknowledge(start ? "time_task_start" : "time_task_end",
+                           self->sid_, self->cfg_.tasks[self->task_], doc);
          if (start)
            return self->workflow_task(false);
          if (++self->task_ < self->cfg_.tasks.size())
@@ -390,10 +414,13 @@ void vclient::workflow_close(bool end) {
        [k](const rapidjson::Value& p) {
          return expect_int(p, "tasks_completed", k);
        },
-       [self = shared_from_this(), end](bool ok, const mcp::document_ptr&,
+       [self = shared_from_this(), end](bool ok, const mcp::document_ptr& doc,
                                         const incoming&) {
-         if (end)
+         if (end) {
+           if (ok)
+             self->acknowledge("time_session_end", self->sid_, {}, doc);
            return self->iteration_done("[workflow]", ok);
+         }
          if (!ok)
            return self->iterate();
          self->workflow_close(true);
@@ -633,9 +660,14 @@ void vclient::fill_next(fill_step step, std::size_t i, done_fn done) {
   auto id = next_id();
   auto k = static_cast<std::int64_t>(cfg_.tasks.size());
   const auto& sid = tracking_[i];
-  auto after = [self, step, i, done](bool, const mcp::document_ptr&,
-                                     const incoming&) {
-    self->fill_next(step, i + 1, done);
+  // On to the next session; `tool`: the change to acknowledge (--ack-log).
+  auto after = [self, step, i, done](const char* tool) {
+    return [self, step, i, done, tool](bool ok, const mcp::document_ptr& doc,
+                                       const incoming&) {
+      if (ok && tool)
+        self->acknowledge(tool, self->tracking_[i], {}, doc);
+      self->fill_next(step, i + 1, done);
+    };
   };
   switch (step) {
     case fill_step::start: {
@@ -654,7 +686,7 @@ void vclient::fill_next(fill_step step, std::size_t i, done_fn done) {
                  self->tracking_[i] = s;
                  return {};
                },
-               after);
+               after("time_session_start"));
       return;
     }
     case fill_step::tasks: {
@@ -665,8 +697,13 @@ void vclient::fill_next(fill_step step, std::size_t i, done_fn done) {
                          id, start ? "time_task_start" : "time_task_end",
                          mcp::request_builder::task_args(sid, task))),
                mcp::want::tool_ok, clock::now(), true, nullptr,
-               [self, step, i, done](bool, const mcp::document_ptr&,
+               [self, step, i, done](bool ok, const mcp::document_ptr& doc,
                                      const incoming&) {
+                 if (ok)
+                   self->acknowledge(self->fill_started_ ? "time_task_end"
+                                                         : "time_task_start",
+                                     self->tracking_[i],
+                                     self->cfg_.tasks[self->fill_task_], doc);
                  if (!self->fill_started_) {
                    self->fill_started_ = true;
                    return self->fill_next(step, i, done);
@@ -691,7 +728,7 @@ void vclient::fill_next(fill_step step, std::size_t i, done_fn done) {
                [k](const rapidjson::Value& p) {
                  return expect_int(p, "tasks_completed", k);
                },
-               after);
+               after(summary ? nullptr : "time_session_end"));
       return;
     }
   }

@@ -4,6 +4,7 @@
 // connection; over stdio a share of the one server's session), running a
 // scenario as a chain of asynchronous exchanges on its thread's io_context.
 
+#include "ack_log.hpp"
 #include "channel.hpp"
 #include "mcp.hpp"
 #include "options.hpp"
@@ -51,6 +52,8 @@ struct run_config {
   /// HTTP: the target (a modern handshake opens connections of its own).
   std::shared_ptr<const http_target> target;
   std::shared_ptr<const http_endpoints> endpoints;
+  /// --ack-log, or nullptr.
+  ack_log* acks = nullptr;
 };
 
 /// What the clients of one bench thread share.
@@ -155,6 +158,11 @@ private:
   void handshake_http_modern();
   void handshake_http_modern_done(bool ok);
   void iteration_done(const char* name, bool ok);
+  /// --ack-log: `tool`'s change in tracking session `session` (task `task`)
+  /// was acknowledged by the reply `doc`; not logged when the reply says
+  /// nothing changed (already_running, already_ended).
+  void acknowledge(const char* tool, const std::string& session,
+                   std::string_view task, const mcp::document_ptr& doc);
 
   void open_idle_next(std::size_t left, done_fn done);
   void close_idle_next(std::size_t i, done_fn done);

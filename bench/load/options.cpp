@@ -172,6 +172,12 @@ Scenario parameters:
 Output:
   --json                  one JSON document on stdout instead of the table
   --show-errors N         print the first N error messages to stderr (5)
+  --ack-log FILE          workflow, mixed, fill-tracking: append one line per
+                          acknowledged state change (a valid, non-error reply
+                          of time_session_start, time_task_start,
+                          time_task_end, time_session_end), tab-separated:
+                          TOOL SESSION_ID TASK_ID|- STATUS|- (for checking a
+                          server's journal after a crash; see bench/README.md)
   --help
 
 Exit status: 0 when every reply was valid, 1 when any request failed or a
@@ -321,6 +327,10 @@ parse_result parse_options(int argc, char** argv) {
         o.json = true;
       } else if (name == "--show-errors") {
         o.show_errors = get_uint(0);
+      } else if (name == "--ack-log") {
+        o.ack_log = get();
+        if (o.ack_log.empty())
+          throw bad_option{"--ack-log needs a file name"};
       } else {
         throw bad_option{"unknown option '" + arg + "'"};
       }
@@ -364,6 +374,10 @@ parse_result parse_options(int argc, char** argv) {
       throw bad_option{std::string{name_of(o.kind)}
                        + " runs to completion: no --duration, --requests, "
                          "--rate or --warmup"};
+    if (!o.ack_log.empty() && o.kind != scenario::workflow
+        && o.kind != scenario::mixed && o.kind != scenario::fill_tracking)
+      throw bad_option{"--ack-log is for the scenarios that change tracking "
+                       "sessions: workflow, mixed, fill-tracking"};
     if (!o.mix.empty() && o.kind != scenario::mixed)
       throw bad_option{"--mix is for --scenario mixed"};
     {

@@ -74,6 +74,8 @@ struct options {
 
   // -- output
   bool json = false;
+  /// --ack-log: append a line per acknowledged state change (ack_log.hpp).
+  std::string ack_log;
   std::size_t show_errors = 5;
 
   bool open_loop() const noexcept {

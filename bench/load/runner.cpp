@@ -92,9 +92,10 @@ double seconds(clock::duration d) {
 
 } // namespace
 
-run_result run(const options& opts, error_log& errors) {
+run_result run(const options& opts, error_log& errors, ack_log* acks) {
   run_result result{errors};
   run_config cfg{opts};
+  cfg.acks = acks;
   run_control ctl;
 
   unsigned threads = opts.memory_mode() ? 1 : opts.threads;

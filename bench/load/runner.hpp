@@ -40,6 +40,11 @@ struct run_result {
   bool aborted = false;
 };
 
-run_result run(const options& opts, error_log& errors);
+class ack_log;
+
+/// Runs the load; with `acks`, every acknowledged state change is written
+/// there (--ack-log).
+run_result run(const options& opts, error_log& errors,
+               ack_log* acks = nullptr);
 
 } // namespace ttb

@@ -31,9 +31,18 @@ shift 2
 
 work="$(mktemp -d)"
 # The server's journal lives with the run, never in the user's directory.
+# Over stdio the handshake starts a server per iteration, several at once:
+# one directory cannot serve them all (one server per directory), so those
+# run without a journal.
 case " ${server_args[*]} " in
   *" --data-dir"* | *" --ephemeral"*) ;;
-  *) server_args+=(--data-dir "$work/journal") ;;
+  *)
+    if [ "$mode" = stdio ] && [[ " $* " =~ " --scenario "(handshake|mixed)" " ]]; then
+      server_args+=(--ephemeral)
+    else
+      server_args+=(--data-dir "$work/journal")
+    fi
+    ;;
 esac
 pid=
 cleanup() {

@@ -1,0 +1,332 @@
+// journal_check: is every state change a client saw acknowledged in the
+// server's journal?
+//
+//   journal_check --data-dir DIR --ack-log FILE [--show N]
+//
+// FILE is what `time-tracker-bench --ack-log FILE` wrote: one line per
+// acknowledged change, TOOL <TAB> SESSION_ID <TAB> TASK_ID|- <TAB> STATUS|-.
+// DIR is the data directory of a server that is no longer running (the
+// journal is locked while one is). The journal is read through the server's
+// own storage library (opening it starts a new epoch, as a restart would;
+// nothing else is written). Each line must be backed by an event:
+//
+//   time_session_start  a session_started event of SESSION_ID
+//   time_task_start     the n-th acknowledged start of (SESSION_ID, TASK_ID)
+//                       needs at least n task_started events of that task
+//   time_task_end       likewise task_ended events with STATUS (any status
+//                       when "-")
+//   time_session_end    a session_ended event of SESSION_ID
+//
+// Exit status: 0 when every line is backed; 1 when one is not, a line is
+// malformed, or the log is empty (nothing proved); 2 for a bad command line
+// or a journal that cannot be read.
+
+#include "storage/sqlite_store.hpp"
+#include "storage/store.hpp"
+
+#include <rapidjson/document.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace {
+
+namespace st = ttm::storage;
+
+constexpr const char* me = "journal_check";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr,
+               "%s: %s\n"
+               "usage: %s --data-dir DIR --ack-log FILE [--show N]\n",
+               me, message.c_str(), me);
+  return 2;
+}
+
+struct task_events {
+  std::size_t started = 0;
+  std::size_t ended = 0;                    ///< any status
+  std::map<std::string, std::size_t> by_status; ///< task_ended per status
+};
+
+struct session_events {
+  bool started = false;
+  bool ended = false;
+  bool expired = false;
+  std::unordered_map<std::string, task_events> tasks;
+};
+
+/// The `status` of a task_ended payload; "?" when it has none.
+std::string status_of(const std::string& payload) {
+  rapidjson::Document d;
+  d.Parse(payload.c_str(), payload.size());
+  if (d.HasParseError() || !d.IsObject())
+    return "?";
+  auto it = d.FindMember("status");
+  if (it == d.MemberEnd() || !it->value.IsString())
+    return "?";
+  return {it->value.GetString(), it->value.GetStringLength()};
+}
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  for (;;) {
+    auto tab = line.find('\t', from);
+    out.push_back(line.substr(from, tab - from));
+    if (tab == std::string::npos)
+      return out;
+    from = tab + 1;
+  }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::string dir;
+  std::string log_path;
+  std::size_t show = 20;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string name = arg;
+    std::string value;
+    bool has_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0
+                                 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    if (name == "--help" || name == "-h") {
+      std::printf("usage: %s --data-dir DIR --ack-log FILE [--show N]\n"
+                  "Checks that every line of FILE (time-tracker-bench "
+                  "--ack-log) has its event in the journal in DIR.\n",
+                  me);
+      return 0;
+    }
+    if (name != "--data-dir" && name != "--ack-log" && name != "--show")
+      return usage_error("unknown option '" + arg + "'");
+    if (!has_value) {
+      if (i + 1 >= argc)
+        return usage_error("option " + name + " needs a value");
+      value = argv[++i];
+    }
+    if (name == "--data-dir") {
+      dir = value;
+    } else if (name == "--ack-log") {
+      log_path = value;
+    } else {
+      char* end = nullptr;
+      unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0')
+        return usage_error("--show: '" + value + "' is not a number");
+      show = static_cast<std::size_t>(n);
+    }
+  }
+  if (dir.empty() || log_path.empty())
+    return usage_error("--data-dir and --ack-log are required");
+
+  // -- the journal
+  // open_sqlite creates a missing journal: make sure there is one to check.
+  std::error_code ec;
+  auto file = std::filesystem::path{dir} / "journal.sqlite3";
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    std::fprintf(stderr, "%s: no journal at %s\n", me, file.c_str());
+    return 2;
+  }
+  auto opened = st::open_sqlite({dir, st::sync_mode::full, me});
+  if (auto* err = std::get_if<st::error>(&opened)) {
+    std::fprintf(stderr, "%s: cannot open the journal (%s): %s\n", me,
+                 st::to_string(err->kind), err->message.c_str());
+    return 2;
+  }
+  auto store = std::move(std::get<st::store_ptr>(opened));
+  st::history_query q;
+  q.limit = std::numeric_limits<std::size_t>::max();
+  q.with_events = true;
+  auto loaded = store->history(q);
+  if (auto* err = std::get_if<st::error>(&loaded)) {
+    std::fprintf(stderr, "%s: cannot read the journal (%s): %s\n", me,
+                 st::to_string(err->kind), err->message.c_str());
+    return 2;
+  }
+  const auto& sessions = std::get<std::vector<st::stored_session>>(loaded);
+
+  std::unordered_map<std::string, session_events> db;
+  std::map<std::string, std::size_t> events_by_kind;
+  std::map<std::string, std::size_t> sessions_by_state;
+  std::size_t events_total = 0;
+  for (const auto& s : sessions) {
+    ++sessions_by_state[st::to_string(s.state)];
+    auto& se = db[s.session_id];
+    for (const auto& e : s.events) {
+      ++events_total;
+      ++events_by_kind[st::to_string(e.kind)];
+      switch (e.kind) {
+        case st::event_kind::session_started:
+          se.started = true;
+          break;
+        case st::event_kind::task_started:
+          ++se.tasks[e.task_id].started;
+          break;
+        case st::event_kind::task_ended: {
+          auto& t = se.tasks[e.task_id];
+          ++t.ended;
+          ++t.by_status[status_of(e.payload)];
+          break;
+        }
+        case st::event_kind::session_ended:
+          se.ended = true;
+          break;
+        case st::event_kind::session_expired:
+          se.expired = true;
+          break;
+      }
+    }
+  }
+
+  // -- the acknowledgements
+  std::ifstream in{log_path};
+  if (!in) {
+    std::fprintf(stderr, "%s: cannot read %s: %s\n", me, log_path.c_str(),
+                 std::strerror(errno));
+    return 2;
+  }
+  std::map<std::string, std::size_t> acks_by_tool;
+  std::map<std::pair<std::string, std::string>, std::size_t> starts_acked;
+  std::map<std::string, std::size_t> ends_acked; ///< sid \t task \t status
+  std::vector<std::string> problems;
+  std::size_t lines = 0;
+  std::size_t missing = 0;
+  std::size_t malformed = 0;
+  std::string line;
+  static const session_events none;
+  while (std::getline(in, line)) {
+    ++lines;
+    auto where = "line " + std::to_string(lines) + " (" + line + "): ";
+    auto f = split_tabs(line);
+    if (f.size() != 4 || f[0].empty() || f[1].empty() || f[2].empty()
+        || f[3].empty()) {
+      ++malformed;
+      problems.push_back(where + "not TOOL<TAB>SESSION<TAB>TASK<TAB>STATUS");
+      continue;
+    }
+    const auto& tool = f[0];
+    const auto& sid = f[1];
+    const auto& task = f[2];
+    const auto& status = f[3];
+    ++acks_by_tool[tool];
+    auto it = db.find(sid);
+    const auto& se = it == db.end() ? none : it->second;
+    std::string why;
+    if (tool == "time_session_start") {
+      if (it == db.end())
+        why = "no such session in the journal";
+      else if (!se.started)
+        why = "the session has no session_started event";
+    } else if (tool == "time_task_start" || tool == "time_task_end") {
+      if (task == "-") {
+        ++malformed;
+        problems.push_back(where + "a task tool without a task id");
+        continue;
+      }
+      auto t = se.tasks.find(task);
+      bool start = tool == "time_task_start";
+      std::size_t have = 0;
+      std::size_t want = 0;
+      if (start) {
+        want = ++starts_acked[{sid, task}];
+        have = t == se.tasks.end() ? 0 : t->second.started;
+      } else {
+        want = ++ends_acked[sid + '\t' + task + '\t' + status];
+        if (t != se.tasks.end()) {
+          if (status == "-") {
+            have = t->second.ended;
+          } else {
+            auto s = t->second.by_status.find(status);
+            have = s == t->second.by_status.end() ? 0 : s->second;
+          }
+        }
+      }
+      if (have < want)
+        why = std::string{"acknowledged "} + (start ? "start" : "end")
+              + " number " + std::to_string(want) + " of the task, but "
+              + std::to_string(have) + " task_"
+              + (start ? "started" : "ended") + " event(s)"
+              + (start || status == "-" ? "" : " with status " + status)
+              + (it == db.end() ? " (no such session)" : "");
+    } else if (tool == "time_session_end") {
+      if (it == db.end())
+        why = "no such session in the journal";
+      else if (!se.ended)
+        why = std::string{"the session has no session_ended event"}
+              + (se.expired ? " (it expired)" : "");
+    } else {
+      ++malformed;
+      problems.push_back(where + "unknown tool");
+      continue;
+    }
+    if (!why.empty()) {
+      ++missing;
+      problems.push_back(where + why);
+    }
+  }
+
+  // -- the report
+  std::printf("%s: journal %s\n", me, store->describe().c_str());
+  std::printf("journal: %zu sessions (", sessions.size());
+  const char* sep = "";
+  for (const auto& [state, n] : sessions_by_state) {
+    std::printf("%s%s %zu", sep, state.c_str(), n);
+    sep = ", ";
+  }
+  std::printf("), %zu events (", events_total);
+  sep = "";
+  for (const auto& [kind, n] : events_by_kind) {
+    std::printf("%s%s %zu", sep, kind.c_str(), n);
+    sep = ", ";
+  }
+  std::printf(")\n");
+  std::printf("ack log %s: %zu acknowledged changes (", log_path.c_str(),
+              lines);
+  sep = "";
+  for (const auto& [tool, n] : acks_by_tool) {
+    std::printf("%s%s %zu", sep, tool.c_str(), n);
+    sep = ", ";
+  }
+  std::printf(")\n");
+  std::size_t changes = events_total - events_by_kind["session_expired"];
+  if (changes >= lines)
+    std::printf("journaled changes without an acknowledgement: %zu (their "
+                "replies were in flight or lost when the server died)\n",
+                changes - lines);
+  std::printf("missing from the journal: %zu; malformed lines: %zu\n",
+              missing, malformed);
+  for (std::size_t i = 0; i < problems.size() && i < show; ++i)
+    std::printf("  %s\n", problems[i].c_str());
+  if (problems.size() > show)
+    std::printf("  ... and %zu more\n", problems.size() - show);
+  if (lines == 0) {
+    std::printf("FAIL: the ack log is empty: nothing was checked\n");
+    return 1;
+  }
+  if (missing > 0 || malformed > 0) {
+    std::printf("FAIL: %zu acknowledged change(s) not in the journal, %zu "
+                "malformed line(s)\n",
+                missing, malformed);
+    return 1;
+  }
+  std::printf("OK: all %zu acknowledged changes are in the journal\n", lines);
+  return 0;
+}
