@@ -105,6 +105,21 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
   self->state.mcp.emplace(std::move(cfg));
   self->state.supervisor = std::move(supervisor);
   self->state.journal = std::move(journal);
+  // `normal` from the transport: the client ended its MCP session (HTTP
+  // DELETE), so its tracking sessions end too, in the journal as well.
+  // Anything else (shutdown, end of stdio input) keeps them there for the
+  // next start.
+  self->set_exit_handler([=](const caf::exit_msg& msg) {
+    auto& st = self->state;
+    if (msg.reason == caf::exit_reason::normal && st.journal) {
+      auto events = st.mcp->close_all();
+      if (!events.empty())
+        caf::anon_send(st.journal, append_atom::value, std::move(events));
+    }
+    self->quit(msg.reason == caf::exit_reason::normal
+                 ? caf::error{caf::exit_reason::user_shutdown}
+                 : msg.reason);
+  });
   return {
     [=](rpc_atom, protocol::frame& in) -> caf::result<rpc_output> {
       auto& st = self->state;

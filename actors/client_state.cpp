@@ -236,8 +236,11 @@ std::vector<storage::event>
 client_state::to_events(std::vector<domain::change> changes) {
   std::vector<storage::event> out;
   out.reserve(changes.size());
+  // The era of the request that made them: after a restart only a client
+  // of that era takes a session over.
+  const std::string era = mode_.modern ? "2026-07-28" : "2025";
   for (const auto& c : changes)
-    out.push_back(domain::to_event(c, cfg_.principal, boot_id_));
+    out.push_back(domain::to_event(c, cfg_.principal, boot_id_, era));
   return out;
 }
 
@@ -283,6 +286,11 @@ rpc_step client_state::resume_journal(const std::string& error) {
     j.replies.push_back(std::move(reply));
   ++j.next;
   return run_job();
+}
+
+std::vector<storage::event> client_state::close_all() {
+  tracker_.close_all(domain::now_of(*cfg_.clock), "closed");
+  return take_journal();
 }
 
 std::vector<storage::event> client_state::take_journal() {

@@ -100,6 +100,10 @@ public:
   /// Changes made outside a frame (the expiry sweep), for the journal.
   std::vector<storage::event> take_journal();
 
+  /// The client ended its MCP session (HTTP DELETE): its tracking sessions
+  /// end with it; returns their expiry for the journal.
+  std::vector<storage::event> close_all();
+
   /// Takes over sessions recovered from the journal (after a restart).
   /// Problems are logged.
   struct adopted {

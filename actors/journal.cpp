@@ -1,8 +1,11 @@
 #include "actors/journal.hpp"
 
+#include "domain/journal.hpp"
 #include "log.hpp"
 
 #include <caf/all.hpp>
+
+#include <algorithm>
 
 namespace ttm::actors {
 
@@ -10,9 +13,16 @@ namespace {
 
 using self_ptr = journal_actor::stateful_pointer<journal_state>;
 
+/// For the log: everything, the path included.
 std::string describe(const storage::error& e) {
   return std::string{"storage "} + storage::to_string(e.kind) + ": "
          + e.message;
+}
+
+/// For the client: what kind of fault, never a path of the server's.
+std::string public_reason(const storage::error& e) {
+  return std::string{"the session journal failed (storage "}
+         + storage::to_string(e.kind) + ")";
 }
 
 /// One transaction for everything queued; if it fails, each append is
@@ -31,11 +41,10 @@ void flush(self_ptr self) {
   }
   auto note = [&](const storage::result<storage::ok>& r) -> std::string {
     if (auto* err = std::get_if<storage::error>(&r)) {
-      auto text = describe(*err);
       if (!st.failing)
-        TTM_LOG(error, "journal", "cannot write: " + text);
+        TTM_LOG(error, "journal", "cannot write: " + describe(*err));
       st.failing = true;
-      return text;
+      return public_reason(*err);
     }
     if (st.failing)
       TTM_LOG(info, "journal", "writing again");
@@ -76,6 +85,44 @@ void flush(self_ptr self) {
     p.promise.deliver(error);
 }
 
+/// Opens the store if asked to, and hands the transport what it recovered.
+void open_store(self_ptr self, const transport_actor& transport) {
+  auto& st = self->state;
+  if (st.cfg.open) {
+    auto opened = st.cfg.open();
+    st.cfg.open = nullptr;
+    if (auto* err = std::get_if<storage::error>(&opened)) {
+      st.cfg.unavailable = std::string{"the session journal is unavailable ("}
+                           + storage::to_string(err->kind) + ")";
+      TTM_LOG(error, "journal", st.cfg.unavailable + ": " + err->message
+                                  + "; tracking tools answer "
+                                    "STORAGE_UNAVAILABLE until the server "
+                                    "restarts with this fixed (or with "
+                                    "--ephemeral); time_get_current works");
+    } else {
+      st.cfg.store = std::move(std::get<storage::store_ptr>(opened));
+    }
+  }
+  std::vector<storage::stored_session> sessions;
+  if (st.cfg.store) {
+    auto r = domain::recover(*st.cfg.store, st.cfg.limits, *st.cfg.clock);
+    if (!r.error.empty())
+      TTM_LOG(error, "journal", r.error);
+    auto live = std::count_if(r.sessions.begin(), r.sessions.end(),
+                              [](const auto& x) {
+                                return x.state
+                                       != storage::session_state::expired;
+                              });
+    TTM_LOG(info, "journal", "journal " + st.cfg.store->describe() + " ("
+                               + std::to_string(live)
+                               + " sessions recovered, "
+                               + std::to_string(r.expired)
+                               + " expired while the server was down)");
+    sessions = std::move(r.sessions);
+  }
+  self->send(transport, recovered_atom::value, std::move(sessions));
+}
+
 void purge(self_ptr self) {
   auto& st = self->state;
   if (!st.cfg.store || st.cfg.retention.count() == 0)
@@ -101,7 +148,7 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
                  journal_config cfg) {
   self->set_default_handler(caf::drop);
   self->state.cfg = std::move(cfg);
-  self->send(self, purge_atom::value);
+
   return {
     [=](append_atom, std::vector<storage::event>& events)
       -> caf::result<std::string> {
@@ -117,6 +164,10 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       return promise;
     },
     [=](flush_atom) { flush(self); },
+    [=](open_atom, const transport_actor& transport) {
+      open_store(self, transport);
+      self->send(self, purge_atom::value);
+    },
     [=](purge_atom) {
       purge(self);
       self->delayed_send(self, self->state.cfg.purge_interval,

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,11 +16,16 @@
 namespace ttm::actors {
 
 struct journal_config {
-  /// Null when storage could not be opened: every append then fails with
-  /// `unavailable` (tracking tools answer STORAGE_UNAVAILABLE).
+  /// The store, or (the server) how to open it: `open` runs once, first
+  /// thing, on the journal's thread. Neither, or a failed open: every
+  /// append fails with `unavailable` (tracking tools answer
+  /// STORAGE_UNAVAILABLE).
   std::shared_ptr<storage::store> store;
+  std::function<storage::result<storage::store_ptr>()> open;
   std::string unavailable;
   domain::clock_ptr clock;
+  /// Expiry limits for what it recovers.
+  domain::tracking_limits limits;
   /// Ended and expired sessions older than this are purged; zero keeps
   /// them forever.
   std::chrono::hours retention{24 * 90};

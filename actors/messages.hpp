@@ -85,7 +85,8 @@ using open_atom = caf::atom_constant<caf::atom("open")>;
 using forward_atom = caf::atom_constant<caf::atom("forward")>;
 using end_atom = caf::atom_constant<caf::atom("end")>;
 using call_atom = caf::atom_constant<caf::atom("call")>;
-// journal actor
+using recovered_atom = caf::atom_constant<caf::atom("recovered")>;
+// journal actor (also open_atom: open the store)
 using append_atom = caf::atom_constant<caf::atom("append")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using purge_atom = caf::atom_constant<caf::atom("purge")>;
@@ -105,15 +106,7 @@ using client_actor = caf::typed_actor<
   caf::reacts_to<idle_atom, caf::timespan>,
   caf::reacts_to<adopt_atom, std::vector<storage::stored_session>>>;
 
-/// Writes tracking-session events to storage (see storage/store.hpp) on its
-/// own thread. `append` answers with an empty string once the events are
-/// stored, or with why they are not (nothing of them is). Appends that
-/// arrive together share one transaction (`flush`, sent to itself: group
-/// commit). `purge`, every day, drops history past its retention.
-using journal_actor = caf::typed_actor<
-  caf::replies_to<append_atom, std::vector<storage::event>>::with<std::string>,
-  caf::reacts_to<flush_atom>,
-  caf::reacts_to<purge_atom>>;
+
 
 /// Global limits. Admits client actors (`admit` client + whether it ends
 /// when idle (HTTP sessions and principals do, the stdio one does not) +
@@ -149,6 +142,8 @@ using supervisor_actor = caf::typed_actor<
 ///  - call: a 2026-07-28 request (HTTP) from PRINCIPAL, for PRINCIPAL's
 ///    client actor (created on demand, not counted as an MCP session), which
 ///    owns every tracking session that principal started in that era.
+///  - recovered: the journal's sessions from before a restart (once, at
+///    start-up); until then frames naming a session_id wait.
 /// The transport keeps a directory of tracking sessions (id -> owning
 /// route) from what client actors report with their replies.
 /// A route whose client actor ends (idle, crash) is forgotten: its eof sink
@@ -160,7 +155,22 @@ using transport_actor = caf::typed_actor<
                  sink_ptr>,
   caf::reacts_to<forward_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<end_atom, std::string, sink_ptr>,
-  caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>>;
+  caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>,
+  caf::reacts_to<recovered_atom, std::vector<storage::stored_session>>>;
+
+/// Writes tracking-session events to storage (see storage/store.hpp) on its
+/// own thread. `append` answers with an empty string once the events are
+/// stored, or with why they are not (nothing of them is). Appends that
+/// arrive together share one transaction (`flush`, sent to itself: group
+/// commit). `purge`, every day, drops history past its retention. `open`
+/// (from main, first) opens the store, recovers its sessions for the given
+/// transport, and starts the purge: on the journal's thread, off the
+/// start-up path.
+using journal_actor = caf::typed_actor<
+  caf::replies_to<append_atom, std::vector<storage::event>>::with<std::string>,
+  caf::reacts_to<flush_atom>,
+  caf::reacts_to<purge_atom>,
+  caf::reacts_to<open_atom, transport_actor>>;
 
 } // namespace ttm::actors
 

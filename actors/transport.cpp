@@ -1,6 +1,7 @@
 #include "actors/transport.hpp"
 
 #include "actors/client.hpp"
+#include "domain/journal.hpp"
 #include "log.hpp"
 
 #include <caf/all.hpp>
@@ -39,7 +40,8 @@ std::string loggable(const std::string& key) {
 using route_iter = std::unordered_map<std::string, route_state>::iterator;
 
 /// Forgets a route and ends its client actor (a no-op if it ended already).
-void erase_route(self_ptr self, route_iter i) {
+void erase_route(self_ptr self, route_iter i,
+                 caf::exit_reason why = caf::exit_reason::user_shutdown) {
   auto& r = i->second;
   // Recovered sessions it never got (refused admission) wait for the next.
   for (auto& s : r.to_adopt) {
@@ -50,12 +52,15 @@ void erase_route(self_ptr self, route_iter i) {
     self->state.directory.erase(id);
   if (r.client) {
     self->state.keys.erase(r.client.address());
-    self->send_exit(r.client, caf::exit_reason::user_shutdown);
+    self->send_exit(r.client, why);
   }
   self->state.routes.erase(i);
 }
 
-void close_route(self_ptr self, const std::string& key) {
+/// `why`: `normal` when the client ended its MCP session (its tracking
+/// sessions end with it, in the journal too); `user_shutdown` otherwise.
+void close_route(self_ptr self, const std::string& key,
+                 caf::exit_reason why = caf::exit_reason::user_shutdown) {
   auto i = self->state.routes.find(key);
   if (i == self->state.routes.end())
     return;
@@ -63,7 +68,7 @@ void close_route(self_ptr self, const std::string& key) {
   auto sink = r.eof_sink;
   // Frames still waiting for admission never reach a client actor.
   auto backlog = std::move(r.backlog);
-  erase_route(self, i);
+  erase_route(self, i, why);
   TTM_LOG(debug, "transport", "route '" + loggable(key) + "' closed");
   for (auto& entry : backlog)
     entry.second->refused(route_refusal::unknown_route);
@@ -171,6 +176,21 @@ void send_adoptions(self_ptr self, const std::string& key) {
   r.to_adopt.clear();
 }
 
+/// stdio: route `key`'s client gets every recovered session, oldest first.
+void adopt_everything(self_ptr self, const std::string& key) {
+  auto& rec = self->state.recovered;
+  if (rec.empty())
+    return;
+  auto& r = self->state.routes[key];
+  for (auto& [id, s] : rec)
+    r.to_adopt.push_back(std::move(s));
+  rec.clear();
+  std::sort(r.to_adopt.begin(), r.to_adopt.end(),
+            [](const auto& a, const auto& b) {
+              return a.started_wall_ns < b.started_wall_ns;
+            });
+}
+
 /// Takes the recovered sessions a frame names, if they belong to the
 /// route's principal; another principal's stay where they are (its call
 /// then gets SESSION_NOT_FOUND, as for any id it does not own).
@@ -186,10 +206,38 @@ void claim_recovered(self_ptr self, const std::string& key,
     auto i = rec.find(std::string{m.handle});
     if (i == rec.end() || i->second.principal != r.principal_name)
       continue;
+    // A principal's route holds 2026-07-28 sessions; an MCP session holds
+    // 2025 ones: the other era never gets them, as before the restart.
+    bool modern = domain::era_of(i->second) != "2025";
+    if (modern != r.principal)
+      continue;
     r.to_adopt.push_back(std::move(i->second));
     rec.erase(i);
   }
   send_adoptions(self, key);
+}
+
+/// Whether a frame names a tracking session (a `session_id` argument).
+bool names_session(const protocol::frame& f) {
+  return std::any_of(f.messages.begin(), f.messages.end(),
+                     [](const auto& m) { return !m.handle.empty(); });
+}
+
+/// Forwards route `key`'s waiting frames, in order, once it is admitted.
+/// While the journal's recovery is pending, a frame naming a session stops
+/// the queue: its session may be among those about to be recovered.
+void drain_backlog(self_ptr self, const std::string& key) {
+  auto& r = self->state.routes[key];
+  if (!r.admitted)
+    return;
+  while (!r.backlog.empty()) {
+    if (self->state.recovering && names_session(r.backlog.front().first))
+      return;
+    auto [f, sink] = std::move(r.backlog.front());
+    r.backlog.pop_front();
+    claim_recovered(self, key, f);
+    forward(self, key, std::move(f), std::move(sink));
+  }
 }
 
 void admit(self_ptr self, const std::string& key) {
@@ -199,16 +247,8 @@ void admit(self_ptr self, const std::string& key) {
   r.client = self->spawn(client_behavior, std::move(client_cfg),
                          self->state.cfg.supervisor,
                          self->state.cfg.journal);
-  if (self->state.cfg.adopt_all && !self->state.recovered.empty()) {
-    for (auto& [id, s] : self->state.recovered)
-      r.to_adopt.push_back(std::move(s));
-    self->state.recovered.clear();
-    // Oldest first, as they were started.
-    std::sort(r.to_adopt.begin(), r.to_adopt.end(),
-              [](const auto& a, const auto& b) {
-                return a.started_wall_ns < b.started_wall_ns;
-              });
-  }
+  if (self->state.cfg.adopt_all)
+    adopt_everything(self, key);
   // A client actor may end on its own (idle timeout, crash): then its route
   // must go too, or it would answer -32603 forever.
   self->monitor(r.client);
@@ -257,10 +297,7 @@ void admit(self_ptr self, const std::string& key) {
         }
         r.admitted = true;
         send_adoptions(self, key);
-        auto backlog = std::move(r.backlog);
-        r.backlog.clear();
-        for (auto& [f, sink] : backlog)
-          forward(self, key, std::move(f), std::move(sink));
+        drain_backlog(self, key);
         maybe_finish(self, key);
       },
       [=](caf::error& err) {
@@ -284,13 +321,8 @@ void admit(self_ptr self, const std::string& key) {
 /// the supervisor decides on admission.
 void route_frame(self_ptr self, const std::string& key, protocol::frame f,
                  sink_ptr sink) {
-  claim_recovered(self, key, f);
-  auto& r = self->state.routes[key];
-  if (!r.admitted) {
-    r.backlog.emplace_back(std::move(f), std::move(sink));
-    return;
-  }
-  forward(self, key, std::move(f), std::move(sink));
+  self->state.routes[key].backlog.emplace_back(std::move(f), std::move(sink));
+  drain_backlog(self, key);
 }
 
 } // namespace
@@ -305,11 +337,8 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
                    transport_config cfg) {
   self->set_default_handler(caf::drop);
   self->state.cfg = std::move(cfg);
-  for (auto& s : self->state.cfg.recovered) {
-    auto id = s.session_id;
-    self->state.recovered.emplace(std::move(id), std::move(s));
-  }
-  self->state.cfg.recovered.clear();
+  // The journal sends what it recovered once its store is open.
+  self->state.recovering = static_cast<bool>(self->state.cfg.journal);
   // On shutdown take every client actor along.
   self->set_exit_handler([=](const caf::exit_msg& msg) {
     for (auto& [key, r] : self->state.routes)
@@ -369,7 +398,7 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
       }
       TTM_LOG(debug, "transport", "route '" + loggable(key)
                                     + "' ended by the client");
-      close_route(self, key);
+      close_route(self, key, caf::exit_reason::normal);
       sink->close();
     },
     [=](call_atom, const std::string& principal, protocol::frame& f,
@@ -397,6 +426,28 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
         admit(self, key);
       }
       route_frame(self, key, std::move(f), std::move(sink));
+    },
+    [=](recovered_atom, std::vector<storage::stored_session>& sessions) {
+      auto& st = self->state;
+      st.recovering = false;
+      for (auto& s : sessions) {
+        auto id = s.session_id;
+        st.recovered.emplace(std::move(id), std::move(s));
+      }
+      // stdio: the one client (already there, or at its admission) adopts
+      // everything.
+      if (st.cfg.adopt_all && !st.recovered.empty() && !st.routes.empty()) {
+        auto key = st.routes.begin()->first;
+        adopt_everything(self, key);
+        send_adoptions(self, key);
+      }
+      std::vector<std::string> keys;
+      for (const auto& [key, r] : st.routes)
+        keys.push_back(key);
+      for (const auto& key : keys) {
+        drain_backlog(self, key);
+        maybe_finish(self, key);
+      }
     },
     [=](eof_atom, const std::string& key, sink_ptr& sink) {
       auto i = self->state.routes.find(key);

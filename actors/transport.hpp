@@ -19,9 +19,6 @@ struct transport_config {
   supervisor_actor supervisor;
   /// Invalid with --ephemeral (then `client.journal` is false).
   journal_actor journal;
-  /// Open tracking sessions recovered from the journal at start-up, not yet
-  /// owned by any client actor.
-  std::vector<storage::stored_session> recovered;
   /// stdio: the first (only) client actor adopts every recovered session.
   /// HTTP: a session is re-bound to the first route of its principal that
   /// names it (`session_id`).
@@ -74,6 +71,8 @@ struct transport_state {
   std::unordered_map<std::string, std::string> directory;
   /// Recovered sessions no client actor has adopted yet, by id.
   std::unordered_map<std::string, storage::stored_session> recovered;
+  /// The journal has not sent its recovered sessions yet.
+  bool recovering = false;
   static inline const char* name = "ttm.transport";
 };
 

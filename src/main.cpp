@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <pthread.h>
 #include <thread>
@@ -160,20 +161,19 @@ actors::supervisor_config make_supervisor_config(const config& cfg) {
 struct prepared_config {
   actors::client_config client;
   std::string tzdb_version;
-  /// The journal (client.journal): its store, or why there is none, and
-  /// the open sessions recovered from it.
-  std::shared_ptr<storage::store> store;
+  /// The journal (client.journal): how its actor opens the store (the
+  /// directory is locked already), or why it cannot.
+  std::function<storage::result<storage::store_ptr>()> open_store;
   std::string store_problem;
-  std::vector<storage::stored_session> recovered;
   std::string journal_summary; ///< for the start-up log line
   int exit_code = 0;           ///< not 0: do not start
 };
 
-/// Opens the journal and recovers its open sessions. A directory another
-/// server holds, or a database of a newer version, stops the start; any
-/// other fault leaves the server running without its journal (tracking
-/// tools answer STORAGE_UNAVAILABLE, time_get_current works).
-void open_journal(const config& cfg, prepared_config& p) {
+/// Locks the journal's directory: a second server on it exits here (after
+/// waiting 2 s for the first to go). Opening the database and recovering
+/// its sessions is the journal actor's first job, on its own thread, so
+/// that start-up (the initialize reply) does not wait for SQLite.
+void lock_journal(const config& cfg, prepared_config& p) {
   if (cfg.ephemeral) {
     p.journal_summary = "ephemeral (sessions in memory only)";
     return;
@@ -188,65 +188,29 @@ void open_journal(const config& cfg, prepared_config& p) {
   // A client restarting its server, or probing with a process of its own
   // first, gets the directory as soon as the previous process exits.
   opts.lock_wait = std::chrono::seconds{2};
-  auto opened = storage::open_sqlite(opts);
-  if (auto* err = std::get_if<storage::error>(&opened)) {
-    if (err->kind == storage::error_kind::locked
-        || err->kind == storage::error_kind::newer_schema) {
+  auto locked = storage::lock_data_dir(opts);
+  if (auto* err = std::get_if<storage::error>(&locked)) {
+    if (err->kind == storage::error_kind::locked) {
       TTM_LOG(error, "main", err->message);
       p.exit_code = 1;
       return;
     }
+    // Clients learn the kind of fault; the path stays in the log.
     p.store_problem = std::string{"the session journal is unavailable ("}
-                      + storage::to_string(err->kind) + "): " + err->message;
-    TTM_LOG(error, "main", p.store_problem
+                      + storage::to_string(err->kind) + ")";
+    TTM_LOG(error, "main", p.store_problem + ": " + err->message
                              + "; tracking tools answer STORAGE_UNAVAILABLE "
                                "until the server restarts with this fixed "
                                "(or with --ephemeral)");
     p.journal_summary = "journal UNAVAILABLE";
     return;
   }
-  p.store = std::move(std::get<storage::store_ptr>(opened));
-  auto loaded = p.store->load_open();
-  if (auto* err = std::get_if<storage::error>(&loaded)) {
-    p.store_problem = "cannot read the session journal: " + err->message;
-    TTM_LOG(error, "main", p.store_problem);
-    p.store.reset();
-    p.journal_summary = "journal UNAVAILABLE";
-    return;
-  }
-  p.recovered = std::move(std::get<std::vector<storage::stored_session>>(
-    loaded));
-  // Ended sessions stay readable (summary, a repeated end) until their age
-  // limit, as in memory: the most recent ones, at most a slot each.
-  storage::history_query recent;
-  recent.since_wall_ns
-    = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        (p.client.clock->wall_now() - cfg.tracking.max_age).time_since_epoch())
-        .count();
-  recent.limit = cfg.tracking.max_sessions;
-  recent.with_events = true;
-  auto history = p.store->history(recent);
-  if (auto* list = std::get_if<std::vector<storage::stored_session>>(&history)) {
-    for (auto& s : *list)
-      if (s.state == storage::session_state::ended)
-        p.recovered.push_back(std::move(s));
-  } else {
-    TTM_LOG(warning, "main", "cannot read recently ended sessions: "
-                               + std::get<storage::error>(history).message);
-  }
-  auto expired = domain::expire_recovered(p.recovered, cfg.tracking,
-                                          *p.client.clock);
-  if (!expired.empty()) {
-    auto r = p.store->append(expired);
-    if (auto* err = std::get_if<storage::error>(&r))
-      TTM_LOG(warning, "main", "cannot record the expiry of recovered "
-                               "sessions: " + err->message);
-  }
-  p.journal_summary = "journal " + p.store->describe() + " ("
-                      + std::to_string(p.recovered.size())
-                      + " sessions recovered, "
-                      + std::to_string(expired.size())
-                      + " expired while the server was down)";
+  auto lock = std::make_shared<storage::dir_lock>(
+    std::move(std::get<storage::dir_lock>(locked)));
+  p.journal_summary = "journal " + lock->dir() + "/journal.sqlite3";
+  p.open_store = [opts, lock] {
+    return storage::open_sqlite(opts, std::move(*lock));
+  };
 }
 
 std::optional<prepared_config> prepare(const config& cfg) {
@@ -256,7 +220,7 @@ std::optional<prepared_config> prepare(const config& cfg) {
   prepared_config p;
   p.tzdb_version = domain::preload_tz_database();
   p.client = make_client_config(cfg, *local_zone);
-  open_journal(cfg, p);
+  lock_journal(cfg, p);
   return p;
 }
 
@@ -267,11 +231,20 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
   if (!p.client.journal)
     return {};
   actors::journal_config jc;
-  jc.store = std::move(p.store);
+  jc.open = std::move(p.open_store);
   jc.unavailable = p.store_problem;
   jc.clock = p.client.clock;
+  jc.limits = cfg.tracking;
   jc.retention = std::chrono::hours{cfg.history_retention_s / 3600};
   return sys.spawn<caf::detached>(actors::journal_behavior, std::move(jc));
+}
+
+/// Starts the journal's work: open the store, hand `transport` what it
+/// recovers. Before any input is read, so it comes first in its mailbox.
+void open_journal(const actors::journal_actor& journal,
+                  const actors::transport_actor& transport) {
+  if (journal)
+    caf::anon_send(journal, actors::open_atom::value, transport);
 }
 
 /// The cores this process may run on (its affinity mask, which taskset and
@@ -329,8 +302,8 @@ int run_stdio(const config& cfg) {
     // The one client adopts every recovered session.
     auto transport = sys.spawn(
       actors::transport_behavior,
-      actors::transport_config{client_cfg, supervisor, journal,
-                               std::move(prepared->recovered), true});
+      actors::transport_config{client_cfg, supervisor, journal, true});
+    open_journal(journal, transport);
     edge::stdio_edge stdio{transport,
                            {STDIN_FILENO, out_fd, cfg.max_line_bytes},
                            [&] {
@@ -436,8 +409,8 @@ int run_http(const config& cfg) {
     // that names it.
     auto transport = sys.spawn(
       actors::transport_behavior,
-      actors::transport_config{client_cfg, supervisor, journal,
-                               std::move(prepared->recovered), false});
+      actors::transport_config{client_cfg, supervisor, journal, false});
+    open_journal(journal, transport);
     http = std::make_unique<edge::http_edge>(transport, opts);
     auto signals = signal_thread(sigs, shutdown, exiting);
     try {

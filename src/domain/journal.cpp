@@ -55,12 +55,14 @@ void write_list(writer& w, const char* key, const std::vector<std::string>& l) {
   w.EndArray();
 }
 
-std::string payload_of(const change& c) {
+std::string payload_of(const change& c, const std::string& era) {
   rapidjson::StringBuffer buf;
   writer w{buf};
   w.StartObject();
   switch (c.kind) {
     case change::session_started:
+      w.Key("era");
+      write_string(w, era);
       w.Key("milestone_id");
       write_string(w, c.session.milestone_id);
       write_opt(w, "milestone_name", c.session.milestone_name);
@@ -282,7 +284,7 @@ void replay_one(tracker& tr, const storage::stored_session& s,
 } // namespace
 
 storage::event to_event(const change& c, const std::string& principal,
-                        const std::string& boot_id) {
+                        const std::string& boot_id, const std::string& era) {
   storage::event e;
   e.kind = kind_of(c.kind);
   e.session_id = c.session_id;
@@ -294,7 +296,7 @@ storage::event to_event(const change& c, const std::string& principal,
   e.at.wall_ns = ns_of(c.at.wall);
   e.at.mono_ns = ns_of(c.at.mono);
   e.at.boot_id = boot_id;
-  e.payload = payload_of(c);
+  e.payload = payload_of(c, era);
   return e;
 }
 
@@ -308,28 +310,74 @@ expire_recovered(std::vector<storage::stored_session>& sessions,
   auto ns = [](std::chrono::seconds s) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(s).count();
   };
-  auto keep = std::remove_if(
-    sessions.begin(), sessions.end(), [&](const storage::stored_session& s) {
-      auto last = s.events.empty() ? s.started_wall_ns
-                                   : s.events.back().at.wall_ns;
-      const char* reason = nullptr;
-      if (now_ns - s.started_wall_ns > ns(limits.max_age))
-        reason = "age";
-      else if (now_ns - last > ns(limits.max_idle))
-        reason = "idle";
-      if (!reason)
-        return false;
-      if (s.state != storage::session_state::open)
-        return true; // closed in the journal already: just not reloaded
+  for (auto& s : sessions) {
+    if (s.state == storage::session_state::expired)
+      continue;
+    auto last = s.events.empty() ? s.started_wall_ns
+                                 : s.events.back().at.wall_ns;
+    const char* reason = nullptr;
+    if (now_ns - s.started_wall_ns > ns(limits.max_age))
+      reason = "age";
+    else if (now_ns - last > ns(limits.max_idle))
+      reason = "idle";
+    if (!reason)
+      continue;
+    // Closed in the journal already (ended): nothing to record.
+    if (s.state == storage::session_state::open) {
       change c;
       c.kind = change::session_expired;
       c.session_id = s.session_id;
       c.at = now;
       c.reason = reason;
       out.push_back(to_event(c, s.principal, boot));
-      return true;
-    });
-  sessions.erase(keep, sessions.end());
+    }
+    s.state = storage::session_state::expired;
+    s.events.clear();
+  }
+  return out;
+}
+
+std::string era_of(const storage::stored_session& s) {
+  if (s.events.empty())
+    return "2025";
+  rapidjson::Document d;
+  d.Parse(s.events.front().payload.c_str());
+  if (d.IsObject())
+    if (auto i = d.FindMember("era");
+        i != d.MemberEnd() && i->value.IsString())
+      return i->value.GetString();
+  return "2025";
+}
+
+recovery recover(storage::store& store, const tracking_limits& limits,
+                 const clock_source& clock) {
+  recovery out;
+  auto loaded = store.load_open();
+  if (auto* err = std::get_if<storage::error>(&loaded)) {
+    out.error = "cannot read the session journal: " + err->message;
+    return out;
+  }
+  out.sessions = std::move(
+    std::get<std::vector<storage::stored_session>>(loaded));
+  // Ended sessions stay readable (summary, a repeated end) until their age
+  // limit, as in memory: the most recent ones, at most a slot each.
+  storage::history_query recent;
+  recent.since_wall_ns = ns_of(clock.wall_now() - limits.max_age);
+  recent.limit = limits.max_sessions;
+  recent.with_events = true;
+  auto history = store.history(recent);
+  if (auto* list = std::get_if<std::vector<storage::stored_session>>(&history))
+    for (auto& s : *list)
+      if (s.state == storage::session_state::ended)
+        out.sessions.push_back(std::move(s));
+  auto expired = expire_recovered(out.sessions, limits, clock);
+  out.expired = expired.size();
+  if (!expired.empty()) {
+    auto r = store.append(expired);
+    if (auto* err = std::get_if<storage::error>(&r))
+      out.error = "cannot record the expiry of recovered sessions: "
+                  + err->message;
+  }
   return out;
 }
 
@@ -342,6 +390,10 @@ std::vector<std::string> replay(tracker& tr,
   bool was_recording = tr.recording();
   tr.record_changes(false);
   for (const auto& s : in) {
+    if (s.state == storage::session_state::expired) {
+      tr.remember_expired(s.session_id);
+      continue;
+    }
     try {
       replay_one(tr, s, clock, local_zone);
       ids.push_back(s.session_id);

@@ -15,9 +15,15 @@
 
 namespace ttm::domain {
 
-/// The event for `c`, stamped with both clocks and `boot_id`.
+/// The event for `c`, stamped with both clocks and `boot_id`. A
+/// session_started event records `era` too ("2025" or "2026-07-28"): after
+/// a restart only a client of the same protocol era may take it over.
 storage::event to_event(const change& c, const std::string& principal,
-                        const std::string& boot_id);
+                        const std::string& boot_id,
+                        const std::string& era = "2025");
+
+/// The era a stored session was started in (see to_event).
+std::string era_of(const storage::stored_session& s);
 
 /// Replays stored sessions into `tr` (recording off), as of `now` on
 /// `clock`. Events of another boot keep their monotonic spacing within that
@@ -25,19 +31,33 @@ storage::event to_event(const change& c, const std::string& principal,
 /// clock (`instant::boot` > 0), so a duration across the reboot is a
 /// wall-clock one. `local_zone` resolves the zone names stored. Returns the
 /// ids replayed; a session whose events cannot be read is skipped and
-/// described in `problems`.
+/// described in `problems`; an expired one is only remembered as expired.
 std::vector<std::string> replay(tracker& tr,
                                 const std::vector<storage::stored_session>& in,
                                 const clock_source& clock,
                                 const std::string& local_zone,
                                 std::vector<std::string>& problems);
 
-/// Removes from `sessions` those already past their age or idle limit at
-/// the clock's wall time (the server was down meanwhile; the monotonic
-/// clock cannot tell) and returns the session_expired events of the open
-/// ones among them.
+/// Marks `expired` (and empties) the sessions already past their age or
+/// idle limit at the clock's wall time (the server was down meanwhile; the
+/// monotonic clock cannot tell) and returns the session_expired events of
+/// the open ones among them. Their owner still learns SESSION_EXPIRED.
 std::vector<storage::event>
 expire_recovered(std::vector<storage::stored_session>& sessions,
                  const tracking_limits& limits, const clock_source& clock);
+
+/// What a store holds for a restart: its open sessions and those that
+/// ended within their age limit (at most `limits.max_sessions`, newest),
+/// minus those past their limits by now, whose expiry is recorded here.
+struct recovery {
+  /// Expired ones included (state expired, no events).
+  std::vector<storage::stored_session> sessions;
+  std::size_t expired = 0;
+  /// Not empty: the store could not be read (nothing recovered).
+  std::string error;
+};
+
+recovery recover(storage::store& store, const tracking_limits& limits,
+                 const clock_source& clock);
 
 } // namespace ttm::domain

@@ -474,6 +474,24 @@ void tracker::evict(const std::string& id) {
     forget(id);
 }
 
+void tracker::close_all(instant now, const char* reason) {
+  std::vector<std::string> ids;
+  for (const auto& [id, s] : sessions_)
+    ids.push_back(id);
+  for (const auto& id : ids) {
+    const auto& s = sessions_.at(id);
+    if (recording_ && !s.ended()) {
+      change c;
+      c.kind = change::session_expired;
+      c.session_id = id;
+      c.at = now;
+      c.reason = reason;
+      changes_.push_back(std::move(c));
+    }
+    forget(id);
+  }
+}
+
 void tracker::note_expired(const tracking_session& s, instant now) {
   // An ended session leaving memory changes nothing the journal keeps.
   if (!recording_ || s.ended())

@@ -261,6 +261,15 @@ public:
   /// new session by dropping this ended one.
   void evict(const std::string& id);
 
+  /// Remembers `id` as expired (it expired while the server was down).
+  void remember_expired(const std::string& id) {
+    forget(id);
+  }
+
+  /// The owner goes away for good (its MCP session was deleted): every
+  /// session leaves, the open ones recorded as expired for `reason`.
+  void close_all(instant now, const char* reason);
+
   /// Ids expired by `use` since the last call: the owner tells the
   /// supervisor, which frees their global slots.
   std::vector<std::string> take_expired();

@@ -201,6 +201,9 @@ public:
   int get() const {
     return fd_;
   }
+  int release() noexcept {
+    return std::exchange(fd_, -1);
+  }
 
 private:
   int fd_ = -1;
@@ -869,7 +872,7 @@ result<std::int64_t> next_epoch(sqlite3* db, const std::string& path,
   return epoch;
 }
 
-result<store_ptr> open_impl(const sqlite_options& opts) {
+result<dir_lock> lock_impl(const sqlite_options& opts) {
   if (opts.dir.empty())
     return error{error_kind::io, "no data directory given for the journal"};
   std::error_code ec;
@@ -887,6 +890,12 @@ result<store_ptr> open_impl(const sqlite_options& opts) {
   auto lock = lock_dir(dir, opts.lock_wait);
   if (auto err = std::get_if<error>(&lock))
     return std::move(*err);
+  return dir_lock{std::get<unique_fd>(lock).release(), dir.string()};
+}
+
+result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
+  fs::path dir{held.dir()};
+  unique_fd lock_fd{held.release()};
   auto path = (dir / "journal.sqlite3").string();
   // Created by us, 0600: SQLite gives its -wal and -shm files the same mode.
   if (unique_fd created{::open(path.c_str(),
@@ -942,8 +951,8 @@ result<store_ptr> open_impl(const sqlite_options& opts) {
   auto epoch = next_epoch(d, path, opts.instance);
   if (auto err = std::get_if<error>(&epoch))
     return std::move(*err);
-  auto st = std::make_unique<sqlite_store>(std::move(std::get<unique_fd>(lock)),
-                                           path, std::move(db),
+  auto st = std::make_unique<sqlite_store>(std::move(lock_fd), path,
+                                           std::move(db),
                                            std::get<std::int64_t>(epoch));
   if ((rc = st->prepare_kept()) != SQLITE_OK)
     return sqlite_error(d, rc, "cannot prepare statements for the journal",
@@ -953,9 +962,40 @@ result<store_ptr> open_impl(const sqlite_options& opts) {
 
 } // namespace
 
-result<store_ptr> open_sqlite(const sqlite_options& opts) {
+dir_lock::dir_lock(dir_lock&& other) noexcept
+  : fd_(std::exchange(other.fd_, -1)), dir_(std::move(other.dir_)) {
+}
+
+dir_lock& dir_lock::operator=(dir_lock&& other) noexcept {
+  std::swap(fd_, other.fd_);
+  std::swap(dir_, other.dir_);
+  return *this;
+}
+
+dir_lock::~dir_lock() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+int dir_lock::release() noexcept {
+  return std::exchange(fd_, -1);
+}
+
+result<dir_lock> lock_data_dir(const sqlite_options& opts) {
+  return guarded("cannot lock the data directory", opts.dir,
+                 [&] { return lock_impl(opts); });
+}
+
+result<store_ptr> open_sqlite(const sqlite_options& opts, dir_lock lock) {
   return guarded("cannot open the journal in", opts.dir,
-                 [&] { return open_impl(opts); });
+                 [&] { return open_impl(opts, std::move(lock)); });
+}
+
+result<store_ptr> open_sqlite(const sqlite_options& opts) {
+  auto lock = lock_data_dir(opts);
+  if (auto* err = std::get_if<error>(&lock))
+    return std::move(*err);
+  return open_sqlite(opts, std::move(std::get<dir_lock>(lock)));
 }
 
 } // namespace ttm::storage

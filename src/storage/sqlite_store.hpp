@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 
 namespace ttm::storage {
 
@@ -27,9 +28,43 @@ struct sqlite_options {
   std::chrono::milliseconds lock_wait{0};
 };
 
-/// Locks `opts.dir`, opens or creates the journal, migrates its schema and
-/// starts a new epoch. Errors: locked, newer_schema and corrupt (the file is
-/// left untouched), read_only, full, io; the message names the path.
+/// A server's exclusive hold on its data directory (an flock on
+/// <dir>/lock, which the kernel drops when the process dies). Move-only.
+class dir_lock {
+public:
+  dir_lock() = default;
+  dir_lock(int fd, std::string dir) : fd_(fd), dir_(std::move(dir)) {
+  }
+  dir_lock(dir_lock&& other) noexcept;
+  dir_lock& operator=(dir_lock&& other) noexcept;
+  dir_lock(const dir_lock&) = delete;
+  dir_lock& operator=(const dir_lock&) = delete;
+  ~dir_lock();
+
+  /// The directory, absolute and normalized.
+  const std::string& dir() const noexcept {
+    return dir_;
+  }
+
+  /// Gives up ownership of the descriptor.
+  int release() noexcept;
+
+private:
+  int fd_ = -1;
+  std::string dir_;
+};
+
+/// Creates `opts.dir` (0700, parents too) if missing and locks it, waiting
+/// up to `opts.lock_wait` for another server to let go. Cheap: no SQLite.
+/// Errors: locked (the message names the holder's pid), read_only, io.
+result<dir_lock> lock_data_dir(const sqlite_options& opts);
+
+/// Opens or creates the journal in the directory `lock` holds, migrates its
+/// schema and starts a new epoch. Errors: newer_schema and corrupt (the
+/// file is left untouched), read_only, full, io; the message names the path.
+result<store_ptr> open_sqlite(const sqlite_options& opts, dir_lock lock);
+
+/// Both steps.
 result<store_ptr> open_sqlite(const sqlite_options& opts);
 
 } // namespace ttm::storage

@@ -308,8 +308,23 @@ TEST_CASE("journal: sessions past their limits at start-up expire there") {
   std::vector<storage::stored_session> all{fresh, idle, old};
   auto events = domain::expire_recovered(all, domain::tracking_limits{},
                                          *f.clock);
-  REQUIRE(all.size() == 1);
-  CHECK(all[0].session_id == "fresh");
+  // All kept, so that their owner learns SESSION_EXPIRED.
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].state == storage::session_state::open);
+  CHECK(all[0].events.size() == 1);
+  CHECK(all[1].state == storage::session_state::expired);
+  CHECK(all[1].events.empty());
+  CHECK(all[2].state == storage::session_state::expired);
+  domain::tracker fresh_tracker{domain::tracking_limits{}};
+  std::vector<std::string> problems;
+  auto ids = domain::replay(fresh_tracker, all, *f.clock, "UTC", problems);
+  CHECK(ids == std::vector<std::string>{"fresh"});
+  CHECK(problems.empty());
+  auto& live = *fresh_tracker.find("fresh");
+  (void) live;
+  auto gone = fresh_tracker.use("old", domain::now_of(*f.clock));
+  REQUIRE(std::holds_alternative<domain::tracking_error>(gone));
+  CHECK(std::get<domain::tracking_error>(gone).code == "SESSION_EXPIRED");
   REQUIRE(events.size() == 2);
   for (const auto& e : events) {
     CHECK(e.kind == storage::event_kind::session_expired);

@@ -133,6 +133,19 @@ export class HttpServer {
   }
 
   /**
+   * SIGKILL (a crash: no shutdown code runs), waits for the exit and removes
+   * the token directory, if any. Returns {code, signal}.
+   */
+  async kill() {
+    if (!this.exitInfo) this.child.kill('SIGKILL');
+    try {
+      return await this.exited;
+    } finally {
+      if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
+    }
+  }
+
+  /**
    * Ends the server whatever its state (SIGKILL if SIGTERM is not enough)
    * and removes its token directory, if any.
    */

@@ -110,13 +110,13 @@ export function connectV2Http(url, { versionNegotiation = PINNED_MODERN, token, 
 }
 
 /**
- * A v2 client over stdio (`binary stdio`; default: pinned to 2026-07-28).
- * The v2 transport sends its server/discover probe to a throw-away process
- * of its own; the one it keeps gets the real requests. Also returns pid(),
- * exited(), stderr().
+ * A v2 client over stdio (`binary stdio ...args`; default: pinned to
+ * 2026-07-28). The v2 transport sends its server/discover probe to a
+ * throw-away process of its own; the one it keeps gets the real requests.
+ * Also returns pid(), exited(), stderr().
  */
-export async function connectV2Stdio(binary, { versionNegotiation = PINNED_MODERN, env, name = 'ttm-sdk-v2-test' } = {}) {
-  const transport = new StdioClientTransportV2({ command: binary, args: ['stdio', ...withDataDir([], env)], env, stderr: 'pipe' });
+export async function connectV2Stdio(binary, { versionNegotiation = PINNED_MODERN, env, args = [], name = 'ttm-sdk-v2-test' } = {}) {
+  const transport = new StdioClientTransportV2({ command: binary, args: ['stdio', ...withDataDir(args, env)], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => { stderr = (stderr + chunk).slice(-8_192); });
   const conn = await connectV2(transport, {
@@ -142,12 +142,13 @@ export async function connectV2Stdio(binary, { versionNegotiation = PINNED_MODER
 }
 
 /**
- * Spawns `binary stdio` through StdioClientTransport and runs the SDK's
- * initialize handshake. `env` replaces the SDK's default environment
- * (HOME, PATH, ... — not TZ) when given.
+ * Spawns `binary stdio ...args` through StdioClientTransport and runs the
+ * SDK's initialize handshake. `env` replaces the SDK's default environment
+ * (HOME, PATH, ... — not TZ) when given. `args` may choose the journal
+ * (`--data-dir DIR`, e.g. the same one across restarts); else a fresh one.
  */
-export async function connect(binary, { env } = {}) {
-  const transport = new StdioClientTransport({ command: binary, args: ['stdio', ...withDataDir([], env)], env, stderr: 'pipe' });
+export async function connect(binary, { env, args = [] } = {}) {
+  const transport = new StdioClientTransport({ command: binary, args: ['stdio', ...withDataDir(args, env)], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-8_192); });
   // The SDK tells the negotiated revision only to transports that want it.
