@@ -86,8 +86,11 @@ void flush(self_ptr self) {
 }
 
 /// Opens the store if asked to, and hands the transport what it recovered.
-void open_store(self_ptr self, const transport_actor& transport) {
+void open_store(self_ptr self) {
   auto& st = self->state;
+  if (st.opened || !st.transport)
+    return;
+  st.opened = true;
   if (st.cfg.open) {
     auto opened = st.cfg.open();
     st.cfg.open = nullptr;
@@ -120,7 +123,8 @@ void open_store(self_ptr self, const transport_actor& transport) {
                                + " expired while the server was down)");
     sessions = std::move(r.sessions);
   }
-  self->send(transport, recovered_atom::value, std::move(sessions));
+  self->send(st.transport, recovered_atom::value, std::move(sessions));
+  self->send(self, purge_atom::value);
 }
 
 void purge(self_ptr self) {
@@ -153,6 +157,7 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
     [=](append_atom, std::vector<storage::event>& events)
       -> caf::result<std::string> {
       auto& st = self->state;
+      open_store(self); // if an append comes before the delay is over
       auto promise = self->make_response_promise<std::string>();
       st.batch.push_back({std::move(events), promise});
       // The flush queues behind every append already in the mailbox: under
@@ -165,8 +170,16 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
     },
     [=](flush_atom) { flush(self); },
     [=](open_atom, const transport_actor& transport) {
-      open_store(self, transport);
-      self->send(self, purge_atom::value);
+      auto& st = self->state;
+      if (!st.transport) {
+        st.transport = transport;
+        if (st.cfg.open_delay.count() > 0) {
+          self->delayed_send(self, st.cfg.open_delay, open_atom::value,
+                             transport);
+          return;
+        }
+      }
+      open_store(self);
     },
     [=](purge_atom) {
       purge(self);

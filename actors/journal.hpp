@@ -26,6 +26,10 @@ struct journal_config {
   domain::clock_ptr clock;
   /// Expiry limits for what it recovers.
   domain::tracking_limits limits;
+  /// How long after `open` the store is opened, unless an append needs it
+  /// first: the server answers its first requests (a client's handshake)
+  /// without SQLite's start-up work competing for the CPU.
+  caf::timespan open_delay{0};
   /// Ended and expired sessions older than this are purged; zero keeps
   /// them forever.
   std::chrono::hours retention{24 * 90};
@@ -42,6 +46,9 @@ struct journal_state {
   };
   std::vector<pending> batch;
   bool flush_scheduled = false;
+  /// `open` came (the transport to tell) / the store was opened.
+  transport_actor transport;
+  bool opened = false;
   /// The last append failed: the next success is logged as a recovery.
   bool failing = false;
   std::uint64_t commits = 0;

@@ -235,6 +235,8 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
   jc.unavailable = p.store_problem;
   jc.clock = p.client.clock;
   jc.limits = cfg.tracking;
+  // A client's handshake comes first; calls naming a session wait for it.
+  jc.open_delay = std::chrono::milliseconds{25};
   jc.retention = std::chrono::hours{cfg.history_retention_s / 3600};
   return sys.spawn<caf::detached>(actors::journal_behavior, std::move(jc));
 }
