@@ -564,3 +564,169 @@ TEST_CASE("journal: the journal actor stores appends, several per "
     sched.run();
   }
 }
+
+// -- recovery through the actors ----------------------------------------------
+
+namespace {
+
+const std::string init_request
+  = R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{)"
+    R"("protocolVersion":"2025-11-25","capabilities":{},)"
+    R"("clientInfo":{"name":"test","version":"1"}}})";
+
+std::string summary_call(int id, const std::string& sid) {
+  return tools_call("time_session_summary",
+                    R"({"session_id":")" + sid
+                      + R"(","include_task_details":false})",
+                    id);
+}
+
+/// Writes one open session, started by `principal` in `era`, to a journal
+/// in `dir`, as a server before a restart would have.
+std::string seed_journal(const std::filesystem::path& dir,
+                         const std::string& principal, const std::string& era,
+                         const domain::fake_clock& clock) {
+  auto opened = storage::open_sqlite(
+    {dir.string(), storage::sync_mode::normal, "seed"});
+  REQUIRE(std::holds_alternative<storage::store_ptr>(opened));
+  auto& store = *std::get<storage::store_ptr>(opened);
+  change c;
+  c.kind = change::session_started;
+  c.session_id = "11111111-2222-4333-8444-555555555555";
+  c.at = domain::now_of(clock);
+  c.session.milestone_id = "M-seed";
+  c.session.task_ids = {"a", "b"};
+  c.zone_name = "UTC";
+  auto r = store.append({domain::to_event(c, principal, clock.boot_id(),
+                                          era)});
+  REQUIRE(std::holds_alternative<storage::ok>(r));
+  return c.session_id;
+}
+
+/// A transport with a journal on a real SQLite directory, on CAF's
+/// deterministic scheduler.
+struct recovery_fixture : ttm::test::actor_fixture {
+  temp_dir dir;
+  actors::journal_actor journal;
+  actors::transport_actor journaled;
+
+  recovery_fixture() : actor_fixture(ttm::test::test_client_config(), {}) {
+  }
+
+  void start(bool adopt_all) {
+    actors::journal_config jc;
+    auto path = dir.path.string();
+    jc.open = [path] {
+      return storage::open_sqlite({path, storage::sync_mode::normal, "t"});
+    };
+    jc.clock = clock;
+    journal = sys.spawn(actors::journal_behavior, jc);
+    actors::transport_config tc;
+    tc.client = ttm::test::test_client_config();
+    tc.client.clock = clock;
+    tc.client.journal = true;
+    tc.supervisor = supervisor;
+    tc.journal = journal;
+    tc.adopt_all = adopt_all;
+    journaled = sys.spawn(actors::transport_behavior, std::move(tc));
+    sched.run();
+  }
+
+  void open_journal() {
+    caf::anon_send(journal, actors::open_atom::value, journaled);
+    sched.run();
+  }
+
+  ~recovery_fixture() {
+    caf::anon_send_exit(journaled, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  using sink = ttm::test::collecting_sink;
+
+  std::shared_ptr<sink> inbound(const std::string& json) {
+    auto s = std::make_shared<sink>();
+    caf::anon_send(journaled, actors::inbound_atom::value,
+                   std::string{"stdio"}, protocol::decode(json),
+                   actors::sink_ptr{s});
+    sched.run();
+    return s;
+  }
+
+  std::shared_ptr<sink> open(const std::string& key,
+                             const std::string& principal) {
+    auto s = std::make_shared<sink>();
+    caf::anon_send(journaled, actors::open_atom::value, key, principal,
+                   protocol::decode(init_request), actors::sink_ptr{s});
+    sched.run();
+    return s;
+  }
+
+  std::shared_ptr<sink> forward(const std::string& key,
+                                const std::string& json) {
+    auto s = std::make_shared<sink>();
+    caf::anon_send(journaled, actors::forward_atom::value, key,
+                   protocol::decode(json), actors::sink_ptr{s});
+    sched.run();
+    return s;
+  }
+
+  /// The error_code of a tool reply, or "" for success.
+  static std::string code_of(const sink& s) {
+    REQUIRE(s.lines.size() == 1);
+    auto d = parse(s.lines[0]);
+    const auto& sc = d["result"]["structuredContent"];
+    return sc.HasMember("error_code") ? str(sc["error_code"]) : "";
+  }
+};
+
+} // namespace
+
+TEST_CASE("journal: stdio's client adopts what the journal recovers; a call "
+          "naming a session waits for the recovery") {
+  recovery_fixture f;
+  auto sid = seed_journal(f.dir.path, "local", "2025", *f.clock);
+  f.start(true);
+  auto init = f.inbound(init_request);
+  CHECK(init->lines.size() == 1); // the handshake does not wait
+  auto held = f.inbound(summary_call(1, sid));
+  CHECK(held->lines.empty()); // its session may be about to be recovered
+  f.open_journal();
+  REQUIRE(held->lines.size() == 1);
+  CHECK(f.code_of(*held) == "");
+  CHECK(str(parse(held->lines[0])["result"]["structuredContent"]["status"])
+        == "active");
+  CHECK(f.slots() == 1);
+  CHECK(f.state().directory.empty()); // the fixture's own transport
+}
+
+TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
+          "session of its principal and era that names it") {
+  recovery_fixture f;
+  auto sid = seed_journal(f.dir.path, "alice", "2025", *f.clock);
+  f.start(false);
+  f.open_journal();
+  f.open("bob-1", "bob");
+  CHECK(f.code_of(*f.forward("bob-1", summary_call(1, sid)))
+        == "SESSION_NOT_FOUND");
+  f.open("alice-1", "alice");
+  CHECK(f.code_of(*f.forward("alice-1", summary_call(2, sid))) == "");
+  // Bound now: another MCP session of alice does not get it.
+  f.open("alice-2", "alice");
+  CHECK(f.code_of(*f.forward("alice-2", summary_call(3, sid)))
+        == "SESSION_NOT_FOUND");
+  CHECK(f.code_of(*f.forward("alice-1", summary_call(4, sid))) == "");
+}
+
+TEST_CASE("journal: a recovered 2026-07-28 session is not taken by a 2025 "
+          "MCP session of the same principal") {
+  recovery_fixture f;
+  auto sid = seed_journal(f.dir.path, "alice", "2026-07-28", *f.clock);
+  f.start(false);
+  f.open_journal();
+  f.open("alice-1", "alice");
+  CHECK(f.code_of(*f.forward("alice-1", summary_call(1, sid)))
+        == "SESSION_NOT_FOUND");
+  CHECK(f.state().directory.empty());
+}
