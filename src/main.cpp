@@ -83,6 +83,10 @@ const char* instructions_text
 /// The zone "local" stands for: configured, else detected, else UTC.
 std::optional<std::string> resolve_local_zone(const config& cfg) {
   if (!cfg.local_timezone.empty()) {
+    // The usual case, a zone name, is checked without loading the tz
+    // database; anything else gets resolve_zone's full answer.
+    if (domain::names_iana_zone(cfg.local_timezone))
+      return cfg.local_timezone;
     auto z = domain::resolve_zone(cfg.local_timezone, "UTC");
     if (!z.found || z.found->is_fixed()) {
       TTM_LOG(error, "main", "--local-timezone '" + cfg.local_timezone
@@ -154,9 +158,24 @@ actors::supervisor_config make_supervisor_config(const config& cfg) {
   return sup_cfg;
 }
 
+/// Loads what the first calls need, off the path to the `initialize` reply:
+/// the tool registry (schema compilation, ~0.5 ms) and the tz database (a
+/// walk of the zoneinfo directory, ~2 ms). Both load on first use anyway,
+/// thread-safely; this only takes that cost off an agent's first calls. Runs
+/// on the main thread, which has nothing to do but wait for `shutdown`, once
+/// the server has been up for `delay` (so it does not compete with the
+/// handshake for the cores); not at all if the server stops before.
+void warm_up(latch& shutdown, const tools::registry& registry,
+             std::chrono::milliseconds delay) {
+  if (shutdown.wait_for(delay))
+    return;
+  registry.build();
+  domain::preload_tz_database();
+}
+
 /// What both modes set up before the actor system: the zone "local" stands
-/// for, the tz database (loaded now, so the first call does not pay for
-/// it) and the client actors' configuration. nullopt: a bad
+/// for and the client actors' configuration, without loading the tz database
+/// or compiling the tool schemas (see warm_up). nullopt: a bad
 /// --local-timezone, already logged.
 struct prepared_config {
   actors::client_config client;
@@ -218,7 +237,7 @@ std::optional<prepared_config> prepare(const config& cfg) {
   if (!local_zone)
     return std::nullopt;
   prepared_config p;
-  p.tzdb_version = domain::preload_tz_database();
+  p.tzdb_version = domain::tz_database_version();
   p.client = make_client_config(cfg, *local_zone);
   lock_journal(cfg, p);
   return p;
@@ -318,6 +337,7 @@ int run_stdio(const config& cfg) {
                             + local_zone + ", tz database " + tzdb_version
                             + "; " + prepared->journal_summary);
     stdio.start();
+    warm_up(shutdown, *client_cfg.registry, std::chrono::milliseconds{20});
     auto reason = shutdown.wait();
     TTM_LOG(info, "main", std::string{"shutting down: "} + reason);
     // Stop reading; replies in flight are still written, within bounds.
@@ -434,6 +454,8 @@ int run_http(const config& cfg) {
                                  "--auth-token-file: anyone who can reach "
                                  "this port can use the server");
     }
+    if (rc == 0)
+      warm_up(shutdown, *client_cfg.registry, std::chrono::milliseconds{20});
     auto reason = shutdown.wait();
     if (rc == 0) {
       TTM_LOG(info, "main", std::string{"shutting down: "} + reason

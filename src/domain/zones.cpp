@@ -7,10 +7,15 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
 #include <unordered_set>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ttm::domain {
 
@@ -18,9 +23,18 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Debian's date/tz in USE_OS_TZDB mode reads this directory; tzdata.zi in it
-// carries the version and the list of backward links.
-constexpr const char* zoneinfo_dir = "/usr/share/zoneinfo";
+// The directory date/tz (USE_OS_TZDB, as Debian builds it) reads, found the
+// way its discover_tz_dir() finds it; tzdata.zi in it carries the version and
+// the list of backward links.
+const std::string& zoneinfo_dir() {
+  static const std::string dir = [] {
+    struct stat sb {};
+    if (::stat("/usr/share/zoneinfo/uclibc", &sb) == 0 && S_ISDIR(sb.st_mode))
+      return std::string{"/usr/share/zoneinfo/uclibc"};
+    return std::string{"/usr/share/zoneinfo"};
+  }();
+  return dir;
+}
 
 // No IANA name is longer than about 32 characters; anything past this is
 // refused without a suggestion search, so huge inputs cost nothing.
@@ -130,6 +144,55 @@ const date::time_zone* locate(std::string_view name) {
   }
 }
 
+// A file or folder name date/tz leaves out of its database when it walks the
+// zoneinfo directory (init_tzdb in its tz.cpp, OS mode), at any depth.
+bool skipped_by_tzdb(std::string_view part) {
+  if (part.empty() || part[0] == '.' || part.substr(0, 5) == "posix")
+    return true;
+  for (std::string_view skipped :
+       {"Factory", "iso3166.tab", "right", "+VERSION", "version", "zone.tab",
+        "zone1970.tab", "tzdata.zi", "leapseconds", "leap-seconds.list"})
+    if (part == skipped)
+      return true;
+  return false;
+}
+
+// locate(name) != nullptr without loading the database (its load walks the
+// whole zoneinfo directory, about 2 ms): the name is a path below zoneinfo
+// that the database's walk would list (no empty, ".", ".." or skipped
+// component), to a regular file that starts like a TZif file. locate() still
+// reads the whole file when the zone is first used.
+bool zone_file_usable(std::string_view name) {
+  if (name.empty() || name == "localtime"
+      || name.find('\0') != std::string_view::npos)
+    return false;
+  for (std::size_t from = 0;;) {
+    auto slash = name.find('/', from);
+    auto part = name.substr(from, slash == std::string_view::npos
+                                    ? std::string_view::npos
+                                    : slash - from);
+    if (skipped_by_tzdb(part))
+      return false;
+    if (slash == std::string_view::npos)
+      break;
+    from = slash + 1;
+  }
+  auto path = zoneinfo_dir();
+  path += '/';
+  path += name;
+  // O_NONBLOCK: a FIFO planted in zoneinfo must not hang the start-up.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return false;
+  struct stat sb {};
+  char magic[4] = {};
+  bool ok = ::fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)
+            && ::read(fd, magic, sizeof magic) == sizeof magic
+            && std::memcmp(magic, "TZif", sizeof magic) == 0;
+  ::close(fd);
+  return ok;
+}
+
 // Restricted Damerau-Levenshtein (optimal string alignment) distance.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> prev2(b.size() + 1), prev(b.size() + 1),
@@ -175,7 +238,7 @@ struct candidate {
 
 std::unordered_set<std::string> read_link_names() {
   std::unordered_set<std::string> links;
-  std::ifstream in(std::string(zoneinfo_dir) + "/tzdata.zi");
+  std::ifstream in(zoneinfo_dir() + "/tzdata.zi");
   std::string line;
   while (std::getline(in, line)) {
     // "L <target> <link name>"
@@ -188,7 +251,8 @@ std::unordered_set<std::string> read_link_names() {
 }
 
 // The names worth suggesting: every zone the database resolves, minus
-// "localtime" and the legacy zones that are refused as abbreviations.
+// "localtime" and the legacy zones that are refused as abbreviations. Built
+// on the first unknown name (it loads the database and reads tzdata.zi).
 const std::vector<candidate>& catalog() {
   static const std::vector<candidate> all = [] {
     std::vector<candidate> out;
@@ -396,7 +460,7 @@ std::string name_below_zoneinfo(std::string_view path) {
   for (std::string_view prefix : {"posix/", "right/"})
     if (name.substr(0, prefix.size()) == prefix)
       name.remove_prefix(prefix.size());
-  return locate(name) ? std::string(name) : std::string();
+  return zone_file_usable(name) ? std::string(name) : std::string();
 }
 
 } // namespace
@@ -408,7 +472,7 @@ std::string detect_local_zone_name(const char* tz_env,
     std::string_view tz = trim(tz_env);
     if (!tz.empty() && tz[0] == ':')
       tz.remove_prefix(1);
-    if (locate(tz))
+    if (zone_file_usable(tz))
       return std::string(tz);
     // TZ=":/usr/share/zoneinfo/Europe/Paris" names a file.
     if (auto n = name_below_zoneinfo(tz); !n.empty())
@@ -420,7 +484,7 @@ std::string detect_local_zone_name(const char* tz_env,
   std::string line;
   if (file && std::getline(file, line)) {
     auto n = trim(line);
-    if (locate(n))
+    if (zone_file_usable(n))
       return std::string(n);
   }
 
@@ -431,23 +495,44 @@ std::string detect_local_zone_name(const char* tz_env,
   return {};
 }
 
-std::string preload_tz_database() {
+bool names_iana_zone(std::string_view name) {
+  // resolve_zone's order: what it reads as "local", an abbreviation or an
+  // offset is not a zone name, even where zoneinfo has a file of that name.
+  if (trim(name).empty() || name.size() > max_name_length
+      || iequals(name, "local") || find_abbreviation(name) != nullptr
+      || parse_offset(name))
+    return false;
+  return zone_file_usable(name);
+}
+
+std::string tz_database_version() {
+  // Debian's date/tz reports "unknown" as db.version in OS mode; tzdata.zi's
+  // first line is "# version 2026f". Only that line is read.
+  constexpr std::string_view marker = "# version ";
+  int fd = ::open((zoneinfo_dir() + "/tzdata.zi").c_str(),
+                  O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return "unknown";
+  char buf[128];
+  auto n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  if (n <= 0)
+    return "unknown";
+  std::string_view head(buf, static_cast<std::size_t>(n));
+  auto eol = head.find('\n');
+  if (eol == std::string_view::npos || head.substr(0, marker.size()) != marker)
+    return "unknown";
+  auto version = trim(head.substr(marker.size(), eol - marker.size()));
+  return version.empty() ? std::string{"unknown"} : std::string(version);
+}
+
+bool preload_tz_database() noexcept {
   try {
     date::get_tzdb();
-    catalog();
-  } catch (const std::exception&) {
-    return "unknown";
+    return true;
+  } catch (...) {
+    return false;
   }
-  // Debian's date/tz reports "unknown" as db.version in OS mode.
-  std::ifstream in(std::string(zoneinfo_dir) + "/tzdata.zi");
-  std::string line;
-  constexpr std::string_view marker = "# version ";
-  if (in && std::getline(in, line) && line.rfind(marker, 0) == 0) {
-    auto version = trim(std::string_view(line).substr(marker.size()));
-    if (!version.empty())
-      return std::string(version);
-  }
-  return "unknown";
 }
 
 } // namespace ttm::domain

@@ -76,10 +76,20 @@ struct zone_lookup {
 zone_lookup resolve_zone(std::string_view name,
                          std::string_view local_zone_name);
 
+/// Whether resolve_zone(name, ...) finds an IANA zone (not "local", an
+/// abbreviation or an offset), decided without loading the tz database: the
+/// name must be a path below the zoneinfo directory that the database lists,
+/// to a file that starts like a TZif file. For checking a configured zone at
+/// start-up; a false answer is worth a resolve_zone call for its message.
+bool names_iana_zone(std::string_view name);
+
 /// The host's IANA zone name: the TZ variable (a leading ':' stripped, when
 /// it names a zone in the database), else /etc/timezone, else the target of
 /// the /etc/localtime link below a zoneinfo directory. Empty when none of
 /// these names a zone; the caller then uses "UTC" and logs a warning.
+/// Names are checked as names_iana_zone checks them (abbreviations such as
+/// "EST" pass, since the database has them as zones), without loading the
+/// tz database.
 /// `tz_env` is the value of TZ (nullptr when unset); the file paths are
 /// parameters so that tests can point them at temporary files.
 std::string detect_local_zone_name(const char* tz_env,
@@ -88,9 +98,15 @@ std::string detect_local_zone_name(const char* tz_env,
                                    const std::string& etc_localtime
                                    = "/etc/localtime");
 
-/// Loads the tz database now (about 2 ms) so that the first request does not
-/// pay for it. Returns the database version (first line of tzdata.zi, e.g.
-/// "2026f") or "unknown".
-std::string preload_tz_database();
+/// The tz database's version from the first line of tzdata.zi ("# version
+/// 2026f" -> "2026f"), or "unknown". Reads that one line; does not load the
+/// database.
+std::string tz_database_version();
+
+/// Loads the tz database now if it is not loaded yet (about 2 ms: a walk of
+/// the zoneinfo directory). Thread-safe. resolve_zone loads it on first need
+/// anyway; this only takes that cost off the first call. False when the
+/// database cannot be loaded.
+bool preload_tz_database() noexcept;
 
 } // namespace ttm::domain

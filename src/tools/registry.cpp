@@ -4,35 +4,61 @@
 
 namespace ttm::tools {
 
-registry::registry(std::vector<tool> tools) : tools_(std::move(tools)) {
+registry::registry(std::vector<tool> tools) {
+  std::call_once(built_, [&] { set(std::move(tools)); });
+}
+
+registry::registry(std::function<std::vector<tool>()> make)
+  : make_(std::move(make)) {
+}
+
+void registry::build() const {
+  // A throwing make_ leaves the flag unset: the next caller tries again.
+  std::call_once(built_, [this] { set(make_()); });
+}
+
+void registry::set(std::vector<tool> tools) const {
   rapidjson::StringBuffer buf;
   json_writer w{buf};
   w.StartObject();
   w.Key("tools");
   w.StartArray();
-  for (const auto& t : tools_)
+  for (const auto& t : tools)
     t.write_definition(w);
   w.EndArray();
   w.EndObject();
   list_json_ = buf.GetString();
+  tools_ = std::move(tools);
 }
 
-const tool* registry::find(std::string_view name) const noexcept {
-  for (const auto& t : tools_)
+const std::vector<tool>& registry::tools() const {
+  build();
+  return tools_;
+}
+
+const std::string& registry::list_result_json() const {
+  build();
+  return list_json_;
+}
+
+const tool* registry::find(std::string_view name) const {
+  for (const auto& t : tools())
     if (t.name() == name)
       return &t;
   return nullptr;
 }
 
 registry_ptr make_registry(const domain::tracking_limits& limits) {
-  std::vector<tool> tools;
-  tools.push_back(make_time_get_current());
-  tools.push_back(make_time_session_start(limits));
-  tools.push_back(make_time_task_start());
-  tools.push_back(make_time_task_end());
-  tools.push_back(make_time_session_end());
-  tools.push_back(make_time_session_summary());
-  return std::make_shared<const registry>(std::move(tools));
+  return std::make_shared<const registry>([limits] {
+    std::vector<tool> tools;
+    tools.push_back(make_time_get_current());
+    tools.push_back(make_time_session_start(limits));
+    tools.push_back(make_time_task_start());
+    tools.push_back(make_time_task_end());
+    tools.push_back(make_time_session_end());
+    tools.push_back(make_time_session_summary());
+    return tools;
+  });
 }
 
 } // namespace ttm::tools

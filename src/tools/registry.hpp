@@ -2,7 +2,9 @@
 
 #include "tools/tool.hpp"
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,28 +15,41 @@ namespace ttm::tools {
 /// actor. The tools/list reply is rendered once: identical for every caller.
 class registry {
 public:
+  /// Built now from `tools`.
   explicit registry(std::vector<tool> tools);
 
-  /// nullptr when no tool has that name.
-  const tool* find(std::string_view name) const noexcept;
+  /// Built by `make` on first use, by whichever thread asks first (the others
+  /// wait): declaring the tools compiles their schemas (about 0.5 ms), which
+  /// a server need not pay before its `initialize` reply.
+  explicit registry(std::function<std::vector<tool>()> make);
 
-  const std::vector<tool>& tools() const noexcept {
-    return tools_;
-  }
+  registry(const registry&) = delete;
+  registry& operator=(const registry&) = delete;
+
+  /// nullptr when no tool has that name.
+  const tool* find(std::string_view name) const;
+
+  const std::vector<tool>& tools() const;
 
   /// The result object of tools/list: {"tools":[...]}.
-  const std::string& list_result_json() const noexcept {
-    return list_json_;
-  }
+  const std::string& list_result_json() const;
+
+  /// Builds the tools now if that has not happened yet.
+  void build() const;
 
 private:
-  std::vector<tool> tools_;
-  std::string list_json_;
+  void set(std::vector<tool> tools) const;
+
+  std::function<std::vector<tool>()> make_;
+  mutable std::once_flag built_;
+  mutable std::vector<tool> tools_;
+  mutable std::string list_json_;
 };
 
 using registry_ptr = std::shared_ptr<const registry>;
 
-/// Every tool this server offers. `limits` are quoted in descriptions.
+/// Every tool this server offers, built on first use. `limits` are quoted in
+/// descriptions.
 registry_ptr make_registry(const domain::tracking_limits& limits = {});
 
 // One function per tool, each in its own translation unit (the session

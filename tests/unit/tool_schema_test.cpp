@@ -14,7 +14,9 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -740,6 +742,57 @@ TEST_CASE("tools: registry list_result_json lists every tool") {
   CHECK(d["annotations"]["destructiveHint"].GetBool());
   CHECK_FALSE(d["annotations"]["idempotentHint"].GetBool());
   CHECK(d["annotations"]["openWorldHint"].GetBool());
+}
+
+TEST_CASE("tools: a lazy registry is built once, on first use, by any thread") {
+  int builds = 0;
+  tools::registry reg{[&builds] {
+    ++builds; // under the registry's once-flag: no race
+    std::vector<tools::tool> list;
+    list.push_back(tools::make_time_get_current());
+    return list;
+  }};
+  CHECK(builds == 0);
+  std::vector<const tools::tool*> found(4, nullptr);
+  std::vector<const std::string*> lists(4, nullptr);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < found.size(); ++i)
+    threads.emplace_back([&, i] {
+      found[i] = reg.find("time_get_current");
+      lists[i] = &reg.list_result_json();
+    });
+  for (auto& t : threads)
+    t.join();
+  CHECK(builds == 1);
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    CHECK(found[i] != nullptr);
+    CHECK(found[i] == found[0]);
+    CHECK(lists[i] == lists[0]);
+  }
+  reg.build();
+  CHECK(builds == 1);
+
+  // A failed build is tried again by the next caller.
+  int attempts = 0;
+  tools::registry flaky{[&attempts] {
+    if (++attempts == 1)
+      throw std::runtime_error("first build fails");
+    return std::vector<tools::tool>{};
+  }};
+  CHECK_THROWS_AS(flaky.find("x"), std::runtime_error);
+  CHECK(flaky.find("x") == nullptr);
+  CHECK(flaky.list_result_json() == R"({"tools":[]})");
+  CHECK(attempts == 2);
+}
+
+TEST_CASE("tools: make_registry builds lazily what an eager registry holds") {
+  auto lazy = tools::make_registry();
+  std::vector<tools::tool> list;
+  for (const auto& t : lazy->tools())
+    list.push_back(t);
+  tools::registry eager{std::move(list)};
+  CHECK(lazy->list_result_json() == eager.list_result_json());
+  CHECK(lazy->tools().size() == 6);
 }
 
 TEST_CASE("tools: make_registry's list is the time tool's definition") {

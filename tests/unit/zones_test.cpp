@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <date/date.h>
+#include <date/tz.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -350,8 +351,8 @@ TEST_CASE("zones: detect_local_zone_name returns empty when nothing resolves") {
   CHECK(detect_local_zone_name(nullptr, empty_file, unknown).empty());
 }
 
-TEST_CASE("zones: preload_tz_database reports the tzdata version") {
-  auto version = preload_tz_database();
+TEST_CASE("zones: tz_database_version reads tzdata.zi's first line") {
+  auto version = tz_database_version();
   CHECK_FALSE(version.empty());
   std::ifstream zi("/usr/share/zoneinfo/tzdata.zi");
   std::string first;
@@ -359,4 +360,43 @@ TEST_CASE("zones: preload_tz_database reports the tzdata version") {
     CHECK(version == first.substr(10));
   else
     CHECK(version == "unknown");
+  CHECK(preload_tz_database());
+}
+
+TEST_CASE("zones: names_iana_zone agrees with resolve_zone on every zone") {
+  // The cheap start-up check (a file test) against the database's own walk:
+  // every name the database lists, and near misses.
+  REQUIRE(preload_tz_database());
+  std::size_t checked = 0;
+  for (const auto& z : date::get_tzdb().zones) {
+    const auto& n = z.name();
+    INFO(n);
+    auto r = lookup(n);
+    bool iana = r.found && !r.found->is_fixed();
+    CHECK(names_iana_zone(n) == iana);
+    ++checked;
+  }
+  CHECK(checked > 300);
+  for (auto name : {"Europe/Berlin", "US/Eastern", "UTC", "Etc/GMT+5",
+                    "America/Argentina/Buenos_Aires"})
+    CHECK(names_iana_zone(name));
+  // "local" resolves (to the local zone) but is not a zone name.
+  CHECK_FALSE(names_iana_zone("local"));
+  CHECK_FALSE(names_iana_zone("LOCAL"));
+  for (auto name :
+       {"", " ", "EST", "cet", "+05:30", "UTC+2", "GMT+0",
+        "localtime", "Europe", "Europe/", "/Europe/Berlin", "Europe//Berlin",
+        "Europe/./Berlin", "Europe/../Europe/Berlin", "./UTC", "europe/berlin",
+        "Not/AZone", "posix/Europe/Berlin", "right/UTC", "posixrules",
+        "Factory", "tzdata.zi", "zone.tab", "zone1970.tab", "iso3166.tab",
+        "leapseconds", "leap-seconds.list", "+VERSION", "version",
+        " Europe/Berlin", "Europe/Berlin ", "Europe/Berlin\n"}) {
+    INFO("'" << name << "'");
+    CHECK_FALSE(names_iana_zone(name));
+    auto r = lookup(name);
+    CHECK_FALSE((r.found && !r.found->is_fixed()));
+  }
+  using namespace std::string_literals;
+  CHECK_FALSE(names_iana_zone("UTC\0junk"s));
+  CHECK_FALSE(names_iana_zone(std::string(100, 'A')));
 }
