@@ -4,6 +4,7 @@
 // with STORAGE_UNAVAILABLE, changing nothing), and the journal actor's group
 // commit on a real SQLite file.
 
+#include "actor_fixture.hpp"
 #include "actors/journal.hpp"
 #include "domain/journal.hpp"
 #include "storage/sqlite_store.hpp"
@@ -632,6 +633,13 @@ struct recovery_fixture : ttm::test::actor_fixture {
     sched.run();
   }
 
+  actors::transport_state& journaled_state() {
+    auto* ptr = dynamic_cast<transport_impl*>(
+      caf::actor_cast<caf::abstract_actor*>(journaled));
+    REQUIRE(ptr != nullptr);
+    return ptr->state;
+  }
+
   void open_journal() {
     caf::anon_send(journal, actors::open_atom::value, journaled);
     sched.run();
@@ -698,7 +706,8 @@ TEST_CASE("journal: stdio's client adopts what the journal recovers; a call "
   CHECK(str(parse(held->lines[0])["result"]["structuredContent"]["status"])
         == "active");
   CHECK(f.slots() == 1);
-  CHECK(f.state().directory.empty()); // the fixture's own transport
+  CHECK(f.journaled_state().recovered.empty());
+  CHECK(f.journaled_state().directory.at(sid) == "stdio");
 }
 
 TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
@@ -712,6 +721,7 @@ TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
         == "SESSION_NOT_FOUND");
   f.open("alice-1", "alice");
   CHECK(f.code_of(*f.forward("alice-1", summary_call(2, sid))) == "");
+  CHECK(f.journaled_state().directory.at(sid) == "alice-1");
   // Bound now: another MCP session of alice does not get it.
   f.open("alice-2", "alice");
   CHECK(f.code_of(*f.forward("alice-2", summary_call(3, sid)))
@@ -728,5 +738,6 @@ TEST_CASE("journal: a recovered 2026-07-28 session is not taken by a 2025 "
   f.open("alice-1", "alice");
   CHECK(f.code_of(*f.forward("alice-1", summary_call(1, sid)))
         == "SESSION_NOT_FOUND");
-  CHECK(f.state().directory.empty());
+  CHECK(f.journaled_state().directory.count(sid) == 0);
+  CHECK(f.journaled_state().recovered.count(sid) == 1); // still waiting
 }
