@@ -9,6 +9,12 @@
 
 namespace ttm::actors {
 
+journal_state::~journal_state() {
+  if (commits > 0)
+    TTM_LOG(info, "journal", std::to_string(events) + " events in "
+                               + std::to_string(commits) + " transactions");
+}
+
 namespace {
 
 using self_ptr = journal_actor::stateful_pointer<journal_state>;

@@ -54,6 +54,9 @@ struct journal_state {
   std::uint64_t commits = 0;
   std::uint64_t events = 0;
   static inline const char* name = "ttm.journal";
+
+  /// Says how well group commit batched (events per transaction).
+  ~journal_state();
 };
 
 /// The journal actor: owns the store, writes appends in batches (one
