@@ -496,11 +496,15 @@ TEST_CASE("journal: the journal actor stores appends, several per "
     std::vector<std::vector<storage::event>> batches;
     for (auto id : {"s1", "s2", "s3"})
       batches.push_back({event_of(id)});
-    sys.spawn([=](caf::event_based_actor* self) {
-      for (const auto& b : batches)
-        self->request(journal, caf::infinite, actors::append_atom::value, b)
-          .then([=](const std::string& r) { answers->push_back(r); });
-    });
+    // A spawn argument: CAF 0.17 dereferences a null tuple for an actor
+    // without any (UBSan flags it).
+    sys.spawn(
+      [=](caf::event_based_actor* self, int) {
+        for (const auto& b : batches)
+          self->request(journal, caf::infinite, actors::append_atom::value, b)
+            .then([=](const std::string& r) { answers->push_back(r); });
+      },
+      0);
     sched.run();
     return *answers;
   };
@@ -538,11 +542,14 @@ TEST_CASE("journal: the journal actor stores appends, several per "
       std::vector<storage::event> fine{event_of("s4")};
       auto answers2 = std::make_shared<std::vector<std::string>>();
       auto dup = std::vector<storage::event>{event_of("s1")};
-      sys.spawn([=](caf::event_based_actor* self) {
-        for (const auto& b : {dup, fine})
-          self->request(journal, caf::infinite, actors::append_atom::value, b)
-            .then([=](const std::string& r) { answers2->push_back(r); });
-      });
+      sys.spawn(
+        [=](caf::event_based_actor* self, int) {
+          for (const auto& b : {dup, fine})
+            self->request(journal, caf::infinite, actors::append_atom::value,
+                          b)
+              .then([=](const std::string& r) { answers2->push_back(r); });
+        },
+        0);
       sched.run();
       REQUIRE(answers2->size() == 2);
       CHECK_FALSE((*answers2)[0].empty());
