@@ -175,8 +175,7 @@ void warm_up(latch& shutdown, const tools::registry& registry,
 
 /// What both modes set up before the actor system: the zone "local" stands
 /// for and the client actors' configuration, without loading the tz database
-/// or compiling the tool schemas (see warm_up). nullopt: a bad
-/// --local-timezone, already logged.
+/// or compiling the tool schemas (see warm_up), and the journal's lock.
 struct prepared_config {
   actors::client_config client;
   std::string tzdb_version;
@@ -185,7 +184,9 @@ struct prepared_config {
   std::function<storage::result<storage::store_ptr>()> open_store;
   std::string store_problem;
   std::string journal_summary; ///< for the start-up log line
-  int exit_code = 0;           ///< not 0: do not start
+  /// Not 0: do not start (2: a bad --local-timezone; 1: the data
+  /// directory is another server's), already logged.
+  int exit_code = 0;
 };
 
 /// Locks the journal's directory: a second server on it exits here (after
@@ -232,11 +233,13 @@ void lock_journal(const config& cfg, prepared_config& p) {
   };
 }
 
-std::optional<prepared_config> prepare(const config& cfg) {
-  auto local_zone = resolve_local_zone(cfg);
-  if (!local_zone)
-    return std::nullopt;
+prepared_config prepare(const config& cfg) {
   prepared_config p;
+  auto local_zone = resolve_local_zone(cfg);
+  if (!local_zone) {
+    p.exit_code = 2; // a bad --local-timezone, already logged
+    return p;
+  }
   p.tzdb_version = domain::tz_database_version();
   p.client = make_client_config(cfg, *local_zone);
   lock_journal(cfg, p);
@@ -301,13 +304,11 @@ int run_stdio(const config& cfg) {
   }
 
   auto prepared = prepare(cfg);
-  if (!prepared)
-    return 2;
-  if (prepared->exit_code != 0)
-    return prepared->exit_code;
-  const auto& client_cfg = prepared->client;
+  if (prepared.exit_code != 0)
+    return prepared.exit_code;
+  const auto& client_cfg = prepared.client;
   const auto& local_zone = client_cfg.local_zone;
-  const auto& tzdb_version = prepared->tzdb_version;
+  const auto& tzdb_version = prepared.tzdb_version;
   caf::actor_system_config sys_cfg;
   system_config(sys_cfg, cfg);
   // Declared before the actor system: the transport may still call the
@@ -319,7 +320,7 @@ int run_stdio(const config& cfg) {
     caf::actor_system sys{sys_cfg};
     auto supervisor = sys.spawn(actors::supervisor_behavior,
                                 make_supervisor_config(cfg));
-    auto journal = spawn_journal(sys, cfg, *prepared);
+    auto journal = spawn_journal(sys, cfg, prepared);
     // The one client adopts every recovered session.
     auto transport = sys.spawn(
       actors::transport_behavior,
@@ -335,7 +336,7 @@ int run_stdio(const config& cfg) {
     TTM_LOG(info, "main", std::string{"time-tracker-mcp "} + TTM_VERSION
                             + " serving MCP on stdio; local zone "
                             + local_zone + ", tz database " + tzdb_version
-                            + "; " + prepared->journal_summary);
+                            + "; " + prepared.journal_summary);
     stdio.start();
     warm_up(shutdown, *client_cfg.registry, std::chrono::milliseconds{20});
     auto reason = shutdown.wait();
@@ -388,13 +389,11 @@ int run_http(const config& cfg) {
   auto sigs = block_signals();
   raise_descriptor_limit(cfg.max_connections);
   auto prepared = prepare(cfg);
-  if (!prepared)
-    return 2;
-  if (prepared->exit_code != 0)
-    return prepared->exit_code;
-  const auto& client_cfg = prepared->client;
+  if (prepared.exit_code != 0)
+    return prepared.exit_code;
+  const auto& client_cfg = prepared.client;
   const auto& local_zone = client_cfg.local_zone;
-  const auto& tzdb_version = prepared->tzdb_version;
+  const auto& tzdb_version = prepared.tzdb_version;
   caf::actor_system_config sys_cfg;
   system_config(sys_cfg, cfg);
 
@@ -426,7 +425,7 @@ int run_http(const config& cfg) {
     // sessions end when idle.
     sup_cfg.mcp_idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
     auto supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
-    auto journal = spawn_journal(sys, cfg, *prepared);
+    auto journal = spawn_journal(sys, cfg, prepared);
     // A recovered session waits for the first MCP session of its principal
     // that names it.
     auto transport = sys.spawn(
@@ -448,7 +447,7 @@ int run_http(const config& cfg) {
                               + " serving MCP over HTTP at " + http->url()
                               + "; local zone " + local_zone
                               + ", tz database " + tzdb_version + "; "
-                              + prepared->journal_summary);
+                              + prepared.journal_summary);
       if (!is_loopback(cfg.listen_host) && cfg.auth_tokens.empty())
         TTM_LOG(warning, "main", "listening beyond loopback without "
                                  "--auth-token-file: anyone who can reach "

@@ -20,6 +20,7 @@
 # kill came after the run; > 1: a crash or bad arguments) fails the test.
 # KEEP_WORK=1 keeps the temporary directory (logs, journal) for a look.
 set -uo pipefail
+. "$(dirname "$0")/common.sh"
 
 kill_after=1.5
 server_args=()
@@ -68,14 +69,7 @@ fail() {
 "$server" http --listen 127.0.0.1:0 --data-dir "$data" \
   --max-tracking-sessions 100000 "${server_args[@]}" 2>"$work/server.log" &
 pid=$!
-url=
-for _ in $(seq 200); do
-  url="$(grep -o 'serving MCP over HTTP at http://[^ ;]*' "$work/server.log" \
-         | head -1 | sed 's/.* at //')"
-  [ -n "$url" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.05
-done
+url="$(wait_for_url "$work/server.log" "$pid")"
 [ -n "$url" ] || fail "the server did not start"
 echo "server pid $pid at $url, data dir $data ${server_args[*]}"
 

@@ -12,6 +12,7 @@
 #   stdio ARGS` (the bench checks the server's exit status).
 # Exits 0 when the bench's exit status is N (default 0).
 set -uo pipefail
+. "$(dirname "$0")/common.sh"
 
 mode=http
 expect=0
@@ -66,14 +67,7 @@ fi
 
 "$server" http --listen 127.0.0.1:0 "${server_args[@]}" 2>"$work/server.log" &
 pid=$!
-url=
-for _ in $(seq 200); do
-  url="$(grep -o 'serving MCP over HTTP at http://[^ ;]*' "$work/server.log" \
-         | head -1 | sed 's/.* at //')"
-  [ -n "$url" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.05
-done
+url="$(wait_for_url "$work/server.log" "$pid")"
 if [ -z "$url" ]; then
   echo "the server did not start:" >&2
   cat "$work/server.log" >&2

@@ -414,17 +414,11 @@ public:
         return fail(rc, what);
       {
         stmt_use use{events};
-        int rc;
-        while ((rc = use.step()) == SQLITE_ROW) {
-          auto ev = read_event(use);
-          if (!ev)
-            return std::move(*ev.err);
-          auto& s = out[index.at(ev.value.session_id)];
-          ev.value.principal = s.principal;
-          s.events.push_back(std::move(ev.value));
-        }
-        if (rc != SQLITE_DONE)
-          return fail(rc, what);
+        if (auto err = read_events(use, what, [&](const std::string& id)
+                                     -> stored_session& {
+              return out[index.at(id)];
+            }))
+          return std::move(*err);
       }
       if (auto err = run(commit_, what))
         return std::move(*err);
@@ -465,16 +459,10 @@ public:
         for (auto& s : out) {
           stmt_use use{session_events_};
           use.bind(1, s.session_id);
-          int rc;
-          while ((rc = use.step()) == SQLITE_ROW) {
-            auto ev = read_event(use);
-            if (!ev)
-              return std::move(*ev.err);
-            ev.value.principal = s.principal;
-            s.events.push_back(std::move(ev.value));
-          }
-          if (rc != SQLITE_DONE)
-            return fail(rc, what);
+          if (auto err = read_events(use, what,
+                                     [&](const std::string&)
+                                       -> stored_session& { return s; }))
+            return std::move(*err);
         }
       }
       if (auto err = run(commit_, what))
@@ -512,6 +500,25 @@ private:
       return !err;
     }
   };
+
+  /// Reads the event rows of `use` into the session `owner(session_id)`
+  /// returns; each event gets that session's principal.
+  template <class Owner>
+  std::optional<error> read_events(stmt_use& use, const std::string& what,
+                                   Owner owner) const {
+    int rc;
+    while ((rc = use.step()) == SQLITE_ROW) {
+      auto ev = read_event(use);
+      if (!ev)
+        return std::move(*ev.err);
+      stored_session& s = owner(ev.value.session_id);
+      ev.value.principal = s.principal;
+      s.events.push_back(std::move(ev.value));
+    }
+    if (rc != SQLITE_DONE)
+      return fail(rc, what);
+    return std::nullopt;
+  }
 
   error fail(int rc, const std::string& what) const {
     return sqlite_error(db_.get(), rc, what, path_);
