@@ -47,7 +47,8 @@ constexpr const char* migrations[] = {
     ) WITHOUT ROWID;
     INSERT INTO meta (key, value) VALUES ('epoch', '0');
     CREATE TABLE sessions (
-      session_id      TEXT PRIMARY KEY,
+      sid             INTEGER PRIMARY KEY,
+      session_id      TEXT NOT NULL UNIQUE,
       principal       TEXT NOT NULL,
       milestone_id    TEXT NOT NULL,
       state           TEXT NOT NULL
@@ -60,9 +61,9 @@ constexpr const char* migrations[] = {
     CREATE INDEX sessions_by_state_closed ON sessions (state, closed_wall_ns);
     CREATE INDEX sessions_by_started ON sessions (started_wall_ns);
     CREATE TABLE events (
-      seq        INTEGER PRIMARY KEY AUTOINCREMENT,
-      session_id TEXT NOT NULL
-                 REFERENCES sessions (session_id) ON DELETE CASCADE,
+      seq        INTEGER PRIMARY KEY,
+      sid        INTEGER NOT NULL
+                 REFERENCES sessions (sid) ON DELETE CASCADE,
       kind       TEXT NOT NULL,
       task_id    TEXT,
       wall_ns    INTEGER NOT NULL,
@@ -71,7 +72,9 @@ constexpr const char* migrations[] = {
       epoch      INTEGER NOT NULL,
       payload    TEXT NOT NULL CHECK (json_valid(payload))
     );
-    CREATE INDEX events_by_session ON events (session_id, seq);
+    -- Keyed by the session's row number, not its random UUID: the sessions
+    -- written to now are recent, so one commit touches few index pages.
+    CREATE INDEX events_by_session ON events (sid, seq);
   )sql",
 };
 
@@ -337,15 +340,16 @@ public:
          " AND json_type(?3, '$.milestone_id') = 'text'"
          " THEN json_extract(?3, '$.milestone_id') END, 'open', ?4, ?5)");
     prep(session_owner_,
-         "SELECT state, epoch FROM sessions WHERE session_id = ?1");
+         "SELECT state, epoch, sid FROM sessions WHERE session_id = ?1");
     prep(insert_event_,
-         "INSERT INTO events (session_id, kind, task_id, wall_ns, mono_ns,"
+         "INSERT INTO events (sid, kind, task_id, wall_ns, mono_ns,"
          " boot_id, epoch, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     prep(close_session_, "UPDATE sessions SET state = ?2, closed_wall_ns = ?3"
                          " WHERE session_id = ?1");
     prep(session_events_,
-         "SELECT session_id, kind, task_id, wall_ns, mono_ns, boot_id, payload"
-         " FROM events WHERE session_id = ?1 ORDER BY seq");
+         "SELECT s.session_id, e.kind, e.task_id, e.wall_ns, e.mono_ns,"
+         " e.boot_id, e.payload FROM events e JOIN sessions s ON s.sid = e.sid"
+         " WHERE s.session_id = ?1 ORDER BY e.seq");
     return rc;
   }
 
@@ -407,9 +411,9 @@ public:
       for (std::size_t i = 0; i < out.size(); ++i)
         index.emplace(out[i].session_id, i);
       if (auto rc = prepare(events,
-                            "SELECT e.session_id, e.kind, e.task_id, e.wall_ns,"
+                            "SELECT s.session_id, e.kind, e.task_id, e.wall_ns,"
                             " e.mono_ns, e.boot_id, e.payload FROM events e"
-                            " JOIN sessions s ON s.session_id = e.session_id"
+                            " JOIN sessions s ON s.sid = e.sid"
                             " WHERE s.state = 'open' ORDER BY e.seq"))
         return fail(rc, what);
       {
@@ -599,6 +603,7 @@ private:
   /// Writes one event of a batch inside the open transaction.
   std::optional<error> append_one(const event& ev) {
     static const std::string what = "cannot append to the journal";
+    std::int64_t sid = 0; // the session's row: what its events refer to
     if (ev.kind == event_kind::session_started) {
       stmt_use use{insert_session_};
       use.bind(1, ev.session_id)
@@ -607,7 +612,7 @@ private:
         .bind(4, epoch_)
         .bind(5, ev.at.wall_ns);
       if (auto rc = use.step(); rc != SQLITE_DONE) {
-        if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+        if (rc == SQLITE_CONSTRAINT_UNIQUE)
           return rejected("session " + ev.session_id
                           + " is already in the journal");
         if (is_constraint(rc))
@@ -616,6 +621,7 @@ private:
                             " payload");
         return fail(rc, what);
       }
+      sid = sqlite3_last_insert_rowid(db_.get());
     } else {
       stmt_use use{session_owner_};
       use.bind(1, ev.session_id);
@@ -634,10 +640,11 @@ private:
       if (use.text(0) != "open")
         return rejected("session " + ev.session_id
                         + " is not open in the journal");
+      sid = use.int64(2);
     }
     {
       stmt_use use{insert_event_};
-      use.bind(1, ev.session_id)
+      use.bind(1, sid)
         .bind(2, to_string(ev.kind))
         .bind_text_or_null(3, ev.task_id)
         .bind(4, ev.at.wall_ns)
