@@ -137,11 +137,8 @@ void purge(self_ptr self) {
   auto& st = self->state;
   if (!st.cfg.store || st.cfg.retention.count() == 0)
     return;
-  auto cutoff = st.cfg.clock->wall_now() - st.cfg.retention;
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-              cutoff.time_since_epoch())
-              .count();
-  auto r = st.cfg.store->purge_closed_before(ns);
+  auto r = st.cfg.store->purge_closed_before(
+    domain::to_ns(st.cfg.clock->wall_now() - st.cfg.retention));
   if (auto* err = std::get_if<storage::error>(&r))
     TTM_LOG(warning, "journal", "history purge failed: " + describe(*err));
   else if (auto n = std::get<std::size_t>(r); n > 0)

@@ -30,16 +30,6 @@ std::string system_clock_source::boot_id() const {
   return id;
 }
 
-namespace {
-
-std::int64_t to_ns(wall_time t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-           t.time_since_epoch())
-    .count();
-}
-
-} // namespace
-
 // The fake monotonic clock starts at an arbitrary non-zero point, like a real
 // one (seconds since boot), so code cannot rely on it matching the wall clock.
 fake_clock::fake_clock(wall_time start)

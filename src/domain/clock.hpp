@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -10,6 +11,14 @@ namespace ttm::domain {
 
 using wall_time = std::chrono::system_clock::time_point;
 using mono_time = std::chrono::steady_clock::time_point;
+
+/// Nanoseconds since the clock's epoch: how the journal stores both clocks.
+template <class Clock, class Duration>
+std::int64_t to_ns(std::chrono::time_point<Clock, Duration> t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+           t.time_since_epoch())
+    .count();
+}
 
 /// The one way code reads time. Wall clock for timestamps, monotonic clock for
 /// durations; tests substitute `fake_clock` so that no test waits for time.

@@ -14,18 +14,6 @@ namespace {
 
 using writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-std::int64_t ns_of(wall_time t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-           t.time_since_epoch())
-    .count();
-}
-
-std::int64_t ns_of(mono_time t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-           t.time_since_epoch())
-    .count();
-}
-
 void write_string(writer& w, const std::string& s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
@@ -174,8 +162,8 @@ class timeline {
 public:
   timeline(const storage::stored_session& s, const clock_source& clock)
     : boot_(clock.boot_id()),
-      now_wall_(ns_of(clock.wall_now())),
-      now_mono_(ns_of(clock.mono_now())) {
+      now_wall_(to_ns(clock.wall_now())),
+      now_mono_(to_ns(clock.mono_now())) {
     // The last event of each earlier boot anchors it: the time from then to
     // now is taken from the wall clock.
     for (const auto& e : s.events) {
@@ -293,8 +281,8 @@ storage::event to_event(const change& c, const std::string& principal,
     e.task_id = c.task.task_id;
   else if (c.kind == change::task_ended)
     e.task_id = c.task_id;
-  e.at.wall_ns = ns_of(c.at.wall);
-  e.at.mono_ns = ns_of(c.at.mono);
+  e.at.wall_ns = to_ns(c.at.wall);
+  e.at.mono_ns = to_ns(c.at.mono);
   e.at.boot_id = boot_id;
   e.payload = payload_of(c, era);
   return e;
@@ -305,7 +293,7 @@ expire_recovered(std::vector<storage::stored_session>& sessions,
                  const tracking_limits& limits, const clock_source& clock) {
   std::vector<storage::event> out;
   auto now = now_of(clock);
-  auto now_ns = ns_of(now.wall);
+  auto now_ns = to_ns(now.wall);
   auto boot = clock.boot_id();
   auto ns = [](std::chrono::seconds s) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(s).count();
@@ -362,7 +350,7 @@ recovery recover(storage::store& store, const tracking_limits& limits,
   // Ended sessions stay readable (summary, a repeated end) until their age
   // limit, as in memory: the most recent ones, at most a slot each.
   storage::history_query recent;
-  recent.since_wall_ns = ns_of(clock.wall_now() - limits.max_age);
+  recent.since_wall_ns = to_ns(clock.wall_now() - limits.max_age);
   recent.limit = limits.max_sessions;
   recent.with_events = true;
   auto history = store.history(recent);

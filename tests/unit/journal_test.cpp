@@ -577,10 +577,7 @@ TEST_CASE("journal: the journal actor stores appends, several per "
 
 namespace {
 
-const std::string init_request
-  = R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{)"
-    R"("protocolVersion":"2025-11-25","capabilities":{},)"
-    R"("clientInfo":{"name":"test","version":"1"}}})";
+const std::string init_request = ttm::test::initialize_request("2025-11-25");
 
 std::string summary_call(int id, const std::string& sid) {
   return tools_call("time_session_summary",
@@ -611,12 +608,11 @@ std::string seed_journal(const std::filesystem::path& dir,
   return c.session_id;
 }
 
-/// A transport with a journal on a real SQLite directory, on CAF's
-/// deterministic scheduler.
+/// The fixture's transport, replaced by one with a journal on a real SQLite
+/// directory, on CAF's deterministic scheduler.
 struct recovery_fixture : ttm::test::actor_fixture {
   temp_dir dir;
   actors::journal_actor journal;
-  actors::transport_actor journaled;
 
   recovery_fixture() : actor_fixture(ttm::test::test_client_config(), {}) {
   }
@@ -636,24 +632,17 @@ struct recovery_fixture : ttm::test::actor_fixture {
     tc.supervisor = supervisor;
     tc.journal = journal;
     tc.adopt_all = adopt_all;
-    journaled = sys.spawn(actors::transport_behavior, std::move(tc));
+    caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
+    transport = sys.spawn(actors::transport_behavior, std::move(tc));
     sched.run();
   }
 
-  actors::transport_state& journaled_state() {
-    auto* ptr = dynamic_cast<transport_impl*>(
-      caf::actor_cast<caf::abstract_actor*>(journaled));
-    REQUIRE(ptr != nullptr);
-    return ptr->state;
-  }
-
   void open_journal() {
-    caf::anon_send(journal, actors::open_atom::value, journaled);
+    caf::anon_send(journal, actors::open_atom::value, transport);
     sched.run();
   }
 
   ~recovery_fixture() {
-    caf::anon_send_exit(journaled, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
     sched.run();
   }
@@ -662,7 +651,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
 
   std::shared_ptr<sink> inbound(const std::string& json) {
     auto s = std::make_shared<sink>();
-    caf::anon_send(journaled, actors::inbound_atom::value,
+    caf::anon_send(transport, actors::inbound_atom::value,
                    std::string{"stdio"}, protocol::decode(json),
                    actors::sink_ptr{s});
     sched.run();
@@ -672,7 +661,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
   std::shared_ptr<sink> open(const std::string& key,
                              const std::string& principal) {
     auto s = std::make_shared<sink>();
-    caf::anon_send(journaled, actors::open_atom::value, key, principal,
+    caf::anon_send(transport, actors::open_atom::value, key, principal,
                    protocol::decode(init_request), actors::sink_ptr{s});
     sched.run();
     return s;
@@ -681,7 +670,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
   std::shared_ptr<sink> forward(const std::string& key,
                                 const std::string& json) {
     auto s = std::make_shared<sink>();
-    caf::anon_send(journaled, actors::forward_atom::value, key,
+    caf::anon_send(transport, actors::forward_atom::value, key,
                    protocol::decode(json), actors::sink_ptr{s});
     sched.run();
     return s;
@@ -713,8 +702,8 @@ TEST_CASE("journal: stdio's client adopts what the journal recovers; a call "
   CHECK(str(parse(held->lines[0])["result"]["structuredContent"]["status"])
         == "active");
   CHECK(f.slots() == 1);
-  CHECK(f.journaled_state().recovered.empty());
-  CHECK(f.journaled_state().directory.at(sid) == "stdio");
+  CHECK(f.state().recovered.empty());
+  CHECK(f.state().directory.at(sid) == "stdio");
 }
 
 TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
@@ -728,7 +717,7 @@ TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
         == "SESSION_NOT_FOUND");
   f.open("alice-1", "alice");
   CHECK(f.code_of(*f.forward("alice-1", summary_call(2, sid))) == "");
-  CHECK(f.journaled_state().directory.at(sid) == "alice-1");
+  CHECK(f.state().directory.at(sid) == "alice-1");
   // Bound now: another MCP session of alice does not get it.
   f.open("alice-2", "alice");
   CHECK(f.code_of(*f.forward("alice-2", summary_call(3, sid)))
@@ -745,6 +734,6 @@ TEST_CASE("journal: a recovered 2026-07-28 session is not taken by a 2025 "
   f.open("alice-1", "alice");
   CHECK(f.code_of(*f.forward("alice-1", summary_call(1, sid)))
         == "SESSION_NOT_FOUND");
-  CHECK(f.journaled_state().directory.count(sid) == 0);
-  CHECK(f.journaled_state().recovered.count(sid) == 1); // still waiting
+  CHECK(f.state().directory.count(sid) == 0);
+  CHECK(f.state().recovered.count(sid) == 1); // still waiting
 }
