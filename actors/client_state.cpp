@@ -238,7 +238,7 @@ client_state::to_events(std::vector<domain::change> changes) {
   out.reserve(changes.size());
   // The era of the request that made them: after a restart only a client
   // of that era takes a session over.
-  const std::string era = mode_.modern ? "2026-07-28" : "2025";
+  const auto era = mode_.modern ? protocol::era::modern : protocol::era::legacy;
   for (const auto& c : changes)
     out.push_back(domain::to_event(c, cfg_.principal, boot_id_, era));
   return out;

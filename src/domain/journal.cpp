@@ -43,14 +43,14 @@ void write_list(writer& w, const char* key, const std::vector<std::string>& l) {
   w.EndArray();
 }
 
-std::string payload_of(const change& c, const std::string& era) {
+std::string payload_of(const change& c, protocol::era era) {
   rapidjson::StringBuffer buf;
   writer w{buf};
   w.StartObject();
   switch (c.kind) {
     case change::session_started:
       w.Key("era");
-      write_string(w, era);
+      write_string(w, std::string{protocol::to_string(era)});
       w.Key("milestone_id");
       write_string(w, c.session.milestone_id);
       write_opt(w, "milestone_name", c.session.milestone_name);
@@ -272,7 +272,7 @@ void replay_one(tracker& tr, const storage::stored_session& s,
 } // namespace
 
 storage::event to_event(const change& c, const std::string& principal,
-                        const std::string& boot_id, const std::string& era) {
+                        const std::string& boot_id, protocol::era era) {
   storage::event e;
   e.kind = kind_of(c.kind);
   e.session_id = c.session_id;
@@ -325,16 +325,17 @@ expire_recovered(std::vector<storage::stored_session>& sessions,
   return out;
 }
 
-std::string era_of(const storage::stored_session& s) {
+protocol::era era_of(const storage::stored_session& s) {
   if (s.events.empty())
-    return "2025";
+    return protocol::era::legacy;
   rapidjson::Document d;
   d.Parse(s.events.front().payload.c_str());
   if (d.IsObject())
     if (auto i = d.FindMember("era");
         i != d.MemberEnd() && i->value.IsString())
-      return i->value.GetString();
-  return "2025";
+      if (auto e = protocol::parse_era(i->value.GetString()))
+        return *e;
+  return protocol::era::legacy;
 }
 
 recovery recover(storage::store& store, const tracking_limits& limits,

@@ -7,6 +7,7 @@
 
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
+#include "protocol/era.hpp"
 #include "storage/store.hpp"
 
 #include <optional>
@@ -16,14 +17,14 @@
 namespace ttm::domain {
 
 /// The event for `c`, stamped with both clocks and `boot_id`. A
-/// session_started event records `era` too ("2025" or "2026-07-28"): after
-/// a restart only a client of the same protocol era may take it over.
+/// session_started event records `era` too: after a restart only a client
+/// of the same protocol era may take it over.
 storage::event to_event(const change& c, const std::string& principal,
                         const std::string& boot_id,
-                        const std::string& era = "2025");
+                        protocol::era era = protocol::era::legacy);
 
 /// The era a stored session was started in (see to_event).
-std::string era_of(const storage::stored_session& s);
+protocol::era era_of(const storage::stored_session& s);
 
 /// Replays stored sessions into `tr` (recording off), as of `now` on
 /// `clock`. Events of another boot keep their monotonic spacing within that

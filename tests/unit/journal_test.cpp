@@ -589,7 +589,7 @@ std::string summary_call(int id, const std::string& sid) {
 /// Writes one open session, started by `principal` in `era`, to a journal
 /// in `dir`, as a server before a restart would have.
 std::string seed_journal(const std::filesystem::path& dir,
-                         const std::string& principal, const std::string& era,
+                         const std::string& principal, protocol::era era,
                          const domain::fake_clock& clock) {
   auto opened = storage::open_sqlite(
     {dir.string(), storage::sync_mode::normal, "seed"});
@@ -690,7 +690,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
 TEST_CASE("journal: stdio's client adopts what the journal recovers; a call "
           "naming a session waits for the recovery") {
   recovery_fixture f;
-  auto sid = seed_journal(f.dir.path, "local", "2025", *f.clock);
+  auto sid = seed_journal(f.dir.path, "local", protocol::era::legacy, *f.clock);
   f.start(true);
   auto init = f.inbound(init_request);
   CHECK(init->lines.size() == 1); // the handshake does not wait
@@ -709,7 +709,7 @@ TEST_CASE("journal: stdio's client adopts what the journal recovers; a call "
 TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
           "session of its principal and era that names it") {
   recovery_fixture f;
-  auto sid = seed_journal(f.dir.path, "alice", "2025", *f.clock);
+  auto sid = seed_journal(f.dir.path, "alice", protocol::era::legacy, *f.clock);
   f.start(false);
   f.open_journal();
   f.open("bob-1", "bob");
@@ -728,7 +728,7 @@ TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
 TEST_CASE("journal: a recovered 2026-07-28 session is not taken by a 2025 "
           "MCP session of the same principal") {
   recovery_fixture f;
-  auto sid = seed_journal(f.dir.path, "alice", "2026-07-28", *f.clock);
+  auto sid = seed_journal(f.dir.path, "alice", protocol::era::modern, *f.clock);
   f.start(false);
   f.open_journal();
   f.open("alice-1", "alice");
