@@ -93,8 +93,11 @@ done < <(find "${dirs[@]}" -type f \( -name '*.hpp' -o -name '*.cpp' \) | sort)
 
 # tsort names the units of every loop it meets on stderr.
 if ! loops=$(sort -u "$edges" | tsort 2>&1 >/dev/null); then
-  echo "include cycle between units:"
-  echo "$loops" | sed -n 's/^tsort: \([^-].*\)$/  \1/p' | grep -v 'input contains a loop'
+  # One line per loop: "a -> b -> ...".
+  echo "$loops" | awk '
+    /input contains a loop/ { if (l != "") print "include cycle: " l; l = ""; next }
+    /^tsort: / { sub(/^tsort: /, ""); l = (l == "" ? $0 : l " -> " $0) }
+    END { if (l != "") print "include cycle: " l }'
   failures=$((failures + 1))
 fi
 

@@ -44,7 +44,7 @@ expect 1 "back-edge: src/storage/s.hpp (storage) includes domain/d.hpp" "$t"
 t=$(tree cycle)
 printf '#include "protocol/q.hpp"\n' >"$t/protocol/p.cpp"
 printf '#include "protocol/p.hpp"\n' >"$t/protocol/q.hpp"
-expect 1 "include cycle between units" "$t"
+expect 1 "include cycle: protocol/[pq] -> protocol/[pq]" "$t"
 
 [ "$fail" -eq 0 ] && echo "check_layers_test: all cases pass"
 exit "$fail"
