@@ -1,6 +1,7 @@
 #include "actors/client_state.hpp"
 
-#include "domain/journal.hpp"
+#include "journal/codec.hpp"
+#include "journal/replay.hpp"
 
 #include "log.hpp"
 #include "protocol/modern.hpp"
@@ -240,7 +241,7 @@ client_state::to_events(std::vector<domain::change> changes) {
   // of that era takes a session over.
   const auto era = mode_.modern ? protocol::era::modern : protocol::era::legacy;
   for (const auto& c : changes)
-    out.push_back(domain::to_event(c, cfg_.principal, boot_id_, era));
+    out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era));
   return out;
 }
 
@@ -305,7 +306,7 @@ client_state::adopted
 client_state::adopt(const std::vector<storage::stored_session>& sessions) {
   std::vector<std::string> problems;
   adopted out;
-  out.ids = domain::replay(tracker_, sessions, *cfg_.clock, cfg_.local_zone,
+  out.ids = journal::replay(tracker_, sessions, *cfg_.clock, cfg_.local_zone,
                            problems);
   for (const auto& p : problems)
     TTM_LOG(error, "journal", "cannot recover " + p);

@@ -1,6 +1,6 @@
 #include "actors/journal.hpp"
 
-#include "domain/journal.hpp"
+#include "journal/recovery.hpp"
 #include "log.hpp"
 
 #include <caf/all.hpp>
@@ -114,7 +114,7 @@ void open_store(self_ptr self) {
   }
   std::vector<storage::stored_session> sessions;
   if (st.cfg.store) {
-    auto r = domain::recover(*st.cfg.store, st.cfg.limits, *st.cfg.clock);
+    auto r = journal::recover(*st.cfg.store, st.cfg.limits, *st.cfg.clock);
     if (!r.error.empty())
       TTM_LOG(error, "journal", r.error);
     auto live = std::count_if(r.sessions.begin(), r.sessions.end(),

@@ -1,7 +1,7 @@
 #include "actors/transport.hpp"
 
 #include "actors/client.hpp"
-#include "domain/journal.hpp"
+#include "journal/codec.hpp"
 #include "log.hpp"
 
 #include <caf/all.hpp>
@@ -208,7 +208,7 @@ void claim_recovered(self_ptr self, const std::string& key,
       continue;
     // A principal's route holds 2026-07-28 sessions; an MCP session holds
     // 2025 ones: the other era never gets them, as before the restart.
-    bool modern = domain::era_of(i->second) == protocol::era::modern;
+    bool modern = journal::era_of(i->second) == protocol::era::modern;
     if (modern != r.principal)
       continue;
     r.to_adopt.push_back(std::move(i->second));

@@ -1,7 +1,7 @@
 #include "protocol/json_rpc.hpp"
 
 #include "protocol/mcp.hpp"
-#include "protocol/modern.hpp"
+#include "protocol/meta.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>

@@ -6,40 +6,13 @@
 // by both transports, so stdio and HTTP judge a request the same way.
 
 #include "protocol/json_rpc.hpp"
+#include "protocol/meta.hpp"
 
-#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace ttm::protocol {
-
-/// The revisions served per request, through the `_meta` envelope.
-inline constexpr std::array<std::string_view, 1> modern_revisions{
-  "2026-07-28"};
-
-inline constexpr std::string_view modern_revision = "2026-07-28";
-
-/// Every revision served, newest first: `server/discover`'s
-/// `supportedVersions` and the `supported` list of -32022, kept identical.
-inline constexpr std::string_view all_revisions_json
-  = R"(["2026-07-28","2025-11-25","2025-06-18","2025-03-26"])";
-
-/// Reserved `_meta` keys.
-namespace meta_key {
-inline constexpr std::string_view protocol_version
-  = "io.modelcontextprotocol/protocolVersion";
-inline constexpr std::string_view client_capabilities
-  = "io.modelcontextprotocol/clientCapabilities";
-inline constexpr std::string_view client_info
-  = "io.modelcontextprotocol/clientInfo";
-inline constexpr std::string_view log_level
-  = "io.modelcontextprotocol/logLevel";
-inline constexpr std::string_view server_info
-  = "io.modelcontextprotocol/serverInfo";
-inline constexpr std::string_view subscription_id
-  = "io.modelcontextprotocol/subscriptionId";
-} // namespace meta_key
 
 bool is_modern_revision(std::string_view revision) noexcept;
 

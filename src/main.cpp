@@ -7,7 +7,6 @@
 #include "actors/transport.hpp"
 #include "config.hpp"
 #include "domain/clock.hpp"
-#include "domain/journal.hpp"
 #include "domain/zones.hpp"
 #include "edge/http.hpp"
 #include "edge/stdio.hpp"
@@ -151,10 +150,15 @@ actors::client_config make_client_config(const config& cfg,
   return client_cfg;
 }
 
-actors::supervisor_config make_supervisor_config(const config& cfg) {
+actors::supervisor_config make_supervisor_config(const config& cfg,
+                                                 bool http) {
   actors::supervisor_config sup_cfg;
   sup_cfg.max_clients = cfg.max_clients;
   sup_cfg.max_sessions = cfg.tracking.max_sessions;
+  // stdio's one MCP session lives as long as its connection; HTTP
+  // sessions end when idle.
+  if (http)
+    sup_cfg.mcp_idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
   return sup_cfg;
 }
 
@@ -263,12 +267,43 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
   return sys.spawn<caf::detached>(actors::journal_behavior, std::move(jc));
 }
 
-/// Starts the journal's work: open the store, hand `transport` what it
-/// recovers. Before any input is read, so it comes first in its mailbox.
-void open_journal(const actors::journal_actor& journal,
-                  const actors::transport_actor& transport) {
-  if (journal)
-    caf::anon_send(journal, actors::open_atom::value, transport);
+/// The actors both modes run; an edge feeds `transport`.
+struct graph {
+  actors::supervisor_actor supervisor;
+  actors::journal_actor journal; ///< invalid with --ephemeral
+  actors::transport_actor transport;
+};
+
+/// Spawns and wires the graph. `http`: many clients, idle MCP sessions end,
+/// and a recovered session waits for the first MCP session of its principal
+/// that names it; stdio: the one client adopts every recovered session.
+/// The journal is told to open (and recover, on its own thread, after its
+/// open_delay) before any input is read, so that comes first in its mailbox.
+graph spawn_graph(caf::actor_system& sys, const config& cfg,
+                  prepared_config& p, bool http) {
+  graph g;
+  g.supervisor = sys.spawn(actors::supervisor_behavior,
+                           make_supervisor_config(cfg, http));
+  g.journal = spawn_journal(sys, cfg, p);
+  g.transport = sys.spawn(
+    actors::transport_behavior,
+    actors::transport_config{p.client, g.supervisor, g.journal, !http});
+  if (g.journal)
+    caf::anon_send(g.journal, actors::open_atom::value, g.transport);
+  return g;
+}
+
+/// The end both modes share once their edge has stopped: the signal thread
+/// returns, then every actor is told to exit (~actor_system waits for them).
+void stop_graph(const graph& g, std::thread& signals,
+                std::atomic<bool>& exiting) {
+  exiting = true;
+  pthread_kill(signals.native_handle(), SIGUSR1);
+  signals.join();
+  caf::anon_send_exit(g.transport, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(g.supervisor, caf::exit_reason::user_shutdown);
+  if (g.journal)
+    caf::anon_send_exit(g.journal, caf::exit_reason::user_shutdown);
 }
 
 /// The cores this process may run on (its affinity mask, which taskset and
@@ -318,15 +353,8 @@ int run_stdio(const config& cfg) {
   std::atomic<bool> exiting{false};
   {
     caf::actor_system sys{sys_cfg};
-    auto supervisor = sys.spawn(actors::supervisor_behavior,
-                                make_supervisor_config(cfg));
-    auto journal = spawn_journal(sys, cfg, prepared);
-    // The one client adopts every recovered session.
-    auto transport = sys.spawn(
-      actors::transport_behavior,
-      actors::transport_config{client_cfg, supervisor, journal, true});
-    open_journal(journal, transport);
-    edge::stdio_edge stdio{transport,
+    auto g = spawn_graph(sys, cfg, prepared, false);
+    edge::stdio_edge stdio{g.transport,
                            {STDIN_FILENO, out_fd, cfg.max_line_bytes},
                            [&] {
                              closed.set("route closed");
@@ -349,13 +377,7 @@ int run_stdio(const config& cfg) {
       stdio.abandon_output();
       closed.wait_for(std::chrono::seconds{1});
     }
-    exiting = true;
-    pthread_kill(signals.native_handle(), SIGUSR1);
-    signals.join();
-    caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
-    if (journal)
-      caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+    stop_graph(g, signals, exiting);
   } // ~actor_system waits for every actor
   ::close(out_fd);
   return 0;
@@ -420,19 +442,8 @@ int run_http(const config& cfg) {
   std::unique_ptr<edge::http_edge> http;
   {
     caf::actor_system sys{sys_cfg};
-    auto sup_cfg = make_supervisor_config(cfg);
-    // stdio's one MCP session lives as long as its connection; HTTP
-    // sessions end when idle.
-    sup_cfg.mcp_idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
-    auto supervisor = sys.spawn(actors::supervisor_behavior, sup_cfg);
-    auto journal = spawn_journal(sys, cfg, prepared);
-    // A recovered session waits for the first MCP session of its principal
-    // that names it.
-    auto transport = sys.spawn(
-      actors::transport_behavior,
-      actors::transport_config{client_cfg, supervisor, journal, false});
-    open_journal(journal, transport);
-    http = std::make_unique<edge::http_edge>(transport, opts);
+    auto g = spawn_graph(sys, cfg, prepared, true);
+    http = std::make_unique<edge::http_edge>(g.transport, opts);
     auto signals = signal_thread(sigs, shutdown, exiting);
     try {
       http->start();
@@ -465,13 +476,7 @@ int run_http(const config& cfg) {
                                    + " s (--drain-timeout); closing them");
     }
     http->stop();
-    exiting = true;
-    pthread_kill(signals.native_handle(), SIGUSR1);
-    signals.join();
-    caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
-    if (journal)
-      caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+    stop_graph(g, signals, exiting);
   } // ~actor_system waits for every actor
   http.reset();
   return rc;

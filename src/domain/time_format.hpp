@@ -9,9 +9,6 @@
 
 namespace ttm::domain {
 
-/// "+05:45", "-03:00", "+00:00" (never "Z").
-std::string format_utc_offset(std::chrono::seconds offset);
-
 /// "2025-12-14T09:45:32.123-05:00": local time in `z` at `t`, milliseconds
 /// (truncated, not rounded), and the offset.
 std::string format_iso8601(wall_time t, const zone& z);

@@ -184,7 +184,7 @@ struct task_ended {
 };
 
 /// A change to a tracking session, as the journal records it: enough to
-/// redo it on a fresh tracker (see domain/journal.hpp).
+/// redo it on a fresh tracker (see journal/replay.hpp).
 struct change {
   enum kind_t {
     session_started,

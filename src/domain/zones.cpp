@@ -1,12 +1,12 @@
 #include "domain/zones.hpp"
 
-#include "domain/time_format.hpp"
-
 #include <date/tz.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -533,6 +533,21 @@ bool preload_tz_database() noexcept {
   } catch (...) {
     return false;
   }
+}
+
+std::string format_utc_offset(std::chrono::seconds offset) {
+  auto total = offset.count();
+  auto abs_total = std::llabs(static_cast<long long>(total));
+  char buf[32];
+  int n = std::snprintf(buf, sizeof buf, "%c%02lld:%02lld",
+                        total < 0 ? '-' : '+', abs_total / 3600,
+                        abs_total / 60 % 60);
+  // Local mean time before ~1900 has offsets with seconds (e.g. -04:56:02);
+  // keep them so that the offset matches the local time shown with it.
+  if (abs_total % 60 != 0)
+    std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ":%02lld",
+                  abs_total % 60);
+  return buf;
 }
 
 } // namespace ttm::domain

@@ -109,4 +109,8 @@ std::string tz_database_version();
 /// database cannot be loaded.
 bool preload_tz_database() noexcept;
 
+/// "+05:45", "-03:00", "+00:00" (never "Z"): also names a fixed-offset
+/// zone (see time_format.hpp for the rest of the formats).
+std::string format_utc_offset(std::chrono::seconds offset);
+
 } // namespace ttm::domain

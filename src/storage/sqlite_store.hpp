@@ -3,11 +3,11 @@
 // The embedded backend: one SQLite file, <dir>/journal.sqlite3, in WAL mode,
 // held by one server at a time through an flock on <dir>/lock.
 
+#include "storage/dir_lock.hpp"
 #include "storage/store.hpp"
 
 #include <chrono>
 #include <string>
-#include <utility>
 
 namespace ttm::storage {
 
@@ -28,36 +28,11 @@ struct sqlite_options {
   std::chrono::milliseconds lock_wait{0};
 };
 
-/// A server's exclusive hold on its data directory (an flock on
-/// <dir>/lock, which the kernel drops when the process dies). Move-only.
-class dir_lock {
-public:
-  dir_lock() = default;
-  dir_lock(int fd, std::string dir) : fd_(fd), dir_(std::move(dir)) {
-  }
-  dir_lock(dir_lock&& other) noexcept;
-  dir_lock& operator=(dir_lock&& other) noexcept;
-  dir_lock(const dir_lock&) = delete;
-  dir_lock& operator=(const dir_lock&) = delete;
-  ~dir_lock();
-
-  /// The directory, absolute and normalized.
-  const std::string& dir() const noexcept {
-    return dir_;
-  }
-
-  /// Gives up ownership of the descriptor.
-  int release() noexcept;
-
-private:
-  int fd_ = -1;
-  std::string dir_;
-};
-
 /// Creates `opts.dir` (0700, parents too) if missing and locks it, waiting
-/// up to `opts.lock_wait` for another server to let go. Cheap: no SQLite.
-/// Errors: locked (the message names the holder's pid), read_only, io.
-result<dir_lock> lock_data_dir(const sqlite_options& opts);
+/// up to `opts.lock_wait` for another server to let go (see dir_lock.hpp).
+inline result<dir_lock> lock_data_dir(const sqlite_options& opts) {
+  return lock_data_dir(opts.dir, opts.lock_wait);
+}
 
 /// Opens or creates the journal in the directory `lock` holds, migrates its
 /// schema and starts a new epoch. Errors: newer_schema and corrupt (the

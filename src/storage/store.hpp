@@ -6,7 +6,8 @@
 // why every session row carries an owner epoch (see `store`).
 //
 // Storage knows sessions and events, not the tracking model: an event's
-// payload is opaque JSON text written and read by domain/journal_codec.
+// payload is opaque JSON text, written and read by the journal layer above
+// both storage and the domain (src/journal/codec.hpp).
 
 #include <cstddef>
 #include <cstdint>

@@ -6,7 +6,9 @@
 
 #include "actor_fixture.hpp"
 #include "actors/journal.hpp"
-#include "domain/journal.hpp"
+#include "journal/codec.hpp"
+#include "journal/recovery.hpp"
+#include "journal/replay.hpp"
 #include "storage/sqlite_store.hpp"
 #include "test_client_state.hpp"
 #include "tools/session_common.hpp"
@@ -75,7 +77,7 @@ struct tracking_fixture {
     s.principal = "local";
     for (const auto& c : tr.take_changes())
       if (c.session_id == id)
-        s.events.push_back(domain::to_event(c, "local", clock->boot_id()));
+        s.events.push_back(journal::to_event(c, "local", clock->boot_id()));
     tr.commit();
     REQUIRE_FALSE(s.events.empty());
     s.started_wall_ns = s.events.front().at.wall_ns;
@@ -182,7 +184,7 @@ TEST_CASE("journal: replay in the same boot rebuilds the session exactly") {
 
   domain::tracker fresh{domain::tracking_limits{}};
   std::vector<std::string> problems;
-  auto ids = domain::replay(fresh, {saved}, *f.clock, "UTC", problems);
+  auto ids = journal::replay(fresh, {saved}, *f.clock, "UTC", problems);
   CHECK(problems.empty());
   REQUIRE(ids == std::vector<std::string>{"s1"});
   const auto* back = fresh.find("s1");
@@ -239,7 +241,7 @@ TEST_CASE("journal: across a reboot, spans of one boot stay monotonic and "
 
   domain::tracker fresh{domain::tracking_limits{}};
   std::vector<std::string> problems;
-  domain::replay(fresh, {saved}, *f.clock, "UTC", problems);
+  journal::replay(fresh, {saved}, *f.clock, "UTC", problems);
   CHECK(problems.empty());
   const auto* back = fresh.find("s1");
   REQUIRE(back != nullptr);
@@ -282,7 +284,7 @@ TEST_CASE("journal: a session whose events cannot be read is skipped") {
   no_start.events.front().kind = storage::event_kind::task_started;
   domain::tracker fresh{domain::tracking_limits{}};
   std::vector<std::string> problems;
-  auto ids = domain::replay(fresh, {bad, good, no_start}, *f.clock, "UTC",
+  auto ids = journal::replay(fresh, {bad, good, no_start}, *f.clock, "UTC",
                             problems);
   CHECK(ids == std::vector<std::string>{"good"});
   CHECK(problems.size() == 2);
@@ -307,7 +309,7 @@ TEST_CASE("journal: sessions past their limits at start-up expire there") {
   for (auto& e : idle.events)
     e.at.wall_ns -= h(5);
   std::vector<storage::stored_session> all{fresh, idle, old};
-  auto events = domain::expire_recovered(all, domain::tracking_limits{},
+  auto events = journal::expire_recovered(all, domain::tracking_limits{},
                                          *f.clock);
   // All kept, so that their owner learns SESSION_EXPIRED.
   REQUIRE(all.size() == 3);
@@ -318,7 +320,7 @@ TEST_CASE("journal: sessions past their limits at start-up expire there") {
   CHECK(all[2].state == storage::session_state::expired);
   domain::tracker fresh_tracker{domain::tracking_limits{}};
   std::vector<std::string> problems;
-  auto ids = domain::replay(fresh_tracker, all, *f.clock, "UTC", problems);
+  auto ids = journal::replay(fresh_tracker, all, *f.clock, "UTC", problems);
   CHECK(ids == std::vector<std::string>{"fresh"});
   CHECK(problems.empty());
   auto& live = *fresh_tracker.find("fresh");
@@ -488,7 +490,7 @@ TEST_CASE("journal: the journal actor stores appends, several per "
     c.at = domain::now_of(*clock);
     c.session.milestone_id = "M-" + id;
     c.zone_name = "UTC";
-    return domain::to_event(c, "local", clock->boot_id());
+    return journal::to_event(c, "local", clock->boot_id());
   };
 
   auto append_three = [&](actors::journal_actor journal) {
@@ -602,7 +604,7 @@ std::string seed_journal(const std::filesystem::path& dir,
   c.session.milestone_id = "M-seed";
   c.session.task_ids = {"a", "b"};
   c.zone_name = "UTC";
-  auto r = store.append({domain::to_event(c, principal, clock.boot_id(),
+  auto r = store.append({journal::to_event(c, principal, clock.boot_id(),
                                           era)});
   REQUIRE(std::holds_alternative<storage::ok>(r));
   return c.session_id;

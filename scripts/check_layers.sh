@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Checks the #include "..." lines of the server's sources against the layers
+# (docs/architecture.md), lowest first:
+#   protocol, log  <  domain, tools, storage  <  journal  <  mcp  <  actors
+#   <  edge, config, main
+# A file may include its own layer and any lower one; of two layers on one
+# level only tools -> domain, edge -> config and main -> edge/config are
+# allowed (storage stays testable alone, domain knows no storage). Also
+# fails on an include cycle between units (x.hpp and x.cpp are one unit).
+# Folders that do not exist (yet) are skipped. Usage: check_layers.sh [ROOT]
+set -u
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root" || exit 2
+
+layer_of() {
+  case $1 in
+    protocol/*) echo protocol ;;
+    src/log.*) echo log ;;
+    src/domain/*) echo domain ;;
+    src/tools/*) echo tools ;;
+    src/storage/*) echo storage ;;
+    src/journal/*) echo journal ;;
+    src/mcp/*) echo mcp ;;
+    actors/*) echo actors ;;
+    src/edge/*) echo edge ;;
+    src/config.*) echo config ;;
+    src/main.cpp | src/wiring.*) echo main ;;
+    *) echo unknown ;;
+  esac
+}
+
+rank_of() {
+  case $1 in
+    protocol | log) echo 0 ;;
+    domain | tools | storage) echo 1 ;;
+    journal) echo 2 ;;
+    mcp) echo 3 ;;
+    actors) echo 4 ;;
+    edge | config | main) echo 5 ;;
+    *) echo 99 ;;
+  esac
+}
+
+# Same level, different layer: allowed only for these.
+peer_allowed() {
+  case "$1>$2" in
+    "tools>domain" | "edge>config" | "main>edge" | "main>config") return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+dirs=()
+for d in protocol actors src; do
+  [ -d "$d" ] && dirs+=("$d")
+done
+
+failures=0
+files=0
+includes=0
+edges=$(mktemp)
+trap 'rm -f "$edges"' EXIT
+
+while IFS= read -r file; do
+  files=$((files + 1))
+  from=$(layer_of "$file")
+  if [ "$from" = unknown ]; then
+    echo "unplaced: $file belongs to no layer (add it to scripts/check_layers.sh)"
+    failures=$((failures + 1))
+    continue
+  fi
+  from_rank=$(rank_of "$from")
+  while IFS= read -r inc; do
+    case $inc in
+      protocol/* | actors/*) target=$inc ;;
+      *) target=src/$inc ;;
+    esac
+    [ -f "$target" ] || continue # not ours (or a test helper)
+    includes=$((includes + 1))
+    to=$(layer_of "$target")
+    to_rank=$(rank_of "$to")
+    if [ "$from" != "$to" ]; then
+      if [ "$to_rank" -gt "$from_rank" ] \
+         || { [ "$to_rank" -eq "$from_rank" ] && ! peer_allowed "$from" "$to"; }; then
+        echo "back-edge: $file ($from) includes $inc ($to)"
+        failures=$((failures + 1))
+      fi
+    fi
+    a=${file%.*}
+    b=${target%.*}
+    [ "$a" != "$b" ] && echo "$a $b" >>"$edges"
+  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+done < <(find "${dirs[@]}" -type f \( -name '*.hpp' -o -name '*.cpp' \) | sort)
+
+# tsort names the units of every loop it meets on stderr.
+if ! loops=$(sort -u "$edges" | tsort 2>&1 >/dev/null); then
+  # One line per loop: "a -> b -> ...".
+  echo "$loops" | awk '
+    /input contains a loop/ { if (l != "") print "include cycle: " l; l = ""; next }
+    /^tsort: / { sub(/^tsort: /, ""); l = (l == "" ? $0 : l " -> " $0) }
+    END { if (l != "") print "include cycle: " l }'
+  failures=$((failures + 1))
+fi
+
+if [ "$failures" -gt 0 ]; then
+  echo "check_layers: $failures problem(s) in $files files"
+  exit 1
+fi
+echo "check_layers: $files files, $includes includes of ours: no back-edges, no cycles"

@@ -1,0 +1,222 @@
+#include "journal/codec.hpp"
+
+#include "domain/clock.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <optional>
+#include <vector>
+
+namespace ttm::journal {
+
+namespace {
+
+using domain::change;
+using writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void write_string(writer& w, const std::string& s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void write_opt(writer& w, const char* key, const std::optional<std::string>& v) {
+  if (!v)
+    return;
+  w.Key(key);
+  write_string(w, *v);
+}
+
+void write_map(writer& w, const char* key, const domain::string_map& m) {
+  w.Key(key);
+  w.StartObject();
+  for (const auto& [k, v] : m) {
+    w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+    write_string(w, v);
+  }
+  w.EndObject();
+}
+
+void write_list(writer& w, const char* key, const std::vector<std::string>& l) {
+  w.Key(key);
+  w.StartArray();
+  for (const auto& x : l)
+    write_string(w, x);
+  w.EndArray();
+}
+
+std::string payload_of(const change& c, protocol::era era) {
+  rapidjson::StringBuffer buf;
+  writer w{buf};
+  w.StartObject();
+  switch (c.kind) {
+    case change::session_started:
+      w.Key("era");
+      write_string(w, std::string{protocol::to_string(era)});
+      w.Key("milestone_id");
+      write_string(w, c.session.milestone_id);
+      write_opt(w, "milestone_name", c.session.milestone_name);
+      write_list(w, "task_ids", c.session.task_ids);
+      write_map(w, "metadata", c.session.metadata);
+      write_list(w, "tags", c.session.tags);
+      w.Key("timezone");
+      write_string(w, c.zone_name);
+      break;
+    case change::task_started:
+      write_opt(w, "task_name", c.task.task_name);
+      write_opt(w, "external_task_id", c.task.external_task_id);
+      write_opt(w, "work_item_id", c.task.work_item_id);
+      write_map(w, "metadata", c.task.metadata);
+      break;
+    case change::task_ended:
+      w.Key("status");
+      w.String(to_string(c.status));
+      write_map(w, "metadata", c.metadata);
+      break;
+    case change::session_ended:
+      break;
+    case change::session_expired:
+      w.Key("reason");
+      write_string(w, c.reason);
+      break;
+  }
+  w.EndObject();
+  return buf.GetString();
+}
+
+storage::event_kind kind_of(change::kind_t k) {
+  switch (k) {
+    case change::session_started:
+      return storage::event_kind::session_started;
+    case change::task_started:
+      return storage::event_kind::task_started;
+    case change::task_ended:
+      return storage::event_kind::task_ended;
+    case change::session_ended:
+      return storage::event_kind::session_ended;
+    case change::session_expired:
+      break;
+  }
+  return storage::event_kind::session_expired;
+}
+
+// -- reading payloads back
+
+std::string get_string(const rapidjson::Value& o, const char* key) {
+  auto i = o.FindMember(key);
+  if (i == o.MemberEnd() || !i->value.IsString())
+    throw bad_event{std::string{"payload lacks the string '"} + key + "'"};
+  return {i->value.GetString(), i->value.GetStringLength()};
+}
+
+std::optional<std::string> get_opt(const rapidjson::Value& o, const char* key) {
+  if (!o.HasMember(key))
+    return std::nullopt;
+  return get_string(o, key);
+}
+
+domain::string_map get_map(const rapidjson::Value& o, const char* key) {
+  domain::string_map out;
+  auto i = o.FindMember(key);
+  if (i == o.MemberEnd())
+    return out;
+  if (!i->value.IsObject())
+    throw bad_event{std::string{"'"} + key + "' is not an object"};
+  for (const auto& m : i->value.GetObject()) {
+    if (!m.value.IsString())
+      throw bad_event{std::string{"'"} + key + "' holds a non-string"};
+    out.emplace_back(std::string{m.name.GetString(), m.name.GetStringLength()},
+                     std::string{m.value.GetString(),
+                                 m.value.GetStringLength()});
+  }
+  return out;
+}
+
+std::vector<std::string> get_list(const rapidjson::Value& o, const char* key) {
+  std::vector<std::string> out;
+  auto i = o.FindMember(key);
+  if (i == o.MemberEnd())
+    return out;
+  if (!i->value.IsArray())
+    throw bad_event{std::string{"'"} + key + "' is not an array"};
+  for (const auto& v : i->value.GetArray()) {
+    if (!v.IsString())
+      throw bad_event{std::string{"'"} + key + "' holds a non-string"};
+    out.emplace_back(v.GetString(), v.GetStringLength());
+  }
+  return out;
+}
+
+} // namespace
+
+storage::event to_event(const change& c, const std::string& principal,
+                        const std::string& boot_id, protocol::era era) {
+  storage::event e;
+  e.kind = kind_of(c.kind);
+  e.session_id = c.session_id;
+  e.principal = principal;
+  if (c.kind == change::task_started)
+    e.task_id = c.task.task_id;
+  else if (c.kind == change::task_ended)
+    e.task_id = c.task_id;
+  e.at.wall_ns = domain::to_ns(c.at.wall);
+  e.at.mono_ns = domain::to_ns(c.at.mono);
+  e.at.boot_id = boot_id;
+  e.payload = payload_of(c, era);
+  return e;
+}
+
+protocol::era era_of(const storage::stored_session& s) {
+  if (s.events.empty())
+    return protocol::era::legacy;
+  rapidjson::Document d;
+  d.Parse(s.events.front().payload.c_str());
+  if (d.IsObject())
+    if (auto i = d.FindMember("era");
+        i != d.MemberEnd() && i->value.IsString())
+      if (auto e = protocol::parse_era(i->value.GetString()))
+        return *e;
+  return protocol::era::legacy;
+}
+
+payload::payload(const std::string& json) {
+  doc_.Parse(json.data(), json.size());
+  if (doc_.HasParseError() || !doc_.IsObject())
+    throw bad_event{"payload is not a JSON object"};
+}
+
+domain::session_request payload::session_request() const {
+  domain::session_request req;
+  req.milestone_id = get_string(doc_, "milestone_id");
+  req.milestone_name = get_opt(doc_, "milestone_name");
+  req.task_ids = get_list(doc_, "task_ids");
+  req.metadata = get_map(doc_, "metadata");
+  req.tags = get_list(doc_, "tags");
+  return req;
+}
+
+std::string payload::zone_name() const {
+  return get_string(doc_, "timezone");
+}
+
+domain::task_start_request
+payload::task_request(const std::string& task_id) const {
+  domain::task_start_request req;
+  req.task_id = task_id;
+  req.task_name = get_opt(doc_, "task_name");
+  req.external_task_id = get_opt(doc_, "external_task_id");
+  req.work_item_id = get_opt(doc_, "work_item_id");
+  req.metadata = get_map(doc_, "metadata");
+  return req;
+}
+
+domain::run_status payload::status() const {
+  return get_string(doc_, "status") == "skipped"
+           ? domain::run_status::skipped
+           : domain::run_status::completed;
+}
+
+domain::string_map payload::metadata() const {
+  return get_map(doc_, "metadata");
+}
+
+} // namespace ttm::journal

@@ -1,0 +1,56 @@
+#pragma once
+
+// Between the tracking model and storage, both ways: a tracker's change
+// becomes a journal event (its payload JSON), and a stored event's payload
+// is read back into the requests that made it (see replay.hpp). Storage
+// only carries the payload text; the domain never sees it.
+
+#include "domain/tracking.hpp"
+#include "protocol/era.hpp"
+#include "storage/store.hpp"
+
+#include <rapidjson/document.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace ttm::journal {
+
+/// The event for `c`, stamped with both clocks and `boot_id`. A
+/// session_started event records `era` too: after a restart only a client
+/// of the same protocol era may take it over.
+storage::event to_event(const domain::change& c, const std::string& principal,
+                        const std::string& boot_id,
+                        protocol::era era = protocol::era::legacy);
+
+/// The era a stored session was started in (see to_event).
+protocol::era era_of(const storage::stored_session& s);
+
+/// A stored payload that cannot be read back: replay skips its session.
+struct bad_event : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// One event's payload, parsed; each getter throws bad_event when a field it
+/// needs is missing or of the wrong type.
+class payload {
+public:
+  /// Throws bad_event unless `json` is a JSON object.
+  explicit payload(const std::string& json);
+
+  /// session_started: the request, then the zone it was made in.
+  domain::session_request session_request() const;
+  std::string zone_name() const;
+
+  /// task_started, for the event's task.
+  domain::task_start_request task_request(const std::string& task_id) const;
+
+  /// task_ended: how the run ended and its completion metadata.
+  domain::run_status status() const;
+  domain::string_map metadata() const;
+
+private:
+  rapidjson::Document doc_;
+};
+
+} // namespace ttm::journal

@@ -1,0 +1,142 @@
+#include "storage/dir_lock.hpp"
+
+#include "storage/sys_util.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+namespace ttm::storage {
+
+namespace {
+
+namespace fs = std::filesystem;
+using detail::errno_error;
+using detail::unique_fd;
+
+/// mkdir -p with 0700 for every directory it creates.
+std::optional<error> make_dirs(const fs::path& dir) {
+  fs::path prefix;
+  for (const auto& part : dir) {
+    prefix /= part;
+    if (part.empty() || part == prefix.root_path())
+      continue;
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST)
+      return errno_error(errno, "cannot create the data directory",
+                         prefix.string());
+  }
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0)
+    return errno_error(errno, "cannot use the data directory", dir.string());
+  if (!S_ISDIR(st.st_mode))
+    return error{error_kind::io, "the data directory " + dir.string()
+                                   + " is not a directory"};
+  return std::nullopt;
+}
+
+/// The pid the current holder wrote into the lock file, or "unknown".
+std::string holder_pid(int fd) {
+  char buf[32] = {};
+  auto n = ::pread(fd, buf, sizeof buf - 1, 0);
+  std::string pid;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i)
+    pid += buf[i];
+  return pid.empty() ? "unknown" : pid;
+}
+
+/// The exclusive flock on <dir>/lock, held for the store's lifetime: the
+/// kernel drops it when the process dies, however it dies. Tried for up to
+/// `wait`: a client that restarts its server (or probes it with a process
+/// of its own first) gets the directory once the previous one exited.
+result<unique_fd> lock_dir(const fs::path& dir,
+                           std::chrono::milliseconds wait) {
+  auto path = dir / "lock";
+  unique_fd fd{::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)};
+  if (fd.get() < 0)
+    return errno_error(errno, "cannot create the lock file", path.string());
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  int rc = 0;
+  for (;;) {
+    rc = ::flock(fd.get(), LOCK_EX | LOCK_NB);
+    if (rc == 0)
+      break;
+    if (errno == EINTR)
+      continue;
+    if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline)
+      break; // errno still says why
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  if (rc != 0) {
+    if (errno != EWOULDBLOCK)
+      return errno_error(errno, "cannot lock", path.string());
+    return error{error_kind::locked,
+                 "another time-tracker-mcp (pid " + holder_pid(fd.get())
+                   + ") is using the data directory " + dir.string()
+                   + "; stop it, or start this one with --data-dir DIR or"
+                     " --ephemeral"};
+  }
+  // For the message above in the next server; the lock works without it.
+  auto pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd.get(), 0) != 0
+      || ::pwrite(fd.get(), pid.data(), pid.size(), 0)
+           != static_cast<ssize_t>(pid.size()))
+    return errno_error(errno, "cannot write the lock file", path.string());
+  return fd;
+}
+
+result<dir_lock> lock_impl(const std::string& data_dir,
+                           std::chrono::milliseconds wait) {
+  if (data_dir.empty())
+    return error{error_kind::io, "no data directory given for the journal"};
+  std::error_code ec;
+  auto dir = fs::absolute(data_dir, ec).lexically_normal();
+  if (ec)
+    return error{error_kind::io, "cannot use the data directory " + data_dir
+                                   + ": " + ec.message()};
+  if (!dir.has_filename() && dir.has_parent_path() && dir != dir.root_path())
+    dir = dir.parent_path(); // "/x/" -> "/x"
+  if (auto err = make_dirs(dir))
+    return std::move(*err);
+  if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
+    return errno_error(errno, "cannot write to the data directory",
+                       dir.string());
+  auto lock = lock_dir(dir, wait);
+  if (auto err = std::get_if<error>(&lock))
+    return std::move(*err);
+  return dir_lock{std::get<unique_fd>(lock).release(), dir.string()};
+}
+
+} // namespace
+
+dir_lock::dir_lock(dir_lock&& other) noexcept
+  : fd_(std::exchange(other.fd_, -1)), dir_(std::move(other.dir_)) {
+}
+
+dir_lock& dir_lock::operator=(dir_lock&& other) noexcept {
+  std::swap(fd_, other.fd_);
+  std::swap(dir_, other.dir_);
+  return *this;
+}
+
+dir_lock::~dir_lock() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+int dir_lock::release() noexcept {
+  return std::exchange(fd_, -1);
+}
+
+result<dir_lock> lock_data_dir(const std::string& dir,
+                               std::chrono::milliseconds wait) {
+  return detail::guarded("cannot lock the data directory", dir,
+                         [&] { return lock_impl(dir, wait); });
+}
+
+} // namespace ttm::storage

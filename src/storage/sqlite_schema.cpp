@@ -1,0 +1,173 @@
+#include "storage/sqlite_schema.hpp"
+
+#include "storage/sqlite_util.hpp"
+
+#include <iterator>
+
+namespace ttm::storage::detail {
+
+namespace {
+
+constexpr int current_schema = 1;
+
+/// "TTMJ": tells our journal from any other SQLite file at the same name.
+constexpr int journal_application_id = 0x54544d4a;
+
+/// migrations[v] turns schema v - 1 into schema v, in one transaction with
+/// the `user_version` bump. Append, never edit: files in the field ran them.
+/// A new event kind or session state needs a step too (even an empty one),
+/// so that an older server refuses a file it could not read.
+constexpr const char* migrations[] = {
+  nullptr, // 0: an empty file
+  // 1: sessions, their events, and the epoch counter.
+  R"sql(
+    PRAGMA application_id = 1414810954;
+    CREATE TABLE meta (
+      key   TEXT PRIMARY KEY,
+      value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO meta (key, value) VALUES ('epoch', '0');
+    CREATE TABLE sessions (
+      sid             INTEGER PRIMARY KEY,
+      session_id      TEXT NOT NULL UNIQUE,
+      principal       TEXT NOT NULL,
+      milestone_id    TEXT NOT NULL,
+      state           TEXT NOT NULL
+                      CHECK (state IN ('open', 'ended', 'expired')),
+      epoch           INTEGER NOT NULL,
+      started_wall_ns INTEGER NOT NULL,
+      closed_wall_ns  INTEGER,
+      CHECK ((state = 'open') = (closed_wall_ns IS NULL))
+    );
+    CREATE INDEX sessions_by_state_closed ON sessions (state, closed_wall_ns);
+    CREATE INDEX sessions_by_started ON sessions (started_wall_ns);
+    CREATE TABLE events (
+      seq        INTEGER PRIMARY KEY,
+      sid        INTEGER NOT NULL
+                 REFERENCES sessions (sid) ON DELETE CASCADE,
+      kind       TEXT NOT NULL,
+      task_id    TEXT,
+      wall_ns    INTEGER NOT NULL,
+      mono_ns    INTEGER NOT NULL,
+      boot_id    TEXT NOT NULL,
+      epoch      INTEGER NOT NULL,
+      payload    TEXT NOT NULL CHECK (json_valid(payload))
+    );
+    -- Keyed by the session's row number, not its random UUID: the sessions
+    -- written to now are recent, so one commit touches few index pages.
+    CREATE INDEX events_by_session ON events (sid, seq);
+  )sql",
+};
+
+static_assert(std::size(migrations) == current_schema + 1);
+static_assert(0x54544d4a == 1414810954);
+
+} // namespace
+
+std::optional<error> check_before_writing(sqlite3* db, const std::string& path,
+                                          std::int64_t& version) {
+  auto corrupt = [&](const std::string& why) {
+    return error{error_kind::corrupt,
+                 "the journal " + path + " " + why
+                   + "; it was not modified: move it aside (with any -wal"
+                     " and -shm files next to it) to start a new journal"};
+  };
+  auto failed = [&](int rc) -> error {
+    if (kind_of(rc, sqlite3_system_errno(db)) == error_kind::corrupt)
+      return corrupt(std::string{"is damaged ("} + sqlite3_errmsg(db) + ")");
+    return sqlite_error(db, rc, "cannot read the journal", path);
+  };
+  // The first read: a file that is not a database fails here.
+  if (auto rc = query_int(db, "PRAGMA user_version", version))
+    return failed(rc);
+  if (version > current_schema)
+    return error{error_kind::newer_schema,
+                 "the journal " + path + " has schema version "
+                   + std::to_string(version)
+                   + ", newer than this time-tracker-mcp supports ("
+                   + std::to_string(current_schema)
+                   + "); it was not modified: run a newer time-tracker-mcp,"
+                     " or start this one with --data-dir DIR or"
+                     " --ephemeral"};
+  std::int64_t app_id = 0;
+  if (auto rc = query_int(db, "PRAGMA application_id", app_id))
+    return failed(rc);
+  std::int64_t tables = 0;
+  if (auto rc = query_int(db, "SELECT count(*) FROM sqlite_schema", tables))
+    return failed(rc);
+  if ((version > 0 && app_id != journal_application_id)
+      || (version == 0 && tables > 0))
+    return corrupt("is a SQLite database of another application");
+  sqlite3_stmt* raw = nullptr;
+  auto rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &raw, nullptr);
+  stmt_ptr check{raw};
+  if (rc != SQLITE_OK)
+    return failed(rc);
+  if ((rc = sqlite3_step(raw)) != SQLITE_ROW)
+    return failed(rc);
+  auto* first = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+  std::string verdict = first ? first : "";
+  if (verdict != "ok")
+    return corrupt("failed its integrity check (" + verdict + ")");
+  return std::nullopt;
+}
+
+std::optional<error> migrate(sqlite3* db, const std::string& path,
+                             std::int64_t version) {
+  for (auto v = version + 1; v <= current_schema; ++v) {
+    rollback_guard guard{db};
+    auto bump = "PRAGMA user_version = " + std::to_string(v);
+    int rc = exec(db, "BEGIN IMMEDIATE");
+    if (rc == SQLITE_OK)
+      rc = exec(db, migrations[v]);
+    if (rc == SQLITE_OK)
+      rc = exec(db, bump.c_str());
+    if (rc == SQLITE_OK)
+      rc = exec(db, "COMMIT");
+    if (rc != SQLITE_OK)
+      return sqlite_error(db, rc,
+                          "cannot migrate to schema version "
+                            + std::to_string(v) + " the journal",
+                          path);
+  }
+  return std::nullopt;
+}
+
+result<std::int64_t> next_epoch(sqlite3* db, const std::string& path,
+                                const std::string& instance) {
+  static const std::string what = "cannot start a new epoch in the journal";
+  rollback_guard guard{db};
+  std::int64_t last = 0;
+  int rc = exec(db, "BEGIN IMMEDIATE");
+  if (rc == SQLITE_OK)
+    rc = query_int(db,
+                   "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'epoch'",
+                   last);
+  if (rc != SQLITE_OK)
+    return sqlite_error(db, rc, what, path);
+  sqlite3_stmt* raw = nullptr;
+  rc = sqlite3_prepare_v2(db,
+                          "INSERT INTO meta (key, value) VALUES"
+                          " ('epoch', ?1), ('created_by', ?2),"
+                          " ('opened_by', ?2)"
+                          " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+                          " WHERE key <> 'created_by'",
+                          -1, &raw, nullptr);
+  stmt_ptr s{raw};
+  if (rc != SQLITE_OK)
+    return sqlite_error(db, rc, what, path);
+  auto epoch = last + 1;
+  auto text = std::to_string(epoch);
+  sqlite3_bind_text(raw, 1, text.data(), static_cast<int>(text.size()),
+                    SQLITE_STATIC);
+  sqlite3_bind_text(raw, 2, instance.data(),
+                    static_cast<int>(instance.size()), SQLITE_STATIC);
+  if ((rc = sqlite3_step(raw)) != SQLITE_DONE)
+    return sqlite_error(db, rc, what, path);
+  s.reset();
+  if ((rc = exec(db, "COMMIT")) != SQLITE_OK)
+    return sqlite_error(db, rc, what, path);
+  return epoch;
+}
+
+} // namespace ttm::storage::detail

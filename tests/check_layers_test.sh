@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# scripts/check_layers.sh on small made-up trees: it passes a clean one and
+# fails, naming the culprit, on a back-edge, a forbidden peer and a cycle.
+set -u
+check=${1:?usage: check_layers_test.sh path/to/check_layers.sh}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+tree() { # tree NAME: a clean tree (no src/mcp: absent folders are fine)
+  local t=$tmp/$1
+  mkdir -p "$t/protocol" "$t/src/domain" "$t/src/storage" "$t/src/journal" \
+           "$t/src/tools" "$t/actors"
+  echo '#pragma once' >"$t/protocol/p.hpp"
+  printf '#include "protocol/p.hpp"\n' >"$t/src/domain/d.hpp"
+  printf '#include "domain/d.hpp"\n' >"$t/src/tools/t.hpp"
+  printf '#include "protocol/p.hpp"\n' >"$t/src/storage/s.hpp"
+  printf '#include "domain/d.hpp"\n#include "storage/s.hpp"\n' \
+    >"$t/src/journal/j.hpp"
+  printf '#include "journal/j.hpp"\n#include "tools/t.hpp"\n' \
+    >"$t/actors/a.hpp"
+  echo "$t"
+}
+
+expect() { # expect RC PATTERN DIR
+  local out rc
+  out=$(bash "$check" "$3" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$1" ] || ! grep -q -- "$2" <<<"$out"; then
+    echo "FAIL: wanted rc $1 and '$2' for $3, got rc $rc:"
+    echo "$out"
+    fail=1
+  fi
+}
+
+expect 0 "no back-edges, no cycles" "$(tree clean)"
+
+t=$(tree back); printf '#include "actors/a.hpp"\n' >>"$t/src/domain/d.hpp"
+expect 1 "back-edge: src/domain/d.hpp (domain) includes actors/a.hpp" "$t"
+
+t=$(tree peer); printf '#include "domain/d.hpp"\n' >>"$t/src/storage/s.hpp"
+expect 1 "back-edge: src/storage/s.hpp (storage) includes domain/d.hpp" "$t"
+
+t=$(tree cycle)
+printf '#include "protocol/q.hpp"\n' >"$t/protocol/p.cpp"
+printf '#include "protocol/p.hpp"\n' >"$t/protocol/q.hpp"
+expect 1 "include cycle: protocol/[pq] -> protocol/[pq]" "$t"
+
+[ "$fail" -eq 0 ] && echo "check_layers_test: all cases pass"
+exit "$fail"
