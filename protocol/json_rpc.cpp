@@ -89,6 +89,47 @@ std::pair<int, std::string> prescan(std::string_view text) {
   return {0, {}};
 }
 
+/// The keys of a top-level JSON object, read without parsing what they hold
+/// (for a message too deep to parse): whether it names a method, an id, a
+/// result or an error. Contents at any depth below 1 are skipped.
+struct top_level_keys {
+  bool object = false;
+  bool method = false, id = false, result = false, error = false;
+};
+
+top_level_keys scan_top_level_keys(std::string_view text) {
+  top_level_keys k;
+  std::size_t i = text.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos || text[i] != '{')
+    return k;
+  k.object = true;
+  int depth = 0;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0)
+        break;
+    } else if (c == '"') {
+      std::size_t start = ++i;
+      while (i < text.size() && text[i] != '"')
+        i += text[i] == '\\' ? 2 : 1;
+      if (depth != 1 || i >= text.size())
+        continue;
+      auto name = text.substr(start, i - start);
+      std::size_t next = text.find_first_not_of(" \t\r\n", i + 1);
+      if (next == std::string_view::npos || text[next] != ':')
+        continue; // a value, not a key
+      k.method |= name == "method";
+      k.id |= name == "id";
+      k.result |= name == "result";
+      k.error |= name == "error";
+    }
+  }
+  return k;
+}
+
 std::string to_json(const rapidjson::Value& v) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> writer{buf};
@@ -236,6 +277,21 @@ message decode_one(const rapidjson::Value& v) {
 frame decode(std::string_view text) {
   frame result;
   if (auto [code, text_error] = prescan(text); code != 0) {
+    // Too deep to parse, but recognisably a notification or a response:
+    // those are never answered (the sender reads no reply), only logged.
+    if (code == invalid_request) {
+      auto k = scan_top_level_keys(text);
+      bool notification = k.object && k.method && !k.id;
+      bool response = k.object && !k.method && (k.result || k.error);
+      if (notification || response) {
+        message msg;
+        msg.kind = notification ? message::malformed_notification
+                                : message::response;
+        msg.error_message = std::move(text_error);
+        result.messages.push_back(std::move(msg));
+        return result;
+      }
+    }
     result.error_code = code;
     result.error_message = std::move(text_error);
     return result;

@@ -195,6 +195,27 @@ describe('methods and notifications', () => {
     await server.assertPingWorks();
   });
 
+  // Nested deeper than the 128 levels the server parses: still never
+  // answered when the top level says notification or response.
+  const deep = (n) => '{"a":'.repeat(n) + '{}' + '}'.repeat(n);
+  serverTest('a notification nested deeper than 128 levels gets no reply', {}, async (server) => {
+    await server.sendLine(`{"jsonrpc":"2.0","method":"notifications/x","params":${deep(200)}}`);
+    await server.expectNoReply('deep notification');
+    await server.assertPingWorks();
+  });
+
+  serverTest('a response nested deeper than 128 levels gets no reply', {}, async (server) => {
+    await server.sendLine(`{"jsonrpc":"2.0","id":5,"result":${deep(200)}}`);
+    await server.expectNoReply('deep response');
+    await server.assertPingWorks();
+  });
+
+  serverTest('a request nested deeper than 128 levels is still -32600 with id null', {}, async (server) => {
+    await expectNullIdError(server, `{"jsonrpc":"2.0","id":9,"method":"ping","params":${deep(200)}}`,
+      ErrorCode.InvalidRequest);
+    await server.assertPingWorks();
+  });
+
   serverTest('a JSON-RPC response sent by the client gets no reply', {}, async (server) => {
     await server.send({ jsonrpc: '2.0', id: 5, result: {} });
     await server.expectNoReply('client-sent response');

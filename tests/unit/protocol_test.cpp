@@ -134,6 +134,50 @@ TEST_CASE("protocol: decode refuses nesting deeper than 128 levels") {
     auto f = decode(text);
     CHECK(f.error_code == invalid_request);
   }
+  SECTION("a notification nested too deep gets no reply: it is a "
+          "malformed notification, logged, never answered") {
+    auto text = R"({"jsonrpc":"2.0","method":"notifications/x","params":)"
+                + nested_objects(200) + "}";
+    auto f = decode(text);
+    CHECK(f.error_code == 0);
+    REQUIRE(f.messages.size() == 1);
+    CHECK(f.messages[0].kind == message::malformed_notification);
+    CHECK(f.messages[0].error_message.find("128") != std::string::npos);
+  }
+  SECTION("a response nested too deep is a response (never answered)") {
+    for (std::string key : {"result", "error"}) {
+      auto text = R"({"jsonrpc":"2.0","id":7,")" + key + R"(":)"
+                  + nested_arrays(300) + "}";
+      auto f = decode(text);
+      CHECK(f.error_code == 0);
+      REQUIRE(f.messages.size() == 1);
+      CHECK(f.messages[0].kind == message::response);
+      CHECK_FALSE(f.messages[0].error_message.empty());
+    }
+  }
+  SECTION("only top-level keys decide: an id or a method deeper down, or "
+          "in a string, does not count") {
+    // A request (top-level id) stays a frame error with id null.
+    auto request = R"({"params":{"method":"x"},"id":1,"method":"m","p":)"
+                   + nested_objects(200) + "}";
+    CHECK(decode(request).error_code == invalid_request);
+    // "id" appears only below the top level and as a string value: a
+    // notification.
+    auto note = R"({"method":"m","x":"id","params":{"id":1,"q":)"
+                + nested_objects(200) + "}}";
+    auto f = decode(note);
+    REQUIRE(f.messages.size() == 1);
+    CHECK(f.messages[0].kind == message::malformed_notification);
+    // Too deep, with neither method nor result/error: a frame error.
+    CHECK(decode(R"({"jsonrpc":"2.0","x":)" + nested_objects(200) + "}")
+            .error_code
+          == invalid_request);
+    // A deep batch stays a frame error.
+    CHECK(decode("[" + R"({"method":"m","params":)" + nested_objects(200)
+                 + "}]")
+            .error_code
+          == invalid_request);
+  }
   SECTION("brackets inside strings do not count") {
     std::string deep(500, '[');
     deep += std::string(500, '{');
