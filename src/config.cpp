@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <fstream>
@@ -443,15 +444,27 @@ std::string usage() {
       "http://HOST:PORT/PATH (default /mcp);\n"
       "           logs go to stderr\n\n"
       "Options (also settable in a JSON config file and the environment; "
-      "command line\nwins over environment, environment over file):\n"
-      "  --config FILE           JSON config file (env "
-      "TIME_TRACKER_MCP_CONFIG)\n";
-  for (const auto& o : options()) {
-    std::string lhs = std::string{"  "} + o.flag
-                      + (*o.arg != '\0' ? std::string{" "} + o.arg : "");
-    lhs.resize(std::max<std::size_t>(lhs.size() + 1, 26), ' ');
-    out += lhs + o.help + "\n" + std::string(26, ' ') + "env " + o.env
-           + ", file key \"" + o.key + "\"\n";
+      "command line\nwins over environment, environment over file):\n";
+  // One column for every description, as wide as the longest option needs,
+  // so that a long option name cannot push its description out of line.
+  struct row {
+    std::string lhs, help, env, key;
+  };
+  std::vector<row> rows{{"  --config FILE", "JSON config file",
+                         "TIME_TRACKER_MCP_CONFIG", ""}};
+  for (const auto& o : options())
+    rows.push_back({std::string{"  "} + o.flag
+                        + (*o.arg != '\0' ? std::string{" "} + o.arg : ""),
+                    o.help, o.env, o.key});
+  std::size_t column = 0;
+  for (const auto& r : rows)
+    column = std::max(column, r.lhs.size() + 2);
+  for (auto& r : rows) {
+    r.lhs.resize(column, ' ');
+    out += r.lhs + r.help
+           + (r.key.empty() ? " (env " + r.env + ")\n"
+                            : "\n" + std::string(column, ' ') + "env " + r.env
+                                  + ", file key \"" + r.key + "\"\n");
   }
   return out;
 }

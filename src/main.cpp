@@ -94,7 +94,19 @@ std::optional<std::string> resolve_local_zone(const config& cfg) {
     }
     return z.found->name();
   }
-  auto name = domain::detect_local_zone_name(std::getenv("TZ"));
+  const char* tz = std::getenv("TZ");
+  auto name = domain::detect_local_zone_name(tz);
+  // A TZ that names no zone must not pass silently: 'local' would quietly
+  // mean another zone than the one the user set. (TZ alone: no files.)
+  if (tz != nullptr && *tz != '\0'
+      && domain::detect_local_zone_name(tz, "", "").empty())
+    TTM_LOG(warning, "main", std::string{"TZ='"} + tz
+                                 + "' names no IANA time zone; 'local' means "
+                                 + (name.empty() ? std::string{"UTC"} : name)
+                                 + " instead (from /etc/timezone or "
+                                   "/etc/localtime, else UTC); set TZ or "
+                                   "--local-timezone to a name such as "
+                                   "Europe/Paris");
   if (name.empty()) {
     TTM_LOG(warning, "main", "cannot determine the host's time zone (TZ, "
                              "/etc/timezone, /etc/localtime); 'local' means "
