@@ -173,7 +173,7 @@ TEST_CASE("protocol: decode refuses nesting deeper than 128 levels") {
             .error_code
           == invalid_request);
     // A deep batch stays a frame error.
-    CHECK(decode("[" + R"({"method":"m","params":)" + nested_objects(200)
+    CHECK(decode(std::string{"["} + R"({"method":"m","params":)" + nested_objects(200)
                  + "}]")
             .error_code
           == invalid_request);
