@@ -16,6 +16,11 @@ namespace ec = protocol;
 
 namespace {
 
+/// The modern era's name in messages (its first revision).
+std::string modern_name() {
+  return std::string{protocol::to_string(protocol::era::modern)};
+}
+
 void append(std::vector<std::string>& to, std::vector<std::string> from) {
   if (to.empty()) {
     to = std::move(from);
@@ -58,16 +63,16 @@ rpc_step session::handle(const protocol::frame& in) {
     return finish_step(std::move(out));
   }
   if (in.batch && revision_ != protocol::batching_revision) {
+    const std::string not_in = "Invalid Request: JSON-RPC batches are not "
+                               "allowed in protocol revision ";
     out.response = encode_error(
       protocol::request_id::make_null(), ec::invalid_request,
-      era_ == protocol::era::modern
-        ? std::string{"Invalid Request: JSON-RPC batches are not allowed in "
-                      "protocol revision 2026-07-28"}
-      : initialized() ? "Invalid Request: JSON-RPC batches are not allowed in "
-                        "protocol revision "
-                          + revision_ + " (only in 2025-03-26)"
-                      : std::string{"Invalid Request: JSON-RPC batches are "
-                                    "not allowed before initialization"});
+      era_ == protocol::era::modern ? not_in + modern_name()
+      : initialized()
+        ? not_in + revision_ + " (only in "
+            + std::string{protocol::batching_revision} + ")"
+        : std::string{"Invalid Request: JSON-RPC batches are not allowed "
+                      "before initialization"});
     return finish_step(std::move(out));
   }
   job_.emplace();
@@ -334,7 +339,7 @@ void session::handle_notification(const protocol::message& msg) {
   if (era_ == protocol::era::modern
       && msg.method != "notifications/cancelled") {
     TTM_LOG(debug, "mcp", "ignored notification '" + msg.method
-                            + "' (not part of 2026-07-28)");
+                            + "' (not part of " + modern_name() + ")");
     return;
   }
   if (msg.method == "notifications/cancelled") {
@@ -440,17 +445,18 @@ std::string session::dispatch(const protocol::message& msg,
 
 std::string
 session::modern_connection_refusal(const protocol::message& msg) const {
-  // This connection speaks 2026-07-28 since its first request (stdio).
+  // This connection speaks the modern era since its first request (stdio).
   if (msg.method == "initialize")
     return encode_error(
       msg.id, ec::unsupported_protocol_version,
-      "Unsupported protocol version: this connection speaks 2026-07-28 "
-      "(per-request _meta) since its first request; initialize is not part "
-      "of it",
+      "Unsupported protocol version: this connection speaks " + modern_name()
+        + " (per-request _meta) since its first request; initialize is not "
+          "part of it",
       protocol::unsupported_version(requested_version(msg)).data_json);
   return invalid_params(
-    msg.id, "this connection speaks 2026-07-28 since its first request: "
-            "every request needs params._meta with '"
+    msg.id, "this connection speaks " + modern_name()
+              + " since its first request: every request needs params._meta "
+                "with '"
               + std::string{protocol::meta_key::protocol_version} + "' and '"
               + std::string{protocol::meta_key::client_capabilities} + "'");
 }
