@@ -145,7 +145,7 @@ rpc_step session::resume(bool slot_granted) {
 }
 
 bool session::hold_for_journal(job& j, std::string reply,
-                                    rpc_step& step) {
+                               rpc_step& step) {
   auto changes = tracker_.take_changes();
   if (changes.empty()) {
     if (!reply.empty())
@@ -287,7 +287,7 @@ session::make_context(std::vector<std::string>& notes) {
 }
 
 std::string session::handle_message(const protocol::message& msg,
-                                         std::vector<std::string>& notes) {
+                                    std::vector<std::string>& notes) {
   switch (msg.kind) {
     case protocol::message::invalid:
       return encode_error(msg.id, msg.error_code, msg.error_message);
@@ -353,9 +353,9 @@ void session::handle_notification(const protocol::message& msg) {
 }
 
 std::string session::call_reply(const protocol::message& msg,
-                                     const std::string& tool_name,
-                                     tools::call_result res,
-                                     std::vector<std::string>& notes) {
+                                const std::string& tool_name,
+                                tools::call_result res,
+                                std::vector<std::string>& notes) {
   switch (res.status) {
     case tools::call_result::invalid_arguments:
       TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
@@ -386,7 +386,7 @@ std::string session::call_reply(const protocol::message& msg,
 }
 
 void session::notify(std::vector<std::string>& notes,
-                          protocol::log_level lvl, std::string text) const {
+                     protocol::log_level lvl, std::string text) const {
   if (!mode_.level || lvl < *mode_.level)
     return;
   notes.push_back(log_notification(lvl, cfg_.info.name, text));
