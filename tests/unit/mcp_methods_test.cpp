@@ -5,6 +5,7 @@
 #include "mcp/methods.hpp"
 #include "mcp/session.hpp"
 #include "protocol/error_codes.hpp"
+#include "protocol/modern.hpp"
 
 #include <catch2/catch.hpp>
 #include "test_client_state.hpp"
@@ -72,6 +73,17 @@ TEST_CASE("methods: the server's table gates methods by era",
   for (const auto& m : t.methods()) {
     INFO(m.name);
     CHECK(m.handle != nullptr);
+  }
+}
+
+TEST_CASE("methods: the modern methods are those the envelope check admits",
+          "[mcp][methods]") {
+  // protocol::check_modern_request refuses other methods before dispatch
+  // (the HTTP edge answers 404 from it): its list must match the table.
+  for (const auto& m : mcp::server_methods().methods()) {
+    INFO(m.name);
+    CHECK(protocol::is_modern_method(m.name)
+          == mcp::in_era(m.in, era::modern));
   }
 }
 
