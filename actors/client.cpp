@@ -23,7 +23,7 @@ using self_ptr = client_actor::stateful_pointer<client_actor_state>;
 
 /// Tells the supervisor what a step changed about global slots. Sent before
 /// any later `acquire` from this actor, so the supervisor sees them in order.
-void report(self_ptr self, rpc_step& step) {
+void report(self_ptr self, mcp::rpc_step& step) {
   auto& sup = self->state.supervisor;
   if (!step.expired.empty())
     self->send(sup, release_atom::value, std::move(step.expired));
@@ -31,7 +31,7 @@ void report(self_ptr self, rpc_step& step) {
     self->send(sup, ended_atom::value, std::move(step.ended));
 }
 
-void advance(self_ptr self, rpc_step step);
+void advance(self_ptr self, mcp::rpc_step step);
 
 /// Sends the paused call's changes to the journal, then resumes it with the
 /// outcome. Like `ask_for_slot`, never `await`: frames that arrive meanwhile
@@ -72,7 +72,7 @@ void ask_for_slot(self_ptr self, const std::string& session_id) {
 
 /// Takes the paused frame one step further; when it is done, answers it
 /// and runs the queued frames until one pauses again.
-void advance(self_ptr self, rpc_step step) {
+void advance(self_ptr self, mcp::rpc_step step) {
   auto& st = self->state;
   for (;;) {
     report(self, step);

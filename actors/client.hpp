@@ -1,7 +1,7 @@
 #pragma once
 
-#include "actors/client_state.hpp"
 #include "actors/messages.hpp"
+#include "mcp/session.hpp"
 
 #include <caf/typed_response_promise.hpp>
 
@@ -11,8 +11,12 @@
 
 namespace ttm::actors {
 
+/// What a client actor is spawned with: its MCP session's configuration.
+using client_config = mcp::session_config;
+
 struct client_actor_state {
-  std::optional<client_state> mcp;
+  /// The MCP session this actor runs; every frame goes through it.
+  std::optional<mcp::session> mcp;
   supervisor_actor supervisor;
   /// Invalid with --ephemeral.
   journal_actor journal;

@@ -2,6 +2,7 @@
 
 #include "actors/messages.hpp"
 #include "domain/clock.hpp"
+#include "domain/tracking.hpp"
 #include "storage/store.hpp"
 
 #include <caf/typed_response_promise.hpp>

@@ -1,13 +1,16 @@
 #pragma once
 
-// The one place for atoms, message types and typed actor interfaces, grouped
-// by receiver. Messages are copyable value types: nothing here holds a
-// RapidJSON value or a reference into another actor's state.
+// The actors' vocabulary: message types and typed actor interfaces, grouped
+// by receiver (atoms in atoms.hpp). Messages are copyable value types:
+// nothing here holds a RapidJSON value or a reference into another actor's
+// state. The edges include this header, so it names no tools, no storage
+// backend and no schema layer: only plain records.
 
-#include "actors/client_state.hpp"
+#include "actors/atoms.hpp"
+#include "mcp/output.hpp"
 #include "protocol/json_rpc.hpp"
+#include "storage/records.hpp"
 
-#include <caf/atom.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
@@ -62,34 +65,8 @@ public:
 
 using sink_ptr = std::shared_ptr<reply_sink>;
 
-// -- atoms, by receiver -------------------------------------------------------
-
-// client actor
-using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
-using expire_atom = caf::atom_constant<caf::atom("expire")>;
-using evict_atom = caf::atom_constant<caf::atom("evict")>;
-using idle_atom = caf::atom_constant<caf::atom("idle")>;
-using adopt_atom = caf::atom_constant<caf::atom("adopt")>; // also supervisor
-// supervisor actor
-using admit_atom = caf::atom_constant<caf::atom("admit")>;
-using count_atom = caf::atom_constant<caf::atom("count")>;
-using acquire_atom = caf::atom_constant<caf::atom("acquire")>;
-using release_atom = caf::atom_constant<caf::atom("release")>;
-using ended_atom = caf::atom_constant<caf::atom("ended")>;
-using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
-using slots_atom = caf::atom_constant<caf::atom("slots")>;
-// transport actor
-using inbound_atom = caf::atom_constant<caf::atom("inbound")>;
-using eof_atom = caf::atom_constant<caf::atom("eof")>;
-using open_atom = caf::atom_constant<caf::atom("open")>;
-using forward_atom = caf::atom_constant<caf::atom("forward")>;
-using end_atom = caf::atom_constant<caf::atom("end")>;
-using call_atom = caf::atom_constant<caf::atom("call")>;
-using recovered_atom = caf::atom_constant<caf::atom("recovered")>;
-// journal actor (also open_atom: open the store)
-using append_atom = caf::atom_constant<caf::atom("append")>;
-using flush_atom = caf::atom_constant<caf::atom("flush")>;
-using purge_atom = caf::atom_constant<caf::atom("purge")>;
+/// A client actor's reply to one frame (built by its MCP session).
+using rpc_output = mcp::rpc_output;
 
 // -- typed interfaces ---------------------------------------------------------
 
@@ -105,8 +82,6 @@ using client_actor = caf::typed_actor<
   caf::reacts_to<evict_atom, std::string>,
   caf::reacts_to<idle_atom, caf::timespan>,
   caf::reacts_to<adopt_atom, std::vector<storage::stored_session>>>;
-
-
 
 /// Global limits. Admits client actors (`admit` client + whether it ends
 /// when idle (HTTP sessions and principals do, the stdio one does not) +
@@ -218,7 +193,7 @@ typename Inspector::result_type inspect(Inspector& f, event& x) {
 
 } // namespace ttm::storage
 
-namespace ttm::actors {
+namespace ttm::mcp {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, rpc_output& x) {
@@ -226,7 +201,7 @@ typename Inspector::result_type inspect(Inspector& f, rpc_output& x) {
            x.created, x.gone);
 }
 
-} // namespace ttm::actors
+} // namespace ttm::mcp
 
 // A sink is a local callback handle; it never crosses a process boundary.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::sink_ptr)

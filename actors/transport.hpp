@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actors/client_state.hpp"
+#include "actors/client.hpp"
 #include "actors/messages.hpp"
 
 #include <caf/actor_addr.hpp>

@@ -4,7 +4,8 @@
 //   build/time-tracker-microbench                      # all
 //   build/time-tracker-microbench --benchmark_filter=get_current
 
-#include "actors/client_state.hpp"
+#include "mcp/session.hpp"
+#include "mcp/wire.hpp"
 #include "actors/messages.hpp"
 #include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
@@ -29,8 +30,8 @@ const std::string call_line
     R"("name":"time_get_current","arguments":{"timezone":"America/New_York",)"
     R"("format":"iso8601"}}})";
 
-actors::client_config make_client_config() {
-  actors::client_config cfg;
+mcp::session_config make_client_config() {
+  mcp::session_config cfg;
   cfg.registry = tools::make_registry();
   cfg.clock = std::make_shared<domain::system_clock_source>();
   cfg.local_zone = "UTC";
@@ -40,15 +41,15 @@ actors::client_config make_client_config() {
 
 /// Runs one line through a client state; a new tracking session gets its
 /// slot at once, as the supervisor grants it below its limit.
-actors::rpc_output run(actors::client_state& st, const std::string& line) {
-  auto step = st.handle(protocol::decode(line));
+mcp::rpc_output run(mcp::session& st, const std::string& line) {
+  auto step = st.handle(mcp::decode(line));
   while (step.waiting())
     step = st.resume(true);
   return std::move(step.output);
 }
 
-actors::client_state initialized_session() {
-  actors::client_state st{make_client_config()};
+mcp::session initialized_session() {
+  mcp::session st{make_client_config()};
   run(st, std::string(
     R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
     R"("protocolVersion":"2025-11-25","capabilities":{},)"
@@ -62,7 +63,7 @@ std::string tool_call(const std::string& tool, const std::string& args) {
 }
 
 /// Starts a session with `tasks` tasks named T0.. and returns its id.
-std::string start_session(actors::client_state& st, std::size_t tasks) {
+std::string start_session(mcp::session& st, std::size_t tasks) {
   std::string ids;
   for (std::size_t i = 0; i < tasks; ++i)
     ids += (i == 0 ? "\"T" : ",\"T") + std::to_string(i) + "\"";
@@ -80,7 +81,7 @@ std::string session_args(const std::string& id, const std::string& more = "") {
 
 void json_rpc_decode(benchmark::State& state) {
   for (auto _ : state)
-    benchmark::DoNotOptimize(protocol::decode(call_line));
+    benchmark::DoNotOptimize(mcp::decode(call_line));
 }
 BENCHMARK(json_rpc_decode);
 
@@ -98,7 +99,7 @@ void json_rpc_decode_initialize(benchmark::State& state) {
       R"("protocolVersion":"2025-11-25","capabilities":{"roots":{}},)"
       R"("clientInfo":{"name":"bench","version":"1.0.0"}}})";
   for (auto _ : state)
-    benchmark::DoNotOptimize(protocol::decode(line));
+    benchmark::DoNotOptimize(mcp::decode(line));
 }
 BENCHMARK(json_rpc_decode_initialize);
 
@@ -106,7 +107,7 @@ BENCHMARK(json_rpc_decode_initialize);
 void json_rpc_decode_parse_error(benchmark::State& state) {
   const std::string line = R"({"jsonrpc":"2.0","id":1,"method":)";
   for (auto _ : state)
-    benchmark::DoNotOptimize(protocol::decode(line));
+    benchmark::DoNotOptimize(mcp::decode(line));
 }
 BENCHMARK(json_rpc_decode_parse_error);
 
@@ -330,7 +331,7 @@ void task_start_end_pair(benchmark::State& state) {
 BENCHMARK(task_start_end_pair);
 
 /// Summary and end of a session with `range(0)` tasks, each run once.
-actors::client_state
+mcp::session
 session_with_runs(std::size_t tasks, std::string& id) {
   auto st = initialized_session();
   id = start_session(st, tasks);
@@ -401,13 +402,13 @@ void actor_round_trip(benchmark::State& state, const std::string& line) {
   auto sink = std::make_shared<waiting_sink>();
   auto send = [&](const std::string& line) {
     caf::anon_send(transport, actors::inbound_atom::value,
-                   std::string{"bench"}, protocol::decode(line),
+                   std::string{"bench"}, mcp::decode(line),
                    actors::sink_ptr{sink});
   };
   send(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
        R"("protocolVersion":"2025-11-25","capabilities":{}}})");
   sink->wait_for(1);
-  auto frame = protocol::decode(line);
+  auto frame = mcp::decode(line);
   std::size_t n = 1;
   for (auto _ : state) {
     caf::anon_send(transport, actors::inbound_atom::value,

@@ -151,8 +151,9 @@ std::string_view view(const rapidjson::Value& v) {
 }
 
 /// Reads what routing and the modern revision need from `params`: the
-/// `_meta` envelope, `name`/`uri` and `arguments.session_id`.
-void read_params(const rapidjson::Value& params, message& msg) {
+/// `_meta` envelope, `name`/`uri` and the argument `opts` names.
+void read_params(const rapidjson::Value& params, message& msg,
+                 const decode_options& opts) {
   if (!params.IsObject())
     return;
   if (auto n = params.FindMember("name");
@@ -161,9 +162,11 @@ void read_params(const rapidjson::Value& params, message& msg) {
   else if (auto u = params.FindMember("uri");
            u != params.MemberEnd() && u->value.IsString())
     msg.name = view(u->value);
+  const auto& lift = opts.handle_argument;
   if (auto a = params.FindMember("arguments");
-      a != params.MemberEnd() && a->value.IsObject())
-    if (auto h = a->value.FindMember("session_id");
+      !lift.empty() && a != params.MemberEnd() && a->value.IsObject())
+    if (auto h = a->value.FindMember(rapidjson::StringRef(
+          lift.data(), static_cast<rapidjson::SizeType>(lift.size())));
         h != a->value.MemberEnd() && h->value.IsString())
       msg.handle = view(h->value);
   auto m = params.FindMember("_meta");
@@ -205,7 +208,8 @@ void read_params(const rapidjson::Value& params, message& msg) {
 }
 
 /// A request (id set) or notification (id none) with `method`.
-message decode_request(const rapidjson::Value& v, request_id id) {
+message decode_request(const rapidjson::Value& v, request_id id,
+                       const decode_options& opts) {
   auto jsonrpc = v.FindMember("jsonrpc");
   if (jsonrpc == v.MemberEnd() || !jsonrpc->value.IsString()
       || view(jsonrpc->value) != "2.0")
@@ -223,12 +227,12 @@ message decode_request(const rapidjson::Value& v, request_id id) {
       return invalid(std::move(msg.id),
                      "\"params\" must be an object or an array");
     msg.params = to_json(p->value);
-    read_params(p->value, msg);
+    read_params(p->value, msg, opts);
   }
   return msg;
 }
 
-message decode_one(const rapidjson::Value& v) {
+message decode_one(const rapidjson::Value& v, const decode_options& opts) {
   if (!v.IsObject())
     return invalid(request_id::make_null(),
                    "a JSON-RPC message must be a JSON object");
@@ -249,7 +253,7 @@ message decode_one(const rapidjson::Value& v) {
   // Without an id it is meant as a notification: never answered, even when
   // malformed (the sender reads no reply to it).
   if (has_method && !v.HasMember("id")) {
-    message msg = decode_request(v, request_id{});
+    message msg = decode_request(v, request_id{}, opts);
     if (msg.kind == message::invalid)
       msg.kind = message::malformed_notification;
     return msg;
@@ -269,12 +273,12 @@ message decode_one(const rapidjson::Value& v) {
     return invalid(std::move(id),
                    "expected \"method\" (request or notification) or "
                    "\"result\"/\"error\" (response)");
-  return decode_request(v, std::move(id));
+  return decode_request(v, std::move(id), opts);
 }
 
 } // namespace
 
-frame decode(std::string_view text) {
+frame decode(std::string_view text, const decode_options& opts) {
   frame result;
   if (auto [code, text_error] = prescan(text); code != 0) {
     // Too deep to parse, but recognisably a notification or a response:
@@ -315,10 +319,10 @@ frame decode(std::string_view text) {
     }
     result.messages.reserve(doc.Size());
     for (const auto& item : doc.GetArray())
-      result.messages.push_back(decode_one(item));
+      result.messages.push_back(decode_one(item, opts));
     return result;
   }
-  result.messages.push_back(decode_one(doc));
+  result.messages.push_back(decode_one(doc, opts));
   return result;
 }
 

@@ -74,8 +74,9 @@ struct message {
   /// `params.name` (tools/call, prompts/get) or `params.uri`
   /// (resources/read) when a string: what the `Mcp-Name` header must match.
   std::string name;
-  /// `params.arguments.session_id` when a string: the tracking session a
-  /// call names, by which the transport finds its owner.
+  /// `params.arguments.<decode_options::handle_argument>` when a string:
+  /// what the application routes by (the MCP layer names the tracking
+  /// session's argument, see mcp/wire.hpp); empty when none was asked for.
   std::string handle;
 };
 
@@ -91,8 +92,16 @@ struct frame {
   std::vector<message> messages;
 };
 
+/// What `decode` lifts out of each message's params besides the envelope,
+/// in the same pass (the codec knows no application argument by itself).
+struct decode_options {
+  /// A string argument `params.arguments.<name>` copied into
+  /// `message::handle`; empty: none.
+  std::string_view handle_argument;
+};
+
 /// Decodes a frame. Never throws; malformed input becomes error values.
-frame decode(std::string_view text);
+frame decode(std::string_view text, const decode_options& opts = {});
 
 /// {"jsonrpc":"2.0","id":ID,"result":RESULT} with RESULT already JSON text.
 std::string encode_result(const request_id& id, std::string_view result_json);

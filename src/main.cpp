@@ -1,6 +1,6 @@
 // time-tracker-mcp: an MCP server that gives AI agents trusted time.
 
-#include "actors/client_state.hpp"
+#include "actors/client.hpp"
 #include "actors/journal.hpp"
 #include "actors/messages.hpp"
 #include "actors/supervisor.hpp"

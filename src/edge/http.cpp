@@ -12,6 +12,7 @@
 #include "edge/http.hpp"
 
 #include "log.hpp"
+#include "mcp/wire.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/mcp.hpp"
 #include "protocol/modern.hpp"
@@ -677,7 +678,7 @@ private:
     }
     stream_.expires_never(); // the transport may take its time
     const auto& body = parser_->get().body();
-    auto f = protocol::decode(body);
+    auto f = mcp::decode(body);
     if (f.error_code != 0)
       return refuse(http::status::bad_request, f.error_message,
                     f.error_code);

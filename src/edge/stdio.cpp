@@ -1,6 +1,7 @@
 #include "edge/stdio.hpp"
 
 #include "log.hpp"
+#include "mcp/wire.hpp"
 
 #include <caf/all.hpp>
 
@@ -225,7 +226,7 @@ struct stdio_edge::impl {
     }
     if (line.find_first_not_of(" \t") == std::string_view::npos)
       return;
-    send(protocol::decode(line));
+    send(mcp::decode(line));
   }
 
   void on_oversized(std::size_t bytes) {

@@ -20,13 +20,17 @@ void registry::build() const {
 void registry::set(std::vector<tool> tools) const {
   rapidjson::StringBuffer buf;
   json_writer w{buf};
-  w.StartObject();
-  w.Key("tools");
   w.StartArray();
   for (const auto& t : tools)
     t.write_definition(w);
   w.EndArray();
-  w.EndObject();
+  tools_json_ = buf.GetString();
+  buf.Clear();
+  json_writer list{buf};
+  list.StartObject();
+  list.Key("tools");
+  list.RawValue(tools_json_.data(), tools_json_.size(), rapidjson::kArrayType);
+  list.EndObject();
   list_json_ = buf.GetString();
   tools_ = std::move(tools);
 }
@@ -39,6 +43,11 @@ const std::vector<tool>& registry::tools() const {
 const std::string& registry::list_result_json() const {
   build();
   return list_json_;
+}
+
+const std::string& registry::tools_json() const {
+  build();
+  return tools_json_;
 }
 
 const tool* registry::find(std::string_view name) const {

@@ -34,6 +34,9 @@ public:
   /// The result object of tools/list: {"tools":[...]}.
   const std::string& list_result_json() const;
 
+  /// The tools' definitions as one JSON array (what "tools" holds).
+  const std::string& tools_json() const;
+
   /// Builds the tools now if that has not happened yet.
   void build() const;
 
@@ -44,6 +47,7 @@ private:
   mutable std::once_flag built_;
   mutable std::vector<tool> tools_;
   mutable std::string list_json_;
+  mutable std::string tools_json_;
 };
 
 using registry_ptr = std::shared_ptr<const registry>;

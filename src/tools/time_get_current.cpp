@@ -78,14 +78,19 @@ tool make_time_get_current() {
            "True when daylight saving time is in effect in that zone.");
   out->add("abbreviation", &get_current_result::abbreviation,
            "The zone's abbreviation at this instant, e.g. 'EST', '+0545'.");
-  return make_tool(
-    "time_get_current", "Current time",
-    "Returns the current date and time from the server's clock in any IANA "
-    "time zone (default: the host's zone), as ISO 8601, Unix seconds, Unix "
-    "milliseconds or a friendly string, with the UTC offset, weekday, DST "
-    "flag and zone abbreviation. Use it instead of guessing the date or time.",
-    tool_annotations{true, false, true, false}, std::move(in), std::move(out),
-    run);
+  tool_spec<get_current_args, get_current_result> spec;
+  spec.name = "time_get_current";
+  spec.title = "Current time";
+  spec.description
+    = "Returns the current date and time from the server's clock in any IANA "
+      "time zone (default: the host's zone), as ISO 8601, Unix seconds, Unix "
+      "milliseconds or a friendly string, with the UTC offset, weekday, DST "
+      "flag and zone abbreviation. Use it instead of guessing the date or time.";
+  spec.input = std::move(in);
+  spec.output = std::move(out);
+  spec.annotations = hint::read_only | hint::idempotent;
+  spec.handler = run;
+  return make_tool(std::move(spec));
 }
 
 } // namespace ttm::tools

@@ -46,29 +46,39 @@ outcome<summary_result> summary(const session_end_args& args,
 tool make_time_session_end() {
   auto in = std::make_shared<input_schema<session_end_args>>();
   add_summary_args(*in);
-  return make_tool(
-    "time_session_end", "End a tracking session",
-    "Ends a tracking session and returns its complete summary, ready for an "
-    "execution report: start/end times, total duration, counts, and per-task "
-    "durations. Tasks still running are closed as 'interrupted'. "
-    "busy_duration_ms (union of task runs) and task_time_ms (their sum) "
-    "show parallel work without double counting. Calling it again returns "
-    "the same summary with already_ended true.",
-    tool_annotations{false, false, true, false}, std::move(in),
-    make_summary_schema(true), end);
+  tool_spec<session_end_args, summary_result> spec;
+  spec.name = "time_session_end";
+  spec.title = "End a tracking session";
+  spec.description
+    = "Ends a tracking session and returns its complete summary, ready for an "
+      "execution report: start/end times, total duration, counts, and per-task "
+      "durations. Tasks still running are closed as 'interrupted'. "
+      "busy_duration_ms (union of task runs) and task_time_ms (their sum) "
+      "show parallel work without double counting. Calling it again returns "
+      "the same summary with already_ended true.";
+  spec.input = std::move(in);
+  spec.output = make_summary_schema(true);
+  spec.annotations = hint::idempotent;
+  spec.handler = end;
+  return make_tool(std::move(spec));
 }
 
 tool make_time_session_summary() {
   auto in = std::make_shared<input_schema<session_end_args>>();
   add_summary_args(*in);
-  return make_tool(
-    "time_session_summary", "Summarize a tracking session",
-    "Returns the current state of a tracking session without ending it: "
-    "elapsed time, counts, and per-task durations (running tasks show their "
-    "time so far; end_time is now). Use it for progress checks and "
-    "mid-execution reports. Works on ended sessions too.",
-    tool_annotations{true, false, true, false}, std::move(in),
-    make_summary_schema(false), summary);
+  tool_spec<session_end_args, summary_result> spec;
+  spec.name = "time_session_summary";
+  spec.title = "Summarize a tracking session";
+  spec.description
+    = "Returns the current state of a tracking session without ending it: "
+      "elapsed time, counts, and per-task durations (running tasks show their "
+      "time so far; end_time is now). Use it for progress checks and "
+      "mid-execution reports. Works on ended sessions too.";
+  spec.input = std::move(in);
+  spec.output = make_summary_schema(false);
+  spec.annotations = hint::read_only | hint::idempotent;
+  spec.handler = summary;
+  return make_tool(std::move(spec));
 }
 
 } // namespace ttm::tools

@@ -113,18 +113,23 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
            "Number of tasks registered for this session.");
   out->add("timezone", &r::timezone,
            "The zone of every timestamp in this session (never 'local').");
-  return make_tool(
-    "time_session_start", "Start a tracking session",
-    "Starts timing a milestone: registers its task IDs and returns a "
-    "session_id for time_task_start / time_task_end / time_session_summary "
-    "/ time_session_end. Timestamps use the session's time zone; durations "
-    "come from a monotonic clock. A session belongs to the MCP session "
-    "that started it (with protocol 2026-07-28, to the caller's principal) "
-    "and expires "
+  tool_spec<a, r> spec;
+  spec.name = "time_session_start";
+  spec.title = "Start a tracking session";
+  spec.description
+    = "Starts timing a milestone: registers its task IDs and returns a "
+      "session_id for time_task_start / time_task_end / time_session_summary "
+      "/ time_session_end. Timestamps use the session's time zone; durations "
+      "come from a monotonic clock. A session belongs to the MCP session "
+      "that started it (with protocol 2026-07-28, to the caller's principal) "
+      "and expires "
       + domain::format_duration(limits.max_idle) + " after its last call or "
-      + domain::format_duration(limits.max_age) + " after its start.",
-    tool_annotations{false, false, false, false}, std::move(in),
-    std::move(out), run);
+      + domain::format_duration(limits.max_age) + " after its start.";
+  spec.input = std::move(in);
+  spec.output = std::move(out);
+  spec.annotations = hint::none;
+  spec.handler = run;
+  return make_tool(std::move(spec));
 }
 
 } // namespace ttm::tools

@@ -101,15 +101,20 @@ tool make_time_task_end() {
            "changed; the run's fields are those recorded when it ended, the "
            "counts are current.");
   out->add("error", &r::error, "False: the task ended.");
-  return make_tool(
-    "time_task_end", "End a task",
-    "Marks the end of a running task of a tracking session as 'completed' "
-    "(default) or 'skipped' and returns its duration, measured on a "
-    "monotonic clock. A task never started gets error TASK_NOT_STARTED. "
-    "Repeating the call for a run that already ended returns the same "
-    "result with already_ended true.",
-    tool_annotations{false, false, true, false}, std::move(in),
-    std::move(out), run);
+  tool_spec<a, r> spec;
+  spec.name = "time_task_end";
+  spec.title = "End a task";
+  spec.description
+    = "Marks the end of a running task of a tracking session as 'completed' "
+      "(default) or 'skipped' and returns its duration, measured on a "
+      "monotonic clock. A task never started gets error TASK_NOT_STARTED. "
+      "Repeating the call for a run that already ended returns the same "
+      "result with already_ended true.";
+  spec.input = std::move(in);
+  spec.output = std::move(out);
+  spec.annotations = hint::idempotent;
+  spec.handler = run;
+  return make_tool(std::move(spec));
 }
 
 } // namespace ttm::tools

@@ -88,14 +88,19 @@ tool make_time_task_start() {
   out->add("already_running", &r::already_running,
            "True when the task was already running: the call changed "
            "nothing and start_time is the original one.");
-  return make_tool(
-    "time_task_start", "Start a task",
-    "Marks the start of a task of a tracking session. Idempotent: calling "
-    "it again while the task runs returns the original start time with "
-    "already_running true. Tasks may run in parallel. A task that already "
-    "ended is started again as a new run; earlier runs are kept.",
-    tool_annotations{false, false, true, false}, std::move(in),
-    std::move(out), run);
+  tool_spec<a, r> spec;
+  spec.name = "time_task_start";
+  spec.title = "Start a task";
+  spec.description
+    = "Marks the start of a task of a tracking session. Idempotent: calling "
+      "it again while the task runs returns the original start time with "
+      "already_running true. Tasks may run in parallel. A task that already "
+      "ended is started again as a new run; earlier runs are kept.";
+  spec.input = std::move(in);
+  spec.output = std::move(out);
+  spec.annotations = hint::idempotent;
+  spec.handler = run;
+  return make_tool(std::move(spec));
 }
 
 } // namespace ttm::tools

@@ -227,7 +227,7 @@ std::string explain(const rapidjson::Value& args,
 } // namespace
 
 tool::tool(std::string name, std::string title, std::string description,
-           tool_annotations annotations, std::string input_schema_json,
+           hint annotations, std::string input_schema_json,
            std::string output_schema_json, invoker invoke)
   : name_(std::move(name)),
     title_(std::move(title)),
@@ -292,13 +292,13 @@ void tool::write_definition(json_writer& w) const {
   w.Key("title");
   json_type<std::string>::encode(w, title_);
   w.Key("readOnlyHint");
-  w.Bool(annotations_.read_only);
+  w.Bool(has(annotations_, hint::read_only));
   w.Key("destructiveHint");
-  w.Bool(annotations_.destructive);
+  w.Bool(has(annotations_, hint::destructive));
   w.Key("idempotentHint");
-  w.Bool(annotations_.idempotent);
+  w.Bool(has(annotations_, hint::idempotent));
   w.Key("openWorldHint");
-  w.Bool(annotations_.open_world);
+  w.Bool(has(annotations_, hint::open_world));
   w.EndObject();
   w.EndObject();
 }

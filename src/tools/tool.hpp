@@ -7,8 +7,10 @@
 
 #include <rapidjson/schema.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -52,12 +54,24 @@ struct tool_context {
   domain::tracker& tracker;
 };
 
-struct tool_annotations {
-  bool read_only = false;
-  bool destructive = false;
-  bool idempotent = false;
-  bool open_world = false;
+/// A tool's behaviour hints (MCP tool annotations), named and combined:
+/// `hint::read_only | hint::idempotent`. Unnamed hints are false.
+enum class hint : std::uint8_t {
+  none = 0,
+  read_only = 1,
+  destructive = 2,
+  idempotent = 4,
+  open_world = 8,
 };
+
+constexpr hint operator|(hint a, hint b) noexcept {
+  return static_cast<hint>(static_cast<std::uint8_t>(a)
+                           | static_cast<std::uint8_t>(b));
+}
+
+constexpr bool has(hint set, hint h) noexcept {
+  return (static_cast<std::uint8_t>(set) & static_cast<std::uint8_t>(h)) != 0;
+}
 
 /// How a call ended (or paused).
 struct call_result {
@@ -80,7 +94,7 @@ public:
                                             tool_context& ctx)>;
 
   tool(std::string name, std::string title, std::string description,
-       tool_annotations annotations, std::string input_schema_json,
+       hint annotations, std::string input_schema_json,
        std::string output_schema_json, invoker invoke);
 
   const std::string& name() const noexcept {
@@ -109,7 +123,7 @@ private:
   std::string name_;
   std::string title_;
   std::string description_;
-  tool_annotations annotations_;
+  hint annotations_;
   std::string input_schema_json_;
   std::string output_schema_json_;
   // Kept alive beside the schema documents compiled from them.
@@ -192,31 +206,78 @@ to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
                         outcome<Result>{std::move(std::get<tool_error>(res))});
 }
 
-/// Declares a tool once: metadata, argument and result declarations, and the
-/// handler (returning `outcome<Result>`, or `slot_outcome<Result>` when it
-/// may need a global slot). The schemas published in tools/list come from the same
-/// declarations that decode arguments and encode results.
-template <class Args, class Result, class Handler>
-tool make_tool(std::string name, std::string title, std::string description,
-               tool_annotations annotations,
-               std::shared_ptr<input_schema<Args>> in_decl,
-               std::shared_ptr<output_schema<Result>> out_decl,
-               Handler handler) {
-  std::shared_ptr<const input_schema<Args>> in = std::move(in_decl);
-  std::shared_ptr<const output_schema<Result>> out = std::move(out_decl);
+/// What a tool runs: a callable taking the decoded arguments and the
+/// context, returning `outcome<Result>` or, when it may need a global slot,
+/// `slot_outcome<Result>`.
+template <class Args, class Result>
+class tool_handler {
+public:
+  using function
+    = std::function<slot_outcome<Result>(const Args&, tool_context&)>;
+
+  tool_handler() = default;
+
+  template <class F, class = std::enable_if_t<!std::is_same_v<
+                       std::decay_t<F>, tool_handler>>>
+  tool_handler(F f) // NOLINT: implicit, so a spec's handler is set by `=`
+    : fn_([f = std::move(f)](const Args& args,
+                             tool_context& ctx) -> slot_outcome<Result> {
+        auto res = f(args, ctx);
+        if constexpr (std::is_same_v<decltype(res), outcome<Result>>) {
+          if (auto* ok = std::get_if<Result>(&res))
+            return std::move(*ok);
+          return std::move(std::get<tool_error>(res));
+        } else {
+          return res;
+        }
+      }) {
+  }
+
+  explicit operator bool() const noexcept {
+    return static_cast<bool>(fn_);
+  }
+
+  slot_outcome<Result> operator()(const Args& args, tool_context& ctx) const {
+    return fn_(args, ctx);
+  }
+
+private:
+  function fn_;
+};
+
+/// A tool, declared once with named fields: the shape of the TypeScript
+/// SDK's registerTool(name, {title, description, inputSchema, outputSchema,
+/// annotations}, handler). The schemas published in tools/list come from
+/// the same declarations that decode arguments and encode results.
+template <class Args, class Result>
+struct tool_spec {
+  std::string name;
+  std::string title;
+  std::string description;
+  std::shared_ptr<input_schema<Args>> input;
+  std::shared_ptr<output_schema<Result>> output;
+  hint annotations = hint::none;
+  tool_handler<Args, Result> handler;
+};
+
+/// Builds the registry's tool from its declaration.
+template <class Args, class Result>
+tool make_tool(tool_spec<Args, Result> spec) {
+  if (!spec.input || !spec.output || !spec.handler)
+    throw std::invalid_argument("tool '" + spec.name
+                                + "' needs input, output and handler");
+  std::shared_ptr<const input_schema<Args>> in = std::move(spec.input);
+  std::shared_ptr<const output_schema<Result>> out = std::move(spec.output);
   auto input_json = in->json();
   auto output_json = make_output_schema(*out);
-  auto invoke = [in, out, handler](const rapidjson::Value& args,
-                                   tool_context& ctx) -> call_result {
-    auto res = handler(in->decode(args), ctx);
-    if constexpr (std::is_same_v<decltype(res), outcome<Result>>)
-      return to_call_result(*out, std::move(res));
-    else
-      return to_call_result(out, std::move(res));
+  auto invoke = [in, out, handler = std::move(spec.handler)](
+                  const rapidjson::Value& args,
+                  tool_context& ctx) -> call_result {
+    return to_call_result(out, handler(in->decode(args), ctx));
   };
-  return tool{std::move(name),        std::move(title),
-              std::move(description), annotations,
-              std::move(input_json),  std::move(output_json),
+  return tool{std::move(spec.name),        std::move(spec.title),
+              std::move(spec.description), spec.annotations,
+              std::move(input_json),       std::move(output_json),
               std::move(invoke)};
 }
 

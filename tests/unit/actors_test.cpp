@@ -3,6 +3,7 @@
 // are reproduced exactly, and time comes from a fake clock.
 
 #include "actors/transport.hpp"
+#include "mcp/wire.hpp"
 
 #include <caf/all.hpp>
 
@@ -55,19 +56,19 @@ struct fixture : actor_fixture {
   void send(const std::string& route, const std::string& json,
             const std::shared_ptr<collecting_sink>& sink) {
     caf::anon_send(transport, actors::inbound_atom::value, route,
-                   protocol::decode(json), actors::sink_ptr{sink});
+                   mcp::decode(json), actors::sink_ptr{sink});
   }
 
   void open(const std::string& route, const std::string& json,
             const std::shared_ptr<collecting_sink>& sink) {
     caf::anon_send(transport, actors::open_atom::value, route,
-                   std::string{"local"}, protocol::decode(json), actors::sink_ptr{sink});
+                   std::string{"local"}, mcp::decode(json), actors::sink_ptr{sink});
   }
 
   void forward(const std::string& route, const std::string& json,
                const std::shared_ptr<collecting_sink>& sink) {
     caf::anon_send(transport, actors::forward_atom::value, route,
-                   protocol::decode(json), actors::sink_ptr{sink});
+                   mcp::decode(json), actors::sink_ptr{sink});
   }
 
   void end(const std::string& route,

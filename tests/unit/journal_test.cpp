@@ -342,7 +342,7 @@ TEST_CASE("journal: sessions past their limits at start-up expire there") {
 namespace {
 
 /// A client_state whose replies wait for the journal.
-actors::client_state journaled_session(
+mcp::session journaled_session(
   std::shared_ptr<domain::fake_clock> clock) {
   actors::client_config cfg{tools::make_registry(), std::move(clock),
                             "America/New_York",
@@ -351,7 +351,7 @@ actors::client_state journaled_session(
                             domain::tracking_limits{}};
   cfg.journal = true;
   cfg.principal = "alice";
-  return actors::client_state{std::move(cfg)};
+  return mcp::session{std::move(cfg)};
 }
 
 std::string tools_call(const std::string& name, const std::string& args,
@@ -363,11 +363,11 @@ std::string tools_call(const std::string& name, const std::string& args,
 
 /// Runs a call to its journal step, answers the journal with `error`, and
 /// returns the step; the events the call wrote are in `events`.
-actors::rpc_step call_with_journal(actors::client_state& s,
+mcp::rpc_step call_with_journal(mcp::session& s,
                                    const std::string& json,
                                    const std::string& error,
                                    std::vector<storage::event>& events) {
-  auto step = s.handle(protocol::decode(json));
+  auto step = s.handle(mcp::decode(json));
   if (!step.slot_for.empty())
     step = s.resume(true);
   REQUIRE_FALSE(step.journal.empty());
@@ -461,12 +461,12 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
           == domain::run_status::in_progress);
   }
   SECTION("reads and time_get_current never wait for the journal") {
-    auto step = s.handle(protocol::decode(
+    auto step = s.handle(mcp::decode(
       tools_call("time_session_summary", R"({"session_id":")" + sid + R"("})",
                  2)));
     CHECK_FALSE(step.waiting());
     CHECK_FALSE(step.output.response.empty());
-    auto now = s.handle(protocol::decode(
+    auto now = s.handle(mcp::decode(
       tools_call("time_get_current", R"({"timezone":"UTC"})", 3)));
     CHECK_FALSE(now.waiting());
   }
@@ -654,7 +654,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
   std::shared_ptr<sink> inbound(const std::string& json) {
     auto s = std::make_shared<sink>();
     caf::anon_send(transport, actors::inbound_atom::value,
-                   std::string{"stdio"}, protocol::decode(json),
+                   std::string{"stdio"}, mcp::decode(json),
                    actors::sink_ptr{s});
     sched.run();
     return s;
@@ -664,7 +664,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
                              const std::string& principal) {
     auto s = std::make_shared<sink>();
     caf::anon_send(transport, actors::open_atom::value, key, principal,
-                   protocol::decode(init_request), actors::sink_ptr{s});
+                   mcp::decode(init_request), actors::sink_ptr{s});
     sched.run();
     return s;
   }
@@ -673,7 +673,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
                                 const std::string& json) {
     auto s = std::make_shared<sink>();
     caf::anon_send(transport, actors::forward_atom::value, key,
-                   protocol::decode(json), actors::sink_ptr{s});
+                   mcp::decode(json), actors::sink_ptr{s});
     sched.run();
     return s;
   }

@@ -6,6 +6,7 @@
 // from a fake clock.
 
 #include "actors/transport.hpp"
+#include "mcp/wire.hpp"
 #include "domain/ids.hpp"
 
 #include <caf/all.hpp>
@@ -104,7 +105,7 @@ struct modern_fixture : actor_fixture {
                                     const std::string& json) {
     auto s = sink();
     caf::anon_send(transport, actors::call_atom::value, principal,
-                   protocol::decode(json), actors::sink_ptr{s});
+                   mcp::decode(json), actors::sink_ptr{s});
     sched.run();
     return s;
   }
@@ -125,7 +126,7 @@ struct modern_fixture : actor_fixture {
                              const std::string& json) {
     auto s = sink();
     caf::anon_send(transport, actors::inbound_atom::value, route,
-                   protocol::decode(json), actors::sink_ptr{s});
+                   mcp::decode(json), actors::sink_ptr{s});
     sched.run();
     INFO("route " << route << ", request " << json);
     REQUIRE(s->lines.size() == 1);
@@ -206,7 +207,7 @@ TEST_CASE("modern actors: a principal's client actor is made on demand and "
   auto opened = f.sink();
   caf::anon_send(f.transport, actors::open_atom::value, std::string{"k2"},
                  std::string{"local"},
-                 protocol::decode(initialize), actors::sink_ptr{opened});
+                 mcp::decode(initialize), actors::sink_ptr{opened});
   f.sched.run();
   REQUIRE(opened->refusals.size() == 1);
   CHECK(opened->refusals[0] == actors::route_refusal::busy);

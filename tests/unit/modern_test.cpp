@@ -1,11 +1,12 @@
 // Unit tests for the 2026-07-28 revision ("modern era"): the pure checks of
 // protocol/modern.hpp, what json_rpc's decode reads from params (the _meta
-// envelope, name/uri, arguments.session_id), and actors::client_state
+// envelope, name/uri, arguments.session_id), and mcp::session
 // serving modern requests and deciding a connection's era, without an actor
 // system. The actors (principal routes, the transport directory) are in
 // modern_actors_test.cpp.
 
-#include "actors/client_state.hpp"
+#include "mcp/session.hpp"
+#include "mcp/wire.hpp"
 #include "domain/clock.hpp"
 #include "protocol/error_codes.hpp"
 #include "protocol/json_rpc.hpp"
@@ -26,9 +27,9 @@
 
 using namespace ttm;
 using namespace std::chrono_literals;
-using actors::client_state;
-using actors::era;
-using actors::rpc_output;
+
+
+using mcp::rpc_output;
 
 // The helpers of test_client_state.hpp and test_json.hpp.
 using namespace ttm::test;
@@ -80,7 +81,7 @@ std::string modern_call(const std::string& tool, const std::string& args,
 
 protocol::message decode_one(const std::string& text) {
   INFO("frame: " << text);
-  auto f = protocol::decode(text);
+  auto f = mcp::decode(text);
   REQUIRE(f.error_code == 0);
   REQUIRE_FALSE(f.batch);
   REQUIRE(f.messages.size() == 1);
@@ -116,22 +117,22 @@ const rapidjson::Value& legacy_result(const rapidjson::Value& res) {
 }
 
 /// A session that completed the 2025 handshake with `revision`.
-client_state legacy_session(const std::string& revision = "2025-11-25") {
+mcp::session legacy_session(const std::string& revision = "2025-11-25") {
   auto s = session();
   auto res = call(s, initialize_request(revision));
   REQUIRE(res.HasMember("result"));
-  REQUIRE(s.current_era() == era::legacy);
+  REQUIRE(s.current_era() == protocol::era::legacy);
   send(s, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
   return s;
 }
 
 /// A stdio-like session that one valid claimed request made modern.
-client_state modern_session(
+mcp::session modern_session(
   std::shared_ptr<domain::fake_clock> clock = nullptr) {
   auto s = session(std::move(clock));
   auto res = call(s, modern_request("server/discover", "0"));
   REQUIRE(res.HasMember("result"));
-  REQUIRE(s.current_era() == era::modern);
+  REQUIRE(s.current_era() == protocol::era::modern);
   return s;
 }
 
@@ -402,6 +403,22 @@ TEST_CASE("modern: decode names what makes a claimed envelope unusable",
   }
 }
 
+TEST_CASE("modern: the codec lifts only the argument it is told to",
+          "[modern]") {
+  const std::string line = request(
+    "tools/call", "1",
+    R"({"name":"t","arguments":{"session_id":"s-1","other":"o-1"}})");
+  auto generic = protocol::decode(line);
+  REQUIRE(generic.messages.size() == 1);
+  CHECK(generic.messages[0].name == "t");
+  CHECK(generic.messages[0].handle.empty());
+  auto other = protocol::decode(line, protocol::decode_options{"other"});
+  CHECK(other.messages[0].handle == "o-1");
+  // The MCP layer routes by the tracking session's argument.
+  CHECK(mcp::routing_argument == "session_id");
+  CHECK(mcp::decode(line).messages[0].handle == "s-1");
+}
+
 TEST_CASE("modern: decode reads params.name, params.uri and "
           "arguments.session_id",
           "[modern]") {
@@ -506,12 +523,12 @@ TEST_CASE("modern: check_modern_request checks envelope, version, method "
   CHECK(code_of(modern_request("server/discover")) == 0);
 }
 
-// -- client_state: serving modern requests -----------------------------------------
+// -- mcp::session: serving modern requests --
 
 TEST_CASE("modern: server/discover describes the server without initialize",
           "[modern]") {
   auto s = session();
-  CHECK(s.current_era() == era::undecided);
+  CHECK(s.current_era() == std::nullopt);
   auto out = send(s, modern_request("server/discover", R"("d")"));
   CHECK(out.notifications.empty());
   auto res = parse(out.response);
@@ -532,7 +549,7 @@ TEST_CASE("modern: server/discover describes the server without initialize",
   CHECK(r["ttlMs"].GetInt64() == 3600000);
   CHECK(str(r["cacheScope"]) == "public");
   CHECK_FALSE(r.HasMember("protocolVersion"));
-  CHECK(s.current_era() == era::modern);
+  CHECK(s.current_era() == protocol::era::modern);
   CHECK_FALSE(s.initialized());
   CHECK(s.revision().empty());
 }
@@ -679,7 +696,7 @@ TEST_CASE("modern: subscriptions/listen acknowledges, then completes",
     CHECK(res["id"] == parse(id));
     const auto& r = modern_result(res);
     CHECK(r["_meta"][subscription_key.c_str()] == parse(id));
-    CHECK(s.current_era() == era::modern);
+    CHECK(s.current_era() == protocol::era::modern);
   }
   SECTION("without an object 'notifications': -32602 and no acknowledgement") {
     auto s = session();
@@ -704,28 +721,28 @@ TEST_CASE("modern: removed methods are -32601 and decide nothing",
     auto text = error_message(res, -32601);
     CHECK(contains(text, m));
     CHECK(contains(text, "not part of protocol revision 2026-07-28"));
-    CHECK(s.current_era() == era::undecided);
+    CHECK(s.current_era() == std::nullopt);
   }
   for (std::string m : {"resources/list", "prompts/list", "no/such"}) {
     INFO("method: " << m);
     CHECK(contains(error_message(call(s, modern_request(m, "5")), -32601), m));
-    CHECK(s.current_era() == era::undecided);
+    CHECK(s.current_era() == std::nullopt);
   }
   // A claimed initialize did not initialize; a plain one still can.
   CHECK_FALSE(s.initialized());
   auto init = call(s, initialize_request("2025-06-18"));
   CHECK(str(init["result"]["protocolVersion"]) == "2025-06-18");
-  CHECK(s.current_era() == era::legacy);
+  CHECK(s.current_era() == protocol::era::legacy);
   SECTION("the same once modern") {
     auto m = modern_session();
     for (std::string method : {"initialize", "ping", "logging/setLevel"})
       CHECK(contains(error_message(call(m, modern_request(method)), -32601),
                      "not part of protocol revision 2026-07-28"));
-    CHECK(m.current_era() == era::modern);
+    CHECK(m.current_era() == protocol::era::modern);
   }
 }
 
-// -- client_state: the era of a connection (stdio) ----------------------------------
+// -- mcp::session: the era of a connection (stdio) --
 
 TEST_CASE("modern: the first valid claimed request pins the connection to "
           "2026-07-28",
@@ -733,7 +750,7 @@ TEST_CASE("modern: the first valid claimed request pins the connection to "
   auto s = session();
   auto first = call(s, modern_request("tools/list", "1"));
   modern_result(first);
-  REQUIRE(s.current_era() == era::modern);
+  REQUIRE(s.current_era() == protocol::era::modern);
 
   SECTION("a plain initialize is then -32022") {
     auto res = call(s, initialize_request("2025-11-25", "2"));
@@ -742,7 +759,7 @@ TEST_CASE("modern: the first valid claimed request pins the connection to "
     CHECK(res["error"]["data"] == parse(R"({"supported":)" + all_revisions
                                         + R"(,"requested":"2025-11-25"})"));
     CHECK_FALSE(s.initialized());
-    CHECK(s.current_era() == era::modern);
+    CHECK(s.current_era() == protocol::era::modern);
     auto bare = call(s, request("initialize", "3", "{}"));
     error_message(bare, -32022);
     CHECK(str(bare["error"]["data"]["requested"]) == "");
@@ -767,7 +784,7 @@ TEST_CASE("modern: the first valid claimed request pins the connection to "
     auto broken = call(s, modern_request("tools/list", "7", "",
                                          "{\"" + pv_key + "\":\"2026-07-28\"}"));
     CHECK(contains(error_message(broken, -32602), caps_key));
-    CHECK(s.current_era() == era::modern);
+    CHECK(s.current_era() == protocol::era::modern);
     modern_result(call(s, modern_request("tools/list", "8")));
   }
   SECTION("batches are refused naming 2026-07-28") {
@@ -784,7 +801,7 @@ TEST_CASE("modern: the first valid claimed request pins the connection to "
       CHECK(out.response.empty());
       CHECK(out.notifications.empty());
     }
-    CHECK(s.current_era() == era::modern);
+    CHECK(s.current_era() == protocol::era::modern);
   }
 }
 
@@ -809,7 +826,7 @@ TEST_CASE("modern: initialize pins the connection to 2025; _meta is then "
     error_message(call(s, modern_request("subscriptions/listen", "6",
                                          R"("notifications":{})")),
                   -32601);
-    CHECK(s.current_era() == era::legacy);
+    CHECK(s.current_era() == protocol::era::legacy);
   }
   SECTION("an unserved or broken envelope is not checked") {
     for (std::string meta : {meta_json(R"("2025-11-25")"),
@@ -819,7 +836,7 @@ TEST_CASE("modern: initialize pins the connection to 2025; _meta is then "
       auto res = call(s, modern_request("tools/list", "7", "", meta));
       legacy_result(res);
     }
-    CHECK(s.current_era() == era::legacy);
+    CHECK(s.current_era() == protocol::era::legacy);
   }
   SECTION("a per-request logLevel is ignored; setLevel rules") {
     CHECK(send(s, modern_call("time_get_current", "{}", "8",
@@ -854,7 +871,7 @@ TEST_CASE("modern: an invalid claimed request does not decide the era",
                                     meta_json(R"("2025-11-25")")));
   CHECK(str(old["error"]["data"]["requested"]) == "2025-11-25");
   error_message(old, -32022);
-  CHECK(s.current_era() == era::undecided);
+  CHECK(s.current_era() == std::nullopt);
   auto future = call(s, modern_request("tools/list", "2", "",
                                        meta_json(R"("2099-01-01")")));
   error_message(future, -32022);
@@ -864,29 +881,29 @@ TEST_CASE("modern: an invalid claimed request does not decide the era",
   auto bad_level = call(s, modern_request("tools/list", "4", "",
                                           meta_with_level("loud")));
   CHECK(contains(error_message(bad_level, -32602), level_key));
-  CHECK(s.current_era() == era::undecided);
+  CHECK(s.current_era() == std::nullopt);
   // Claimed notifications decide nothing either.
   send(s, R"({"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":)"
             + meta_json() + "}}");
-  CHECK(s.current_era() == era::undecided);
+  CHECK(s.current_era() == std::nullopt);
   SECTION("initialize still works") {
     auto init = call(s, initialize_request("2025-11-25"));
     CHECK(str(init["result"]["protocolVersion"]) == "2025-11-25");
-    CHECK(s.current_era() == era::legacy);
+    CHECK(s.current_era() == protocol::era::legacy);
   }
   SECTION("so does a valid claimed request") {
     modern_result(call(s, modern_request("server/discover", "5")));
-    CHECK(s.current_era() == era::modern);
+    CHECK(s.current_era() == protocol::era::modern);
   }
 }
 
-// -- client_state: tracking sessions reported to the transport's directory ----------
+// -- mcp::session: tracking sessions reported to the transport's directory --
 
 TEST_CASE("modern: a tracking session is reported as created once its slot "
           "is granted",
           "[modern]") {
   auto s = modern_session();
-  auto step = s.handle(protocol::decode(
+  auto step = s.handle(mcp::decode(
     modern_call("time_session_start", start_args, "1")));
   REQUIRE(step.waiting());
   CHECK(step.output.created.empty());
@@ -908,7 +925,7 @@ TEST_CASE("modern: a tracking session is reported as created once its slot "
   CHECK(ended.gone.empty());
 
   SECTION("a refused slot creates nothing") {
-    auto again = s.handle(protocol::decode(
+    auto again = s.handle(mcp::decode(
       modern_call("time_session_start", start_args, "4")));
     REQUIRE(again.waiting());
     auto refused = s.resume(false);
@@ -959,7 +976,7 @@ TEST_CASE("modern: expired tracking sessions are reported gone", "[modern]") {
   SECTION("by the call that finds it due") {
     auto sid = start("1");
     clock->advance(4h + 1s);
-    auto step = s.handle(protocol::decode(
+    auto step = s.handle(mcp::decode(
       modern_call("time_session_summary", session_args(sid), "2")));
     REQUIRE_FALSE(step.waiting());
     CHECK(step.expired == std::vector<std::string>{sid});
@@ -981,7 +998,7 @@ TEST_CASE("modern: expired tracking sessions are reported gone", "[modern]") {
                                        ["session_id"]);
     CHECK(out.created == std::vector<std::string>{old});
     clock->advance(4h + 1s);
-    auto paused = l.handle(protocol::decode(
+    auto paused = l.handle(mcp::decode(
       R"([{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"time_session_summary","arguments":)"
       + session_args(old) + "}}," + legacy_start("3") + "]"));
     REQUIRE(paused.waiting());

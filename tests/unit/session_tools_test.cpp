@@ -1,10 +1,11 @@
 // Unit tests for the five session tools, driven as a client drives them:
-// JSON-RPC lines decoded and fed to actors::client_state, the supervisor's
+// JSON-RPC lines decoded and fed to mcp::session, the supervisor's
 // slot answer given by hand through resume(). Every tool result is checked
 // against the tool's declared output schema. Time moves only through
 // fake_clock.
 
-#include "actors/client_state.hpp"
+#include "mcp/session.hpp"
+#include "mcp/wire.hpp"
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
 #include "protocol/json_rpc.hpp"
@@ -25,8 +26,8 @@
 
 using namespace ttm;
 using namespace std::chrono_literals;
-using actors::client_state;
-using actors::rpc_step;
+
+using mcp::rpc_step;
 
 using ttm::test::contains;
 using ttm::test::parse;
@@ -114,11 +115,11 @@ reply check_tool_result(const rapidjson::Value& result,
   return r;
 }
 
-/// One MCP client (client_state) on a fake clock.
+/// One MCP client (mcp::session) on a fake clock.
 struct client {
   std::shared_ptr<domain::fake_clock> clock;
   tools::registry_ptr registry;
-  client_state state;
+  mcp::session state;
   int next_id = 1;
 
   explicit client(std::string revision = "2025-11-25",
@@ -129,11 +130,11 @@ struct client {
     : clock(shared_clock ? std::move(shared_clock)
                          : std::make_shared<domain::fake_clock>(start)),
       registry(tools::make_registry(limits)),
-      state(actors::client_config{
+      state(mcp::session_config{
         registry, clock, std::move(local_zone),
         {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", "instructions"},
         limits}) {
-    auto step = state.handle(protocol::decode(initialize_request(revision)));
+    auto step = state.handle(mcp::decode(initialize_request(revision)));
     REQUIRE_FALSE(step.waiting());
     auto res = parse(step.output.response);
     REQUIRE(res.HasMember("result"));
@@ -142,7 +143,7 @@ struct client {
 
   /// Starts on a frame; the caller answers any slot request.
   rpc_step step(const std::string& json) {
-    return state.handle(protocol::decode(json));
+    return state.handle(mcp::decode(json));
   }
 
   /// Sends a frame, granting every slot asked for (the supervisor below

@@ -1,9 +1,10 @@
 #pragma once
 
-// Driving actors::client_state without an actor system: one MCP session fed
+// Driving mcp::session without an actor system: one MCP session fed
 // decoded frames, shared by the unit tests that do so.
 
-#include "actors/client_state.hpp"
+#include "mcp/session.hpp"
+#include "mcp/wire.hpp"
 #include "domain/clock.hpp"
 #include "protocol/json_rpc.hpp"
 #include "tools/registry.hpp"
@@ -33,11 +34,11 @@ inline domain::wall_time test_now() {
 
 /// A fresh session in America/New_York; time from `clock` (default: a
 /// fake clock at test_now()).
-inline actors::client_state
+inline mcp::session
 session(std::shared_ptr<domain::fake_clock> clock = nullptr) {
   if (!clock)
     clock = std::make_shared<domain::fake_clock>(test_now());
-  return actors::client_state{actors::client_config{
+  return mcp::session{mcp::session_config{
     tools::make_registry(), std::move(clock), "America/New_York",
     {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", session_instructions},
     domain::tracking_limits{}}};
@@ -45,16 +46,16 @@ session(std::shared_ptr<domain::fake_clock> clock = nullptr) {
 
 /// Feeds one frame (JSON text) to the session; a new tracking session gets
 /// its global slot at once, as the supervisor grants one below its limit.
-inline actors::rpc_output send(actors::client_state& s,
+inline mcp::rpc_output send(mcp::session& s,
                                const std::string& json) {
-  auto step = s.handle(protocol::decode(json));
+  auto step = s.handle(mcp::decode(json));
   while (step.waiting())
     step = s.resume(true);
   return std::move(step.output);
 }
 
 /// Feeds one frame that must be answered and returns the parsed response.
-inline rapidjson::Document call(actors::client_state& s,
+inline rapidjson::Document call(mcp::session& s,
                                 const std::string& json) {
   auto out = send(s, json);
   INFO("request: " << json);

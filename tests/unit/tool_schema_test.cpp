@@ -153,17 +153,21 @@ private:
     out->add("echo", &demo_result::echo, "The name.");
     out->add("flag", &demo_result::flag, "The verbose flag.");
     auto sink = last;
-    return tools::make_tool(
-      "demo", "Demo", "A tool for tests.",
-      tools::tool_annotations{false, true, false, true}, std::move(in),
-      std::move(out),
-      [sink](const demo_args& a,
-             tools::tool_context&) -> tools::outcome<demo_result> {
-        *sink = a;
-        if (a.name == "fail")
-          return tools::tool_error{"DEMO_FAILED", "it failed", {"x", "y"}};
-        return demo_result{a.name, a.verbose};
-      });
+    tools::tool_spec<demo_args, demo_result> spec;
+    spec.name = "demo";
+    spec.title = "Demo";
+    spec.description = "A tool for tests.";
+    spec.input = std::move(in);
+    spec.output = std::move(out);
+    spec.annotations = tools::hint::destructive | tools::hint::open_world;
+    spec.handler = [sink](const demo_args& a, tools::tool_context&)
+      -> tools::outcome<demo_result> {
+      *sink = a;
+      if (a.name == "fail")
+        return tools::tool_error{"DEMO_FAILED", "it failed", {"x", "y"}};
+      return demo_result{a.name, a.verbose};
+    };
+    return tools::make_tool(std::move(spec));
   }
 };
 
@@ -660,12 +664,18 @@ TEST_CASE("tools: an empty optional result field matches the output schema") {
   in->add("text", &args::text, "Echoed when given.");
   auto out = std::make_shared<tools::output_schema<result>>();
   out->add("text", &result::text, "The text, or null.");
-  auto echo = tools::make_tool(
-    "echo", "Echo", "Echoes.", tools::tool_annotations{true, false, true, false},
-    std::move(in), std::move(out),
-    [](const args& a, tools::tool_context&) -> tools::outcome<result> {
-      return result{a.text};
-    });
+  tools::tool_spec<args, result> spec;
+  spec.name = "echo";
+  spec.title = "Echo";
+  spec.description = "Echoes.";
+  spec.input = std::move(in);
+  spec.output = std::move(out);
+  spec.annotations = tools::hint::read_only | tools::hint::idempotent;
+  spec.handler = [](const args& a,
+                    tools::tool_context&) -> tools::outcome<result> {
+    return result{a.text};
+  };
+  auto echo = tools::make_tool(std::move(spec));
   const auto at = utc(date::year{2025} / 6 / 1);
   domain::fake_clock clock{at};
   std::string local = "UTC";

@@ -6,6 +6,7 @@
 // fires only when the test moves CAF's test clock.
 
 #include "actors/transport.hpp"
+#include "mcp/wire.hpp"
 #include "domain/ids.hpp"
 
 #include <caf/all.hpp>
@@ -121,7 +122,7 @@ struct tracking_fixture : actor_fixture {
   /// Hands one line to the transport on `route`; nothing runs yet.
   void send(const std::string& route, const std::string& json) {
     caf::anon_send(transport, actors::inbound_atom::value, route,
-                   protocol::decode(json), actors::sink_ptr{sink(route)});
+                   mcp::decode(json), actors::sink_ptr{sink(route)});
   }
 
   void eof(const std::string& route) {

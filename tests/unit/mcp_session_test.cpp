@@ -1,7 +1,8 @@
-// Unit tests for actors/client_state: one MCP session driven with decoded
+// Unit tests for mcp::session (src/mcp/session.hpp): one MCP session driven with decoded
 // frames, without an actor system.
 
-#include "actors/client_state.hpp"
+#include "mcp/session.hpp"
+#include "mcp/wire.hpp"
 #include "domain/clock.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/mcp.hpp"
@@ -20,8 +21,8 @@
 
 using namespace ttm;
 using namespace std::chrono_literals;
-using actors::client_state;
-using actors::rpc_output;
+
+using mcp::rpc_output;
 
 // The helpers of test_client_state.hpp and test_json.hpp.
 using namespace ttm::test;
@@ -29,7 +30,7 @@ using namespace ttm::test;
 namespace {
 
 /// A session that completed the handshake with `revision`.
-client_state ready(const std::string& revision = "2025-11-25") {
+mcp::session ready(const std::string& revision = "2025-11-25") {
   auto s = session();
   auto res = call(s, initialize_request(revision));
   REQUIRE(res.HasMember("result"));
@@ -498,7 +499,7 @@ TEST_CASE("mcp: ids are echoed exactly") {
         R"("caf\u00e9 \ud83d\ude00")", R"("  spaced  ")"}) {
     INFO("id: " << id);
     auto out = send(s, request("ping", id));
-    auto expected_id = protocol::decode(request("ping", id)).messages[0].id.json;
+    auto expected_id = mcp::decode(request("ping", id)).messages[0].id.json;
     CHECK(out.response.rfind(R"({"jsonrpc":"2.0","id":)" + expected_id + ",", 0)
           == 0);
     auto res = parse(out.response);

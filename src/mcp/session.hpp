@@ -2,29 +2,24 @@
 
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
-#include "storage/store.hpp"
+#include "mcp/methods.hpp"
+#include "mcp/output.hpp"
+#include "mcp/results.hpp"
+#include "protocol/era.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/mcp.hpp"
+#include "storage/records.hpp"
 #include "tools/registry.hpp"
 
 #include <chrono>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace ttm::actors {
+namespace ttm::mcp {
 
-/// What `initialize` tells a client about us.
-struct server_info {
-  std::string name;
-  std::string title;
-  std::string version;
-  std::string instructions;
-};
-
-/// Everything a client actor needs, passed by value at spawn time.
-struct client_config {
+/// Everything a session needs, passed by value when its actor is spawned.
+struct session_config {
   tools::registry_ptr registry;
   domain::clock_ptr clock;
   /// IANA name of the host zone, resolved once at start-up.
@@ -39,22 +34,11 @@ struct client_config {
   std::string principal = "local";
 };
 
-/// The reply to one frame: log notifications first, then the response.
-struct rpc_output {
-  std::vector<std::string> notifications;
-  /// Empty when the frame needs no response (notifications, responses).
-  std::string response;
-  /// Tracking sessions this client actor started since its last output, and
-  /// those it no longer holds (expired, dropped): the transport's directory
-  /// of owners follows them.
-  std::vector<std::string> created;
-  std::vector<std::string> gone;
-};
-
 /// How far a frame got: answered, or paused until the supervisor grants or
-/// refuses a global slot for a new tracking session.
+/// refuses a global slot for a new tracking session, or until the journal
+/// stored the frame's changes.
 struct rpc_step {
-  /// The reply, once the frame is done (`slot_for` empty).
+  /// The reply, once the frame is done (not `waiting()`).
   rpc_output output;
   /// Not empty: ask the supervisor for a slot for this tracking session,
   /// then call `resume`.
@@ -72,21 +56,18 @@ struct rpc_step {
   }
 };
 
-/// Which protocol era a client actor speaks. A 2025 MCP session is legacy
-/// from its `initialize`; a principal's actor (HTTP, 2026-07-28) is modern;
-/// stdio starts undecided and its first request decides.
-enum class era : std::uint8_t { undecided, legacy, modern };
-
 /// One MCP client (a 2025 MCP session, a principal's modern requests, or the
-/// stdio connection): lifecycle, revision, logging level, its tracking
-/// sessions and the dispatch of requests to tools. Plain C++ (the client
+/// stdio connection): the frame state machine (one frame at a time, paused
+/// for a slot or the journal, rolled back when the journal refuses), its
+/// lifecycle, revision and logging level, its tracking sessions, and the
+/// dispatch of requests through the method table. Plain C++ (the client
 /// actor owns one), so it is tested without an actor system.
-class client_state {
+class session {
 public:
-  explicit client_state(client_config cfg);
+  explicit session(session_config cfg);
 
   /// Starts on a frame. Only one frame is handled at a time: after a
-  /// waiting step, call `resume` before the next `handle`.
+  /// waiting step, call `resume` / `resume_journal` before the next `handle`.
   rpc_step handle(const protocol::frame& in);
 
   /// Continues the paused frame with the supervisor's answer.
@@ -107,7 +88,7 @@ public:
   /// Takes over sessions recovered from the journal (after a restart).
   /// Problems are logged.
   struct adopted {
-    std::vector<std::string> ids; ///< now held
+    std::vector<std::string> ids;   ///< now held
     std::vector<std::string> ended; ///< of those, the ended ones
   };
   adopted adopt(const std::vector<storage::stored_session>& sessions);
@@ -127,7 +108,10 @@ public:
     return !revision_.empty();
   }
 
-  era current_era() const noexcept {
+  /// The era this client speaks: legacy from its `initialize`, modern from
+  /// its first valid 2026-07-28 request; nullopt while undecided (stdio
+  /// before its first request).
+  std::optional<protocol::era> current_era() const noexcept {
     return era_;
   }
 
@@ -139,6 +123,16 @@ public:
   /// Monotonic time since the last frame started or a paused one resumed
   /// (or since construction): what the MCP-session idle timeout measures.
   std::chrono::nanoseconds idle_time() const;
+
+  // -- method handlers (methods.cpp), registered in server_methods() --------
+  std::string on_ping(const method_call& c);
+  std::string on_initialize(const method_call& c);
+  std::string on_tools_list(const method_call& c);
+  std::string on_tools_call(const method_call& c);
+  std::string on_set_level(const method_call& c);
+  std::string on_complete(const method_call& c);
+  std::string on_discover(const method_call& c);
+  std::string on_listen(const method_call& c);
 
 private:
   /// How the request being handled is served: its era and, for the client
@@ -174,6 +168,24 @@ private:
   rpc_step run_job();
   rpc_step finish_step(rpc_output out);
 
+  /// Returns the encoded response, or an empty string for none.
+  std::string handle_message(const protocol::message& msg,
+                             std::vector<std::string>& notes);
+  /// Looks the method up in the table for the request's era and runs it.
+  std::string dispatch(const protocol::message& msg,
+                       std::vector<std::string>& notes);
+  void handle_notification(const protocol::message& msg);
+  /// A 2025-era request on a connection that speaks 2026-07-28.
+  std::string modern_connection_refusal(const protocol::message& msg) const;
+  /// `params.protocolVersion` of an initialize, for error data.
+  static std::string requested_version(const protocol::message& msg);
+
+  /// The mode of `msg`: modern when it claims the era and this client
+  /// serves it.
+  request_mode mode_for(const protocol::message& msg) const;
+  /// How the current request's results are stamped.
+  result_stamp stamp(bool cacheable = false) const noexcept;
+
   /// The tools/call response for a finished call.
   std::string call_reply(const protocol::message& msg,
                          const std::string& tool_name,
@@ -181,53 +193,21 @@ private:
                          std::vector<std::string>& notes);
   tools::tool_context make_context(std::vector<std::string>& notes);
 
-  /// Returns the encoded response, or an empty string for none.
-  std::string handle_message(const protocol::message& msg,
-                             std::vector<std::string>& notes);
-  std::string handle_request(const protocol::message& msg,
-                             std::vector<std::string>& notes);
-  void handle_notification(const protocol::message& msg);
-
-  /// Serves a request of the 2026-07-28 revision; empty for notifications.
-  std::string handle_modern(const protocol::message& msg,
-                            std::vector<std::string>& notes);
-  /// The mode of `msg`: modern when it claims the era and this client
-  /// serves it.
-  request_mode mode_for(const protocol::message& msg) const;
-  /// Adds `resultType` and `_meta.serverInfo` (and `extra` fields) to a
-  /// 2026-07-28 result; errors pass unchanged.
-  std::string modern_result(std::string reply, const protocol::message& msg,
-                            std::string_view extra = {}) const;
-  std::string on_discover(const protocol::message& msg);
-
-  /// `params.protocolVersion` of an initialize, for error data.
-  static std::string requested_version(const protocol::message& msg);
-  std::string on_listen(const protocol::message& msg,
-                        std::vector<std::string>& notes);
-
-  std::string on_initialize(const protocol::message& msg);
-  std::string on_tools_list(const protocol::message& msg);
-  std::string on_tools_call(const protocol::message& msg,
-                            std::vector<std::string>& notes);
-  std::string on_set_level(const protocol::message& msg);
-
   /// Adds a notifications/message when the client asked for that level.
   void notify(std::vector<std::string>& notes, protocol::log_level lvl,
               std::string text) const;
 
-  client_config cfg_;
-  domain::tracker tracker_;
-  domain::mono_time last_active_;
-  std::optional<job> job_;
   /// Takes the ids expired by the last calls, noting them for the directory.
   std::vector<std::string> take_expired();
 
+  session_config cfg_;
+  domain::tracker tracker_;
+  domain::mono_time last_active_;
+  std::optional<job> job_;
   /// The boot the clock's monotonic times belong to, for the journal.
   std::string boot_id_;
   std::string revision_;
-  era era_ = era::undecided;
-  /// serverInfo as JSON, rendered once (initialize, every modern result).
-  std::string server_info_;
+  std::optional<protocol::era> era_;
   request_mode mode_;
   /// Directory news for the next output (see rpc_output).
   std::vector<std::string> created_;
@@ -239,4 +219,4 @@ private:
   std::optional<protocol::log_level> client_log_level_;
 };
 
-} // namespace ttm::actors
+} // namespace ttm::mcp

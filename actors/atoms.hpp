@@ -1,0 +1,39 @@
+#pragma once
+
+// Every atom of the actors, grouped by the actor that receives it (the
+// typed interfaces in messages.hpp say which message carries which).
+
+#include <caf/atom.hpp>
+
+namespace ttm::actors {
+
+// -- atoms, by receiver -------------------------------------------------------
+
+// client actor
+using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
+using expire_atom = caf::atom_constant<caf::atom("expire")>;
+using evict_atom = caf::atom_constant<caf::atom("evict")>;
+using idle_atom = caf::atom_constant<caf::atom("idle")>;
+using adopt_atom = caf::atom_constant<caf::atom("adopt")>; // also supervisor
+// supervisor actor
+using admit_atom = caf::atom_constant<caf::atom("admit")>;
+using count_atom = caf::atom_constant<caf::atom("count")>;
+using acquire_atom = caf::atom_constant<caf::atom("acquire")>;
+using release_atom = caf::atom_constant<caf::atom("release")>;
+using ended_atom = caf::atom_constant<caf::atom("ended")>;
+using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+using slots_atom = caf::atom_constant<caf::atom("slots")>;
+// transport actor
+using inbound_atom = caf::atom_constant<caf::atom("inbound")>;
+using eof_atom = caf::atom_constant<caf::atom("eof")>;
+using open_atom = caf::atom_constant<caf::atom("open")>;
+using forward_atom = caf::atom_constant<caf::atom("forward")>;
+using end_atom = caf::atom_constant<caf::atom("end")>;
+using call_atom = caf::atom_constant<caf::atom("call")>;
+using recovered_atom = caf::atom_constant<caf::atom("recovered")>;
+// journal actor (also open_atom: open the store)
+using append_atom = caf::atom_constant<caf::atom("append")>;
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using purge_atom = caf::atom_constant<caf::atom("purge")>;
+
+} // namespace ttm::actors

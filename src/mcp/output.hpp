@@ -1,0 +1,24 @@
+#pragma once
+
+// What an MCP session hands back for one frame. Plain strings only: the
+// client actor sends it to the transport, and the edges include this header
+// (through actors/messages.hpp) without the tools, storage or schema layers.
+
+#include <string>
+#include <vector>
+
+namespace ttm::mcp {
+
+/// The reply to one frame: log notifications first, then the response.
+struct rpc_output {
+  std::vector<std::string> notifications;
+  /// Empty when the frame needs no response (notifications, responses).
+  std::string response;
+  /// Tracking sessions this client started since its last output, and those
+  /// it no longer holds (expired, dropped): the transport's directory of
+  /// owners follows them.
+  std::vector<std::string> created;
+  std::vector<std::string> gone;
+};
+
+} // namespace ttm::mcp

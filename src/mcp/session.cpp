@@ -1,0 +1,465 @@
+#include "mcp/session.hpp"
+
+#include "journal/codec.hpp"
+#include "journal/replay.hpp"
+#include "log.hpp"
+#include "protocol/modern.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <stdexcept>
+
+namespace ttm::mcp {
+
+using protocol::encode_error;
+namespace ec = protocol;
+
+namespace {
+
+/// The modern era's name in messages (its first revision).
+std::string modern_name() {
+  return std::string{protocol::to_string(protocol::era::modern)};
+}
+
+void append(std::vector<std::string>& to, std::vector<std::string> from) {
+  if (to.empty()) {
+    to = std::move(from);
+    return;
+  }
+  to.insert(to.end(), std::make_move_iterator(from.begin()),
+            std::make_move_iterator(from.end()));
+}
+
+} // namespace
+
+session::session(session_config cfg)
+  : cfg_(std::move(cfg)),
+    tracker_(cfg_.limits),
+    last_active_(cfg_.clock->mono_now()) {
+  if (cfg_.journal) {
+    tracker_.record_changes(true);
+    boot_id_ = cfg_.clock->boot_id();
+  }
+}
+
+std::vector<std::string> session::take_expired() {
+  auto ids = tracker_.take_expired();
+  gone_.insert(gone_.end(), ids.begin(), ids.end());
+  return ids;
+}
+
+std::chrono::nanoseconds session::idle_time() const {
+  return cfg_.clock->mono_now() - last_active_;
+}
+
+rpc_step session::handle(const protocol::frame& in) {
+  if (job_)
+    throw std::logic_error("session::handle while a frame is paused");
+  last_active_ = cfg_.clock->mono_now();
+  rpc_output out;
+  if (in.error_code != 0) {
+    out.response = encode_error(protocol::request_id::make_null(),
+                                in.error_code, in.error_message);
+    return finish_step(std::move(out));
+  }
+  if (in.batch && revision_ != protocol::batching_revision) {
+    const std::string not_in = "Invalid Request: JSON-RPC batches are not "
+                               "allowed in protocol revision ";
+    out.response = encode_error(
+      protocol::request_id::make_null(), ec::invalid_request,
+      era_ == protocol::era::modern ? not_in + modern_name()
+      : initialized()
+        ? not_in + revision_ + " (only in "
+            + std::string{protocol::batching_revision} + ")"
+        : std::string{"Invalid Request: JSON-RPC batches are not allowed "
+                      "before initialization"});
+    return finish_step(std::move(out));
+  }
+  job_.emplace();
+  job_->frame = in;
+  return run_job();
+}
+
+rpc_step session::run_job() {
+  auto& j = *job_;
+  for (; j.next < j.frame.messages.size(); ++j.next) {
+    const auto& msg = j.frame.messages[j.next];
+    std::string reply;
+    if (j.frame.batch && msg.kind == protocol::message::request
+        && msg.method == "initialize")
+      reply = encode_error(msg.id, ec::invalid_request,
+                           "Invalid Request: initialize must not be part of "
+                           "a batch");
+    else
+      reply = handle_message(msg, j.out.notifications);
+    if (j.paused.resume) {
+      rpc_step step;
+      step.slot_for = j.paused.slot_id;
+      step.expired = take_expired();
+      step.ended = tracker_.take_ended();
+      return step;
+    }
+    rpc_step step;
+    if (hold_for_journal(j, std::move(reply), step))
+      return step;
+  }
+  auto out = std::move(j.out);
+  if (!j.frame.batch) {
+    if (!j.replies.empty())
+      out.response = std::move(j.replies.front());
+  } else if (!j.replies.empty()) {
+    out.response = protocol::encode_batch(j.replies);
+  }
+  job_.reset();
+  return finish_step(std::move(out));
+}
+
+rpc_step session::resume(bool slot_granted) {
+  if (!job_ || !job_->paused.resume)
+    throw std::logic_error("session::resume without a paused call");
+  last_active_ = cfg_.clock->mono_now();
+  auto& j = *job_;
+  const auto& msg = j.frame.messages[j.next];
+  auto paused = std::move(j.paused);
+  j.paused = {};
+  mode_ = mode_for(msg);
+  std::string reply;
+  try {
+    auto ctx = make_context(j.out.notifications);
+    reply = call_reply(msg, j.paused_tool,
+                       paused.resume(slot_granted, ctx), j.out.notifications);
+    if (slot_granted && tracker_.find(paused.slot_id) != nullptr)
+      created_.push_back(paused.slot_id);
+  } catch (const std::exception& e) {
+    TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
+                            + ") failed: " + e.what());
+    reply = encode_error(msg.id, ec::internal_error,
+                         "Internal error while handling '" + msg.method
+                           + "'");
+  }
+  rpc_step step;
+  if (hold_for_journal(j, std::move(reply), step))
+    return step;
+  ++j.next;
+  return run_job();
+}
+
+bool session::hold_for_journal(job& j, std::string reply,
+                               rpc_step& step) {
+  auto changes = tracker_.take_changes();
+  if (changes.empty()) {
+    if (!reply.empty())
+      j.replies.push_back(std::move(reply));
+    return false;
+  }
+  j.held_reply = std::move(reply);
+  j.held_updates = false;
+  j.held_started.clear();
+  for (const auto& c : changes) {
+    if (c.kind != domain::change::session_expired)
+      j.held_updates = true;
+    if (c.kind == domain::change::session_started)
+      j.held_started.push_back(c.session_id);
+  }
+  // Slots and ends are reported only once the journal decided: an end that
+  // is undone must not make its session reclaimable.
+  step.journal = to_events(std::move(changes));
+  return true;
+}
+
+std::vector<storage::event>
+session::to_events(std::vector<domain::change> changes) {
+  std::vector<storage::event> out;
+  out.reserve(changes.size());
+  // The era of the request that made them: after a restart only a client
+  // of that era takes a session over.
+  const auto era = mode_.modern ? protocol::era::modern : protocol::era::legacy;
+  for (const auto& c : changes)
+    out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era));
+  return out;
+}
+
+rpc_step session::resume_journal(const std::string& error) {
+  if (!job_ || job_->next >= job_->frame.messages.size())
+    throw std::logic_error("session::resume_journal without a paused "
+                           "message");
+  auto& j = *job_;
+  const auto& msg = j.frame.messages[j.next];
+  auto reply = std::move(j.held_reply);
+  if (error.empty() || !j.held_updates) {
+    if (!error.empty())
+      TTM_LOG(warning, "journal", "an expiry was not recorded (it is "
+                                  "redone at the next start): " + error);
+    tracker_.commit();
+  } else {
+    tracker_.rollback();
+    // Sessions this call started are gone again: free their slots.
+    for (const auto& id : j.held_started) {
+      auto c = std::find(created_.begin(), created_.end(), id);
+      if (c != created_.end())
+        created_.erase(c);
+      released_.push_back(id);
+    }
+    TTM_LOG(error, "journal", "request " + msg.id.json
+                                + " refused, nothing changed: " + error);
+    mode_ = mode_for(msg);
+    result_builder b{msg.id, stamp()};
+    write_tool_call(
+      b.writer(),
+      tools::encode_tool_error(
+        {"STORAGE_UNAVAILABLE",
+         "The session journal cannot record this change, so nothing was "
+         "changed: "
+           + error
+           + ". time_get_current still works; retry once the server's "
+             "storage is fixed (see its log)."}),
+      true);
+    reply = b.finish();
+  }
+  j.held_started.clear();
+  if (!reply.empty())
+    j.replies.push_back(std::move(reply));
+  ++j.next;
+  return run_job();
+}
+
+std::vector<storage::event> session::close_all() {
+  tracker_.close_all(domain::now_of(*cfg_.clock), "closed");
+  return take_journal();
+}
+
+std::vector<storage::event> session::take_journal() {
+  if (!tracker_.recording())
+    return {};
+  // Only expiry happens outside a frame, and it has nothing to undo: a
+  // paused frame's undo log stays as it is.
+  return to_events(tracker_.take_changes());
+}
+
+session::adopted
+session::adopt(const std::vector<storage::stored_session>& sessions) {
+  std::vector<std::string> problems;
+  adopted out;
+  out.ids = journal::replay(tracker_, sessions, *cfg_.clock, cfg_.local_zone,
+                           problems);
+  for (const auto& p : problems)
+    TTM_LOG(error, "journal", "cannot recover " + p);
+  for (const auto& id : out.ids)
+    created_.push_back(id);
+  out.ended = tracker_.take_ended();
+  return out;
+}
+
+rpc_step session::finish_step(rpc_output out) {
+  rpc_step step;
+  step.expired = take_expired();
+  append(step.expired, std::exchange(released_, {}));
+  step.ended = tracker_.take_ended();
+  append(out.created, std::exchange(created_, {}));
+  append(out.gone, std::exchange(gone_, {}));
+  step.output = std::move(out);
+  return step;
+}
+
+std::vector<std::string> session::expire_due() {
+  auto ids = tracker_.expire_due(domain::now_of(*cfg_.clock));
+  for (const auto& id : ids)
+    TTM_LOG(info, "tracking", "session " + id + " expired");
+  gone_.insert(gone_.end(), ids.begin(), ids.end());
+  return ids;
+}
+
+void session::evict(const std::string& session_id) {
+  TTM_LOG(info, "tracking", "ended session " + session_id
+                              + " dropped to make room for a new one");
+  tracker_.evict(session_id);
+  gone_.push_back(session_id);
+}
+
+tools::tool_context
+session::make_context(std::vector<std::string>& notes) {
+  return tools::tool_context{*cfg_.clock, cfg_.local_zone,
+                             [this, &notes](protocol::log_level lvl,
+                                            std::string text) {
+                               notify(notes, lvl, std::move(text));
+                             },
+                             tracker_};
+}
+
+std::string session::handle_message(const protocol::message& msg,
+                                    std::vector<std::string>& notes) {
+  switch (msg.kind) {
+    case protocol::message::invalid:
+      return encode_error(msg.id, msg.error_code, msg.error_message);
+    case protocol::message::malformed_notification:
+      TTM_LOG(warning, "mcp", "ignored a malformed notification: "
+                                + msg.error_message);
+      return {};
+    case protocol::message::response:
+      // We never send requests to the client, so nothing waits for this.
+      TTM_LOG(debug, "mcp", "ignored a response from the client, id "
+                              + msg.id.json);
+      return {};
+    case protocol::message::notification:
+      handle_notification(msg);
+      return {};
+    case protocol::message::request:
+      mode_ = mode_for(msg);
+      try {
+        if (!log::enabled(log::level::debug))
+          return dispatch(msg, notes);
+        auto started = cfg_.clock->mono_now();
+        auto reply = dispatch(msg, notes);
+        auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+          cfg_.clock->mono_now() - started);
+        log::write(log::level::debug, "mcp",
+                   "request " + msg.id.json + " " + msg.method
+                     + (job_->paused.resume ? " waits for a session slot after "
+                                            : " answered in ")
+                     + std::to_string(took.count()) + " us");
+        return reply;
+      } catch (const std::exception& e) {
+        TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
+                                + ") failed: " + e.what());
+        return encode_error(msg.id, ec::internal_error,
+                            "Internal error while handling '" + msg.method
+                              + "'");
+      }
+  }
+  return {};
+}
+
+
+void session::handle_notification(const protocol::message& msg) {
+  if (msg.method == "notifications/initialized") {
+    // Nothing to unlock: we send the client no requests of our own.
+    TTM_LOG(debug, "mcp", "client '" + client_name_ + "' is initialized");
+    return;
+  }
+  if (era_ == protocol::era::modern
+      && msg.method != "notifications/cancelled") {
+    TTM_LOG(debug, "mcp", "ignored notification '" + msg.method
+                            + "' (not part of " + modern_name() + ")");
+    return;
+  }
+  if (msg.method == "notifications/cancelled") {
+    // Calls run to completion before this actor reads its next message, so a
+    // cancellation that reaches us names a call already answered; the
+    // transport drops replies to calls cancelled while still in flight.
+    TTM_LOG(debug, "mcp", "cancellation for a request no longer running");
+    return;
+  }
+  TTM_LOG(debug, "mcp", "ignored notification '" + msg.method + "'");
+}
+
+std::string session::call_reply(const protocol::message& msg,
+                                const std::string& tool_name,
+                                tools::call_result res,
+                                std::vector<std::string>& notes) {
+  switch (res.status) {
+    case tools::call_result::invalid_arguments:
+      TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
+                                + ": " + res.message);
+      notify(notes, protocol::log_level::warning,
+             tool_name + ": invalid arguments: " + res.message);
+      if (!mode_.modern
+          && revision_ < protocol::tool_validation_errors_since)
+        return invalid_params(msg.id, res.message);
+      res.structured = tools::encode_tool_error(
+        {"VALIDATION_ERROR", std::move(res.message)});
+      break;
+    case tools::call_result::failed:
+      TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
+                                + " failed: " + res.structured);
+      notify(notes, protocol::log_level::info,
+             tool_name + " failed: " + res.structured);
+      break;
+    case tools::call_result::needs_slot:
+      throw std::logic_error("a resumed call asked for a second slot");
+    case tools::call_result::ok:
+      break;
+  }
+  result_builder b{msg.id, stamp()};
+  write_tool_call(b.writer(), res.structured,
+                  res.status != tools::call_result::ok);
+  return b.finish();
+}
+
+void session::notify(std::vector<std::string>& notes,
+                     protocol::log_level lvl, std::string text) const {
+  if (!mode_.level || lvl < *mode_.level)
+    return;
+  notes.push_back(log_notification(lvl, cfg_.info.name, text));
+}
+
+session::request_mode
+session::mode_for(const protocol::message& msg) const {
+  request_mode m;
+  m.modern = msg.meta.claimed && era_ != protocol::era::legacy;
+  m.level = m.modern ? protocol::parse_log_level(msg.meta.log_level)
+                     : client_log_level_;
+  return m;
+}
+
+result_stamp session::stamp(bool cacheable) const noexcept {
+  return {mode_.modern ? &cfg_.info : nullptr, cacheable};
+}
+
+std::string session::dispatch(const protocol::message& msg,
+                              std::vector<std::string>& notes) {
+  if (mode_.modern) {
+    if (auto r = protocol::check_modern_request(msg))
+      return encode_error(msg.id, r->code, r->message, r->data_json);
+    // A valid modern request decides an undecided connection (stdio).
+    era_ = protocol::era::modern;
+  } else if (era_ == protocol::era::modern) {
+    return modern_connection_refusal(msg);
+  }
+  const auto era = mode_.modern ? protocol::era::modern : protocol::era::legacy;
+  const method* m = server_methods().find(msg.method, era);
+  if (era == protocol::era::legacy) {
+    if (!initialized()
+        && (m == nullptr || m->life == lifecycle::after_initialize))
+      return encode_error(msg.id, ec::invalid_request,
+                          "Server not initialized: the first request must be "
+                          "'initialize' (got '"
+                            + msg.method + "')");
+    if (m != nullptr && m->life == lifecycle::opens_session && initialized())
+      return encode_error(msg.id, ec::invalid_request,
+                          "Invalid Request: this session is already "
+                          "initialized (revision "
+                            + revision_ + ")");
+  }
+  if (m == nullptr)
+    return encode_error(msg.id, ec::method_not_found,
+                        "Method not found: '" + msg.method + "'");
+  rapidjson::Document params;
+  if (m->decode != nullptr) {
+    auto problem = m->decode(msg, params);
+    if (!problem.empty())
+      return invalid_params(msg.id, problem);
+  }
+  return (this->*(m->handle))(
+    method_call{msg, params, notes, stamp(m->cacheable)});
+}
+
+std::string
+session::modern_connection_refusal(const protocol::message& msg) const {
+  // This connection speaks the modern era since its first request (stdio).
+  if (msg.method == "initialize")
+    return encode_error(
+      msg.id, ec::unsupported_protocol_version,
+      "Unsupported protocol version: this connection speaks " + modern_name()
+        + " (per-request _meta) since its first request; initialize is not "
+          "part of it",
+      protocol::unsupported_version(requested_version(msg)).data_json);
+  return invalid_params(
+    msg.id, "this connection speaks " + modern_name()
+              + " since its first request: every request needs params._meta "
+                "with '"
+              + std::string{protocol::meta_key::protocol_version} + "' and '"
+              + std::string{protocol::meta_key::client_capabilities} + "'");
+}
+
+} // namespace ttm::mcp
