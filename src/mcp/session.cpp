@@ -298,8 +298,13 @@ std::string session::handle_message(const protocol::message& msg,
       return {};
     case protocol::message::response:
       // We never send requests to the client, so nothing waits for this.
-      TTM_LOG(debug, "mcp", "ignored a response from the client, id "
-                              + msg.id.json);
+      // One the codec could not read (nested too deep) is worth a warning.
+      if (!msg.error_message.empty())
+        TTM_LOG(warning, "mcp", "ignored a malformed response: "
+                                  + msg.error_message);
+      else
+        TTM_LOG(debug, "mcp", "ignored a response from the client, id "
+                                + msg.id.json);
       return {};
     case protocol::message::notification:
       handle_notification(msg);
