@@ -101,7 +101,8 @@ private:
 std::string object_params(const protocol::message& msg,
                           rapidjson::Document& doc, std::string_view error);
 
-/// The methods this server serves (built once).
+/// The methods this server serves (built once; registered in handlers.cpp,
+/// beside their handlers).
 const method_table& server_methods();
 
 } // namespace ttm::mcp
