@@ -1,15 +1,16 @@
 #pragma once
 
-// The Streamable HTTP edge. No Boost or CAF in this header: everything that
-// includes it stays cheap to compile; Beast lives in http.cpp alone.
+// The Streamable HTTP edge. No Boost in this header (Beast is behind
+// http_connection.hpp, for http.cpp and http_connection.cpp alone); it does
+// include CAF, through actors/messages.hpp, for the transport actor's handle.
+// The edge's pure parts have their own CAF-free headers: http_access.hpp
+// (Host/Origin/tokens), http_headers.hpp, http_rules.hpp.
 
 #include "actors/messages.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <string_view>
 #include <string>
 #include <vector>
 
@@ -85,27 +86,12 @@ public:
   /// transport delivers later are dropped. Idempotent.
   void stop();
 
-  /// Defined in http.cpp; public only so that its connections can name it.
+  /// Defined in http_connection.hpp; public only so that its connections
+  /// can name it.
   struct impl;
 
 private:
   std::unique_ptr<impl> impl_;
 };
-
-/// Constant-time check of a bearer token against a list: the time taken
-/// depends on the lengths of the configured tokens only, never on where a
-/// candidate first differs. Exposed for unit tests.
-bool token_matches(const std::string& candidate,
-                   const std::vector<std::string>& tokens) noexcept;
-
-/// The same check, returning the index of the matching token or -1. Still
-/// compares against every token.
-int token_index(const std::string& candidate,
-                const std::vector<std::string>& tokens) noexcept;
-
-/// Decodes an MCP header value: `=?base64?…?=` is the Base64 of UTF-8 text
-/// (for values that are not plain visible ASCII); anything else is itself.
-/// nullopt when the sentinel form holds no valid Base64. Exposed for tests.
-std::optional<std::string> decode_header_value(std::string_view value);
 
 } // namespace ttm::edge
