@@ -45,14 +45,23 @@ void http_edge::impl::do_accept() {
       }
       error_code ignored;
       socket.set_option(tcp::no_delay{true}, ignored);
-      std::shared_ptr<connection> conn;
+      std::shared_ptr<connection> conn, victim;
       {
         std::lock_guard<std::mutex> guard{mtx};
-        if (admit_connection(conns.size(), opts.max_connections)) {
+        if (make_room(victim)) {
           auto id = next_conn_id++;
           conn = std::make_shared<connection>(std::move(socket), *this, id);
-          conns.emplace(id, conn);
+          conns.emplace(id, conn_entry{conn, true,
+                                       std::chrono::steady_clock::now()});
         }
+      }
+      if (victim) {
+        net::post(victim->executor(), [victim] { victim->close_now(); });
+        if (warn_limited())
+          TTM_LOG(info, "http",
+                  "closed the connection idle longest to admit a new one: "
+                    + std::to_string(opts.max_connections)
+                    + " are open (--max-connections)");
       }
       if (!conn) {
         refuse_connection(socket);
@@ -62,6 +71,40 @@ void http_edge::impl::do_accept() {
       conn->start();
       do_accept();
     });
+}
+
+bool http_edge::impl::make_room(std::shared_ptr<connection>& victim) {
+  std::vector<idle_connection> idle;
+  auto open = conns.size() - evicting;
+  if (!admit_connection(open, opts.max_connections))
+    for (const auto& [id, e] : conns)
+      if (e.idle && !e.evicting)
+        idle.push_back({id, e.idle_since});
+  auto a = decide_admission(open, opts.max_connections, idle);
+  if (a.kind == admission::evict) {
+    auto& e = conns.at(a.victim);
+    e.evicting = true;
+    ++evicting;
+    victim = e.conn.lock(); // null: it is being destroyed anyway
+  }
+  return a.kind != admission::refuse;
+}
+
+void http_edge::impl::set_idle(std::uint64_t id) {
+  std::lock_guard<std::mutex> guard{mtx};
+  if (auto it = conns.find(id); it != conns.end()) {
+    it->second.idle = true;
+    it->second.idle_since = std::chrono::steady_clock::now();
+  }
+}
+
+bool http_edge::impl::leave_idle(std::uint64_t id) {
+  std::lock_guard<std::mutex> guard{mtx};
+  auto it = conns.find(id);
+  if (it == conns.end() || it->second.evicting)
+    return false;
+  it->second.idle = false;
+  return true;
 }
 
 bool http_edge::impl::warn_limited() {
@@ -101,8 +144,8 @@ void http_edge::impl::for_each_connection(F f) {
   std::vector<std::shared_ptr<connection>> live;
   {
     std::lock_guard<std::mutex> guard{mtx};
-    for (auto& [id, weak] : conns)
-      if (auto c = weak.lock())
+    for (auto& [id, e] : conns)
+      if (auto c = e.conn.lock())
         live.push_back(std::move(c));
   }
   for (auto& c : live)

@@ -95,4 +95,74 @@ std::optional<std::string> access_policy::principal_of(
                                 : "token-" + std::to_string(t + 1);
 }
 
+namespace {
+
+/// Whole seconds, rounded up: a Retry-After that is never too early.
+std::chrono::seconds ceil_seconds(std::chrono::steady_clock::duration d) {
+  auto s = std::chrono::ceil<std::chrono::seconds>(d);
+  return std::max(s, std::chrono::seconds{1});
+}
+
+} // namespace
+
+std::optional<std::chrono::seconds>
+auth_throttle::locked(const std::string& address, time_point now) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto it = records_.find(address);
+  if (it == records_.end() || now >= it->second.locked_until)
+    return std::nullopt;
+  return ceil_seconds(it->second.locked_until - now);
+}
+
+std::optional<std::chrono::seconds>
+auth_throttle::failed(const std::string& address, time_point now) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto it = records_.find(address);
+  if (it == records_.end()) {
+    if (limits_.max_addresses == 0)
+      return std::nullopt;
+    if (records_.size() >= limits_.max_addresses) {
+      records_.erase(lru_.front());
+      lru_.pop_front();
+    }
+    lru_.push_back(address);
+    it = records_.emplace(address, record{}).first;
+    it->second.lru = std::prev(lru_.end());
+  } else {
+    lru_.splice(lru_.end(), lru_, it->second.lru);
+  }
+  auto& r = it->second;
+  if (now < r.locked_until) // refused before its token was looked at
+    return ceil_seconds(r.locked_until - now);
+  // The window opens at the first failure counted.
+  if (r.failures == 0 || now - r.window_start > limits_.window) {
+    r.failures = 0;
+    r.window_start = now;
+  }
+  if (++r.failures < limits_.max_failures)
+    return std::nullopt;
+  auto length = limits_.lockout;
+  for (unsigned i = 0; i < r.strikes && length < limits_.max_lockout; ++i)
+    length *= 2;
+  length = std::min(length, limits_.max_lockout);
+  ++r.strikes;
+  r.failures = 0;
+  r.locked_until = now + length;
+  return length;
+}
+
+void auth_throttle::succeeded(const std::string& address) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto it = records_.find(address);
+  if (it == records_.end())
+    return;
+  lru_.erase(it->second.lru);
+  records_.erase(it);
+}
+
+std::size_t auth_throttle::size() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return records_.size();
+}
+
 } // namespace ttm::edge

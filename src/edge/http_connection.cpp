@@ -151,14 +151,23 @@ private:
 
 connection::connection(tcp::socket socket, http_edge::impl& srv,
                        std::uint64_t id)
-  : stream_(std::move(socket)), srv_(srv), id_(id) {
+  : stream_(std::move(socket)), srv_(srv), id_(id),
+    accepted_at_(std::chrono::steady_clock::now()) {
+  error_code ec;
+  auto ep = stream_.socket().remote_endpoint(ec);
+  if (!ec)
+    peer_ = ep.address().to_string();
 }
 
 connection::~connection() {
   if (busy_)
     srv_.add_busy(-1);
   std::lock_guard<std::mutex> guard{srv_.mtx};
-  srv_.conns.erase(id_);
+  if (auto it = srv_.conns.find(id_); it != srv_.conns.end()) {
+    if (it->second.evicting)
+      --srv_.evicting;
+    srv_.conns.erase(it);
+  }
 }
 
 void connection::start() {
@@ -207,12 +216,17 @@ void connection::read_next() {
     read_header();
     return;
   }
-  // Idle keep-alive: wait for the next request's first byte.
-  stream_.expires_after(srv_.opts.idle_timeout);
+  // Idle: wait for the next request's first byte (a new connection only
+  // as long as the header timeout allows for its whole first header).
+  srv_.set_idle(id_);
+  if (served_)
+    stream_.expires_after(srv_.opts.idle_timeout);
+  else
+    stream_.expires_at(accepted_at_ + srv_.opts.header_timeout);
   stream_.async_read_some(
     buffer_.prepare(4096),
     [self = shared_from_this()](error_code ec, std::size_t n) {
-      if (ec) {
+      if (ec || !self->srv_.leave_idle(self->id_)) {
         self->close_now();
         return;
       }
@@ -222,8 +236,14 @@ void connection::read_next() {
 }
 
 void connection::read_header() {
-  // One deadline for the whole request, headers and body.
-  stream_.expires_after(srv_.opts.read_timeout);
+  // One deadline for the whole request, headers and body; a new
+  // connection's first header also within the header timeout.
+  request_start_ = std::chrono::steady_clock::now();
+  auto deadline = request_start_ + srv_.opts.read_timeout;
+  if (!served_)
+    deadline = std::min<time_point>(deadline,
+                                    accepted_at_ + srv_.opts.header_timeout);
+  stream_.expires_at(deadline);
   http::async_read_header(
     stream_, buffer_, *parser_,
     [self = shared_from_this()](error_code ec, std::size_t) {
@@ -245,6 +265,10 @@ void connection::on_header(error_code ec) {
     return respond_plain(d.status, std::move(d.text));
   }
   set_busy(true);
+  if (!served_) {
+    served_ = true;
+    stream_.expires_at(request_start_ + srv_.opts.read_timeout);
+  }
   auto& req = parser_->get();
   ctx_.version = req.version();
   ctx_.keep_alive = req.keep_alive();
@@ -268,8 +292,9 @@ void connection::route(const request& req) {
 }
 
 void connection::on_mcp(const request& req) {
-  ctx_.mcp = decide_head(srv_.access, head_of(req, *parser_),
-                         srv_.opts.max_body_bytes);
+  ctx_.mcp = decide_head(
+    srv_.access, head_of(req, *parser_), srv_.opts.max_body_bytes,
+    auth_gate{&srv_.throttle, peer_, std::chrono::steady_clock::now()});
   switch (ctx_.mcp.kind) {
     case head_decision::refuse:
       return refuse(ctx_.mcp.why);
@@ -398,6 +423,8 @@ actors::sink_ptr connection::make_sink() {
 }
 
 void connection::refuse(const refusal& r) {
+  if (r.close)
+    ctx_.keep_alive = false;
   auto res = start_response(static_cast<http::status>(r.status));
   if (!r.www_authenticate.empty())
     res->set(http::field::www_authenticate, r.www_authenticate);

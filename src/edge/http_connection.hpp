@@ -45,7 +45,17 @@ struct http_edge::impl {
   // handlers) unregister themselves here.
   std::mutex mtx;
   std::condition_variable cv;
-  std::unordered_map<std::uint64_t, std::weak_ptr<connection>> conns;
+  struct conn_entry {
+    std::weak_ptr<connection> conn;
+    /// Waiting for a request's first byte (new, or between requests).
+    bool idle = true;
+    std::chrono::steady_clock::time_point idle_since;
+    /// Chosen to make room at the cap: it closes instead of reading on.
+    bool evicting = false;
+  };
+  std::unordered_map<std::uint64_t, conn_entry> conns;
+  /// Entries of `conns` marked evicting (not counted against the cap).
+  std::size_t evicting = 0;
   std::uint64_t next_conn_id = 0;
   /// Connections between a request's complete header and its response's
   /// last byte: what a drain waits for.
@@ -54,6 +64,7 @@ struct http_edge::impl {
   actors::transport_actor transport;
   http_options opts;
   access_policy access;
+  auth_throttle throttle;
   std::atomic<bool> draining{false};
   std::uint16_t bound_port = 0;
   bool stopped = false;
@@ -66,10 +77,21 @@ struct http_edge::impl {
   std::vector<std::thread> threads;
 
   impl(actors::transport_actor t, http_options o)
-    : transport(std::move(t)), opts(std::move(o)), ioc(static_cast<int>(
-                                                     std::max<std::size_t>(
-                                                       opts.threads, 1))) {
+    : transport(std::move(t)), opts(std::move(o)),
+      throttle(auth_throttle::limits{
+        opts.auth_max_failures, opts.auth_failure_window, opts.auth_lockout,
+        opts.auth_max_lockout, opts.auth_max_addresses}),
+      ioc(static_cast<int>(std::max<std::size_t>(opts.threads, 1))) {
   }
+
+  /// A connection starts waiting for a request's first byte.
+  void set_idle(std::uint64_t id);
+  /// Its first byte came. False when it was chosen for eviction meanwhile:
+  /// then it closes without reading the request.
+  bool leave_idle(std::uint64_t id);
+  /// Under `mtx`: room for one more connection, by closing the one idle
+  /// longest if need be. False: none is idle, refuse the new one.
+  bool make_room(std::shared_ptr<connection>& victim);
 
   void add_busy(int delta) {
     {
@@ -119,6 +141,7 @@ public:
   void on_reply(transport_reply r);
 
 private:
+  using time_point = std::chrono::steady_clock::time_point;
   using request = http::request<http::string_body>;
   using response = http::response<http::string_body>;
 
@@ -166,6 +189,13 @@ private:
   http_edge::impl& srv_;
   std::uint64_t id_;
   request_ctx ctx_;
+  /// The client's IP address (for the token-guessing throttle).
+  std::string peer_;
+  time_point accepted_at_;
+  /// When the current request's header began to be read.
+  time_point request_start_;
+  /// A request's headers were complete once: the header timeout is over.
+  bool served_ = false;
   bool busy_ = false;
   bool closed_ = false;
   bool watching_ = false;

@@ -65,7 +65,7 @@ refusal too_large(std::size_t max_body_bytes, bool modern) {
 }
 
 head_decision decide_head(const access_policy& access, const request_head& h,
-                          std::size_t max_body_bytes) {
+                          std::size_t max_body_bytes, const auth_gate& gate) {
   head_decision d;
   // Read first: a refusal of a 2026-07-28 request uses that era's codes.
   d.headers = read_mcp_headers(h);
@@ -96,20 +96,45 @@ head_decision decide_head(const access_policy& access, const request_head& h,
     return refuse(403, "Forbidden: Origin '" + std::string{*h.origin}
                          + "' is not allowed (--allowed-origins)");
   }
+  auto* throttle = access.auth_required() ? gate.throttle : nullptr;
+  auto too_many = [&](std::chrono::seconds left) {
+    refuse(429, "Too Many Requests: too many wrong bearer tokens from this "
+                "address; retry after "
+                  + std::to_string(left.count()) + " s");
+    d.why.retry_after = std::to_string(left.count());
+    d.why.close = true;
+    return d;
+  };
+  // Locked out: refused whatever the token, so guessing cannot go on.
+  if (throttle)
+    if (auto left = throttle->locked(gate.address, gate.now))
+      return too_many(*left);
   auto principal = access.principal_of(h.authorization);
   if (!principal) {
     // Never log the token itself.
     bool absent = !h.authorization;
     TTM_LOG(info, "http", absent ? "refused a request without a bearer token"
                                  : "refused a request with a wrong token");
-    return refuse(401,
-                  absent ? "Unauthorized: send 'Authorization: Bearer TOKEN'"
-                         : "Unauthorized: the bearer token is not valid",
-                  http_refusal_code,
-                  absent ? R"(Bearer realm="time-tracker-mcp")"
-                         : R"(Bearer realm="time-tracker-mcp", )"
-                           R"(error="invalid_token")");
+    if (throttle && !absent)
+      if (auto lockout = throttle->failed(gate.address, gate.now)) {
+        TTM_LOG(warning, "http",
+                "too many wrong bearer tokens from " + gate.address
+                  + ": locked out for " + std::to_string(lockout->count())
+                  + " s");
+        return too_many(*lockout);
+      }
+    refuse(401,
+           absent ? "Unauthorized: send 'Authorization: Bearer TOKEN'"
+                  : "Unauthorized: the bearer token is not valid",
+           http_refusal_code,
+           absent ? R"(Bearer realm="time-tracker-mcp")"
+                  : R"(Bearer realm="time-tracker-mcp", )"
+                    R"(error="invalid_token")");
+    d.why.close = true;
+    return d;
   }
+  if (throttle)
+    throttle->succeeded(gate.address);
   d.principal = std::move(*principal);
   if (modern_header && h.method == http_method::delete_)
     return refuse(405, "Method Not Allowed: protocol revision 2026-07-28 has "
@@ -375,6 +400,20 @@ read_error_decision decide_read_error(read_failure failure, bool in_body,
 
 bool admit_connection(std::size_t open, std::size_t max_connections) noexcept {
   return open < max_connections;
+}
+
+admission decide_admission(std::size_t open, std::size_t max_connections,
+                           const std::vector<idle_connection>& idle) {
+  if (admit_connection(open, max_connections))
+    return {admission::admit, 0};
+  if (idle.empty())
+    return {admission::refuse, 0};
+  auto oldest = std::min_element(
+    idle.begin(), idle.end(), [](const auto& x, const auto& y) {
+      return x.idle_since < y.idle_since
+             || (x.idle_since == y.idle_since && x.id < y.id);
+    });
+  return {admission::evict, oldest->id};
 }
 
 const std::string& connection_refusal_response() {

@@ -69,6 +69,9 @@ struct refusal {
   std::string www_authenticate;
   std::string allow;       ///< set on every 405
   std::string retry_after; ///< seconds
+  /// Close the connection after the response (401, 429: a client that
+  /// guesses tokens must reconnect for each guess).
+  bool close = false;
 };
 
 /// The JSON-RPC code of an HTTP-level refusal: -32000 (2025), or -32600
@@ -116,10 +119,19 @@ struct head_decision {
   bool send_continue = false;
 };
 
-/// Host, Origin, bearer token, method, the 2025 session and version
-/// headers, Content-Type, Accept, Content-Length and Expect, in that order.
+/// Where a request comes from, for the token-guessing throttle.
+struct auth_gate {
+  auth_throttle* throttle = nullptr; ///< none: unthrottled
+  std::string address;               ///< the client's IP address
+  auth_throttle::time_point now{};
+};
+
+/// Host, Origin, bearer token (429 while the client address is locked out,
+/// see auth_throttle), method, the 2025 session and version headers,
+/// Content-Type, Accept, Content-Length and Expect, in that order.
 head_decision decide_head(const access_policy& access, const request_head& h,
-                          std::size_t max_body_bytes);
+                          std::size_t max_body_bytes,
+                          const auth_gate& gate = {});
 
 /// 413 for a body over the limit.
 refusal too_large(std::size_t max_body_bytes, bool modern);
@@ -180,6 +192,28 @@ read_error_decision decide_read_error(read_failure failure, bool in_body,
 
 /// Whether one more connection is admitted while `open` are.
 bool admit_connection(std::size_t open, std::size_t max_connections) noexcept;
+
+/// A connection waiting for a request's first byte: a new one, or a
+/// keep-alive one between requests.
+struct idle_connection {
+  std::uint64_t id = 0;
+  std::chrono::steady_clock::time_point idle_since{};
+};
+
+struct admission {
+  enum kind_t {
+    admit,  ///< below the cap
+    evict,  ///< at the cap: close `victim` (idle longest), admit the new one
+    refuse  ///< at the cap with none idle: 503
+  } kind = admit;
+  std::uint64_t victim = 0;
+};
+
+/// A new connection while `open` are (not counting those being evicted):
+/// at the cap the one idle longest makes room, so a flood of silent
+/// sockets cannot lock out clients that send requests.
+admission decide_admission(std::size_t open, std::size_t max_connections,
+                           const std::vector<idle_connection>& idle);
 
 /// The whole response (bytes) to a connection over the cap: 503.
 const std::string& connection_refusal_response();

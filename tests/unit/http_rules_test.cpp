@@ -219,6 +219,7 @@ TEST_CASE("http rules: 401 without the bearer token", "[http_rules]") {
     auto d = head(h, token_policy());
     check_refused(d, 401, http_refusal_code);
     CHECK(d.why.www_authenticate == R"(Bearer realm="time-tracker-mcp")");
+    CHECK(d.why.close); // one guess per connection
   }
   SECTION("wrong, or not Bearer") {
     for (std::string_view v : {"Bearer s3cre", "Bearer S3CRET", "Basic s3cret",
@@ -393,6 +394,7 @@ TEST_CASE("http rules: 503 for the session cap and the connection cap",
   CHECK(r.retry_after == "5");
   CHECK(admit_connection(3, 4));
   CHECK_FALSE(admit_connection(4, 4));
+  CHECK(decide_admission(4, 4, {}).kind == admission::refuse);
   const auto& bytes = connection_refusal_response();
   CHECK(bytes.rfind("HTTP/1.1 503 Service Unavailable\r\n", 0) == 0);
   CHECK(bytes.find("Retry-After: 1\r\n") != std::string::npos);
@@ -505,4 +507,22 @@ TEST_CASE("http rules 2026-07-28: every 400 and the 404", "[http_rules]") {
     CHECK(refusal_code(http_refusal_code, true) == protocol::invalid_request);
     CHECK(refusal_code(session_not_found_code, true) == -32001);
   }
+}
+
+TEST_CASE("http rules: at the connection cap the one idle longest makes room",
+          "[http_rules]") {
+  using std::chrono::seconds;
+  auto t = std::chrono::steady_clock::time_point{} + seconds{100};
+  std::vector<idle_connection> idle{{7, t + seconds{5}}, {3, t + seconds{1}},
+                                    {9, t + seconds{1}}, {4, t + seconds{9}}};
+  auto below = decide_admission(3, 4, idle);
+  CHECK(below.kind == admission::admit);
+  auto at_cap = decide_admission(4, 4, idle);
+  CHECK(at_cap.kind == admission::evict);
+  CHECK(at_cap.victim == 3); // oldest; ties: the older connection
+  auto over = decide_admission(5, 4, {{4, t}});
+  CHECK(over.kind == admission::evict);
+  CHECK(over.victim == 4);
+  CHECK(decide_admission(4, 4, {}).kind == admission::refuse);
+  CHECK(decide_admission(0, 0, {}).kind == admission::refuse);
 }
