@@ -357,6 +357,13 @@ const std::vector<option>& options() {
      [](config& c, const std::string& v) {
        return parse_seconds(v, 1, c.keep_alive_timeout_s);
      }},
+    {"--header-timeout", "header_timeout",
+     "TIME_TRACKER_MCP_HEADER_TIMEOUT", "DURATION",
+     "http: close a new connection whose first request's headers have not "
+     "arrived this long after it opened (default 10s)",
+     [](config& c, const std::string& v) {
+       return parse_seconds(v, 1, c.header_timeout_s);
+     }},
     {"--read-timeout", "read_timeout", "TIME_TRACKER_MCP_READ_TIMEOUT",
      "DURATION", "http: longest time to receive one request, headers and body "
                 "(default 30s)",

@@ -64,6 +64,8 @@ struct config {
   /// Connection timeouts, seconds.
   std::size_t keep_alive_timeout_s = 60;
   std::size_t read_timeout_s = 30;
+  /// A new connection must send its first request's headers within this.
+  std::size_t header_timeout_s = 10;
   std::size_t write_timeout_s = 30;
   /// On SIGTERM/SIGINT, how long requests in flight may take to finish.
   std::size_t drain_timeout_s = 10;

@@ -442,6 +442,7 @@ int run_http(const config& cfg) {
   opts.auth_principals = cfg.auth_principals;
   opts.idle_timeout = std::chrono::seconds{cfg.keep_alive_timeout_s};
   opts.read_timeout = std::chrono::seconds{cfg.read_timeout_s};
+  opts.header_timeout = std::chrono::seconds{cfg.header_timeout_s};
   opts.write_timeout = std::chrono::seconds{cfg.write_timeout_s};
   opts.threads = cfg.http_threads;
   opts.max_connections = cfg.max_connections;

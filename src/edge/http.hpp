@@ -1,15 +1,16 @@
 #pragma once
 
-// The Streamable HTTP edge. No Boost or CAF in this header: everything that
-// includes it stays cheap to compile; Beast lives in http.cpp alone.
+// The Streamable HTTP edge. No Boost in this header (Beast is behind
+// http_connection.hpp, for http.cpp and http_connection.cpp alone); it does
+// include CAF, through actors/messages.hpp, for the transport actor's handle.
+// The edge's pure parts have their own CAF-free headers: http_access.hpp
+// (Host/Origin/tokens), http_headers.hpp, http_rules.hpp.
 
 #include "actors/messages.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <string_view>
 #include <string>
 #include <vector>
 
@@ -39,15 +40,31 @@ struct http_options {
   std::chrono::milliseconds idle_timeout{60'000};
   /// From a request's first byte to its last (headers and body).
   std::chrono::milliseconds read_timeout{30'000};
+  /// A new connection must complete its first request's headers this long
+  /// after it was accepted, else it is closed: silent sockets cannot hold
+  /// connection slots for a whole keep-alive timeout.
+  std::chrono::milliseconds header_timeout{10'000};
   /// Writing one response.
   std::chrono::milliseconds write_timeout{30'000};
   /// Suggested wait in `Retry-After` when the session cap is reached.
   std::chrono::seconds retry_after{5};
   /// I/O threads (the actors have their own).
   std::size_t threads = 1;
-  /// Open connections at once; one more is answered 503 and closed, so
-  /// idle sockets cannot lock every client out (or exhaust descriptors).
+  /// Open connections at once. At the cap, the connection idle longest
+  /// (between requests, or still waiting for its first bytes) is closed to
+  /// admit a new one; with none idle, the new one is answered 503 and
+  /// closed, so silent sockets cannot lock every client out (or exhaust
+  /// descriptors).
   std::size_t max_connections = 4096;
+  /// Wrong bearer tokens from one client address: this many within
+  /// `auth_failure_window` lock the address out (429) for
+  /// `auth_lockout`, doubling with each lockout up to `auth_max_lockout`;
+  /// at most `auth_max_addresses` addresses are remembered.
+  std::size_t auth_max_failures = 10;
+  std::chrono::seconds auth_failure_window{60};
+  std::chrono::seconds auth_lockout{30};
+  std::chrono::seconds auth_max_lockout{15 * 60};
+  std::size_t auth_max_addresses = 10'000;
 };
 
 /// Serves MCP Streamable HTTP on one endpoint plus /healthz and /readyz:
@@ -85,27 +102,12 @@ public:
   /// transport delivers later are dropped. Idempotent.
   void stop();
 
-  /// Defined in http.cpp; public only so that its connections can name it.
+  /// Defined in http_connection.hpp; public only so that its connections
+  /// can name it.
   struct impl;
 
 private:
   std::unique_ptr<impl> impl_;
 };
-
-/// Constant-time check of a bearer token against a list: the time taken
-/// depends on the lengths of the configured tokens only, never on where a
-/// candidate first differs. Exposed for unit tests.
-bool token_matches(const std::string& candidate,
-                   const std::vector<std::string>& tokens) noexcept;
-
-/// The same check, returning the index of the matching token or -1. Still
-/// compares against every token.
-int token_index(const std::string& candidate,
-                const std::vector<std::string>& tokens) noexcept;
-
-/// Decodes an MCP header value: `=?base64?…?=` is the Base64 of UTF-8 text
-/// (for values that are not plain visible ASCII); anything else is itself.
-/// nullopt when the sentinel form holds no valid Base64. Exposed for tests.
-std::optional<std::string> decode_header_value(std::string_view value);
 
 } // namespace ttm::edge

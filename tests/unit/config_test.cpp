@@ -456,6 +456,12 @@ TEST_CASE("config: http timeouts take the same durations as the tracking "
   CHECK(contains(must_fail({"http", "--read-timeout", "8d"}), "'8d'"));
 }
 
+TEST_CASE("config: --header-timeout, 10 s by default") {
+  CHECK(must_load({"http"}).header_timeout_s == 10);
+  CHECK(must_load({"http", "--header-timeout", "3s"}).header_timeout_s == 3);
+  CHECK(contains(must_fail({"http", "--header-timeout", "0"}), "from 1"));
+}
+
 TEST_CASE("config: token file lines are TOKEN or NAME TOKEN") {
   temp_file tokens{"# principals\n"
                    "alice   tok-alice\n"

@@ -1,7 +1,8 @@
 // The HTTP edge's pure helpers. The edge itself is tested end to end by
 // tests/integration/http_*.test.mjs against the real binary.
 
-#include "edge/http.hpp"
+#include "edge/http_access.hpp"
+#include "edge/http_headers.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,0 +1,584 @@
+// One HTTP connection: Beast reads a request, the rules of http_rules.hpp
+// decide, and a POSTed message goes to the transport actor with anon_send;
+// the transport answers through a `post_sink`, which collects the replies
+// and posts them back to the connection's strand once the frame is done. No
+// I/O thread ever waits for an actor, and no actor ever touches a socket.
+
+#include "edge/http_connection.hpp"
+
+#include "log.hpp"
+#include "mcp/wire.hpp"
+#include "protocol/error_codes.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/modern.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+
+#include <caf/send.hpp>
+
+#include <rapidjson/document.h>
+
+#include <limits>
+
+namespace ttm::edge {
+
+namespace {
+
+/// After an early error response, how much of an unread body is drained so
+/// that the client sees the response instead of a reset.
+constexpr std::size_t max_linger_bytes = 8 * 1024 * 1024;
+constexpr auto linger_timeout = std::chrono::seconds{2};
+
+/// Whether an initialize response carries a result (not an error).
+bool is_result(const std::string& json) {
+  rapidjson::Document d;
+  d.Parse(json.c_str(), json.size());
+  return !d.HasParseError() && d.IsObject() && d.HasMember("result");
+}
+
+http_method method_of(http::verb v) {
+  switch (v) {
+    case http::verb::get:
+      return http_method::get;
+    case http::verb::head:
+      return http_method::head;
+    case http::verb::post:
+      return http_method::post;
+    case http::verb::delete_:
+      return http_method::delete_;
+    default:
+      return http_method::other;
+  }
+}
+
+template <class Request, class Parser>
+request_head head_of(const Request& req, const Parser& parser) {
+  auto first = [&](auto name) -> std::optional<std::string_view> {
+    auto h = req.find(name);
+    if (h == req.end())
+      return std::nullopt;
+    return std::string_view{h->value().data(), h->value().size()};
+  };
+  request_head h;
+  h.version = req.version();
+  h.method = method_of(req.method());
+  h.target = std::string_view{req.target().data(), req.target().size()};
+  h.host = first(http::field::host);
+  h.host_count = req.count(http::field::host);
+  h.origin = first(http::field::origin);
+  h.authorization = first(http::field::authorization);
+  h.content_type = first(http::field::content_type);
+  h.accept = first(http::field::accept);
+  h.expect = first(http::field::expect);
+  h.session_id = first("Mcp-Session-Id");
+  h.protocol_version = first("MCP-Protocol-Version");
+  h.mcp_method = first("Mcp-Method");
+  h.mcp_name = first("Mcp-Name");
+  if (auto len = parser.content_length())
+    h.content_length = *len;
+  return h;
+}
+
+read_failure failure_of(error_code ec, bool closed) {
+  if (ec == http::error::header_limit)
+    return read_failure::header_limit;
+  if (ec == http::error::body_limit)
+    return read_failure::body_limit;
+  if (ec == http::error::end_of_stream || ec == beast::error::timeout
+      || ec == net::error::operation_aborted || closed)
+    return read_failure::closed;
+  return read_failure::malformed;
+}
+
+/// Ignores everything: for fire-and-forget `end` messages.
+class discard_sink final : public actors::reply_sink {
+public:
+  void deliver(std::string) override {
+  }
+  void refused(actors::route_refusal) override {
+  }
+  void close() override {
+  }
+};
+
+/// Collects what the transport says about one frame (called on the
+/// transport actor only) and posts it to the connection's strand at the end.
+class post_sink final : public actors::reply_sink {
+public:
+  explicit post_sink(std::shared_ptr<connection> conn)
+    : conn_(std::move(conn)) {
+  }
+
+  void deliver(std::string json) override {
+    reply_.responses.push_back(std::move(json));
+  }
+
+  void deliver_notification(std::string json) override {
+    reply_.notifications.push_back(std::move(json));
+  }
+
+  void frame_done() override {
+    finish(transport_reply::done);
+  }
+
+  void refused(actors::route_refusal why) override {
+    finish(why == actors::route_refusal::busy ? transport_reply::busy
+                                              : transport_reply::unknown_route);
+  }
+
+  void close() override {
+    finish(transport_reply::closed);
+  }
+
+private:
+  void finish(transport_reply::kind_t kind) {
+    // Once per frame; also lets go of the connection.
+    auto conn = std::move(conn_);
+    if (!conn)
+      return;
+    reply_.kind = kind;
+    auto ex = conn->executor();
+    net::post(ex, [conn = std::move(conn), r = std::move(reply_)]() mutable {
+      conn->on_reply(std::move(r));
+    });
+  }
+
+  std::shared_ptr<connection> conn_;
+  transport_reply reply_;
+};
+
+} // namespace
+
+connection::connection(tcp::socket socket, http_edge::impl& srv,
+                       std::uint64_t id)
+  : stream_(std::move(socket)), srv_(srv), id_(id),
+    accepted_at_(std::chrono::steady_clock::now()) {
+  error_code ec;
+  auto ep = stream_.socket().remote_endpoint(ec);
+  if (!ec)
+    peer_ = ep.address().to_string();
+}
+
+connection::~connection() {
+  if (busy_)
+    srv_.add_busy(-1);
+  std::lock_guard<std::mutex> guard{srv_.mtx};
+  if (auto it = srv_.conns.find(id_); it != srv_.conns.end()) {
+    if (it->second.evicting)
+      --srv_.evicting;
+    srv_.conns.erase(it);
+  }
+}
+
+void connection::start() {
+  net::dispatch(stream_.get_executor(),
+                [self = shared_from_this()] { self->read_next(); });
+}
+
+void connection::on_drain() {
+  if (!busy_)
+    close_now();
+}
+
+void connection::close_now() {
+  if (closed_)
+    return;
+  closed_ = true;
+  error_code ec;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+  stream_.close();
+}
+
+void connection::set_busy(bool b) {
+  if (b != busy_) {
+    busy_ = b;
+    srv_.add_busy(b ? 1 : -1);
+  }
+}
+
+void connection::read_next() {
+  if (closed_)
+    return;
+  if (srv_.draining) {
+    close_now();
+    return;
+  }
+  parser_.emplace();
+  parser_->header_limit(max_header_bytes);
+  // No body limit while the header is read: Beast would refuse a large
+  // Content-Length in the header as a parse error. decide_head answers it
+  // with 413 after the Host/Origin/token checks; read_body() sets the limit
+  // for chunked bodies. (Boost 1.74 compares a Content-Length against an
+  // empty limit as "too large", so "no limit" is the largest value.)
+  parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+  ctx_ = {};
+  if (buffer_.size() > 0) {
+    read_header();
+    return;
+  }
+  // Idle: wait for the next request's first byte (a new connection only
+  // as long as the header timeout allows for its whole first header).
+  srv_.set_idle(id_);
+  if (served_)
+    stream_.expires_after(srv_.opts.idle_timeout);
+  else
+    stream_.expires_at(accepted_at_ + srv_.opts.header_timeout);
+  stream_.async_read_some(
+    buffer_.prepare(4096),
+    [self = shared_from_this()](error_code ec, std::size_t n) {
+      if (ec || !self->srv_.leave_idle(self->id_)) {
+        self->close_now();
+        return;
+      }
+      self->buffer_.commit(n);
+      self->read_header();
+    });
+}
+
+void connection::read_header() {
+  // One deadline for the whole request, headers and body; a new
+  // connection's first header also within the header timeout.
+  request_start_ = std::chrono::steady_clock::now();
+  auto deadline = request_start_ + srv_.opts.read_timeout;
+  if (!served_)
+    deadline = std::min<time_point>(deadline,
+                                    accepted_at_ + srv_.opts.header_timeout);
+  stream_.expires_at(deadline);
+  http::async_read_header(
+    stream_, buffer_, *parser_,
+    [self = shared_from_this()](error_code ec, std::size_t) {
+      self->on_header(ec);
+    });
+}
+
+void connection::on_header(error_code ec) {
+  if (ec) {
+    auto d = decide_read_error(failure_of(ec, closed_), false, ec.message());
+    if (d.kind == read_error_decision::close) {
+      close_now();
+      return;
+    }
+    set_busy(true);
+    ctx_.keep_alive = false;
+    if (d.status == 400)
+      TTM_LOG(debug, "http", "malformed request: " + ec.message());
+    return respond_plain(d.status, std::move(d.text));
+  }
+  set_busy(true);
+  if (!served_) {
+    served_ = true;
+    stream_.expires_at(request_start_ + srv_.opts.read_timeout);
+  }
+  auto& req = parser_->get();
+  ctx_.version = req.version();
+  ctx_.keep_alive = req.keep_alive();
+  ctx_.head = req.method() == http::verb::head;
+  route(req);
+}
+
+void connection::route(const request& req) {
+  auto d = route_path(method_of(req.method()),
+                      std::string_view{req.target().data(),
+                                       req.target().size()},
+                      srv_.opts.path, srv_.draining);
+  switch (d.kind) {
+    case path_decision::plain:
+      return respond_plain(d.status, std::move(d.text), d.allow);
+    case path_decision::json:
+      return respond_raw(d.status, std::move(d.text), "application/json");
+    case path_decision::mcp:
+      return on_mcp(req);
+  }
+}
+
+void connection::on_mcp(const request& req) {
+  ctx_.mcp = decide_head(
+    srv_.access, head_of(req, *parser_), srv_.opts.max_body_bytes,
+    auth_gate{&srv_.throttle, peer_, std::chrono::steady_clock::now()});
+  switch (ctx_.mcp.kind) {
+    case head_decision::refuse:
+      return refuse(ctx_.mcp.why);
+    case head_decision::end_session:
+      ctx_.is_delete = true;
+      caf::anon_send(srv_.transport, actors::end_atom::value,
+                     ctx_.mcp.session, make_sink());
+      return;
+    case head_decision::read_body:
+      if (ctx_.mcp.send_continue)
+        return send_continue();
+      return read_body();
+  }
+}
+
+void connection::send_continue() {
+  auto res = std::make_shared<http::response<http::empty_body>>(
+    http::status::continue_, ctx_.version);
+  http::async_write(stream_, *res,
+                    [self = shared_from_this(), res](error_code ec,
+                                                     std::size_t) {
+                      if (ec) {
+                        self->close_now();
+                        return;
+                      }
+                      self->read_body();
+                    });
+}
+
+void connection::read_body() {
+  parser_->body_limit(srv_.opts.max_body_bytes);
+  http::async_read(stream_, buffer_, *parser_,
+                   [self = shared_from_this()](error_code ec, std::size_t) {
+                     self->on_body(ec);
+                   });
+}
+
+void connection::on_body(error_code ec) {
+  if (ec) {
+    auto d = decide_read_error(failure_of(ec, closed_), true, ec.message());
+    switch (d.kind) {
+      case read_error_decision::close:
+        close_now();
+        return;
+      case read_error_decision::too_large:
+        return refuse(too_large(
+          srv_.opts.max_body_bytes,
+          protocol::names_modern_era(ctx_.mcp.headers.version)));
+      case read_error_decision::plain:
+        // A malformed body (e.g. a bad chunk size) is answered, not dropped.
+        ctx_.keep_alive = false;
+        TTM_LOG(debug, "http", "malformed request body: " + ec.message());
+        return respond_plain(d.status, std::move(d.text));
+    }
+  }
+  stream_.expires_never(); // the transport may take its time
+  auto f = mcp::decode(parser_->get().body());
+  auto d = decide_body(ctx_.mcp, f);
+  dispatch(std::move(d), std::move(f));
+}
+
+void connection::dispatch(body_decision d, protocol::frame f) {
+  ctx_.id = std::move(d.id);
+  ctx_.modern = d.modern;
+  ctx_.expects_response = d.expects_response;
+  switch (d.kind) {
+    case body_decision::refuse:
+      return refuse(d.why);
+    case body_decision::accept:
+      TTM_LOG(debug, "http", "accepted 2026-07-28 notification '"
+                               + f.messages.front().method
+                               + "' without effect");
+      return write(start_response(http::status::accepted));
+    case body_decision::open:
+      try {
+        ctx_.new_session = new_session_id();
+      } catch (const std::exception& e) {
+        TTM_LOG(error, "http", e.what());
+        return refuse(make_refusal(500,
+                                   "Internal error: cannot create a session "
+                                   "id",
+                                   protocol::internal_error));
+      }
+      caf::anon_send(srv_.transport, actors::open_atom::value,
+                     ctx_.new_session, ctx_.mcp.principal, std::move(f),
+                     make_sink());
+      return;
+    case body_decision::forward:
+      caf::anon_send(srv_.transport, actors::forward_atom::value,
+                     ctx_.mcp.session, std::move(f), make_sink());
+      return;
+    case body_decision::call:
+      caf::anon_send(srv_.transport, actors::call_atom::value,
+                     ctx_.mcp.principal, std::move(f), make_sink());
+      return watch_hangup();
+  }
+}
+
+/// While a 2026-07-28 request runs, reads from the socket: the client
+/// hanging up cancels the request (nothing more is sent for it). Bytes of
+/// a pipelined next request are kept for later.
+void connection::watch_hangup() {
+  if (buffer_.size() > 0)
+    return; // the next request is here already: the client is still on
+  watching_ = true;
+  stream_.async_read_some(
+    buffer_.prepare(4096),
+    [self = shared_from_this()](error_code ec, std::size_t n) {
+      self->watching_ = false;
+      if (!ec) {
+        self->buffer_.commit(n);
+      } else if (ec != net::error::operation_aborted && !self->closed_
+                 && self->busy_) {
+        TTM_LOG(debug, "http", "the client closed the response stream: "
+                               "request cancelled");
+        self->close_now();
+        return;
+      }
+      if (std::exchange(self->read_after_watch_, false))
+        self->read_next();
+    });
+}
+
+actors::sink_ptr connection::make_sink() {
+  return std::make_shared<post_sink>(shared_from_this());
+}
+
+void connection::refuse(const refusal& r) {
+  if (r.close)
+    ctx_.keep_alive = false;
+  auto res = start_response(static_cast<http::status>(r.status));
+  if (!r.www_authenticate.empty())
+    res->set(http::field::www_authenticate, r.www_authenticate);
+  if (!r.allow.empty())
+    res->set(http::field::allow, r.allow);
+  if (!r.retry_after.empty())
+    res->set(http::field::retry_after, r.retry_after);
+  set_body(*res, protocol::encode_error(ctx_.id, r.code, r.message,
+                                        r.data_json),
+           "application/json");
+  write(std::move(res));
+}
+
+void connection::respond_plain(int status, std::string text,
+                               std::string_view allow) {
+  auto res = start_response(static_cast<http::status>(status));
+  if (!allow.empty())
+    res->set(http::field::allow, allow);
+  set_body(*res, std::move(text) + "\n", "text/plain; charset=utf-8");
+  write(std::move(res));
+}
+
+void connection::respond_raw(int status, std::string body,
+                             std::string_view type) {
+  auto res = start_response(static_cast<http::status>(status));
+  set_body(*res, std::move(body), type);
+  write(std::move(res));
+}
+
+std::shared_ptr<connection::response>
+connection::start_response(http::status status) {
+  auto res = std::make_shared<response>(status, ctx_.version);
+  res->set(http::field::server, "time-tracker-mcp");
+  return res;
+}
+
+void connection::set_body(response& res, std::string body,
+                          std::string_view type) {
+  if (!body.empty())
+    res.set(http::field::content_type, type);
+  if (ctx_.head) {
+    res.content_length(body.size());
+    return;
+  }
+  res.body() = std::move(body);
+}
+
+void connection::write(std::shared_ptr<response> res) {
+  if (closed_)
+    return;
+  // A body we did not read would be taken for the next request.
+  bool body_unread = parser_ && !parser_->is_done();
+  bool keep = ctx_.keep_alive && !srv_.draining && !body_unread;
+  res->keep_alive(keep);
+  if (!ctx_.head)
+    res->prepare_payload(); // Content-Length, also 0 (202), none for 204
+  stream_.expires_after(srv_.opts.write_timeout);
+  http::async_write(stream_, *res,
+                    [self = shared_from_this(), res, keep,
+                     body_unread](error_code ec, std::size_t) {
+                      self->set_busy(false);
+                      if (ec) {
+                        self->close_now();
+                        return;
+                      }
+                      if (keep && self->watching_) {
+                        // The hang-up watch still reads: end it first.
+                        self->read_after_watch_ = true;
+                        error_code ignored;
+                        self->stream_.socket().cancel(ignored);
+                      } else if (keep)
+                        self->read_next();
+                      else if (body_unread)
+                        self->linger();
+                      else
+                        self->close_now();
+                    });
+}
+
+/// Closes after an early response while the client may still be sending
+/// its body: stop sending, read and drop what comes (bounded), then close,
+/// so that the client reads the response instead of a TCP reset.
+void connection::linger() {
+  error_code ec;
+  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  stream_.expires_after(linger_timeout);
+  buffer_.clear();
+  drain_input(0);
+}
+
+void connection::drain_input(std::size_t so_far) {
+  stream_.async_read_some(
+    buffer_.prepare(64 * 1024),
+    [self = shared_from_this(), so_far](error_code ec, std::size_t n) {
+      self->buffer_.clear();
+      if (ec || so_far + n > max_linger_bytes) {
+        self->close_now();
+        return;
+      }
+      self->drain_input(so_far + n);
+    });
+}
+
+void connection::on_reply(transport_reply r) {
+  if (closed_) {
+    // The client left during initialize: nobody will use that session.
+    if (!ctx_.new_session.empty() && r.kind == transport_reply::done)
+      caf::anon_send(srv_.transport, actors::end_atom::value,
+                     ctx_.new_session,
+                     actors::sink_ptr{std::make_shared<discard_sink>()});
+    return;
+  }
+  switch (r.kind) {
+    case transport_reply::unknown_route:
+      return refuse(session_not_found());
+    case transport_reply::busy:
+      return refuse(sessions_busy(srv_.opts.retry_after));
+    case transport_reply::closed:
+      TTM_LOG(debug, "http", "session " + short_id(ctx_.mcp.session)
+                               + " ended by the client");
+      return write(start_response(http::status::no_content));
+    case transport_reply::done:
+      break;
+  }
+  if (ctx_.is_delete) // not reached: end answers close or refused
+    return write(start_response(http::status::no_content));
+  auto res = start_response(http::status::ok);
+  if (!ctx_.new_session.empty()) {
+    if (r.responses.size() == 1 && is_result(r.responses.front())) {
+      res->set("Mcp-Session-Id", ctx_.new_session);
+      TTM_LOG(debug, "http", "session " + short_id(ctx_.new_session)
+                               + " created");
+    } else {
+      // A failed initialize creates no session.
+      caf::anon_send(srv_.transport, actors::end_atom::value,
+                     ctx_.new_session,
+                     actors::sink_ptr{std::make_shared<discard_sink>()});
+    }
+  }
+  if (!ctx_.expects_response || r.responses.empty()) {
+    // Notifications and responses from the client, or a request that was
+    // cancelled while in flight (MCP: it gets no response).
+    res->result(http::status::accepted);
+    return write(std::move(res));
+  }
+  if (!answer_with_sse(ctx_.mcp.accept, !r.notifications.empty())) {
+    set_body(*res, std::move(r.responses.back()), "application/json");
+    return write(std::move(res));
+  }
+  res->set(http::field::cache_control, "no-cache");
+  res->set("X-Accel-Buffering", "no");
+  set_body(*res, sse_body(r.notifications, r.responses), "text/event-stream");
+  write(std::move(res));
+}
+
+} // namespace ttm::edge

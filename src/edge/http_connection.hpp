@@ -1,0 +1,205 @@
+#pragma once
+
+// Private to the HTTP edge (http.cpp, http_connection.cpp): the server state
+// and one Beast connection. Everything that includes Beast is behind this
+// header; the decisions it follows are in http_rules.hpp.
+
+// Beast's string_view is std::string_view in the edge.
+#ifndef BOOST_BEAST_USE_STD_STRING_VIEW
+#define BOOST_BEAST_USE_STD_STRING_VIEW
+#endif
+
+#include "edge/http.hpp"
+#include "edge/http_access.hpp"
+#include "edge/http_rules.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace ttm::edge {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using error_code = boost::system::error_code;
+
+class connection;
+
+struct http_edge::impl {
+  // Declared before the io_context: connections destroyed with it (pending
+  // handlers) unregister themselves here.
+  std::mutex mtx;
+  std::condition_variable cv;
+  struct conn_entry {
+    std::weak_ptr<connection> conn;
+    /// Waiting for a request's first byte (new, or between requests).
+    bool idle = true;
+    std::chrono::steady_clock::time_point idle_since;
+    /// Chosen to make room at the cap: it closes instead of reading on.
+    bool evicting = false;
+  };
+  std::unordered_map<std::uint64_t, conn_entry> conns;
+  /// Entries of `conns` marked evicting (not counted against the cap).
+  std::size_t evicting = 0;
+  std::uint64_t next_conn_id = 0;
+  /// Connections between a request's complete header and its response's
+  /// last byte: what a drain waits for.
+  std::size_t busy = 0;
+
+  actors::transport_actor transport;
+  http_options opts;
+  access_policy access;
+  auth_throttle throttle;
+  std::atomic<bool> draining{false};
+  std::uint16_t bound_port = 0;
+  bool stopped = false;
+
+  net::io_context ioc;
+  std::optional<net::executor_work_guard<net::io_context::executor_type>>
+    work;
+  tcp::acceptor acceptor{net::make_strand(ioc)};
+  net::steady_timer accept_backoff{acceptor.get_executor()};
+  std::vector<std::thread> threads;
+
+  impl(actors::transport_actor t, http_options o)
+    : transport(std::move(t)), opts(std::move(o)),
+      throttle(auth_throttle::limits{
+        opts.auth_max_failures, opts.auth_failure_window, opts.auth_lockout,
+        opts.auth_max_lockout, opts.auth_max_addresses}),
+      ioc(static_cast<int>(std::max<std::size_t>(opts.threads, 1))) {
+  }
+
+  /// A connection starts waiting for a request's first byte.
+  void set_idle(std::uint64_t id);
+  /// Its first byte came. False when it was chosen for eviction meanwhile:
+  /// then it closes without reading the request.
+  bool leave_idle(std::uint64_t id);
+  /// Under `mtx`: room for one more connection, by closing the one idle
+  /// longest if need be. False: none is idle, refuse the new one.
+  bool make_room(std::shared_ptr<connection>& victim);
+
+  void add_busy(int delta) {
+    {
+      std::lock_guard<std::mutex> guard{mtx};
+      busy = static_cast<std::size_t>(static_cast<long>(busy) + delta);
+    }
+    cv.notify_all();
+  }
+
+  void make_access_policy();
+  void do_accept();
+  void refuse_connection(tcp::socket& socket);
+  /// Rate limit for warnings a flood could repeat (on the acceptor strand).
+  bool warn_limited();
+  std::chrono::steady_clock::time_point last_warning{};
+  template <class F>
+  void for_each_connection(F f);
+};
+
+/// What the transport said about one frame, handed to the connection.
+struct transport_reply {
+  enum kind_t { done, unknown_route, busy, closed } kind = done;
+  std::vector<std::string> notifications;
+  std::vector<std::string> responses;
+};
+
+/// One TCP connection; all of its work runs on its own strand.
+class connection : public std::enable_shared_from_this<connection> {
+public:
+  connection(tcp::socket socket, http_edge::impl& srv, std::uint64_t id);
+  ~connection();
+
+  void start();
+
+  net::any_io_executor executor() {
+    return stream_.get_executor();
+  }
+
+  /// On the strand: a drain started. Idle connections close now; a request
+  /// in flight finishes and its response closes the connection.
+  void on_drain();
+
+  /// On the strand: the edge is stopping.
+  void close_now();
+
+  /// On the strand: the transport is done with the request's frame.
+  void on_reply(transport_reply r);
+
+private:
+  using time_point = std::chrono::steady_clock::time_point;
+  using request = http::request<http::string_body>;
+  using response = http::response<http::string_body>;
+
+  /// Per request.
+  struct request_ctx {
+    unsigned version = 11;
+    bool keep_alive = true;
+    bool head = false;
+    /// What the headers decided: principal, session, MCP headers, Accept.
+    head_decision mcp;
+    /// Set for initialize: the session id being created.
+    std::string new_session;
+    bool expects_response = false;
+    protocol::request_id id; // of a single request, for error bodies
+    bool is_delete = false;
+    /// A 2026-07-28 request: no session; a hang-up cancels it.
+    bool modern = false;
+  };
+
+  void set_busy(bool b);
+  void read_next();
+  void read_header();
+  void on_header(error_code ec);
+  void route(const request& req);
+  void on_mcp(const request& req);
+  void send_continue();
+  void read_body();
+  void on_body(error_code ec);
+  void dispatch(body_decision d, protocol::frame f);
+  void watch_hangup();
+  actors::sink_ptr make_sink();
+
+  void refuse(const refusal& r);
+  void respond_plain(int status, std::string text, std::string_view allow = {});
+  void respond_raw(int status, std::string body, std::string_view type);
+  std::shared_ptr<response> start_response(http::status status);
+  void set_body(response& res, std::string body, std::string_view type);
+  void write(std::shared_ptr<response> res);
+  void linger();
+  void drain_input(std::size_t so_far);
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http_edge::impl& srv_;
+  std::uint64_t id_;
+  request_ctx ctx_;
+  /// The client's IP address (for the token-guessing throttle).
+  std::string peer_;
+  time_point accepted_at_;
+  /// When the current request's header began to be read.
+  time_point request_start_;
+  /// A request's headers were complete once: the header timeout is over.
+  bool served_ = false;
+  bool busy_ = false;
+  bool closed_ = false;
+  bool watching_ = false;
+  bool read_after_watch_ = false;
+};
+
+} // namespace ttm::edge

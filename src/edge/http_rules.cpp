@@ -1,0 +1,431 @@
+#include "edge/http_rules.hpp"
+
+#include "log.hpp"
+#include "protocol/error_codes.hpp"
+#include "protocol/mcp.hpp"
+#include "protocol/modern.hpp"
+
+#include <algorithm>
+
+namespace ttm::edge {
+
+mcp_headers read_mcp_headers(const request_head& h) {
+  mcp_headers m;
+  if (h.protocol_version)
+    m.version = std::string{trim(*h.protocol_version)};
+  if (h.mcp_method)
+    m.method = std::string{trim(*h.mcp_method)};
+  if (h.mcp_name)
+    m.name = std::string{trim(*h.mcp_name)};
+  return m;
+}
+
+int refusal_code(int code, bool modern) noexcept {
+  return code == http_refusal_code && modern ? protocol::invalid_request
+                                             : code;
+}
+
+refusal make_refusal(int status, std::string message, int code, bool modern,
+                     std::string_view www_authenticate) {
+  refusal r;
+  r.status = status;
+  r.code = refusal_code(code, modern);
+  r.message = std::move(message);
+  r.www_authenticate = std::string{www_authenticate};
+  if (status == 405)
+    r.allow = "POST, DELETE";
+  return r;
+}
+
+path_decision route_path(http_method method, std::string_view target,
+                         std::string_view mcp_path, bool draining) {
+  auto path = target.substr(0, target.find('?'));
+  path_decision d;
+  if (path == "/healthz" || path == "/readyz") {
+    if (method != http_method::get && method != http_method::head)
+      return {path_decision::plain, 405, "use GET or HEAD", "GET, HEAD"};
+    if (path == "/readyz" && draining)
+      return {path_decision::json, 503, R"({"status":"draining"})", {}};
+    return {path_decision::json, 200,
+            path == "/healthz" ? R"({"status":"ok"})" : R"({"status":"ready"})",
+            {}};
+  }
+  if (path != mcp_path)
+    return {path_decision::plain, 404,
+            "no such endpoint; MCP is served at " + std::string{mcp_path},
+            {}};
+  return d;
+}
+
+refusal too_large(std::size_t max_body_bytes, bool modern) {
+  return make_refusal(413,
+                      "Payload Too Large: the body exceeds "
+                        + std::to_string(max_body_bytes) + " bytes",
+                      http_refusal_code, modern);
+}
+
+head_decision decide_head(const access_policy& access, const request_head& h,
+                          std::size_t max_body_bytes, const auth_gate& gate) {
+  head_decision d;
+  // Read first: a refusal of a 2026-07-28 request uses that era's codes.
+  d.headers = read_mcp_headers(h);
+  bool modern_header = protocol::names_modern_era(d.headers.version);
+  auto refuse = [&](int status, std::string message,
+                    int code = http_refusal_code,
+                    std::string_view www_auth = {}) {
+    d.kind = head_decision::refuse;
+    d.why = make_refusal(status, std::move(message), code, modern_header,
+                         www_auth);
+    return d;
+  };
+  // DNS rebinding: a browser page may reach us under a foreign name.
+  if (h.host_count > 1)
+    return refuse(400, "Bad Request: more than one Host header");
+  if (!h.host) {
+    if (h.version >= 11)
+      return refuse(400, "Bad Request: the Host header is missing");
+  } else if (!access.host_allowed(*h.host)) {
+    TTM_LOG(info, "http",
+            "refused a request for Host '" + std::string{*h.host} + "'");
+    return refuse(403, "Forbidden: Host '" + std::string{*h.host}
+                         + "' is not allowed (--allowed-hosts)");
+  }
+  if (h.origin && !access.origin_allowed(*h.origin)) {
+    TTM_LOG(info, "http",
+            "refused a request from Origin '" + std::string{*h.origin} + "'");
+    return refuse(403, "Forbidden: Origin '" + std::string{*h.origin}
+                         + "' is not allowed (--allowed-origins)");
+  }
+  auto* throttle = access.auth_required() ? gate.throttle : nullptr;
+  auto too_many = [&](std::chrono::seconds left) {
+    refuse(429, "Too Many Requests: too many wrong bearer tokens from this "
+                "address; retry after "
+                  + std::to_string(left.count()) + " s");
+    d.why.retry_after = std::to_string(left.count());
+    d.why.close = true;
+    return d;
+  };
+  // Locked out: refused whatever the token, so guessing cannot go on.
+  if (throttle)
+    if (auto left = throttle->locked(gate.address, gate.now))
+      return too_many(*left);
+  auto principal = access.principal_of(h.authorization);
+  if (!principal) {
+    // Never log the token itself.
+    bool absent = !h.authorization;
+    TTM_LOG(info, "http", absent ? "refused a request without a bearer token"
+                                 : "refused a request with a wrong token");
+    if (throttle && !absent)
+      if (auto lockout = throttle->failed(gate.address, gate.now)) {
+        TTM_LOG(warning, "http",
+                "too many wrong bearer tokens from " + gate.address
+                  + ": locked out for " + std::to_string(lockout->count())
+                  + " s");
+        return too_many(*lockout);
+      }
+    refuse(401,
+           absent ? "Unauthorized: send 'Authorization: Bearer TOKEN'"
+                  : "Unauthorized: the bearer token is not valid",
+           http_refusal_code,
+           absent ? R"(Bearer realm="time-tracker-mcp")"
+                  : R"(Bearer realm="time-tracker-mcp", )"
+                    R"(error="invalid_token")");
+    d.why.close = true;
+    return d;
+  }
+  if (throttle)
+    throttle->succeeded(gate.address);
+  d.principal = std::move(*principal);
+  if (modern_header && h.method == http_method::delete_)
+    return refuse(405, "Method Not Allowed: protocol revision 2026-07-28 has "
+                       "no sessions to end; POST each request");
+  if (h.method != http_method::post && h.method != http_method::delete_)
+    // We never send server-initiated messages outside a request's own
+    // response, so there is no standalone SSE stream to GET.
+    return refuse(405, "Method Not Allowed: use POST for JSON-RPC messages "
+                       "and DELETE to end a session; this server opens no "
+                       "standalone SSE stream (GET)");
+  // The 2025 rules for Mcp-Session-Id and MCP-Protocol-Version. They are
+  // applied once the body shows a 2025 request (at once for DELETE):
+  // 2026-07-28 ignores Mcp-Session-Id (and Last-Event-ID), and its own
+  // header checks come first.
+  if (h.session_id && !modern_header) {
+    d.session = std::string{trim(*h.session_id)};
+    if (!valid_session_id(d.session))
+      d.legacy_refusal = "Bad Request: Mcp-Session-Id must be 1 to 128 "
+                         "visible ASCII characters";
+  }
+  // The revision header follows initialize; initialize itself negotiates
+  // in its body. Absent: 2025-03-26, which we serve.
+  const auto& version = d.headers.version;
+  if (!d.session.empty() && !modern_header && d.legacy_refusal.empty()
+      && !version.empty() && !protocol::is_supported_revision(version))
+    d.legacy_refusal = "Bad Request: unsupported MCP-Protocol-Version '"
+                       + version
+                       + "' (supported: 2025-03-26, 2025-06-18, "
+                         "2025-11-25)";
+  if (h.method == http_method::delete_) {
+    if (!d.legacy_refusal.empty())
+      return refuse(400, d.legacy_refusal);
+    if (d.session.empty())
+      return refuse(400, "Bad Request: DELETE needs the Mcp-Session-Id "
+                         "header of the session to end");
+    d.kind = head_decision::end_session;
+    return d;
+  }
+  if (!h.content_type || media_type(*h.content_type) != "application/json")
+    return refuse(415, "Unsupported Media Type: POST a JSON-RPC message as "
+                       "'Content-Type: application/json'");
+  d.accept = parse_accept(h.accept);
+  if (!d.accept.json && !d.accept.sse)
+    return refuse(406, "Not Acceptable: the Accept header must allow "
+                       "application/json or text/event-stream");
+  if (h.content_length && *h.content_length > max_body_bytes) {
+    d.kind = head_decision::refuse;
+    d.why = too_large(max_body_bytes, modern_header);
+    return d;
+  }
+  d.send_continue = h.version >= 11 && h.expect
+                    && lower(trim(*h.expect)) == "100-continue";
+  d.kind = head_decision::read_body;
+  return d;
+}
+
+namespace {
+
+refusal from_modern(const protocol::modern_refusal& r) {
+  refusal out;
+  out.status = r.http_status;
+  out.code = r.code;
+  out.message = r.message;
+  out.data_json = r.data_json;
+  return out;
+}
+
+/// A POST of the 2026-07-28 revision: the header checks of its Streamable
+/// HTTP transport, between the envelope checks of protocol/modern.hpp.
+body_decision decide_modern(const head_decision& head,
+                            const protocol::frame& f, body_decision d) {
+  d.modern = true;
+  auto refuse = [&](int status, std::string message, int code) {
+    d.kind = body_decision::refuse;
+    d.why = make_refusal(status, std::move(message), code, true);
+    return d;
+  };
+  auto refuse_modern = [&](const protocol::modern_refusal& r) {
+    d.kind = body_decision::refuse;
+    d.why = from_modern(r);
+    return d;
+  };
+  auto mismatch = [&](std::string text) {
+    return refuse(400, "Header mismatch: " + std::move(text),
+                  protocol::header_mismatch);
+  };
+  if (f.batch)
+    return refuse(400,
+                  "Invalid Request: protocol revision 2026-07-28 takes one "
+                  "JSON-RPC message per POST, not a batch",
+                  protocol::invalid_request);
+  const auto& m = f.messages.front();
+  if (m.kind == protocol::message::response)
+    return refuse(400,
+                  "Invalid Request: in protocol revision 2026-07-28 the "
+                  "server sends no requests, so clients send no responses",
+                  protocol::invalid_request);
+  const auto& hv = head.headers.version;
+  const auto& hm = head.headers.method;
+  if (m.meta.claimed) {
+    if (auto r = protocol::check_envelope(m))
+      return refuse_modern(*r);
+    if (hv.empty())
+      return mismatch("the MCP-Protocol-Version header is missing; it "
+                      "must repeat the body's _meta['"
+                      + std::string{protocol::meta_key::protocol_version}
+                      + "'] ('" + m.meta.version + "')");
+    if (hv != m.meta.version)
+      return mismatch("MCP-Protocol-Version header value '" + hv
+                      + "' does not match body value '" + m.meta.version
+                      + "'");
+    if (!hm.empty() && hm != m.method)
+      return mismatch("Mcp-Method header value '" + hm
+                      + "' does not match body value '" + m.method + "'");
+  } else if (m.kind == protocol::message::request) {
+    return refuse(
+      400,
+      "Invalid params: a request with 'MCP-Protocol-Version: " + hv
+        + "' needs params._meta with '"
+        + std::string{protocol::meta_key::protocol_version} + "' and '"
+        + std::string{protocol::meta_key::client_capabilities} + "'",
+      protocol::invalid_params);
+  }
+  if (m.kind == protocol::message::notification) {
+    if (!hm.empty() && hm != m.method)
+      return mismatch("Mcp-Method header value '" + hm
+                      + "' does not match body value '" + m.method + "'");
+    // Cancelling over HTTP means closing the request's response stream; a
+    // posted notification (e.g. notifications/cancelled) names no stream
+    // of ours and is accepted without effect.
+    d.kind = body_decision::accept;
+    return d;
+  }
+  if (auto r = protocol::check_version(m))
+    return refuse_modern(*r);
+  if (hm.empty())
+    return mismatch("the Mcp-Method header is missing; it must be '"
+                    + m.method + "'");
+  if (m.method == "tools/call" || m.method == "prompts/get"
+      || m.method == "resources/read") {
+    const auto& raw = head.headers.name;
+    if (!raw)
+      return mismatch("the Mcp-Name header is missing; it must be '" + m.name
+                      + "'");
+    auto name = decode_header_value(*raw);
+    if (!name)
+      return mismatch("the Mcp-Name header '" + *raw
+                      + "' is not valid =?base64?...?= text");
+    if (*name != m.name)
+      return mismatch("Mcp-Name header value '" + *name
+                      + "' does not match body value '" + m.name + "'");
+  }
+  if (auto r = protocol::check_method(m))
+    return refuse_modern(*r);
+  d.expects_response = true;
+  d.kind = body_decision::call;
+  return d;
+}
+
+} // namespace
+
+body_decision decide_body(const head_decision& head,
+                          const protocol::frame& f) {
+  body_decision d;
+  bool modern_header = protocol::names_modern_era(head.headers.version);
+  auto refuse = [&](int status, std::string message,
+                    int code = http_refusal_code) {
+    d.kind = body_decision::refuse;
+    d.why = make_refusal(status, std::move(message), code, modern_header);
+    return d;
+  };
+  if (f.error_code != 0)
+    return refuse(400, f.error_message, f.error_code);
+  if (!f.batch && f.messages.size() == 1) {
+    const auto& m = f.messages.front();
+    if (m.kind == protocol::message::invalid) {
+      d.id = m.id;
+      return refuse(400, m.error_message, m.error_code);
+    }
+    if (m.kind == protocol::message::malformed_notification)
+      return refuse(400, "Invalid Request: " + m.error_message,
+                    protocol::invalid_request);
+    if (m.kind == protocol::message::request)
+      d.id = m.id;
+  }
+  // The era of a POST: a message claiming 2026-07-28 in its _meta, or a
+  // 2026-07-28 (or later) MCP-Protocol-Version header, is never handed to
+  // the 2025 code.
+  if (modern_header
+      || std::any_of(f.messages.begin(), f.messages.end(),
+                     [](const protocol::message& m) { return m.meta.claimed; }))
+    return decide_modern(head, f, std::move(d));
+  if (!head.legacy_refusal.empty())
+    return refuse(400, head.legacy_refusal);
+  d.expects_response = std::any_of(
+    f.messages.begin(), f.messages.end(), [](const protocol::message& m) {
+      return m.kind == protocol::message::request
+             || m.kind == protocol::message::invalid;
+    });
+  bool is_initialize = !f.batch && f.messages.size() == 1
+                       && f.messages.front().kind == protocol::message::request
+                       && f.messages.front().method == "initialize";
+  if (head.session.empty()) {
+    if (!is_initialize)
+      return refuse(400, "Bad Request: the Mcp-Session-Id header is missing; "
+                         "start a session with initialize (without the "
+                         "header) and send its id on every later request");
+    d.kind = body_decision::open;
+    return d;
+  }
+  d.kind = body_decision::forward;
+  return d;
+}
+
+refusal session_not_found() {
+  return make_refusal(404,
+                      "Session not found: it ended (DELETE), expired after "
+                      "its idle timeout, or never existed; send initialize "
+                      "without Mcp-Session-Id to start a new one",
+                      session_not_found_code);
+}
+
+refusal sessions_busy(std::chrono::seconds retry_after) {
+  auto r = make_refusal(503, "Service Unavailable: the limit of concurrent "
+                             "MCP sessions is reached; retry later");
+  r.retry_after = std::to_string(retry_after.count());
+  return r;
+}
+
+bool answer_with_sse(const accept_info& accept, bool has_notifications) {
+  return (has_notifications && accept.sse) || !accept.json;
+}
+
+std::string sse_body(const std::vector<std::string>& notifications,
+                     const std::vector<std::string>& responses) {
+  std::string body;
+  auto event = [&](const std::string& json) {
+    body += "event: message\ndata: ";
+    body += json;
+    body += "\n\n";
+  };
+  for (const auto& n : notifications)
+    event(n);
+  for (const auto& m : responses)
+    event(m);
+  return body;
+}
+
+read_error_decision decide_read_error(read_failure failure, bool in_body,
+                                      std::string_view detail) {
+  if (failure == read_failure::closed)
+    return {read_error_decision::close, 0, {}};
+  if (!in_body && failure == read_failure::header_limit)
+    return {read_error_decision::plain, 431,
+            "request headers exceed 16 KiB"};
+  if (in_body && failure == read_failure::body_limit)
+    return {read_error_decision::too_large, 413, {}};
+  return {read_error_decision::plain, 400,
+          (in_body ? "malformed HTTP request body: "
+                   : "malformed HTTP request: ")
+            + std::string{detail}};
+}
+
+bool admit_connection(std::size_t open, std::size_t max_connections) noexcept {
+  return open < max_connections;
+}
+
+admission decide_admission(std::size_t open, std::size_t max_connections,
+                           const std::vector<idle_connection>& idle) {
+  if (admit_connection(open, max_connections))
+    return {admission::admit, 0};
+  if (idle.empty())
+    return {admission::refuse, 0};
+  auto oldest = std::min_element(
+    idle.begin(), idle.end(), [](const auto& x, const auto& y) {
+      return x.idle_since < y.idle_since
+             || (x.idle_since == y.idle_since && x.id < y.id);
+    });
+  return {admission::evict, oldest->id};
+}
+
+const std::string& connection_refusal_response() {
+  static const std::string refusal = [] {
+    std::string body = "Service Unavailable: too many open connections; "
+                       "retry later\n";
+    return "HTTP/1.1 503 Service Unavailable\r\nServer: time-tracker-mcp\r\n"
+           "Content-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\n"
+           "Connection: close\r\nContent-Length: "
+           + std::to_string(body.size()) + "\r\n\r\n" + body;
+  }();
+  return refusal;
+}
+
+} // namespace ttm::edge

@@ -1,0 +1,221 @@
+#pragma once
+
+// The rules of MCP over HTTP as plain functions: of the request line and
+// headers (`decide_head`), then of the decoded body (`decide_body`), each
+// returning what to answer (status, JSON-RPC error, extra headers) or where
+// to route the message. Both eras: the 2025 Streamable HTTP session and
+// header rules, and the 2026-07-28 header<->body checks. No Beast, no CAF:
+// http_connection.cpp does the I/O and follows these decisions.
+
+#include "edge/http_access.hpp"
+#include "edge/http_headers.hpp"
+#include "protocol/json_rpc.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ttm::edge {
+
+/// JSON-RPC codes in HTTP error bodies (implementation-defined range).
+inline constexpr int http_refusal_code = -32000;
+inline constexpr int session_not_found_code = -32001;
+
+/// The largest request header block (431 beyond).
+inline constexpr std::size_t max_header_bytes = 16 * 1024;
+
+enum class http_method { get, head, post, delete_, other };
+
+/// What the rules read of a request: the first value of each header as sent
+/// (nullopt: absent). The views must outlive the decision call only.
+struct request_head {
+  unsigned version = 11; ///< HTTP/1.1: 11
+  http_method method = http_method::post;
+  std::string_view target;
+  std::optional<std::string_view> host;
+  std::size_t host_count = 0; ///< how many Host headers
+  std::optional<std::string_view> origin;
+  std::optional<std::string_view> authorization;
+  std::optional<std::string_view> content_type;
+  std::optional<std::string_view> accept;
+  std::optional<std::string_view> expect;
+  std::optional<std::string_view> session_id;       ///< Mcp-Session-Id
+  std::optional<std::string_view> protocol_version; ///< MCP-Protocol-Version
+  std::optional<std::string_view> mcp_method;       ///< Mcp-Method
+  std::optional<std::string_view> mcp_name;         ///< Mcp-Name
+  std::optional<std::uint64_t> content_length;
+};
+
+/// The MCP headers, trimmed (empty: absent; Mcp-Name keeps absent apart).
+struct mcp_headers {
+  std::string version;
+  std::string method;
+  std::optional<std::string> name;
+};
+
+mcp_headers read_mcp_headers(const request_head& h);
+
+/// A refusal on the MCP endpoint: the HTTP status, a JSON-RPC error for the
+/// body, and the extra headers it carries (empty: none).
+struct refusal {
+  int status = 400;
+  int code = http_refusal_code;
+  std::string message;
+  std::string data_json;
+  std::string www_authenticate;
+  std::string allow;       ///< set on every 405
+  std::string retry_after; ///< seconds
+  /// Close the connection after the response (401, 429: a client that
+  /// guesses tokens must reconnect for each guess).
+  bool close = false;
+};
+
+/// The JSON-RPC code of an HTTP-level refusal: -32000 (2025), or -32600
+/// for a 2026-07-28 request, whose replies use no code of -32000..-32019.
+int refusal_code(int code, bool modern) noexcept;
+
+/// A refusal; `modern` remaps -32000 as `refusal_code` does.
+refusal make_refusal(int status, std::string message,
+                     int code = http_refusal_code, bool modern = false,
+                     std::string_view www_authenticate = {});
+
+/// A request outside the MCP endpoint, or a probe.
+struct path_decision {
+  enum kind_t {
+    mcp,   ///< the MCP endpoint: decide_head next
+    plain, ///< text/plain `text` + "\n"
+    json   ///< application/json `text`
+  } kind = mcp;
+  int status = 200;
+  std::string text;
+  std::string allow;
+};
+
+/// /healthz, /readyz (503 while draining), the MCP path, or 404.
+path_decision route_path(http_method method, std::string_view target,
+                         std::string_view mcp_path, bool draining);
+
+/// After the headers of a request to the MCP endpoint.
+struct head_decision {
+  enum kind_t {
+    refuse,      ///< answer `why`
+    end_session, ///< DELETE: end `session`
+    read_body    ///< POST: read the body (after 100 Continue if asked)
+  } kind = refuse;
+  refusal why;
+  mcp_headers headers;
+  /// Whose request this is: the bearer token's principal, or `local`.
+  std::string principal;
+  /// The 2025 Mcp-Session-Id, trimmed (empty: absent or a 2026-07-28 one).
+  std::string session;
+  /// Why the 2025 header rules refuse this request, should the body show
+  /// a 2025 request (empty: they do not).
+  std::string legacy_refusal;
+  accept_info accept;
+  bool send_continue = false;
+};
+
+/// Where a request comes from, for the token-guessing throttle.
+struct auth_gate {
+  auth_throttle* throttle = nullptr; ///< none: unthrottled
+  std::string address;               ///< the client's IP address
+  auth_throttle::time_point now{};
+};
+
+/// Host, Origin, bearer token (429 while the client address is locked out,
+/// see auth_throttle), method, the 2025 session and version headers,
+/// Content-Type, Accept, Content-Length and Expect, in that order.
+head_decision decide_head(const access_policy& access, const request_head& h,
+                          std::size_t max_body_bytes,
+                          const auth_gate& gate = {});
+
+/// 413 for a body over the limit.
+refusal too_large(std::size_t max_body_bytes, bool modern);
+
+/// After the body of a POST, decoded.
+struct body_decision {
+  enum kind_t {
+    refuse,  ///< answer `why` (with `id`)
+    accept,  ///< 202, no body: a 2026-07-28 notification
+    open,    ///< 2025 initialize without a session: open a new one
+    forward, ///< 2025: to the session `head.session`
+    call     ///< 2026-07-28: to the principal's client
+  } kind = refuse;
+  refusal why;
+  /// The id of a single request, for error bodies (else none).
+  protocol::request_id id;
+  bool expects_response = false;
+  /// A 2026-07-28 request.
+  bool modern = false;
+};
+
+body_decision decide_body(const head_decision& head,
+                          const protocol::frame& f);
+
+/// The transport's refusals of a routed request.
+refusal session_not_found();
+refusal sessions_busy(std::chrono::seconds retry_after);
+
+/// Whether a response goes as SSE: when there are notifications to send
+/// first and the client takes SSE, or when it takes nothing else.
+bool answer_with_sse(const accept_info& accept, bool has_notifications);
+
+/// One `event: message` per notification, then per response.
+std::string sse_body(const std::vector<std::string>& notifications,
+                     const std::vector<std::string>& responses);
+
+/// How reading a request failed, in the edge's terms.
+enum class read_failure {
+  header_limit, ///< headers over max_header_bytes
+  body_limit,   ///< body over --max-body-bytes
+  closed,       ///< end of stream, timeout or cancelled: nobody to answer
+  malformed     ///< anything else the parser refused
+};
+
+struct read_error_decision {
+  enum kind_t {
+    close,     ///< close without a response
+    plain,     ///< text/plain `status` `text`, then close
+    too_large  ///< the 413 refusal, then close
+  } kind = close;
+  int status = 0;
+  std::string text;
+};
+
+/// `in_body`: the headers were complete; `detail`: the parser's message.
+read_error_decision decide_read_error(read_failure failure, bool in_body,
+                                      std::string_view detail);
+
+/// Whether one more connection is admitted while `open` are.
+bool admit_connection(std::size_t open, std::size_t max_connections) noexcept;
+
+/// A connection waiting for a request's first byte: a new one, or a
+/// keep-alive one between requests.
+struct idle_connection {
+  std::uint64_t id = 0;
+  std::chrono::steady_clock::time_point idle_since{};
+};
+
+struct admission {
+  enum kind_t {
+    admit,  ///< below the cap
+    evict,  ///< at the cap: close `victim` (idle longest), admit the new one
+    refuse  ///< at the cap with none idle: 503
+  } kind = admit;
+  std::uint64_t victim = 0;
+};
+
+/// A new connection while `open` are (not counting those being evicted):
+/// at the cap the one idle longest makes room, so a flood of silent
+/// sockets cannot lock out clients that send requests.
+admission decide_admission(std::size_t open, std::size_t max_connections,
+                           const std::vector<idle_connection>& idle);
+
+/// The whole response (bytes) to a connection over the cap: 503.
+const std::string& connection_refusal_response();
+
+} // namespace ttm::edge
