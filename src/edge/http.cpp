@@ -2,6 +2,8 @@
 // --max-connections at once), drains and stops. Each accepted socket becomes
 // a `connection` (http_connection.cpp), which follows http_rules.hpp.
 
+#include "edge/http.hpp"
+
 #include "edge/http_connection.hpp"
 
 #include "log.hpp"
@@ -12,7 +14,7 @@
 
 namespace ttm::edge {
 
-void http_edge::impl::make_access_policy() {
+void http_server::make_access_policy() {
   // The bound address is a name clients may use too, unless it is loopback
   // (always allowed) or unspecified (0.0.0.0, ::: no one's name).
   std::optional<std::string> bind_name;
@@ -26,7 +28,7 @@ void http_edge::impl::make_access_policy() {
                          opts.auth_tokens,   opts.auth_principals};
 }
 
-void http_edge::impl::do_accept() {
+void http_server::do_accept() {
   acceptor.async_accept(
     net::make_strand(ioc), [this](error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted || !acceptor.is_open())
@@ -73,7 +75,7 @@ void http_edge::impl::do_accept() {
     });
 }
 
-bool http_edge::impl::make_room(std::shared_ptr<connection>& victim) {
+bool http_server::make_room(std::shared_ptr<connection>& victim) {
   std::vector<idle_connection> idle;
   auto open = conns.size() - evicting;
   if (!admit_connection(open, opts.max_connections))
@@ -90,7 +92,7 @@ bool http_edge::impl::make_room(std::shared_ptr<connection>& victim) {
   return a.kind != admission::refuse;
 }
 
-void http_edge::impl::set_idle(std::uint64_t id) {
+void http_server::set_idle(std::uint64_t id) {
   std::lock_guard<std::mutex> guard{mtx};
   if (auto it = conns.find(id); it != conns.end()) {
     it->second.idle = true;
@@ -98,7 +100,7 @@ void http_edge::impl::set_idle(std::uint64_t id) {
   }
 }
 
-bool http_edge::impl::leave_idle(std::uint64_t id) {
+bool http_server::leave_idle(std::uint64_t id) {
   std::lock_guard<std::mutex> guard{mtx};
   auto it = conns.find(id);
   if (it == conns.end() || it->second.evicting)
@@ -107,7 +109,7 @@ bool http_edge::impl::leave_idle(std::uint64_t id) {
   return true;
 }
 
-bool http_edge::impl::warn_limited() {
+bool http_server::warn_limited() {
   auto now = std::chrono::steady_clock::now();
   if (now - last_warning < std::chrono::seconds{1})
     return false;
@@ -115,7 +117,7 @@ bool http_edge::impl::warn_limited() {
   return true;
 }
 
-void http_edge::impl::refuse_connection(tcp::socket& socket) {
+void http_server::refuse_connection(tcp::socket& socket) {
   // A fresh socket's send buffer takes this at once: no waiting on the
   // acceptor's strand.
   const auto& refusal = connection_refusal_response();
@@ -140,7 +142,7 @@ void http_edge::impl::refuse_connection(tcp::socket& socket) {
 }
 
 template <class F>
-void http_edge::impl::for_each_connection(F f) {
+void http_server::for_each_connection(F f) {
   std::vector<std::shared_ptr<connection>> live;
   {
     std::lock_guard<std::mutex> guard{mtx};
@@ -153,7 +155,7 @@ void http_edge::impl::for_each_connection(F f) {
 }
 
 http_edge::http_edge(actors::transport_actor transport, http_options opts)
-  : impl_(std::make_unique<impl>(std::move(transport), std::move(opts))) {
+  : server_(std::make_unique<http_server>(std::move(transport), std::move(opts))) {
 }
 
 http_edge::~http_edge() {
@@ -161,7 +163,7 @@ http_edge::~http_edge() {
 }
 
 void http_edge::start() {
-  auto& s = *impl_;
+  auto& s = *server_;
   error_code ec;
   auto addr = net::ip::make_address(s.opts.host, ec);
   if (ec)
@@ -188,19 +190,19 @@ void http_edge::start() {
 }
 
 std::uint16_t http_edge::port() const {
-  return impl_->bound_port;
+  return server_->bound_port;
 }
 
 std::string http_edge::url() const {
-  auto host = impl_->opts.host;
+  auto host = server_->opts.host;
   if (host.find(':') != std::string::npos)
     host = "[" + host + "]";
-  return "http://" + host + ":" + std::to_string(impl_->bound_port)
-         + impl_->opts.path;
+  return "http://" + host + ":" + std::to_string(server_->bound_port)
+         + server_->opts.path;
 }
 
 bool http_edge::drain(std::chrono::milliseconds timeout) {
-  auto& s = *impl_;
+  auto& s = *server_;
   if (s.threads.empty())
     return true;
   s.draining = true;
@@ -215,7 +217,7 @@ bool http_edge::drain(std::chrono::milliseconds timeout) {
 }
 
 void http_edge::stop() {
-  auto& s = *impl_;
+  auto& s = *server_;
   if (s.stopped || s.threads.empty())
     return;
   s.stopped = true;

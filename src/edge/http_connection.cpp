@@ -150,7 +150,7 @@ private:
 
 } // namespace
 
-connection::connection(tcp::socket socket, http_edge::impl& srv,
+connection::connection(tcp::socket socket, http_server& srv,
                        std::uint64_t id)
   : stream_(std::move(socket)), srv_(srv), id_(id),
     accepted_at_(std::chrono::steady_clock::now()) {

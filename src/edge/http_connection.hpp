@@ -9,7 +9,8 @@
 #define BOOST_BEAST_USE_STD_STRING_VIEW
 #endif
 
-#include "edge/http.hpp"
+#include "actors/messages.hpp"
+#include "edge/http_options.hpp"
 #include "edge/http_access.hpp"
 #include "edge/http_rules.hpp"
 
@@ -40,7 +41,7 @@ using error_code = boost::system::error_code;
 
 class connection;
 
-struct http_edge::impl {
+struct http_server {
   // Declared before the io_context: connections destroyed with it (pending
   // handlers) unregister themselves here.
   std::mutex mtx;
@@ -76,7 +77,7 @@ struct http_edge::impl {
   net::steady_timer accept_backoff{acceptor.get_executor()};
   std::vector<std::thread> threads;
 
-  impl(actors::transport_actor t, http_options o)
+  http_server(actors::transport_actor t, http_options o)
     : transport(std::move(t)), opts(std::move(o)),
       throttle(auth_throttle::limits{
         opts.auth_max_failures, opts.auth_failure_window, opts.auth_lockout,
@@ -121,7 +122,7 @@ struct transport_reply {
 /// One TCP connection; all of its work runs on its own strand.
 class connection : public std::enable_shared_from_this<connection> {
 public:
-  connection(tcp::socket socket, http_edge::impl& srv, std::uint64_t id);
+  connection(tcp::socket socket, http_server& srv, std::uint64_t id);
   ~connection();
 
   void start();
@@ -186,7 +187,7 @@ private:
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  http_edge::impl& srv_;
+  http_server& srv_;
   std::uint64_t id_;
   request_ctx ctx_;
   /// The client's IP address (for the token-guessing throttle).
