@@ -111,9 +111,11 @@ using supervisor_actor = caf::typed_actor<
 ///    route KEY; refused
 ///    with `busy` at the session cap. Its client actor ends when idle (the
 ///    supervisor decides).
-///  - forward: a frame for an existing route only; else `unknown_route`.
-///  - end: ends route KEY now (HTTP DELETE); the sink is closed, or refused
-///    with `unknown_route`.
+///  - forward: a frame from PRINCIPAL for an existing route of PRINCIPAL
+///    only; else `unknown_route` (another principal's route is refused
+///    exactly like one that does not exist, and a warning is logged).
+///  - end: ends route KEY of PRINCIPAL now (HTTP DELETE); the sink is
+///    closed, or refused with `unknown_route` (as for `forward`).
 ///  - call: a 2026-07-28 request (HTTP) from PRINCIPAL, for PRINCIPAL's
 ///    client actor (created on demand, not counted as an MCP session), which
 ///    owns every tracking session that principal started in that era.
@@ -128,8 +130,9 @@ using transport_actor = caf::typed_actor<
   caf::reacts_to<eof_atom, std::string, sink_ptr>,
   caf::reacts_to<open_atom, std::string, std::string, protocol::frame,
                  sink_ptr>,
-  caf::reacts_to<forward_atom, std::string, protocol::frame, sink_ptr>,
-  caf::reacts_to<end_atom, std::string, sink_ptr>,
+  caf::reacts_to<forward_atom, std::string, std::string, protocol::frame,
+                 sink_ptr>,
+  caf::reacts_to<end_atom, std::string, std::string, sink_ptr>,
   caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<recovered_atom, std::vector<storage::stored_session>>>;
 

@@ -606,7 +606,7 @@ private:
                       "of the session to end");
       ctx_.is_delete = true;
       caf::anon_send(srv_.transport, actors::end_atom::value, ctx_.session,
-                     make_sink());
+                     ctx_.principal, make_sink());
       return;
     }
     auto ct = req.find(http::field::content_type);
@@ -736,7 +736,7 @@ private:
       return;
     }
     caf::anon_send(srv_.transport, actors::forward_atom::value, ctx_.session,
-                   std::move(f), make_sink());
+                   ctx_.principal, std::move(f), make_sink());
   }
 
   /// A POST of the 2026-07-28 revision: the header checks of its
@@ -1034,7 +1034,7 @@ void connection::on_reply(transport_reply r) {
     // The client left during initialize: nobody will use that session.
     if (!ctx_.new_session.empty() && r.kind == transport_reply::done)
       caf::anon_send(srv_.transport, actors::end_atom::value,
-                     ctx_.new_session,
+                     ctx_.new_session, ctx_.principal,
                      actors::sink_ptr{std::make_shared<discard_sink>()});
     return;
   }
@@ -1076,7 +1076,7 @@ void connection::on_reply(transport_reply r) {
     } else {
       // A failed initialize creates no session.
       caf::anon_send(srv_.transport, actors::end_atom::value,
-                     ctx_.new_session,
+                     ctx_.new_session, ctx_.principal,
                      actors::sink_ptr{std::make_shared<discard_sink>()});
     }
   }
