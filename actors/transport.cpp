@@ -256,7 +256,7 @@ void admit(self_ptr self, const std::string& key) {
   // Only HTTP sessions end when idle: stdio's one client lives as long as
   // its connection.
   self->request(self->state.cfg.supervisor, caf::infinite, admit_atom::value,
-                r.client, r.opened, !r.principal)
+                r.client, r.opened, !r.principal, r.principal_name)
     .then(
       [=](bool ok) {
         auto i = self->state.routes.find(key);
