@@ -62,7 +62,10 @@ void ask_for_slot(self_ptr self, const std::string& session_id) {
   self
     ->request(self->state.supervisor, caf::infinite, acquire_atom::value,
               session_id, caf::actor_cast<client_actor>(self))
-    .then([=](bool granted) { advance(self, self->state.mcp->resume(granted)); },
+    .then(
+      [=](const domain::slot_answer& answer) {
+        advance(self, self->state.mcp->resume(answer));
+      },
           [=](caf::error& err) {
             TTM_LOG(error, "client", "no answer from the supervisor: "
                                        + self->system().render(err));

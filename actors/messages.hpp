@@ -7,6 +7,7 @@
 // backend and no schema layer: only plain records.
 
 #include "actors/atoms.hpp"
+#include "domain/slots.hpp"
 #include "mcp/output.hpp"
 #include "protocol/json_rpc.hpp"
 #include "storage/records.hpp"
@@ -85,18 +86,22 @@ using client_actor = caf::typed_actor<
 
 /// Global limits. Admits client actors (`admit` client + whether it ends
 /// when idle (HTTP sessions and principals do, the stdio one does not) +
-/// whether it counts against the MCP-session cap (principals do not: there
-/// is one per bearer token at most));
-/// hands out the global tracking-session slots (`acquire` session id +
-/// owner → granted), takes them back (`release` expired ids; an owner's end
-/// frees all of its slots), learns which sessions ended (`ended`,
-/// reclaimable when room is needed). Its periodic `sweep` (sent to itself)
+/// whether it is an MCP session, counted against the MCP-session cap and
+/// held to the per-MCP-session share (principals are not: there is one per
+/// bearer token at most) + its principal);
+/// hands out the tracking-session slots (`acquire` session id + owner →
+/// granted, or the limit that refused: the owner's MCP-session share, its
+/// principal's share, the global cap), takes them back (`release` expired
+/// ids; an owner's end frees all of its slots), learns which sessions ended
+/// (`ended`: no longer counted in shares, reclaimable when room is needed). Its periodic `sweep` (sent to itself)
 /// expires tracking sessions and sends `idle` to the clients that end when
 /// idle. `count` / `slots` report client actors / tracking sessions.
 using supervisor_actor = caf::typed_actor<
-  caf::replies_to<admit_atom, client_actor, bool, bool>::with<bool>,
+  caf::replies_to<admit_atom, client_actor, bool, bool,
+                  std::string>::with<bool>,
   caf::replies_to<count_atom>::with<std::uint64_t>,
-  caf::replies_to<acquire_atom, std::string, client_actor>::with<bool>,
+  caf::replies_to<acquire_atom, std::string,
+                  client_actor>::with<domain::slot_answer>,
   caf::reacts_to<release_atom, std::vector<std::string>>,
   caf::reacts_to<ended_atom, std::vector<std::string>>,
   caf::reacts_to<sweep_atom>,
@@ -111,9 +116,11 @@ using supervisor_actor = caf::typed_actor<
 ///    route KEY; refused
 ///    with `busy` at the session cap. Its client actor ends when idle (the
 ///    supervisor decides).
-///  - forward: a frame for an existing route only; else `unknown_route`.
-///  - end: ends route KEY now (HTTP DELETE); the sink is closed, or refused
-///    with `unknown_route`.
+///  - forward: a frame from PRINCIPAL for an existing route of PRINCIPAL
+///    only; else `unknown_route` (another principal's route is refused
+///    exactly like one that does not exist, and a warning is logged).
+///  - end: ends route KEY of PRINCIPAL now (HTTP DELETE); the sink is
+///    closed, or refused with `unknown_route` (as for `forward`).
 ///  - call: a 2026-07-28 request (HTTP) from PRINCIPAL, for PRINCIPAL's
 ///    client actor (created on demand, not counted as an MCP session), which
 ///    owns every tracking session that principal started in that era.
@@ -128,8 +135,9 @@ using transport_actor = caf::typed_actor<
   caf::reacts_to<eof_atom, std::string, sink_ptr>,
   caf::reacts_to<open_atom, std::string, std::string, protocol::frame,
                  sink_ptr>,
-  caf::reacts_to<forward_atom, std::string, protocol::frame, sink_ptr>,
-  caf::reacts_to<end_atom, std::string, sink_ptr>,
+  caf::reacts_to<forward_atom, std::string, std::string, protocol::frame,
+                 sink_ptr>,
+  caf::reacts_to<end_atom, std::string, std::string, sink_ptr>,
   caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<recovered_atom, std::vector<storage::stored_session>>>;
 
@@ -177,6 +185,15 @@ typename Inspector::result_type inspect(Inspector& f, frame& x) {
 }
 
 } // namespace ttm::protocol
+
+namespace ttm::domain {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, slot_answer& x) {
+  return f(caf::meta::type_name("slot_answer"), x.granted, x.limit, x.value);
+}
+
+} // namespace ttm::domain
 
 namespace ttm::storage {
 

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace ttm::actors {
 
@@ -14,31 +16,124 @@ namespace {
 
 using self_ptr = supervisor_actor::stateful_pointer<supervisor_state>;
 
+const char* const global_limit = "max_tracking_sessions";
+const char* const principal_limit = "max_tracking_sessions_per_principal";
+const char* const mcp_session_limit = "max_tracking_sessions_per_mcp_session";
+
+/// The principal of an admitted client actor ("" once it ended).
+const std::string& principal_of(self_ptr self, const caf::actor_addr& addr) {
+  static const std::string none;
+  auto i = self->state.client_info.find(addr);
+  return i == self->state.client_info.end() ? none : i->second.principal;
+}
+
+/// One more (or one fewer) open session of `o` and of its principal.
+void count_open(self_ptr self, const caf::actor_addr& addr, owner_entry& o,
+                bool more) {
+  auto& by_principal = self->state.open_by_principal;
+  const auto& principal = principal_of(self, addr);
+  if (more) {
+    ++o.open;
+    ++by_principal[principal];
+    return;
+  }
+  if (o.open > 0)
+    --o.open;
+  auto p = by_principal.find(principal);
+  if (p != by_principal.end() && --p->second == 0)
+    by_principal.erase(p);
+}
+
 void release(self_ptr self, const std::string& id) {
   auto& st = self->state;
   auto i = st.slots.find(id);
   if (i == st.slots.end())
     return;
   auto o = st.owners.find(i->second.owner);
-  if (o != st.owners.end() && --o->second.slots == 0)
-    st.owners.erase(o);
+  if (o != st.owners.end()) {
+    if (!i->second.ended)
+      count_open(self, o->first, o->second, false);
+    if (--o->second.slots == 0)
+      st.owners.erase(o);
+  }
   st.slots.erase(i);
 }
 
 void grant(self_ptr self, const std::string& id, const client_actor& owner) {
   auto& st = self->state;
+  release(self, id); // never counted twice
   auto addr = owner.address();
-  st.slots.insert_or_assign(id, slot_entry{addr, false});
+  st.slots.emplace(id, slot_entry{addr, false});
   auto& o = st.owners[addr];
   o.handle = owner;
   ++o.slots;
+  count_open(self, addr, o, true);
 }
 
-/// Asks every owner to expire what is due, frees those slots, then calls
+/// Marks a session ended: it no longer counts against its owner's shares
+/// (its slot stays until it expires or is reclaimed).
+void mark_ended(self_ptr self, const std::string& id) {
+  auto& st = self->state;
+  auto i = st.slots.find(id);
+  if (i == st.slots.end() || i->second.ended)
+    return;
+  i->second.ended = true;
+  st.ended_order.push_back(id);
+  auto o = st.owners.find(i->second.owner);
+  if (o != st.owners.end())
+    count_open(self, o->first, o->second, false);
+}
+
+/// The limit a new tracking session of `owner` would exceed, if any: its
+/// MCP session's share, its principal's share (open sessions only), then
+/// the global cap (every slot). A share as large as the cap is no share:
+/// the cap (with its reclaiming of ended sessions) is what binds then.
+std::optional<domain::slot_answer> refusal(self_ptr self,
+                                           const caf::actor_addr& owner) {
+  auto& st = self->state;
+  auto info = st.client_info.find(owner);
+  if (info == st.client_info.end())
+    return domain::slot_answer{global_limit, st.cfg.max_sessions};
+  auto cap = st.cfg.max_sessions;
+  if (info->second.mcp_session && st.cfg.max_sessions_per_mcp_session < cap) {
+    auto share = st.cfg.max_sessions_per_mcp_session;
+    auto o = st.owners.find(owner);
+    if (o != st.owners.end() && o->second.open >= share)
+      return domain::slot_answer{mcp_session_limit, share};
+  }
+  if (st.cfg.max_sessions_per_principal < cap) {
+    auto share = st.cfg.max_sessions_per_principal;
+    auto p = st.open_by_principal.find(info->second.principal);
+    if (p != st.open_by_principal.end() && p->second >= share)
+      return domain::slot_answer{principal_limit, share};
+  }
+  if (st.slots.size() >= st.cfg.max_sessions)
+    return domain::slot_answer{global_limit, st.cfg.max_sessions};
+  return std::nullopt;
+}
+
+/// The owners whose expiry may lift `limit` for `owner`: itself for its
+/// MCP session's share, its principal's for that share, all for the cap.
+/// Asking only those keeps a client that keeps hitting its share from
+/// making every other client work.
+std::vector<client_actor> owners_for(self_ptr self,
+                                     const caf::actor_addr& owner,
+                                     const std::string& limit) {
+  auto& st = self->state;
+  std::vector<client_actor> out;
+  const auto& principal = principal_of(self, owner);
+  for (auto& [addr, o] : st.owners)
+    if (limit == global_limit || addr == owner
+        || (limit == principal_limit && principal_of(self, addr) == principal))
+      out.push_back(o.handle);
+  return out;
+}
+
+/// Asks `targets` to expire what is due, frees those slots, then calls
 /// `done` once all have answered (or failed to).
-void expire_all(self_ptr self, std::function<void()> done) {
-  auto& owners = self->state.owners;
-  if (owners.empty()) {
+void expire_owners(self_ptr self, std::vector<client_actor> targets,
+                   std::function<void()> done) {
+  if (targets.empty()) {
     done();
     return;
   }
@@ -46,13 +141,14 @@ void expire_all(self_ptr self, std::function<void()> done) {
     std::size_t pending;
     std::function<void()> done;
   };
-  auto state = std::make_shared<fan_in>(fan_in{owners.size(), std::move(done)});
+  auto state
+    = std::make_shared<fan_in>(fan_in{targets.size(), std::move(done)});
   auto finish_one = [state] {
     if (--state->pending == 0)
       state->done();
   };
-  for (auto& [addr, o] : owners)
-    self->request(o.handle, caf::infinite, expire_atom::value)
+  for (auto& handle : targets)
+    self->request(handle, caf::infinite, expire_atom::value)
       .then(
         [=](const std::vector<std::string>& ids) {
           for (const auto& id : ids)
@@ -60,6 +156,14 @@ void expire_all(self_ptr self, std::function<void()> done) {
           finish_one();
         },
         [=](caf::error&) { finish_one(); });
+}
+
+/// Asks every owner to expire what is due (see `expire_owners`).
+void expire_all(self_ptr self, std::function<void()> done) {
+  std::vector<client_actor> all;
+  for (auto& [addr, o] : self->state.owners)
+    all.push_back(o.handle);
+  expire_owners(self, std::move(all), std::move(done));
 }
 
 /// Drops the session that ended first (its summary was delivered when it
@@ -108,9 +212,16 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
     st.counted_clients.erase(dm.source);
     st.idle_expiring.erase(dm.source);
     // Its tracking sessions end with it.
-    if (st.owners.erase(dm.source) > 0)
-      for (auto i = st.slots.begin(); i != st.slots.end();)
-        i = i->second.owner == dm.source ? st.slots.erase(i) : std::next(i);
+    if (st.owners.count(dm.source) > 0) {
+      std::vector<std::string> ids;
+      for (const auto& [id, slot] : st.slots)
+        if (slot.owner == dm.source)
+          ids.push_back(id);
+      for (const auto& id : ids)
+        release(self, id);
+      st.owners.erase(dm.source);
+    }
+    st.client_info.erase(dm.source);
     TTM_LOG(debug, "supervisor",
             "client ended; " + std::to_string(st.clients.size())
               + " active, " + std::to_string(st.slots.size())
@@ -119,7 +230,7 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
   self->delayed_send(self, sweep_every(cfg), sweep_atom::value);
   return {
     [=](admit_atom, const client_actor& client, bool idle_expiry,
-        bool counted) -> bool {
+        bool counted, const std::string& principal) -> bool {
       auto& st = self->state;
       if (counted && st.counted_clients.size() >= st.cfg.max_clients) {
         TTM_LOG(warning, "supervisor",
@@ -132,6 +243,8 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       st.clients.insert(client.address());
       if (counted)
         st.counted_clients.insert(client.address());
+      st.client_info.insert_or_assign(client.address(),
+                                      client_entry{principal, counted});
       if (idle_expiry)
         st.idle_expiring.emplace(client.address(), client);
       return true;
@@ -140,39 +253,43 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       return self->state.counted_clients.size();
     },
     [=](acquire_atom, const std::string& id,
-        const client_actor& owner) -> caf::result<bool> {
-      auto& st = self->state;
+        const client_actor& owner) -> caf::result<domain::slot_answer> {
       // Only for a client actor still alive: a slot granted to one that has
       // ended would never be freed (its down message has come and gone).
       auto alive = [=] {
         return self->state.clients.count(owner.address()) > 0;
       };
       if (!alive())
-        return false;
-      if (st.slots.size() < st.cfg.max_sessions) {
+        return domain::slot_answer{false};
+      auto first = refusal(self, owner.address());
+      if (!first) {
         grant(self, id, owner);
-        return true;
+        return domain::slot_answer{true};
       }
-      // Full: expire what is due everywhere, then reclaim the session that
-      // ended first, and only then refuse.
-      auto promise = self->make_response_promise<bool>();
-      expire_all(self, [=]() mutable {
-        auto& st = self->state;
+      // A limit is hit: expire what is due among the owners that count
+      // for it; at the global cap, then reclaim the session that ended
+      // first (ended ones do not count against a share); only then refuse.
+      auto promise = self->make_response_promise<domain::slot_answer>();
+      auto targets = owners_for(self, owner.address(), first->limit);
+      expire_owners(self, std::move(targets), [=]() mutable {
         if (!alive()) {
-          promise.deliver(false);
+          promise.deliver(domain::slot_answer{false});
           return;
         }
-        if (st.slots.size() >= st.cfg.max_sessions)
-          reclaim_ended(self);
-        if (st.slots.size() >= st.cfg.max_sessions) {
+        auto why = refusal(self, owner.address());
+        if (why && why->limit == global_limit && reclaim_ended(self))
+          why = refusal(self, owner.address());
+        if (why) {
           TTM_LOG(warning, "supervisor",
-                  "refused a tracking session: limit of "
-                    + std::to_string(st.cfg.max_sessions) + " reached");
-          promise.deliver(false);
+                  "refused a tracking session of principal '"
+                    + principal_of(self, owner.address()) + "': limit "
+                    + why->limit + " (" + std::to_string(why->value)
+                    + ") reached");
+          promise.deliver(*why);
           return;
         }
         grant(self, id, owner);
-        promise.deliver(true);
+        promise.deliver(domain::slot_answer{true});
       });
       return promise;
     },
@@ -181,12 +298,8 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
         release(self, id);
     },
     [=](ended_atom, const std::vector<std::string>& ids) {
-      auto& st = self->state;
       for (const auto& id : ids)
-        if (auto i = st.slots.find(id); i != st.slots.end()) {
-          i->second.ended = true;
-          st.ended_order.push_back(id);
-        }
+        mark_ended(self, id);
     },
     [=](sweep_atom) {
       auto& st = self->state;

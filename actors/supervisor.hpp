@@ -20,6 +20,12 @@ struct supervisor_config {
   /// Tracking sessions held at once, over all clients (ended ones count
   /// until they expire or are reclaimed to make room).
   std::size_t max_sessions = 100;
+  /// Shares of that cap, so that one client cannot lock the others out:
+  /// open (not ended) tracking sessions of one principal (over all its
+  /// client actors), and of one MCP session (a 2025-era HTTP session, the
+  /// stdio session). Either is at most `max_sessions` in effect.
+  std::size_t max_sessions_per_principal = 50;
+  std::size_t max_sessions_per_mcp_session = 20;
   /// How often expired tracking sessions are swept.
   caf::timespan sweep_interval = std::chrono::minutes{1};
   /// MCP sessions admitted as idle-expiring (HTTP) that see no frame for
@@ -39,6 +45,16 @@ struct slot_entry {
 struct owner_entry {
   client_actor handle;
   std::size_t slots = 0;
+  /// Of those, the open (not ended) ones: what its shares count.
+  std::size_t open = 0;
+};
+
+/// An admitted client actor: whose it is, and whether it is an MCP session
+/// (held to the per-MCP-session share; a principal's 2026-07-28 actor is
+/// held to its principal's share only).
+struct client_entry {
+  std::string principal;
+  bool mcp_session = false;
 };
 
 struct supervisor_state {
@@ -51,6 +67,10 @@ struct supervisor_state {
   std::unordered_map<caf::actor_addr, client_actor> idle_expiring;
   std::unordered_map<std::string, slot_entry> slots;
   std::unordered_map<caf::actor_addr, owner_entry> owners;
+  /// What `admit` said about each client actor.
+  std::unordered_map<caf::actor_addr, client_entry> client_info;
+  /// Open tracking sessions by principal, over all its client actors.
+  std::unordered_map<std::string, std::size_t> open_by_principal;
   /// Ended sessions in the order they ended: the first to reclaim.
   std::deque<std::string> ended_order;
   static inline const char* name = "ttm.supervisor";
@@ -58,7 +78,8 @@ struct supervisor_state {
 
 /// Admits client actors up to the global cap and forgets them when they
 /// end; ends idle MCP sessions; owns the global tracking-session slots,
-/// their expiry sweep and their reclaiming.
+/// the per-principal and per-MCP-session shares, their expiry sweep and
+/// their reclaiming.
 supervisor_actor::behavior_type
 supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
                     supervisor_config cfg);

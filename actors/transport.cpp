@@ -256,7 +256,7 @@ void admit(self_ptr self, const std::string& key) {
   // Only HTTP sessions end when idle: stdio's one client lives as long as
   // its connection.
   self->request(self->state.cfg.supervisor, caf::infinite, admit_atom::value,
-                r.client, r.opened, !r.principal)
+                r.client, r.opened, !r.principal, r.principal_name)
     .then(
       [=](bool ok) {
         auto i = self->state.routes.find(key);
@@ -315,6 +315,26 @@ void admit(self_ptr self, const std::string& key) {
           close_route(self, key);
         }
       });
+}
+
+/// Whether route `key` exists and belongs to `principal`. An MCP session is
+/// bound to the principal that created it: a request from anyone else gets
+/// the answer of an unknown session, so a session id alone grants nothing
+/// and its existence is not revealed. The attempt is logged (principal names
+/// and an id prefix only: the full id grants access to the session).
+bool routable(self_ptr self, const std::string& key,
+              const std::string& principal, const char* what) {
+  auto i = self->state.routes.find(key);
+  if (i == self->state.routes.end())
+    return false;
+  if (i->second.principal_name == principal)
+    return true;
+  TTM_LOG(warning, "transport",
+          "refused " + std::string{what} + " of principal '" + principal
+            + "' on MCP session " + key.substr(0, 8)
+            + "... of principal '" + i->second.principal_name
+            + "' (answered as an unknown session)");
+  return false;
 }
 
 /// Hands a frame to route `key`, which exists: waits in the backlog while
@@ -383,16 +403,17 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
       admit(self, key);
       route_frame(self, key, std::move(f), std::move(sink));
     },
-    [=](forward_atom, const std::string& key, protocol::frame& f,
-        sink_ptr& sink) {
-      if (self->state.routes.count(key) == 0) {
+    [=](forward_atom, const std::string& key, const std::string& principal,
+        protocol::frame& f, sink_ptr& sink) {
+      if (!routable(self, key, principal, "a request")) {
         sink->refused(route_refusal::unknown_route);
         return;
       }
       route_frame(self, key, std::move(f), std::move(sink));
     },
-    [=](end_atom, const std::string& key, sink_ptr& sink) {
-      if (self->state.routes.count(key) == 0) {
+    [=](end_atom, const std::string& key, const std::string& principal,
+        sink_ptr& sink) {
+      if (!routable(self, key, principal, "an end (DELETE)")) {
         sink->refused(route_refusal::unknown_route);
         return;
       }

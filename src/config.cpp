@@ -15,6 +15,13 @@ namespace ttm {
 
 namespace {
 
+/// Default shares of the tracking-session cap: room for an agent that
+/// keeps a few sessions per task list open, while one client can take at
+/// most a fifth (an MCP session) or half (a principal, who may drive
+/// several windows) of the default cap of 100.
+constexpr std::size_t default_sessions_per_principal = 50;
+constexpr std::size_t default_sessions_per_mcp_session = 20;
+
 using setter = std::function<std::string(config&, const std::string&)>;
 
 /// One option, declared once: its flag, config-file key, environment
@@ -225,6 +232,24 @@ const std::vector<option>& options() {
      "count until they expire or make room (default 100)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.tracking.max_sessions);
+     }},
+    {"--max-tracking-sessions-per-principal",
+     "max_tracking_sessions_per_principal",
+     "TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS_PER_PRINCIPAL", "N",
+     "most open tracking sessions of one principal (bearer token; without "
+     "tokens every client is 'local'), 1 to --max-tracking-sessions "
+     "(default 50, at most --max-tracking-sessions)",
+     [](config& c, const std::string& v) {
+       return parse_size(v, 1, 1'000'000, c.max_sessions_per_principal);
+     }},
+    {"--max-tracking-sessions-per-mcp-session",
+     "max_tracking_sessions_per_mcp_session",
+     "TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS_PER_MCP_SESSION", "N",
+     "most open tracking sessions of one MCP session (stdio, or a 2025-era "
+     "HTTP session), 1 to --max-tracking-sessions (default 20, at most "
+     "--max-tracking-sessions)",
+     [](config& c, const std::string& v) {
+       return parse_size(v, 1, 1'000'000, c.max_sessions_per_mcp_session);
      }},
     {"--max-tasks-per-session", "max_tasks_per_session",
      "TIME_TRACKER_MCP_MAX_TASKS_PER_SESSION", "N",
@@ -547,6 +572,27 @@ load_config(const std::vector<std::string>& args,
   for (const auto& [opt, value] : cli)
     if (auto err = opt->set(c, value); !err.empty())
       return fail(std::string{opt->flag} + ": " + err);
+  // The shares: a value given must fit the global cap; a default is
+  // lowered to it.
+  struct share {
+    std::size_t& value;
+    std::size_t fallback;
+    const char* flag;
+  };
+  for (auto s : {share{c.max_sessions_per_principal,
+                       default_sessions_per_principal,
+                       "--max-tracking-sessions-per-principal"},
+                 share{c.max_sessions_per_mcp_session,
+                       default_sessions_per_mcp_session,
+                       "--max-tracking-sessions-per-mcp-session"}}) {
+    if (s.value > c.tracking.max_sessions)
+      return fail(std::string{s.flag} + ": " + std::to_string(s.value)
+                  + " is above --max-tracking-sessions ("
+                  + std::to_string(c.tracking.max_sessions)
+                  + "); a share is at most the global cap");
+    if (s.value == 0)
+      s.value = std::min(s.fallback, c.tracking.max_sessions);
+  }
   if (!c.ephemeral && c.data_dir.empty()) {
     // XDG: a relative XDG_STATE_HOME is invalid and ignored.
     const char* xdg = getenv("XDG_STATE_HOME");

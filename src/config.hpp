@@ -26,6 +26,11 @@ struct config {
   std::size_t max_clients = 10'000;
   /// Tracking-session limits and expiry (the spec's defaults).
   domain::tracking_limits tracking;
+  /// Shares of `tracking.max_sessions`, in open (not ended) tracking
+  /// sessions: of one principal (all its clients), of one MCP session.
+  /// Resolved by load_config: the default, at most the global cap.
+  std::size_t max_sessions_per_principal = 0;
+  std::size_t max_sessions_per_mcp_session = 0;
   /// Actor scheduler threads; 0: one per core.
   std::size_t worker_threads = 0;
   std::string config_file;

@@ -167,6 +167,8 @@ actors::supervisor_config make_supervisor_config(const config& cfg,
   actors::supervisor_config sup_cfg;
   sup_cfg.max_clients = cfg.max_clients;
   sup_cfg.max_sessions = cfg.tracking.max_sessions;
+  sup_cfg.max_sessions_per_principal = cfg.max_sessions_per_principal;
+  sup_cfg.max_sessions_per_mcp_session = cfg.max_sessions_per_mcp_session;
   // stdio's one MCP session lives as long as its connection; HTTP
   // sessions end when idle.
   if (http)

@@ -302,7 +302,7 @@ void connection::on_mcp(const request& req) {
     case head_decision::end_session:
       ctx_.is_delete = true;
       caf::anon_send(srv_.transport, actors::end_atom::value,
-                     ctx_.mcp.session, make_sink());
+                     ctx_.mcp.session, ctx_.mcp.principal, make_sink());
       return;
     case head_decision::read_body:
       if (ctx_.mcp.send_continue)
@@ -385,7 +385,8 @@ void connection::dispatch(body_decision d, protocol::frame f) {
       return;
     case body_decision::forward:
       caf::anon_send(srv_.transport, actors::forward_atom::value,
-                     ctx_.mcp.session, std::move(f), make_sink());
+                     ctx_.mcp.session, ctx_.mcp.principal, std::move(f),
+                     make_sink());
       return;
     case body_decision::call:
       caf::anon_send(srv_.transport, actors::call_atom::value,
@@ -534,7 +535,7 @@ void connection::on_reply(transport_reply r) {
     // The client left during initialize: nobody will use that session.
     if (!ctx_.new_session.empty() && r.kind == transport_reply::done)
       caf::anon_send(srv_.transport, actors::end_atom::value,
-                     ctx_.new_session,
+                     ctx_.new_session, ctx_.mcp.principal,
                      actors::sink_ptr{std::make_shared<discard_sink>()});
     return;
   }
@@ -561,7 +562,7 @@ void connection::on_reply(transport_reply r) {
     } else {
       // A failed initialize creates no session.
       caf::anon_send(srv_.transport, actors::end_atom::value,
-                     ctx_.new_session,
+                     ctx_.new_session, ctx_.mcp.principal,
                      actors::sink_ptr{std::make_shared<discard_sink>()});
     }
   }

@@ -115,7 +115,7 @@ rpc_step session::run_job() {
   return finish_step(std::move(out));
 }
 
-rpc_step session::resume(bool slot_granted) {
+rpc_step session::resume(const domain::slot_answer& slot) {
   if (!job_ || !job_->paused.resume)
     throw std::logic_error("session::resume without a paused call");
   last_active_ = cfg_.clock->mono_now();
@@ -128,8 +128,8 @@ rpc_step session::resume(bool slot_granted) {
   try {
     auto ctx = make_context(j.out.notifications);
     reply = call_reply(msg, j.paused_tool,
-                       paused.resume(slot_granted, ctx), j.out.notifications);
-    if (slot_granted && tracker_.find(paused.slot_id) != nullptr)
+                       paused.resume(slot, ctx), j.out.notifications);
+    if (slot.granted && tracker_.find(paused.slot_id) != nullptr)
       created_.push_back(paused.slot_id);
   } catch (const std::exception& e) {
     TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/clock.hpp"
+#include "domain/slots.hpp"
 #include "domain/tracking.hpp"
 #include "mcp/methods.hpp"
 #include "mcp/output.hpp"
@@ -71,7 +72,7 @@ public:
   rpc_step handle(const protocol::frame& in);
 
   /// Continues the paused frame with the supervisor's answer.
-  rpc_step resume(bool slot_granted);
+  rpc_step resume(const domain::slot_answer& slot);
 
   /// Continues the frame paused for the journal: `error` empty when the
   /// events are stored. Otherwise the call's changes are undone and it

@@ -26,6 +26,36 @@ struct session_start_result {
   std::string timezone;
 };
 
+/// LIMIT_REACHED naming the limit the supervisor refused with: the global
+/// cap counts ended sessions until they make room; the shares count only
+/// open ones, so ending sessions frees them.
+tool_error limit_reached(const domain::slot_answer& answer,
+                         const tool_context& ctx) {
+  if (answer.limit.empty()
+      || answer.limit == "max_tracking_sessions")
+    return tool_error{
+      "LIMIT_REACHED",
+      "The limit of "
+        + std::to_string(answer.limit.empty()
+                           ? ctx.tracker.limits().max_sessions
+                           : answer.value)
+        + " open tracking sessions (max_tracking_sessions) is reached. "
+          "End sessions you no longer need with time_session_end: "
+          "ended sessions make room for new ones.",
+      {},
+      "max_tracking_sessions"};
+  bool per_principal = answer.limit == "max_tracking_sessions_per_principal";
+  return tool_error{
+    "LIMIT_REACHED",
+    "The limit of " + std::to_string(answer.value) + " open tracking sessions "
+      + (per_principal ? "per principal" : "per MCP session") + " ("
+      + answer.limit
+      + ") is reached. End sessions you no longer need with "
+        "time_session_end: only open sessions count against this limit.",
+    {},
+    answer.limit};
+}
+
 slot_outcome<session_start_result> run(const session_start_args& args,
                                        tool_context& ctx) {
   auto lookup = domain::resolve_zone(args.timezone, ctx.local_zone);
@@ -42,17 +72,10 @@ slot_outcome<session_start_result> run(const session_start_args& args,
   auto id = domain::make_uuid_v4();
   return slot_wait<session_start_result>{
     id, [id, req = std::move(req), tz = *lookup.found,
-         now](bool granted, tool_context& ctx) mutable
+         now](const domain::slot_answer& answer, tool_context& ctx) mutable
     -> outcome<session_start_result> {
-      if (!granted) {
-        auto max = std::to_string(ctx.tracker.limits().max_sessions);
-        return tool_error{
-          "LIMIT_REACHED",
-          "The limit of " + max
-            + " open tracking sessions (max_tracking_sessions) is reached. "
-              "End sessions you no longer need with time_session_end: "
-              "ended sessions make room for new ones."};
-      }
+      if (!answer.granted)
+        return limit_reached(answer, ctx);
       const auto& s = ctx.tracker.add(id, std::move(req), tz, now);
       session_start_result res;
       res.session_id = s.id;

@@ -93,6 +93,10 @@ std::string encode_tool_error(const tool_error& err) {
     w.Key("suggestions");
     json_type<std::vector<std::string>>::encode(w, err.suggestions);
   }
+  if (!err.limit.empty()) {
+    w.Key("limit");
+    json_type<std::string>::encode(w, err.limit);
+  }
   w.EndObject();
   return buf.GetString();
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/clock.hpp"
+#include "domain/slots.hpp"
 #include "domain/tracking.hpp"
 #include "protocol/mcp.hpp"
 #include "tools/schema.hpp"
@@ -23,6 +24,8 @@ struct tool_error {
   std::string code;    ///< stable, e.g. "INVALID_TIMEZONE"
   std::string message; ///< a sentence for the agent
   std::vector<std::string> suggestions = {};
+  /// LIMIT_REACHED: the option name of the limit that was hit.
+  std::string limit = {};
 };
 
 template <class Result>
@@ -36,7 +39,9 @@ struct tool_context;
 template <class Result>
 struct slot_wait {
   std::string session_id;
-  std::function<outcome<Result>(bool granted, tool_context& ctx)> finish;
+  std::function<outcome<Result>(const domain::slot_answer& answer,
+                                 tool_context& ctx)>
+    finish;
 };
 
 template <class Result>
@@ -84,7 +89,9 @@ struct call_result {
   /// For needs_slot: the tracking session that needs a global slot, and
   /// what finishes the call once the supervisor granted or refused it.
   std::string slot_id;
-  std::function<call_result(bool granted, tool_context& ctx)> resume;
+  std::function<call_result(const domain::slot_answer& answer,
+                             tool_context& ctx)>
+    resume;
 };
 
 /// A tool as the registry sees it: metadata, schemas and a type-erased call.
@@ -194,9 +201,9 @@ to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
     call_result r;
     r.status = call_result::needs_slot;
     r.slot_id = std::move(wait->session_id);
-    r.resume = [out, finish = std::move(wait->finish)](bool granted,
-                                                       tool_context& ctx) {
-      return to_call_result(*out, finish(granted, ctx));
+    r.resume = [out, finish = std::move(wait->finish)](
+                 const domain::slot_answer& answer, tool_context& ctx) {
+      return to_call_result(*out, finish(answer, ctx));
     };
     return r;
   }

@@ -60,20 +60,23 @@ struct fixture : actor_fixture {
   }
 
   void open(const std::string& route, const std::string& json,
-            const std::shared_ptr<collecting_sink>& sink) {
-    caf::anon_send(transport, actors::open_atom::value, route,
-                   std::string{"local"}, mcp::decode(json), actors::sink_ptr{sink});
+            const std::shared_ptr<collecting_sink>& sink,
+            const std::string& principal = "local") {
+    caf::anon_send(transport, actors::open_atom::value, route, principal,
+                   mcp::decode(json), actors::sink_ptr{sink});
   }
 
   void forward(const std::string& route, const std::string& json,
-               const std::shared_ptr<collecting_sink>& sink) {
-    caf::anon_send(transport, actors::forward_atom::value, route,
+               const std::shared_ptr<collecting_sink>& sink,
+               const std::string& principal = "local") {
+    caf::anon_send(transport, actors::forward_atom::value, route, principal,
                    mcp::decode(json), actors::sink_ptr{sink});
   }
 
   void end(const std::string& route,
-           const std::shared_ptr<collecting_sink>& sink) {
-    caf::anon_send(transport, actors::end_atom::value, route,
+           const std::shared_ptr<collecting_sink>& sink,
+           const std::string& principal = "local") {
+    caf::anon_send(transport, actors::end_atom::value, route, principal,
                    actors::sink_ptr{sink});
   }
 
@@ -313,6 +316,64 @@ TEST_CASE("actors: forward reaches only routes that were opened") {
   CHECK(parse(c->lines[0])["result"]["isError"] == false);
   CHECK(c->refusals.empty());
   CHECK(f.active_clients() == 1);
+}
+
+TEST_CASE("actors: a route answers only the principal that opened it") {
+  fixture f;
+  auto a = std::make_shared<collecting_sink>();
+  f.open("k1", initialize_2025_11_25, a, "alice");
+  f.sched.run();
+  REQUIRE(a->lines.size() == 1);
+  auto start = std::make_shared<collecting_sink>();
+  f.forward("k1",
+            R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{)"
+            R"("name":"time_session_start","arguments":{)"
+            R"("milestone_id":"M","task_ids":["T1"]}}})",
+            start, "alice");
+  f.sched.run();
+  REQUIRE(start->lines.size() == 1);
+  CHECK(parse(start->lines[0])["result"]["isError"] == false);
+  CHECK(f.slots() == 1);
+
+  // Bob, with Alice's route key: refused exactly like a key never issued,
+  // for a frame and for an end; nothing reaches Alice's client actor.
+  auto bob = std::make_shared<collecting_sink>();
+  f.forward("k1", call_get_current(3, "UTC"), bob, "bob");
+  f.end("k1", bob, "bob");
+  auto unknown = std::make_shared<collecting_sink>();
+  f.forward("k9", call_get_current(3, "UTC"), unknown, "bob");
+  f.end("k9", unknown, "bob");
+  f.sched.run();
+  CHECK(bob->lines.empty());
+  CHECK(bob->done == 0);
+  CHECK(bob->closed == 0);
+  CHECK(bob->refusals == unknown->refusals);
+  CHECK(bob->refusals
+        == std::vector<actors::route_refusal>{
+          actors::route_refusal::unknown_route,
+          actors::route_refusal::unknown_route});
+  // A principal named like a prefix or with other case is another one.
+  auto other = std::make_shared<collecting_sink>();
+  f.forward("k1", ping_1, other, "Alice");
+  f.forward("k1", ping_1, other, "alic");
+  f.sched.run();
+  CHECK(other->refusals.size() == 2);
+  CHECK(other->lines.empty());
+
+  // Alice's session and her tracking session are untouched.
+  CHECK(f.active_clients() == 1);
+  CHECK(f.slots() == 1);
+  auto again = std::make_shared<collecting_sink>();
+  f.forward("k1", call_get_current(4, "UTC"), again, "alice");
+  f.sched.run();
+  REQUIRE(again->lines.size() == 1);
+  CHECK(parse(again->lines[0])["result"]["isError"] == false);
+  auto d = std::make_shared<collecting_sink>();
+  f.end("k1", d, "alice");
+  f.sched.run();
+  CHECK(d->closed == 1);
+  CHECK(d->refusals.empty());
+  CHECK(f.active_clients() == 0);
 }
 
 TEST_CASE("actors: open beyond the session cap is refused as busy") {

@@ -374,6 +374,43 @@ TEST_CASE("config: bad tracking limits are refused naming the option") {
                  "--max-tasks-per-session"));
 }
 
+TEST_CASE("config: tracking-session shares: defaults, sources, the global "
+          "cap bounds them") {
+  auto d = must_load({"stdio"});
+  CHECK(d.max_sessions_per_principal == 50);
+  CHECK(d.max_sessions_per_mcp_session == 20);
+  // A default above a smaller global cap is lowered to it.
+  auto small = must_load({"stdio", "--max-tracking-sessions", "10"});
+  CHECK(small.max_sessions_per_principal == 10);
+  CHECK(small.max_sessions_per_mcp_session == 10);
+  auto c = must_load({"stdio", "--max-tracking-sessions-per-principal", "7",
+                      "--max-tracking-sessions-per-mcp-session=3"});
+  CHECK(c.max_sessions_per_principal == 7);
+  CHECK(c.max_sessions_per_mcp_session == 3);
+  auto e = must_load(
+    {"stdio"},
+    {{"TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS_PER_PRINCIPAL", "100"},
+     {"TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS_PER_MCP_SESSION", "1"}});
+  CHECK(e.max_sessions_per_principal == 100);
+  CHECK(e.max_sessions_per_mcp_session == 1);
+  temp_file file{R"({"max_tracking_sessions":30,)"
+                 R"("max_tracking_sessions_per_principal":30,)"
+                 R"("max_tracking_sessions_per_mcp_session":"5"})"};
+  auto f = must_load({"stdio", "--config", file.path});
+  CHECK(f.max_sessions_per_principal == 30);
+  CHECK(f.max_sessions_per_mcp_session == 5);
+  for (const char* flag : {"--max-tracking-sessions-per-principal",
+                           "--max-tracking-sessions-per-mcp-session"}) {
+    INFO(flag);
+    CHECK(contains(must_fail({"stdio", flag, "0"}), flag));
+    CHECK(contains(must_fail({"stdio", flag, "x"}), flag));
+    auto above = must_fail({"stdio", "--max-tracking-sessions", "10", flag,
+                            "11"});
+    CHECK(contains(above, flag));
+    CHECK(contains(above, "above --max-tracking-sessions (10)"));
+  }
+}
+
 // -- http mode ------------------------------------------------------------------
 
 TEST_CASE("config: http with defaults") {

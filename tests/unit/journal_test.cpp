@@ -20,6 +20,8 @@
 
 #include <filesystem>
 #include <random>
+#include <string>
+#include <unordered_map>
 
 using namespace ttm;
 using namespace std::chrono_literals;
@@ -660,9 +662,13 @@ struct recovery_fixture : ttm::test::actor_fixture {
     return s;
   }
 
+  /// The principal each route was opened by: `forward` sends as it.
+  std::unordered_map<std::string, std::string> opened_by;
+
   std::shared_ptr<sink> open(const std::string& key,
                              const std::string& principal) {
     auto s = std::make_shared<sink>();
+    opened_by[key] = principal;
     caf::anon_send(transport, actors::open_atom::value, key, principal,
                    mcp::decode(init_request), actors::sink_ptr{s});
     sched.run();
@@ -673,7 +679,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
                                 const std::string& json) {
     auto s = std::make_shared<sink>();
     caf::anon_send(transport, actors::forward_atom::value, key,
-                   mcp::decode(json), actors::sink_ptr{s});
+                   opened_by[key], mcp::decode(json), actors::sink_ptr{s});
     sched.run();
     return s;
   }
