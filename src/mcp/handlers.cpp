@@ -31,9 +31,7 @@ const method_table& server_methods() {
       m.name = "initialize";
       m.in = eras::legacy;
       m.life = lifecycle::opens_session;
-      m.decode = [](const protocol::message& msg, rapidjson::Document& doc) {
-        return object_params(msg, doc, "initialize takes an object");
-      };
+      m.params_error = "initialize takes an object";
       m.handle = &session::on_initialize;
       return m;
     }());
@@ -41,9 +39,7 @@ const method_table& server_methods() {
       method m;
       m.name = "tools/call";
       m.implies = capability::tools;
-      m.decode = [](const protocol::message& msg, rapidjson::Document& doc) {
-        return object_params(msg, doc, "tools/call takes an object");
-      };
+      m.params_error = "tools/call takes an object";
       m.handle = &session::on_tools_call;
       return m;
     }());
@@ -52,9 +48,7 @@ const method_table& server_methods() {
       m.name = "tools/list";
       m.implies = capability::tools;
       m.cacheable = true;
-      m.decode = [](const protocol::message& msg, rapidjson::Document& doc) {
-        return object_params(msg, doc, "tools/list takes an object");
-      };
+      m.params_error = "tools/list takes an object";
       m.handle = &session::on_tools_list;
       return m;
     }());
@@ -63,10 +57,8 @@ const method_table& server_methods() {
       m.name = "logging/setLevel";
       m.in = eras::legacy; // 2026-07-28 asks per request (_meta logLevel)
       m.implies = capability::logging;
-      m.decode = [](const protocol::message& msg, rapidjson::Document& doc) {
-        return object_params(msg, doc, "logging/setLevel takes an object "
-                                       "with a string 'level'");
-      };
+      m.params_error
+        = "logging/setLevel takes an object with a string 'level'";
       m.handle = &session::on_set_level;
       return m;
     }());
@@ -74,9 +66,7 @@ const method_table& server_methods() {
       method m;
       m.name = "completion/complete";
       m.implies = capability::completions;
-      m.decode = [](const protocol::message& msg, rapidjson::Document& doc) {
-        return object_params(msg, doc, "completion/complete takes an object");
-      };
+      m.params_error = "completion/complete takes an object";
       m.handle = &session::on_complete;
       return m;
     }());

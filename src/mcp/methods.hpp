@@ -73,7 +73,11 @@ struct method {
   capability implies = capability::none;
   /// A modern result others may cache (cache hints in the stamp).
   bool cacheable = false;
-  params_decoder decode = nullptr; ///< nullptr: params are not read
+  /// Params are an object (or absent), else -32602 says this; empty: they
+  /// are not read, unless `decode` reads them.
+  std::string_view params_error;
+  /// A decoder of its own, instead of the object check above.
+  params_decoder decode = nullptr;
   method_handler handle = nullptr;
 };
 
