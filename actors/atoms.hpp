@@ -15,6 +15,7 @@ using expire_atom = caf::atom_constant<caf::atom("expire")>;
 using evict_atom = caf::atom_constant<caf::atom("evict")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
 using adopt_atom = caf::atom_constant<caf::atom("adopt")>; // also supervisor
+using fault_atom = caf::atom_constant<caf::atom("fault")>; // also transport
 // supervisor actor
 using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;

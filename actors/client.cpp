@@ -161,6 +161,9 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
       if (!got.ended.empty())
         self->send(st.supervisor, ended_atom::value, std::move(got.ended));
     },
+    [=](fault_atom, std::string& reason) {
+      self->state.mcp->set_storage_fault(std::move(reason));
+    },
     [=](evict_atom, const std::string& session_id) {
       self->state.mcp->evict(session_id);
     },

@@ -41,8 +41,11 @@ void flush(self_ptr self) {
   if (batch.empty())
     return;
   if (!st.cfg.store) {
+    auto why = st.cfg.unavailable.empty()
+                 ? std::string{"the session journal is not open yet"}
+                 : st.cfg.unavailable;
     for (auto& p : batch)
-      p.promise.deliver(st.cfg.unavailable);
+      p.promise.deliver(why);
     return;
   }
   auto note = [&](const storage::result<storage::ok>& r) -> std::string {
@@ -91,45 +94,86 @@ void flush(self_ptr self) {
     p.promise.deliver(error);
 }
 
+/// Seconds, for the log.
+std::string seconds(caf::timespan t) {
+  return std::to_string(
+           std::chrono::duration_cast<std::chrono::seconds>(t).count())
+         + " s";
+}
+
+/// One try of `cfg.open`. On failure the transport learns why (its clients
+/// answer STORAGE_UNAVAILABLE for sessions they do not hold, instead of
+/// SESSION_NOT_FOUND) and the next try is scheduled, with backoff.
+bool try_open(self_ptr self) {
+  auto& st = self->state;
+  auto opened = st.cfg.open();
+  if (auto* store = std::get_if<storage::store_ptr>(&opened)) {
+    st.cfg.store = std::move(*store);
+    st.cfg.open = nullptr;
+    if (st.failed_opens > 0)
+      TTM_LOG(info, "journal", "the journal opened after "
+                                 + std::to_string(st.failed_opens)
+                                 + " failed attempts; tracking tools work "
+                                   "again");
+    return true;
+  }
+  const auto& err = std::get<storage::error>(opened);
+  auto reason = std::string{"the session journal is unavailable ("}
+                + storage::to_string(err.kind) + ")";
+  st.retry_delay = st.failed_opens++ == 0
+                     ? st.cfg.retry_first
+                     : std::min(st.retry_delay * 2, st.cfg.retry_max);
+  auto detail = reason + ": " + err.message;
+  if (st.failed_opens == 1)
+    TTM_LOG(error, "journal", detail
+                                + "; calls that use a tracking session "
+                                  "answer STORAGE_UNAVAILABLE until it "
+                                  "opens (time_get_current works); trying "
+                                  "again in "
+                                + seconds(st.retry_delay)
+                                + ", then with backoff up to "
+                                + seconds(st.cfg.retry_max));
+  else if (detail != st.last_open_error)
+    TTM_LOG(warning, "journal", "still " + detail);
+  else
+    TTM_LOG(debug, "journal", "still " + detail);
+  st.last_open_error = std::move(detail);
+  st.next_try = self->clock().now() + st.retry_delay;
+  if (reason != st.cfg.unavailable) {
+    st.cfg.unavailable = reason;
+    self->send(st.transport, fault_atom::value, std::move(reason));
+  }
+  self->delayed_send(self, st.retry_delay, open_atom::value, st.transport);
+  return false;
+}
+
 /// Opens the store if asked to, and hands the transport what it recovered.
 void open_store(self_ptr self) {
   auto& st = self->state;
-  if (st.opened || !st.transport)
+  if (st.opened || !st.transport
+      || (st.failed_opens > 0 && self->clock().now() < st.next_try))
+    return;
+  if (st.cfg.open && !try_open(self))
     return;
   st.opened = true;
-  if (st.cfg.open) {
-    auto opened = st.cfg.open();
-    st.cfg.open = nullptr;
-    if (auto* err = std::get_if<storage::error>(&opened)) {
-      st.cfg.unavailable = std::string{"the session journal is unavailable ("}
-                           + storage::to_string(err->kind) + ")";
-      TTM_LOG(error, "journal", st.cfg.unavailable + ": " + err->message
-                                  + "; tracking tools answer "
-                                    "STORAGE_UNAVAILABLE until the server "
-                                    "restarts with this fixed (or with "
-                                    "--ephemeral); time_get_current works");
-    } else {
-      st.cfg.store = std::move(std::get<storage::store_ptr>(opened));
-    }
+  if (!st.cfg.store) {
+    // Nothing to open: unavailable for good (tests).
+    self->send(st.transport, fault_atom::value, st.cfg.unavailable);
+    return;
   }
-  std::vector<storage::stored_session> sessions;
-  if (st.cfg.store) {
-    auto r = journal::recover(*st.cfg.store, st.cfg.limits, *st.cfg.clock);
-    if (!r.error.empty())
-      TTM_LOG(error, "journal", r.error);
-    auto live = std::count_if(r.sessions.begin(), r.sessions.end(),
-                              [](const auto& x) {
-                                return x.state
-                                       != storage::session_state::expired;
-                              });
-    TTM_LOG(info, "journal", "journal " + st.cfg.store->describe() + " ("
-                               + std::to_string(live)
-                               + " sessions recovered, "
-                               + std::to_string(r.expired)
-                               + " expired while the server was down)");
-    sessions = std::move(r.sessions);
-  }
-  self->send(st.transport, recovered_atom::value, std::move(sessions));
+  auto r = journal::recover(*st.cfg.store, st.cfg.limits, *st.cfg.clock);
+  if (!r.error.empty())
+    TTM_LOG(error, "journal", r.error);
+  auto live = std::count_if(r.sessions.begin(), r.sessions.end(),
+                            [](const auto& x) {
+                              return x.state
+                                     != storage::session_state::expired;
+                            });
+  TTM_LOG(info, "journal", "journal " + st.cfg.store->describe() + " ("
+                             + std::to_string(live) + " sessions recovered, "
+                             + std::to_string(r.expired)
+                             + " expired while the server was down)");
+  self->send(st.transport, recovered_atom::value, std::move(r.sessions));
   self->send(self, purge_atom::value);
 }
 
@@ -160,7 +204,9 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
     [=](append_atom, std::vector<storage::event>& events)
       -> caf::result<std::string> {
       auto& st = self->state;
-      open_store(self); // if an append comes before the delay is over
+      // If an append comes before the delay is over; after a failed open
+      // not before the next try is due (it fails fast meanwhile).
+      open_store(self);
       auto promise = self->make_response_promise<std::string>();
       st.batch.push_back({std::move(events), promise});
       // The flush queues behind every append already in the mailbox: under

@@ -5,6 +5,7 @@
 #include "domain/tracking.hpp"
 #include "storage/store.hpp"
 
+#include <caf/actor_clock.hpp>
 #include <caf/typed_response_promise.hpp>
 
 #include <chrono>
@@ -17,13 +18,18 @@
 namespace ttm::actors {
 
 struct journal_config {
-  /// The store, or (the server) how to open it: `open` runs once, first
-  /// thing, on the journal's thread. Neither, or a failed open: every
-  /// append fails with `unavailable` (tracking tools answer
-  /// STORAGE_UNAVAILABLE).
+  /// The store, or (the server) how to open it: `open` runs first thing on
+  /// the journal's thread, and again with backoff while it fails. Until it
+  /// succeeds (or with neither), every append fails with `unavailable` and
+  /// tracking tools answer STORAGE_UNAVAILABLE.
   std::shared_ptr<storage::store> store;
   std::function<storage::result<storage::store_ptr>()> open;
   std::string unavailable;
+  /// After a failed open, the next try comes this much later, the wait
+  /// doubling up to `retry_max`: a fault that clears (space freed,
+  /// permissions fixed, a file restored) needs no restart.
+  caf::timespan retry_first = std::chrono::seconds{1};
+  caf::timespan retry_max = std::chrono::seconds{30};
   domain::clock_ptr clock;
   /// Expiry limits for what it recovers.
   domain::tracking_limits limits;
@@ -50,6 +56,14 @@ struct journal_state {
   /// `open` came (the transport to tell) / the store was opened.
   transport_actor transport;
   bool opened = false;
+  /// Failed opens so far, the wait before the next try, and what the last
+  /// one said (the log repeats only news).
+  std::size_t failed_opens = 0;
+  caf::timespan retry_delay{0};
+  std::string last_open_error;
+  /// No try before this (every failed try schedules one `open`; an earlier
+  /// one, or an append, does not add a second chain of retries).
+  caf::actor_clock::time_point next_try{};
   /// The last append failed: the next success is logged as a recovery.
   bool failing = false;
   std::uint64_t commits = 0;

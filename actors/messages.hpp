@@ -76,13 +76,16 @@ using rpc_output = mcp::rpc_output;
 /// `evict` drops an ended one the supervisor reclaimed; `idle` (the
 /// supervisor's MCP-session idle timeout) ends the actor when it saw no
 /// frame for that long and has none in progress. `adopt` hands it tracking
-/// sessions recovered from the journal after a restart.
+/// sessions recovered from the journal after a restart. `fault` says why
+/// the journal cannot be opened (empty: it is open again), so that a
+/// session this actor does not hold answers STORAGE_UNAVAILABLE meanwhile.
 using client_actor = caf::typed_actor<
   caf::replies_to<rpc_atom, protocol::frame>::with<rpc_output>,
   caf::replies_to<expire_atom>::with<std::vector<std::string>>,
   caf::reacts_to<evict_atom, std::string>,
   caf::reacts_to<idle_atom, caf::timespan>,
-  caf::reacts_to<adopt_atom, std::vector<storage::stored_session>>>;
+  caf::reacts_to<adopt_atom, std::vector<storage::stored_session>>,
+  caf::reacts_to<fault_atom, std::string>>;
 
 /// Global limits. Admits client actors (`admit` client + whether it ends
 /// when idle (HTTP sessions and principals do, the stdio one does not) +
@@ -124,8 +127,12 @@ using supervisor_actor = caf::typed_actor<
 ///  - call: a 2026-07-28 request (HTTP) from PRINCIPAL, for PRINCIPAL's
 ///    client actor (created on demand, not counted as an MCP session), which
 ///    owns every tracking session that principal started in that era.
-///  - recovered: the journal's sessions from before a restart (once, at
-///    start-up); until then frames naming a session_id wait.
+///  - recovered: the journal's sessions from before a restart (once, when
+///    the journal opened); until then frames naming a session_id wait.
+///  - fault: the journal cannot be opened (why; it keeps trying): frames
+///    naming a session_id go on, and their client actors, told `fault`,
+///    answer STORAGE_UNAVAILABLE for the sessions they do not hold, until
+///    `recovered` comes.
 /// The transport keeps a directory of tracking sessions (id -> owning
 /// route) from what client actors report with their replies.
 /// A route whose client actor ends (idle, crash) is forgotten: its eof sink
@@ -139,7 +146,8 @@ using transport_actor = caf::typed_actor<
                  sink_ptr>,
   caf::reacts_to<end_atom, std::string, std::string, sink_ptr>,
   caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>,
-  caf::reacts_to<recovered_atom, std::vector<storage::stored_session>>>;
+  caf::reacts_to<recovered_atom, std::vector<storage::stored_session>>,
+  caf::reacts_to<fault_atom, std::string>>;
 
 /// Writes tracking-session events to storage (see storage/store.hpp) on its
 /// own thread. `append` answers with an empty string once the events are
@@ -148,7 +156,8 @@ using transport_actor = caf::typed_actor<
 /// commit). `purge`, every day, drops history past its retention. `open`
 /// (from main, first) opens the store, recovers its sessions for the given
 /// transport, and starts the purge: on the journal's thread, off the
-/// start-up path.
+/// start-up path. While the store cannot be opened it says so to the
+/// transport (`fault`) and sends itself `open` again, with backoff.
 using journal_actor = caf::typed_actor<
   caf::replies_to<append_atom, std::vector<storage::event>>::with<std::string>,
   caf::reacts_to<flush_atom>,

@@ -337,6 +337,28 @@ bool routable(self_ptr self, const std::string& key,
   return false;
 }
 
+/// Forwards what every route holds back (the journal's answer came).
+void drain_all(self_ptr self) {
+  std::vector<std::string> keys;
+  for (const auto& [key, r] : self->state.routes)
+    keys.push_back(key);
+  for (const auto& key : keys) {
+    drain_backlog(self, key);
+    maybe_finish(self, key);
+  }
+}
+
+/// Tells every client actor, and those yet to come, why the journal cannot
+/// be opened (empty: it is open again). Sent before any later frame, so a
+/// frame meets the news it came after.
+void set_storage_fault(self_ptr self, std::string reason) {
+  auto& st = self->state;
+  for (auto& [key, r] : st.routes)
+    if (r.client)
+      self->send(r.client, fault_atom::value, reason);
+  st.cfg.client.storage_fault = std::move(reason);
+}
+
 /// Hands a frame to route `key`, which exists: waits in the backlog while
 /// the supervisor decides on admission.
 void route_frame(self_ptr self, const std::string& key, protocol::frame f,
@@ -448,9 +470,17 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
       }
       route_frame(self, key, std::move(f), std::move(sink));
     },
+    [=](fault_atom, std::string& reason) {
+      auto& st = self->state;
+      st.recovering = false;
+      set_storage_fault(self, std::move(reason));
+      drain_all(self);
+    },
     [=](recovered_atom, std::vector<storage::stored_session>& sessions) {
       auto& st = self->state;
       st.recovering = false;
+      if (!st.cfg.client.storage_fault.empty())
+        set_storage_fault(self, {});
       for (auto& s : sessions) {
         auto id = s.session_id;
         st.recovered.emplace(std::move(id), std::move(s));
@@ -462,13 +492,7 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
         adopt_everything(self, key);
         send_adoptions(self, key);
       }
-      std::vector<std::string> keys;
-      for (const auto& [key, r] : st.routes)
-        keys.push_back(key);
-      for (const auto& key : keys) {
-        drain_backlog(self, key);
-        maybe_finish(self, key);
-      }
+      drain_all(self);
     },
     [=](eof_atom, const std::string& key, sink_ptr& sink) {
       auto i = self->state.routes.find(key);

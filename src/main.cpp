@@ -200,7 +200,6 @@ struct prepared_config {
   /// The journal (client.journal): how its actor opens the store (the
   /// directory is locked already), or why it cannot.
   std::function<storage::result<storage::store_ptr>()> open_store;
-  std::string store_problem;
   std::string journal_summary; ///< for the start-up log line
   /// Not 0: do not start (2: a bad --local-timezone; 1: the data
   /// directory is another server's), already logged.
@@ -210,7 +209,9 @@ struct prepared_config {
 /// Locks the journal's directory: a second server on it exits here (after
 /// waiting 2 s for the first to go). Opening the database and recovering
 /// its sessions is the journal actor's first job, on its own thread, so
-/// that start-up (the initialize reply) does not wait for SQLite.
+/// that start-up (the initialize reply) does not wait for SQLite. Any other
+/// fault (a directory it cannot create, a corrupt or newer journal, a full
+/// disk) is the journal actor's too: it retries until the fault clears.
 void lock_journal(const config& cfg, prepared_config& p) {
   if (cfg.ephemeral) {
     p.journal_summary = "ephemeral (sessions in memory only)";
@@ -227,27 +228,26 @@ void lock_journal(const config& cfg, prepared_config& p) {
   // first, gets the directory as soon as the previous process exits.
   opts.lock_wait = std::chrono::seconds{2};
   auto locked = storage::lock_data_dir(opts);
+  std::shared_ptr<storage::dir_lock> lock;
   if (auto* err = std::get_if<storage::error>(&locked)) {
     if (err->kind == storage::error_kind::locked) {
       TTM_LOG(error, "main", err->message);
       p.exit_code = 1;
       return;
     }
-    // Clients learn the kind of fault; the path stays in the log.
-    p.store_problem = std::string{"the session journal is unavailable ("}
-                      + storage::to_string(err->kind) + ")";
-    TTM_LOG(error, "main", p.store_problem + ": " + err->message
-                             + "; tracking tools answer STORAGE_UNAVAILABLE "
-                               "until the server restarts with this fixed "
-                               "(or with --ephemeral)");
-    p.journal_summary = "journal UNAVAILABLE";
-    return;
+    p.journal_summary = "journal UNAVAILABLE (retrying)";
+  } else {
+    lock = std::make_shared<storage::dir_lock>(
+      std::move(std::get<storage::dir_lock>(locked)));
+    p.journal_summary = "journal " + lock->dir() + "/journal.sqlite3";
   }
-  auto lock = std::make_shared<storage::dir_lock>(
-    std::move(std::get<storage::dir_lock>(locked)));
-  p.journal_summary = "journal " + lock->dir() + "/journal.sqlite3";
-  p.open_store = [opts, lock] {
-    return storage::open_sqlite(opts, std::move(*lock));
+  // A failed open releases the lock; a retry takes it again, not waiting.
+  opts.lock_wait = std::chrono::milliseconds{0};
+  p.open_store = [opts, lock]() mutable {
+    if (!lock)
+      return storage::open_sqlite(opts);
+    auto held = std::move(lock);
+    return storage::open_sqlite(opts, std::move(*held));
   };
 }
 
@@ -272,7 +272,6 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
     return {};
   actors::journal_config jc;
   jc.open = std::move(p.open_store);
-  jc.unavailable = p.store_problem;
   jc.clock = p.client.clock;
   jc.limits = cfg.tracking;
   // A client's handshake comes first; calls naming a session wait for it.

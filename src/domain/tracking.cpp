@@ -293,6 +293,12 @@ tracking_outcome<tracking_session*> tracker::use(const std::string& id,
           + " after their last call, " + format_duration(limits_.max_age)
           + " after they started, or, once ended, when room is needed for "
             "a new session. Start a new session with time_session_start."};
+    if (!storage_fault_.empty())
+      return tracking_error{
+        "STORAGE_UNAVAILABLE",
+        "Session " + quoted(id) + " cannot be looked up: " + storage_fault_
+          + ". Nothing was changed; the server keeps trying to open the "
+            "journal, so try again later."};
     return tracking_error{"SESSION_NOT_FOUND",
                           "No session " + quoted(id)
                             + " in this MCP session; use the session_id "

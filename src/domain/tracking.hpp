@@ -266,6 +266,13 @@ public:
     forget(id);
   }
 
+  /// While `reason` is not empty, an id this tracker does not hold answers
+  /// STORAGE_UNAVAILABLE, not SESSION_NOT_FOUND: the journal that would
+  /// know it cannot be read, and "never existed" would be a lie.
+  void set_storage_fault(std::string reason) {
+    storage_fault_ = std::move(reason);
+  }
+
   /// The owner goes away for good (its MCP session was deleted): every
   /// session leaves, the open ones recorded as expired for `reason`.
   void close_all(instant now, const char* reason);
@@ -313,6 +320,7 @@ private:
   bool recording_ = false;
   std::vector<change> changes_;
   std::vector<std::function<void()>> undo_;
+  std::string storage_fault_;
 };
 
 } // namespace ttm::domain

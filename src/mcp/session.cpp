@@ -37,6 +37,7 @@ session::session(session_config cfg)
   : cfg_(std::move(cfg)),
     tracker_(cfg_.limits),
     last_active_(cfg_.clock->mono_now()) {
+  tracker_.set_storage_fault(cfg_.storage_fault);
   if (cfg_.journal) {
     tracker_.record_changes(true);
     boot_id_ = cfg_.clock->boot_id();
@@ -440,11 +441,12 @@ std::string session::dispatch(const protocol::message& msg,
     return encode_error(msg.id, ec::method_not_found,
                         "Method not found: '" + msg.method + "'");
   rapidjson::Document params;
-  if (m->decode != nullptr) {
-    auto problem = m->decode(msg, params);
-    if (!problem.empty())
-      return invalid_params(msg.id, problem);
-  }
+  auto problem = m->decode != nullptr ? m->decode(msg, params)
+                 : !m->params_error.empty()
+                   ? object_params(msg, params, m->params_error)
+                   : std::string{};
+  if (!problem.empty())
+    return invalid_params(msg.id, problem);
   return (this->*(m->handle))(
     method_call{msg, params, notes, stamp(m->cacheable)});
 }

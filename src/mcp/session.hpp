@@ -33,6 +33,9 @@ struct session_config {
   /// Who owns the sessions this client starts: the bearer token's name, or
   /// "local" (stdio, no auth). Recorded with each session.
   std::string principal = "local";
+  /// Not empty while the journal cannot be opened: why (for clients, no
+  /// path). A session this client does not hold may be on disk then.
+  std::string storage_fault{};
 };
 
 /// How far a frame got: answered, or paused until the supervisor grants or
@@ -97,6 +100,12 @@ public:
   /// The supervisor's sweep (or its search for room): removes tracking
   /// sessions past their age or idle limit and returns their ids.
   std::vector<std::string> expire_due();
+
+  /// The journal became unavailable (`reason`) or available again (empty):
+  /// see domain::tracker::set_storage_fault.
+  void set_storage_fault(std::string reason) {
+    tracker_.set_storage_fault(std::move(reason));
+  }
 
   /// The supervisor dropped this ended session to make room.
   void evict(const std::string& session_id);

@@ -4,12 +4,14 @@
 // lines) and HTTP (SDK v1 and v2, with and without bearer tokens); the
 // session finishes with the same session_id and every timestamp the first
 // process reported. Also: one server per data directory, storage faults
-// (corrupt file, a data dir that is a file, a newer schema), --ephemeral and
+// (corrupt file, a data dir that is a file, a newer schema, then restored:
+// recovered without a restart), --ephemeral and
 // the default directories, expiry of recovered sessions.
 //
 // No test waits for time to pass, except the expiry test (about 1.1 s, the
-// shortest idle limit the server accepts); restarts wait for events (the
-// child's exit, the start-up log line).
+// shortest idle limit the server accepts) and the restored journal (the
+// server's retry, 1 to 3 s); restarts wait for events (the child's exit, the
+// start-up log line).
 // Run: TTM_BINARY=/abs/path node --test journal.test.mjs
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -719,12 +721,13 @@ describe('storage faults', () => {
   });
 
   test('a journal of a newer schema: refused and untouched; the server runs without it (STORAGE_UNAVAILABLE, ' +
-    'both versions named)', T, async () => {
+    'both versions named, for a session on disk too, never SESSION_NOT_FOUND); restored, it is opened without a ' +
+    'restart and the session is back', T, async () => {
     const dataDir = freshDataDir();
     const file = path.join(dataDir, JOURNAL_FILE);
     // A valid journal with an open session, closed cleanly (so no -wal file holds part of it).
     const first = await startRaw(['--data-dir', dataDir]);
-    await first.tools.ok('time_session_start', MILESTONE);
+    const { session_id } = await first.tools.ok('time_session_start', MILESTONE);
     first.server.endInput();
     assert.deepEqual(await first.server.waitForExit(), { code: 0, signal: null });
     assert.ok(!existsSync(`${file}-wal`) || readFileSync(`${file}-wal`).length === 0,
@@ -745,12 +748,28 @@ describe('storage faults', () => {
       assert.match(stderr(), new RegExp(`schema version ${newer}\\b`), 'the message names the file\'s version');
       assert.match(stderr(), new RegExp(`\\(${CURRENT_SCHEMA}\\)`), 'the message names the supported version');
       assert.ok(stderr().includes(file), `the message names the file:\n${stderr()}`);
+      // The session is on disk: "it never existed" would be a lie.
+      const unavailable = await tools.fail('time_session_summary', { session_id }, 'STORAGE_UNAVAILABLE');
+      assert.match(unavailable.message, /newer_schema/, 'the message says which fault');
+      await tools.fail('time_task_start', { session_id, task_id: 'J-001' }, 'STORAGE_UNAVAILABLE');
+      assert.ok(readFileSync(file).equals(bytes), 'a journal of a newer schema must not be modified');
+      // The fault clears (the file restored): the server's retries open it (1 s after the first try, then
+      // 2 s, 4 s later), without a restart.
+      bytes.writeUInt32BE(CURRENT_SCHEMA, 60);
+      writeFileSync(file, bytes);
+      const summary = await pollUntil(async () => {
+        const result = await tools.call('time_session_summary', { session_id });
+        return result.isError ? null : result.structuredContent;
+      }, 'the session back after the journal was restored', { timeoutMs: 15_000, intervalMs: 200, describe: stderr });
+      assert.equal(summary.milestone_id, MILESTONE.milestone_id);
+      assert.equal(summary.status, 'active');
+      await pollUntil(() => /opened after \d+ failed attempts/.test(stderr()), 'the recovery in the log', { describe: stderr });
+      await tools.ok('time_task_start', { session_id, task_id: 'J-001' });
       server.endInput();
       assert.deepEqual(await server.waitForExit(), { code: 0, signal: null });
     } finally {
       await server.stop();
     }
-    assert.ok(readFileSync(file).equals(bytes), 'a journal of a newer schema must not be modified');
   });
 });
 

@@ -621,10 +621,16 @@ struct recovery_fixture : ttm::test::actor_fixture {
   recovery_fixture() : actor_fixture(ttm::test::test_client_config(), {}) {
   }
 
+  /// While true, the journal's open fails as for a corrupt file.
+  std::shared_ptr<bool> broken = std::make_shared<bool>(false);
+
   void start(bool adopt_all) {
     actors::journal_config jc;
     auto path = dir.path.string();
-    jc.open = [path] {
+    jc.open = [path, broken = broken]() -> storage::result<storage::store_ptr> {
+      if (*broken)
+        return storage::error{storage::error_kind::corrupt,
+                              "the test broke " + path};
       return storage::open_sqlite({path, storage::sync_mode::normal, "t"});
     };
     jc.clock = clock;
@@ -744,4 +750,66 @@ TEST_CASE("journal: a recovered 2026-07-28 session is not taken by a 2025 "
         == "SESSION_NOT_FOUND");
   CHECK(f.state().directory.count(sid) == 0);
   CHECK(f.state().recovered.count(sid) == 1); // still waiting
+}
+
+TEST_CASE("journal: while the journal cannot be opened, a session it holds "
+          "answers STORAGE_UNAVAILABLE, not SESSION_NOT_FOUND; it opens "
+          "without a restart once the fault clears") {
+  recovery_fixture f;
+  auto sid = seed_journal(f.dir.path, "local", protocol::era::legacy, *f.clock);
+  *f.broken = true;
+  f.start(true);
+  f.inbound(init_request);
+  auto held = f.inbound(summary_call(1, sid));
+  CHECK(held->lines.empty()); // waits for the journal's first try
+  f.open_journal();
+  REQUIRE(held->lines.size() == 1);
+  CHECK(f.code_of(*held) == "STORAGE_UNAVAILABLE");
+  CHECK(parse(held->lines[0])["result"]["isError"].GetBool());
+  // Nothing can start either: it could not be recorded.
+  auto started = f.inbound(tools_call(
+    "time_session_start", R"({"milestone_id":"M2","task_ids":["x"]})", 2));
+  CHECK(f.code_of(*started) == "STORAGE_UNAVAILABLE");
+  CHECK(f.slots() == 0);
+  // The first retry, a second later, still fails.
+  f.sched.advance_time(std::chrono::seconds{1});
+  f.sched.run();
+  CHECK(f.code_of(*f.inbound(summary_call(3, sid))) == "STORAGE_UNAVAILABLE");
+  // The fault clears: the next retry (2 s after the first) opens the
+  // journal and the session is back, as it was.
+  *f.broken = false;
+  f.sched.advance_time(std::chrono::seconds{1});
+  f.sched.run();
+  CHECK(f.code_of(*f.inbound(summary_call(4, sid))) == "STORAGE_UNAVAILABLE");
+  f.sched.advance_time(std::chrono::seconds{1});
+  f.sched.run();
+  auto back = f.inbound(summary_call(5, sid));
+  REQUIRE(f.code_of(*back) == "");
+  CHECK(str(parse(back->lines[0])["result"]["structuredContent"]["status"])
+        == "active");
+  CHECK(f.state().directory.at(sid) == "stdio");
+  // An id that never existed is SESSION_NOT_FOUND again.
+  CHECK(f.code_of(*f.inbound(
+          summary_call(6, "99999999-2222-4333-8444-555555555555")))
+        == "SESSION_NOT_FOUND");
+}
+
+TEST_CASE("journal: over HTTP, while the journal cannot be opened, no "
+          "principal is told another's session never existed") {
+  recovery_fixture f;
+  auto sid = seed_journal(f.dir.path, "alice", protocol::era::legacy, *f.clock);
+  *f.broken = true;
+  f.start(false);
+  f.open_journal();
+  f.open("bob-1", "bob");
+  CHECK(f.code_of(*f.forward("bob-1", summary_call(1, sid)))
+        == "STORAGE_UNAVAILABLE");
+  *f.broken = false;
+  f.sched.advance_time(std::chrono::seconds{1});
+  f.sched.run();
+  // Open: the route opened during the fault hears it cleared.
+  CHECK(f.code_of(*f.forward("bob-1", summary_call(2, sid)))
+        == "SESSION_NOT_FOUND");
+  f.open("alice-1", "alice");
+  CHECK(f.code_of(*f.forward("alice-1", summary_call(3, sid))) == "");
 }
