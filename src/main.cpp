@@ -6,6 +6,7 @@
 #include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
 #include "config.hpp"
+#include "crash_signals.hpp"
 #include "domain/clock.hpp"
 #include "domain/zones.hpp"
 #include "edge/http.hpp"
@@ -246,6 +247,9 @@ void lock_journal(const config& cfg, prepared_config& p) {
   auto lock = std::make_shared<storage::dir_lock>(
     std::move(std::get<storage::dir_lock>(locked)));
   p.journal_summary = "journal " + lock->dir() + "/journal.sqlite3";
+  // SQLite writes the journal's -shm through a mapping: if that file turns
+  // unwritable the process dies of SIGBUS; it now says why first.
+  explain_sigbus(lock->dir());
   p.open_store = [opts, lock] {
     return storage::open_sqlite(opts, std::move(*lock));
   };
