@@ -4,8 +4,9 @@
 // write to it is a SIGBUS. The process still dies of it, but explains itself
 // on stderr first, and what was acknowledged before survives a restart.
 //
-// Needs root and a filesystem that supports `chattr +i` (ext4, xfs, btrfs…)
-// under the temp directory; otherwise the test is skipped, saying why. The
+// Needs root and a filesystem under the temp directory where `chattr +i`
+// works and makes stores to the file's mapping fault (ext4 does; tmpfs
+// does not); otherwise the test is skipped, saying why. The
 // immutable flag is always removed again (else the directory could not be
 // deleted).
 // Run: TTM_BINARY=/abs/path node --test journal_faults.test.mjs
@@ -67,6 +68,15 @@ test('an immutable -shm file: the server dies of SIGBUS, explains it on stderr, 
       // The write that needs the WAL index: no reply, the process dies.
       await one.send({ jsonrpc: '2.0', id: 'doomed', method: 'tools/call',
         params: { name: 'time_task_start', arguments: { session_id: id, task_id: 'A' } } });
+      // A reply instead means this filesystem does not fault stores to the
+      // mapping of an immutable file (tmpfs, for one): nothing to test here.
+      const reply = await one.waitForResponse('doomed', 10_000).catch(() => null);
+      if (reply) {
+        const why = `the server answered: writes to an immutable -shm do not fault on this filesystem (${dataDir})`;
+        console.log(`skipped: ${why}`);
+        t.skip(why);
+        return;
+      }
       const exit = await one.waitForExit(10_000);
       assert.deepEqual(exit, { code: null, signal: 'SIGBUS' }, `the process dies of SIGBUS${one.context()}`);
       const log = one.stderrTail;
