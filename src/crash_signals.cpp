@@ -106,8 +106,7 @@ void on_sigbus(int sig, siginfo_t* info, void*) {
   ::raise(sig);
 }
 
-} // namespace
-
+/// What a failed mapping means here, naming the journal's files.
 std::string sigbus_explanation(const std::string& journal_dir) {
   auto journal = journal_dir + "/journal.sqlite3";
   return "fatal: SIGBUS, a memory-mapped file failed: most likely the "
@@ -120,6 +119,8 @@ std::string sigbus_explanation(const std::string& journal_dir) {
          "delete it while no server uses the journal (SQLite rebuilds it), "
          "then restart the server. Exiting by SIGBUS.";
 }
+
+} // namespace
 
 void explain_sigbus(const std::string& journal_dir) {
   const std::string prefix = std::string(stamp_len, '0') + " error [main] ";

@@ -19,8 +19,4 @@ namespace ttm {
 /// threads start.
 void explain_sigbus(const std::string& journal_dir);
 
-/// The message for a SIGBUS raised by the kernel (a failed mapping) about
-/// `journal_dir`, without the log line's time stamp: for tests and docs.
-std::string sigbus_explanation(const std::string& journal_dir);
-
 } // namespace ttm
