@@ -24,7 +24,7 @@ layer_of() {
     actors/*) echo actors ;;
     src/edge/*) echo edge ;;
     src/config.*) echo config ;;
-    src/main.cpp | src/wiring.*) echo main ;;
+    src/main.cpp | src/wiring.* | src/crash_signals.*) echo main ;;
     *) echo unknown ;;
   esac
 }

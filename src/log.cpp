@@ -14,6 +14,8 @@ namespace {
 
 std::atomic<int> threshold{static_cast<int>(level::info)};
 
+std::atomic<sink_fn> sink_{nullptr};
+
 constexpr std::array<std::string_view, 6> names{"trace",   "debug", "info",
                                                 "warning", "error", "off"};
 
@@ -38,7 +40,15 @@ bool enabled(level lvl) noexcept {
   return lvl != level::off && static_cast<int>(lvl) >= threshold.load();
 }
 
+sink_fn set_sink(sink_fn sink) noexcept {
+  return sink_.exchange(sink);
+}
+
 void write(level lvl, std::string_view where, std::string_view msg) {
+  if (auto sink = sink_.load()) {
+    sink(lvl, where, msg);
+    return;
+  }
   using namespace std::chrono;
   auto now = system_clock::now();
   auto secs = system_clock::to_time_t(now);

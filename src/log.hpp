@@ -23,6 +23,13 @@ bool enabled(level lvl) noexcept;
 /// Never to stdout: in stdio mode stdout belongs to the protocol.
 void write(level lvl, std::string_view where, std::string_view msg);
 
+/// Where `write` sends an event instead of stderr: a test hook, so that
+/// unit tests can assert what is logged. nullptr restores stderr. Returns
+/// the previous sink. Thread-safe, but set it before the code under test runs.
+using sink_fn = void (*)(level lvl, std::string_view where,
+                         std::string_view msg);
+sink_fn set_sink(sink_fn sink) noexcept;
+
 } // namespace ttm::log
 
 #define TTM_LOG(lvl, where, expr)                                              \

@@ -6,6 +6,7 @@
 #include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
 #include "config.hpp"
+#include "crash_signals.hpp"
 #include "domain/clock.hpp"
 #include "domain/zones.hpp"
 #include "edge/http.hpp"
@@ -241,6 +242,9 @@ void lock_journal(const config& cfg, prepared_config& p) {
       std::move(std::get<storage::dir_lock>(locked)));
     p.journal_summary = "journal " + lock->dir() + "/journal.sqlite3";
   }
+  // SQLite writes the journal's -shm through a mapping: if that file turns
+  // unwritable the process dies of SIGBUS; it now says why first.
+  explain_sigbus(lock ? lock->dir() : cfg.data_dir);
   // A failed open releases the lock; a retry takes it again, not waiting.
   opts.lock_wait = std::chrono::milliseconds{0};
   p.open_store = [opts, lock]() mutable {

@@ -1,12 +1,15 @@
 #include "storage/sqlite_store.hpp"
 
+#include "log.hpp"
 #include "storage/sqlite_schema.hpp"
 #include "storage/sqlite_util.hpp"
 #include "storage/sys_util.hpp"
+#include "storage/wal_check.hpp"
 
 #include <sqlite3.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -407,6 +410,30 @@ private:
 
 // -- opening ------------------------------------------------------------------
 
+/// SQLite's WAL recovery drops frames after a damaged one without an error:
+/// say so. Runs before SQLite reads the WAL; no other process writes it
+/// meanwhile (the directory lock). With several servers on one journal
+/// this must only run when SQLite actually recovers.
+void report_wal_damage(const std::string& wal) {
+  auto scan = scan_wal_file(wal);
+  if (!scan || scan->discarded == 0)
+    return;
+  auto counts = std::to_string(scan->discarded) + " frames ("
+                + std::to_string(scan->discarded_commits)
+                + " transactions) after a damaged frame";
+  if (scan->discarded_commits > 0)
+    TTM_LOG(warning, "storage",
+            "the journal's WAL " + wal + " had " + counts
+              + ": SQLite discarded them; changes acknowledged in them are "
+                "lost (it keeps the "
+              + std::to_string(scan->recovered) + " frames before)");
+  else // a transaction cut short by the crash: it was never acknowledged
+    TTM_LOG(info, "storage",
+            "the journal's WAL " + wal + " had " + counts
+              + " of a transaction that never committed: SQLite discarded "
+                "them");
+}
+
 result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   fs::path dir{held.dir()};
   unique_fd lock_fd{held.release()};
@@ -414,8 +441,27 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   // Created by us, 0600: SQLite gives its -wal and -shm files the same mode.
   if (unique_fd created{::open(path.c_str(),
                                O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)};
-      created.get() < 0 && errno != EEXIST)
-    return errno_error(errno, "cannot create the journal", path);
+      created.get() < 0) {
+    if (errno != EEXIST)
+      return errno_error(errno, "cannot create the journal", path);
+    // Truncated by a crash before its first write, or by someone: SQLite
+    // would start a new journal on it without a word (and delete a WAL
+    // beside it as stale).
+    if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && st.st_size == 0) {
+      std::string wal_note;
+      if (struct stat w{}; ::stat((path + "-wal").c_str(), &w) == 0
+                           && w.st_size > 0)
+        wal_note = " (SQLite deletes its WAL of "
+                   + std::to_string(w.st_size) + " bytes as stale)";
+      TTM_LOG(warning, "storage",
+              "the journal " + path
+                + " is an empty file (0 bytes): it is opened as a new, empty "
+                  "journal"
+                + wal_note + "; any sessions it held are gone");
+    } else {
+      report_wal_damage(path + "-wal");
+    }
+  }
   sqlite3* raw = nullptr;
   auto rc = sqlite3_open_v2(path.c_str(), &raw,
                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
@@ -477,6 +523,7 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
 } // namespace
 
 result<store_ptr> open_sqlite(const sqlite_options& opts, dir_lock lock) {
+  detail::route_sqlite_log();
   return guarded("cannot open the journal in", opts.dir,
                  [&] { return open_impl(opts, std::move(lock)); });
 }

@@ -1,8 +1,51 @@
 #include "storage/sqlite_util.hpp"
 
+#include "log.hpp"
 #include "storage/sys_util.hpp"
 
+#include <mutex>
+
 namespace ttm::storage::detail {
+
+namespace {
+
+/// SQLite's log callback: may run on any thread and must not call SQLite.
+void on_sqlite_log(void*, int code, const char* msg) {
+  auto lvl = log::level::warning;
+  switch (code & 0xff) {
+    case SQLITE_NOTICE: // e.g. "recovered 12 frames from WAL file ..."
+      lvl = log::level::info;
+      break;
+    case SQLITE_WARNING:
+      lvl = code == SQLITE_WARNING_AUTOINDEX ? log::level::info
+                                             : log::level::warning;
+      break;
+    case SQLITE_CONSTRAINT: // the store reports a refused batch itself
+    case SQLITE_SCHEMA:     // a statement recompiled: routine
+      lvl = log::level::debug;
+      break;
+    default:
+      break;
+  }
+  if (log::enabled(lvl))
+    log::write(lvl, "sqlite", std::string{msg ? msg : ""} + " (code "
+                                + std::to_string(code) + ")");
+}
+
+} // namespace
+
+void route_sqlite_log() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (auto rc = sqlite3_config(SQLITE_CONFIG_LOG, on_sqlite_log, nullptr);
+        rc != SQLITE_OK)
+      TTM_LOG(warning, "storage",
+              "cannot route SQLite's log (sqlite3_config: "
+                + std::string{sqlite3_errstr(rc)}
+                + "; SQLite was used before): what it reports on its own, "
+                  "such as a WAL recovery, goes unlogged");
+  });
+}
 
 error_kind kind_of(int rc, int sys_errno) {
   switch (rc & 0xff) {
@@ -53,4 +96,5 @@ int query_int(sqlite3* db, const char* sql, std::int64_t& out) {
   }
   return rc == SQLITE_DONE ? SQLITE_ERROR : rc;
 }
+
 } // namespace ttm::storage::detail

@@ -152,4 +152,9 @@ error sqlite_error(sqlite3* db, int rc, const std::string& what,
 /// A single integer from a one-row query such as "PRAGMA user_version".
 int query_int(sqlite3* db, const char* sql, std::int64_t& out);
 
+/// Sends SQLite's own log (errors, notices such as a WAL recovery) to ours,
+/// once per process. Must run before SQLite's first use in the process
+/// (sqlite3_config refuses afterwards: then a warning says so).
+void route_sqlite_log();
+
 } // namespace ttm::storage::detail
