@@ -314,9 +314,10 @@ body_decision decide_body(const head_decision& head,
       d.id = m.id;
       return refuse(400, m.error_message, m.error_code);
     }
+    // HTTP must answer: the spec's 400 for a notification it cannot
+    // accept (the decoder's reason says "Invalid Request" already).
     if (m.kind == protocol::message::malformed_notification)
-      return refuse(400, "Invalid Request: " + m.error_message,
-                    protocol::invalid_request);
+      return refuse(400, m.error_message, protocol::invalid_request);
     if (m.kind == protocol::message::request)
       d.id = m.id;
   }

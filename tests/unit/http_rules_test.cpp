@@ -184,6 +184,16 @@ TEST_CASE("http rules 2025: every 400", "[http_rules]") {
     check_refused(body(post(), R"({"jsonrpc":"2.0","method":7})"), 400,
                   protocol::invalid_request);
   }
+  SECTION("a malformed notification: -32600, its reason said once, no id "
+          "(the spec's 400 for a notification it cannot accept)") {
+    auto d = body(post(), R"({"jsonrpc":"2.0","method":"notifications/x",)"
+                          R"("params":7})");
+    check_refused(d, 400, protocol::invalid_request);
+    CHECK(d.why.message.rfind("Invalid Request: ", 0) == 0);
+    CHECK(d.why.message.find("Invalid Request: Invalid Request")
+          == std::string::npos);
+    CHECK(d.id.json.empty());
+  }
   SECTION("a malformed HTTP request") {
     auto d = decide_read_error(read_failure::malformed, false, "bad method");
     CHECK(d.kind == read_error_decision::plain);
