@@ -114,6 +114,8 @@ const char* to_string(run_status s) {
       return "completed";
     case run_status::skipped:
       return "skipped";
+    case run_status::failed:
+      return "failed";
     case run_status::interrupted:
       return "interrupted";
   }
@@ -145,6 +147,9 @@ task_counts tracking_session::counts() const {
         break;
       case run_status::skipped:
         ++c.skipped;
+        break;
+      case run_status::failed:
+        ++c.failed;
         break;
       case run_status::interrupted:
         ++c.interrupted;

@@ -63,9 +63,9 @@ struct tracking_limits {
   std::size_t remembered_expired = 1000;
 };
 
-enum class run_status { in_progress, completed, skipped, interrupted };
+enum class run_status { in_progress, completed, skipped, failed, interrupted };
 
-/// "in_progress", "completed", "skipped", "interrupted".
+/// "in_progress", "completed", "skipped", "failed", "interrupted".
 const char* to_string(run_status s);
 
 struct task_run {
@@ -97,6 +97,7 @@ struct tracked_task {
 struct task_counts {
   std::size_t completed = 0;
   std::size_t skipped = 0;
+  std::size_t failed = 0;
   std::size_t in_progress = 0;
   std::size_t interrupted = 0;
   std::size_t not_started = 0;
@@ -243,7 +244,7 @@ public:
   tracking_outcome<task_started>
   start_task(tracking_session& s, task_start_request req, instant now);
 
-  /// Ends the task's running run as `status` (completed or skipped).
+  /// Ends the task's running run as `status` (completed, skipped or failed).
   tracking_outcome<task_ended> end_task(tracking_session& s,
                                         const std::string& task_id,
                                         run_status status,

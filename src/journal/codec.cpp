@@ -210,9 +210,17 @@ payload::task_request(const std::string& task_id) const {
 }
 
 domain::run_status payload::status() const {
-  return get_string(doc_, "status") == "skipped"
-           ? domain::run_status::skipped
-           : domain::run_status::completed;
+  // Stored names: "completed" and "skipped" since the first journal,
+  // "failed" since issue 20. An unknown name is a bad event (the session is
+  // skipped) rather than a guess.
+  auto name = get_string(doc_, "status");
+  if (name == "completed")
+    return domain::run_status::completed;
+  if (name == "skipped")
+    return domain::run_status::skipped;
+  if (name == "failed")
+    return domain::run_status::failed;
+  throw bad_event{"unknown task status '" + name + "'"};
 }
 
 domain::string_map payload::metadata() const {

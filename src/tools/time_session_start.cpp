@@ -102,15 +102,19 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "Human-readable name (e.g. 'Commit + Lifecycle').")
     .max_length(max_name_length);
   in->add("task_ids", &a::task_ids,
-          "The task IDs to be executed, each once (e.g. ['M2-001', "
-          "'M2-002']). May be empty for a session timed as a whole.")
+          "The task IDs to be executed (e.g. ['M2-001', 'M2-002']), each "
+          "listed once: a task may still run several times (started again "
+          "after it ended, it is a new run). The list is fixed when the "
+          "session starts and cannot be extended later, so list every task "
+          "you may time. May be empty for a session timed as a whole.")
     .required()
     .item_min_length(1)
     .item_max_length(max_id_length);
   in->add("timezone", &a::timezone,
           "IANA time zone for all timestamps in this session (e.g. "
-          "'America/New_York'), a fixed offset ('+05:30'), or 'local' for "
-          "the host's zone.")
+          "'America/New_York'), a fixed offset ('+05:30'), or 'local' "
+          "(default): the server's zone, which may not be the user's. Pass "
+          "the user's zone when you know it.")
     .max_length(128)
     .default_to("local");
   add_metadata_arg(*in, &a::metadata,
@@ -142,10 +146,10 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
   spec.description
     = "Starts timing a milestone: registers its task IDs and returns a "
       "session_id for time_task_start / time_task_end / time_session_summary "
-      "/ time_session_end. Timestamps use the session's time zone; durations "
-      "come from a monotonic clock. A session belongs to the MCP session "
-      "that started it (with protocol 2026-07-28, to the caller's principal) "
-      "and expires "
+      "/ time_session_end. List every task up front: task_ids cannot be "
+      "changed later. Timestamps use the session's time zone; durations "
+      "come from a monotonic clock. Only this client can use the session; it "
+      "expires "
       + domain::format_duration(limits.max_idle) + " after its last call or "
       + domain::format_duration(limits.max_age) + " after its start.";
   spec.input = std::move(in);

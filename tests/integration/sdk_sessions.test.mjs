@@ -128,7 +128,8 @@ describe('tracking sessions through the official MCP SDK (stdio)', () => {
       }
     }
     const { status } = tool('time_task_end').inputSchema.properties;
-    assert.deepEqual(status.enum, ['completed', 'skipped']);
+    // 'failed' extends the spec's two statuses (issue 20 item 3).
+    assert.deepEqual(status.enum, ['completed', 'skipped', 'failed']);
     assert.equal(status.default, 'completed');
     assert.equal(tool('time_session_start').inputSchema.properties.timezone.default, 'local');
     for (const name of ['time_session_end', 'time_session_summary']) {
@@ -234,6 +235,24 @@ describe('tracking sessions through the official MCP SDK (stdio)', () => {
     assert.deepEqual(sc.tasks.slice(0, 2).map((t) => [t.task_id, t.run, t.status, t.task_name]),
       [['M2-001', 1, 'completed', 'first try'], ['M2-001', 2, 'skipped', 'second try']]);
     assert.equal(sc.tasks.length, 6, 'two runs of M2-001 and four tasks never started');
+  });
+
+  test('a failed run counts as tasks_failed until the task is retried (issue 20)', T, async () => {
+    const s = await driver.startSession(specSession());
+    await s.startTask({ task_id: 'M2-001' });
+    const failed = await s.endTask({ task_id: 'M2-001', status: 'failed' });
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.tasks_failed, 1);
+    const mid = await s.summary();
+    assert.equal(mid.tasks_failed, 1);
+    assert.equal(mid.tasks[0].status, 'failed');
+    const retry = await s.startTask({ task_id: 'M2-001' });
+    assert.equal(retry.run, 2);
+    assert.equal(retry.tasks_failed, 0);
+    const done = await s.endTask({ task_id: 'M2-001' });
+    assert.equal(done.tasks_failed, 0);
+    const sc = await s.end();
+    assert.deepEqual(sc.tasks.slice(0, 2).map((t) => [t.run, t.status]), [[1, 'failed'], [2, 'completed']]);
   });
 
   test('two sessions open at once in one connection stay apart', T, async () => {
