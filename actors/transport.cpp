@@ -217,10 +217,12 @@ void claim_recovered(self_ptr self, const std::string& key,
   send_adoptions(self, key);
 }
 
-/// Whether a frame names a tracking session (a `session_id` argument).
+/// Whether a frame names a tracking session (a `session_id` argument) or
+/// looks one up by its idempotency key: either may be a recovered one.
 bool names_session(const protocol::frame& f) {
-  return std::any_of(f.messages.begin(), f.messages.end(),
-                     [](const auto& m) { return !m.handle.empty(); });
+  return std::any_of(f.messages.begin(), f.messages.end(), [](const auto& m) {
+    return !m.handle.empty() || m.awaits_recovery;
+  });
 }
 
 /// Forwards route `key`'s waiting frames, in order, once it is admitted.

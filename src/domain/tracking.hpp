@@ -121,6 +121,10 @@ struct tracking_session {
   instant start;
   std::optional<instant> end;
   mono_time last_activity;
+  /// The client's idempotency key of time_session_start, if it gave one: a
+  /// retried start with the same key finds this session instead of adding
+  /// another (tracker::find_by_key).
+  std::optional<std::string> idempotency_key;
   /// What the session's ids, names, tags and metadata take (see
   /// tracking_limits::max_session_bytes).
   std::size_t bytes = 0;
@@ -161,6 +165,7 @@ struct session_request {
   std::vector<std::string> task_ids;
   string_map metadata;
   std::vector<std::string> tags;
+  std::optional<std::string> idempotency_key;
 };
 
 struct task_start_request {
@@ -241,6 +246,11 @@ public:
   const tracking_session* find(const std::string& id) const;
   tracking_session* find(const std::string& id);
 
+  /// The session this tracker started with idempotency key `key`, while it
+  /// is held (open or ended, until it expires or is reclaimed); nullptr
+  /// otherwise. Expiry is not checked here: `use` the session for that.
+  tracking_session* find_by_key(const std::string& key);
+
   tracking_outcome<task_started>
   start_task(tracking_session& s, task_start_request req, instant now);
 
@@ -304,9 +314,13 @@ private:
   bool due(const tracking_session& s, mono_time now) const;
   void note_expired(const tracking_session& s, instant now);
   void forget(const std::string& id);
+  /// Removes `id` and its idempotency key from memory.
+  void erase(const std::string& id);
 
   tracking_limits limits_;
   std::unordered_map<std::string, tracking_session> sessions_;
+  /// idempotency key -> session id, for the sessions that have one.
+  std::unordered_map<std::string, std::string> keys_;
   std::deque<std::string> expired_order_;
   std::unordered_set<std::string> expired_;
   std::vector<std::string> newly_expired_;

@@ -78,7 +78,8 @@ const SPEC_REQUIRED_ARGS = {
   time_session_summary: ['session_id'],
 };
 const SPEC_ARGS = {
-  time_session_start: ['milestone_id', 'milestone_name', 'task_ids', 'timezone', 'metadata', 'tags'],
+  // idempotency_key extends the spec (issue 20 item 4).
+  time_session_start: ['milestone_id', 'milestone_name', 'task_ids', 'timezone', 'metadata', 'tags', 'idempotency_key'],
   time_task_start: ['session_id', 'task_id', 'task_name', 'external_task_id', 'work_item_id', 'metadata'],
   time_task_end: ['session_id', 'task_id', 'status', 'metadata'],
   time_session_end: ['session_id', 'include_task_details'],
@@ -253,6 +254,20 @@ describe('tracking sessions through the official MCP SDK (stdio)', () => {
     assert.equal(done.tasks_failed, 0);
     const sc = await s.end();
     assert.deepEqual(sc.tasks.slice(0, 2).map((t) => [t.run, t.status]), [[1, 'failed'], [2, 'completed']]);
+  });
+
+  test('a retried start with its idempotency_key returns the first session (issue 20)', T, async () => {
+    const args = { ...specSession({ task_ids: ['a', 'b'] }), idempotency_key: randomUUID() };
+    const first = await driver.ok('time_session_start', args);
+    assert.equal(first.already_started, false);
+    const again = await driver.ok('time_session_start', args);
+    assert.equal(again.already_started, true);
+    assert.equal(again.session_id, first.session_id);
+    assert.equal(again.start_time, first.start_time);
+    const other = await driver.call('time_session_start', { ...args, milestone_id: 'other' });
+    assert.equal(other.isError, true);
+    assert.equal(other.structuredContent.error_code, 'IDEMPOTENCY_KEY_REUSED');
+    await driver.ok('time_session_end', { session_id: first.session_id });
   });
 
   test('two sessions open at once in one connection stay apart', T, async () => {

@@ -65,7 +65,9 @@ TEST_CASE("session tools: the spec's milestone runs field by field",
         == "December 14, 2025 9:45:32 AM EST");
   CHECK(integer(start["task_count"]) == 5);
   CHECK(str(start["timezone"]) == "America/New_York");
-  CHECK(start.MemberCount() == 6);
+  // The spec's six fields, plus already_started (issue 20).
+  CHECK_FALSE(boolean(start["already_started"]));
+  CHECK(start.MemberCount() == 7);
 
   // M2-001 and M2-002 as in the summary example.
   auto t1 = c.ok("time_task_start",
