@@ -1,6 +1,7 @@
 #include "actors/transport.hpp"
 
 #include "actors/client.hpp"
+#include "domain/ids.hpp"
 #include "journal/codec.hpp"
 #include "log.hpp"
 
@@ -166,7 +167,8 @@ void send_adoptions(self_ptr self, const std::string& key) {
   if (r.to_adopt.empty() || !r.admitted)
     return;
   for (const auto& s : r.to_adopt) {
-    TTM_LOG(info, "transport", "recovered session " + s.session_id
+    TTM_LOG(info, "transport", "recovered session "
+                                 + domain::log_id(s.session_id)
                                  + " re-bound to route '" + loggable(key)
                                  + "'");
     r.owned.insert(s.session_id);

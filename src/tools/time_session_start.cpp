@@ -18,7 +18,7 @@ struct session_start_args {
   std::optional<std::string> idempotency_key;
 };
 
-struct session_start_result {
+struct session_start_result : counts_fields {
   std::string session_id;
   std::string milestone_id;
   std::string start_time;
@@ -40,6 +40,9 @@ session_start_result reply_of(const domain::tracking_session& s) {
   res.start_time_friendly = domain::format_friendly(s.start.wall, s.tz);
   res.task_count = static_cast<std::int64_t>(s.tasks.size());
   res.timezone = s.tz.name();
+  // Current counts: all tasks not started for a new session, the progress
+  // so far for a retried start (like time_task_end's already_ended).
+  res.set(s.counts());
   return res;
 }
 
@@ -217,9 +220,11 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
            "Number of tasks registered for this session.");
   out->add("timezone", &r::timezone,
            "The zone of every timestamp in this session (never 'local').");
+  add_counts(*out);
   out->add("already_started", &r::already_started,
            "True when idempotency_key named a session already started: this "
-           "is that session, unchanged, as its start returned it.");
+           "is that session as its start returned it (the counts are "
+           "current).");
   tool_spec<a, r> spec;
   spec.name = "time_session_start";
   spec.title = "Start a tracking session";

@@ -436,6 +436,11 @@ describe('stdio, SDK v1 (2025-11-25): SIGKILL half-way through Pattern 1, then f
     await two.tools.fail('time_session_start', { ...args, task_ids: ['b'] }, 'IDEMPOTENCY_KEY_REUSED');
     two.server.endInput();
     await two.server.waitForExit();
+    // The info line about the recovered session names only the id's first
+    // 8 characters (docs/http.md: full session ids are never logged).
+    const log = two.server.stderrTail;
+    assert.match(log, new RegExp(`recovered session ${started.session_id.slice(0, 8)}\\.\\.\\. `));
+    assert.ok(!log.includes(started.session_id), `the full session id must not be logged:\n${log}`);
   });
 });
 
