@@ -37,8 +37,9 @@ async function openDriver() {
   }
 }
 
-/** The declared JSON type(s) of a schema property, as a list. */
+/** The declared JSON type(s) of a schema property, as a list (a nullable one is anyOf [T, null]). */
 function typesOf(property) {
+  if (Array.isArray(property.anyOf)) return property.anyOf.flatMap(typesOf);
   return Array.isArray(property.type) ? property.type : [property.type];
 }
 
