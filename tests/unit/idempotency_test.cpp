@@ -229,3 +229,26 @@ TEST_CASE("idempotency: a call with an idempotency_key waits for recovery "
   REQUIRE(plain.messages.size() == 1);
   CHECK_FALSE(plain.messages[0].awaits_recovery);
 }
+
+TEST_CASE("idempotency: two keyed starts in one batch make one session",
+          "[session_tools][issue20]") {
+  client c{"2025-03-26"};
+  auto a = c.call_json("time_session_start", keyed_start);
+  auto b = c.call_json("time_session_start", keyed_start);
+  auto first = c.step("[" + a + "," + b + "]");
+  REQUIRE(first.waiting()); // the first start asks for a slot
+  auto done = c.state.resume(true);
+  REQUIRE_FALSE(done.waiting()); // the second takes none
+  auto out = parse(done.output.response);
+  REQUIRE(out.Size() == 2);
+  auto one = check_tool_result(out[0]["result"], *c.registry,
+                               "time_session_start");
+  auto two = check_tool_result(out[1]["result"], *c.registry,
+                               "time_session_start");
+  REQUIRE_FALSE(one.is_error);
+  REQUIRE_FALSE(two.is_error);
+  CHECK(str(two.sc["session_id"]) == str(one.sc["session_id"]));
+  CHECK_FALSE(boolean(one.sc["already_started"]));
+  CHECK(boolean(two.sc["already_started"]));
+  CHECK(c.state.tracker().size() == 1);
+}
