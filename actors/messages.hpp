@@ -184,7 +184,8 @@ typename Inspector::result_type inspect(Inspector& f, envelope& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, message& x) {
   return f(caf::meta::type_name("message"), x.kind, x.id, x.method, x.params,
-           x.error_code, x.error_message, x.meta, x.name, x.handle);
+           x.error_code, x.error_message, x.meta, x.name, x.handle,
+           x.awaits_recovery);
 }
 
 template <class Inspector>

@@ -1,6 +1,7 @@
 #include "actors/transport.hpp"
 
 #include "actors/client.hpp"
+#include "domain/ids.hpp"
 #include "journal/codec.hpp"
 #include "log.hpp"
 
@@ -166,7 +167,8 @@ void send_adoptions(self_ptr self, const std::string& key) {
   if (r.to_adopt.empty() || !r.admitted)
     return;
   for (const auto& s : r.to_adopt) {
-    TTM_LOG(info, "transport", "recovered session " + s.session_id
+    TTM_LOG(info, "transport", "recovered session "
+                                 + domain::log_id(s.session_id)
                                  + " re-bound to route '" + loggable(key)
                                  + "'");
     r.owned.insert(s.session_id);
@@ -217,10 +219,12 @@ void claim_recovered(self_ptr self, const std::string& key,
   send_adoptions(self, key);
 }
 
-/// Whether a frame names a tracking session (a `session_id` argument).
+/// Whether a frame names a tracking session (a `session_id` argument) or
+/// looks one up by its idempotency key: either may be a recovered one.
 bool names_session(const protocol::frame& f) {
-  return std::any_of(f.messages.begin(), f.messages.end(),
-                     [](const auto& m) { return !m.handle.empty(); });
+  return std::any_of(f.messages.begin(), f.messages.end(), [](const auto& m) {
+    return !m.handle.empty() || m.awaits_recovery;
+  });
 }
 
 /// Forwards route `key`'s waiting frames, in order, once it is admitted.

@@ -163,12 +163,18 @@ void read_params(const rapidjson::Value& params, message& msg,
            u != params.MemberEnd() && u->value.IsString())
     msg.name = view(u->value);
   const auto& lift = opts.handle_argument;
+  const auto& waits = opts.recovery_argument;
   if (auto a = params.FindMember("arguments");
-      !lift.empty() && a != params.MemberEnd() && a->value.IsObject())
-    if (auto h = a->value.FindMember(rapidjson::StringRef(
-          lift.data(), static_cast<rapidjson::SizeType>(lift.size())));
-        h != a->value.MemberEnd() && h->value.IsString())
-      msg.handle = view(h->value);
+      a != params.MemberEnd() && a->value.IsObject()) {
+    if (!lift.empty())
+      if (auto h = a->value.FindMember(rapidjson::StringRef(
+            lift.data(), static_cast<rapidjson::SizeType>(lift.size())));
+          h != a->value.MemberEnd() && h->value.IsString())
+        msg.handle = view(h->value);
+    if (!waits.empty())
+      msg.awaits_recovery = a->value.HasMember(rapidjson::StringRef(
+        waits.data(), static_cast<rapidjson::SizeType>(waits.size())));
+  }
   auto m = params.FindMember("_meta");
   if (m == params.MemberEnd() || !m->value.IsObject())
     return;

@@ -78,6 +78,10 @@ struct message {
   /// what the application routes by (the MCP layer names the tracking
   /// session's argument, see mcp/wire.hpp); empty when none was asked for.
   std::string handle;
+  /// `params.arguments` has `<decode_options::recovery_argument>`: the call
+  /// looks up state a restart may still be recovering (an idempotency key),
+  /// so it waits for recovery like a call naming a session.
+  bool awaits_recovery = false;
 };
 
 /// The decoded content of one frame (a stdio line or an HTTP body).
@@ -98,6 +102,9 @@ struct decode_options {
   /// A string argument `params.arguments.<name>` copied into
   /// `message::handle`; empty: none.
   std::string_view handle_argument;
+  /// An argument whose presence sets `message::awaits_recovery`; empty:
+  /// none.
+  std::string_view recovery_argument;
 };
 
 /// Decodes a frame. Never throws; malformed input becomes error values.

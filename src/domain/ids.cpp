@@ -22,6 +22,10 @@ void random_bytes(void* out, std::size_t n) {
   }
 }
 
+std::string log_id(const std::string& id) {
+  return id.size() <= 8 ? id : id.substr(0, 8) + "...";
+}
+
 std::string make_uuid_v4() {
   std::uint8_t b[16];
   random_bytes(b, sizeof b);

@@ -13,4 +13,10 @@ void random_bytes(void* out, std::size_t n);
 /// CSPRNG, lower-case hex. Unguessable, so that an id is no capability leak.
 std::string make_uuid_v4();
 
+/// How logs name a session id: its first 8 characters and "...". An id is
+/// a bearer capability (whoever holds it may use it, per its owner's
+/// rules), so logs never carry one in full; the prefix still lets an
+/// operator match log lines with a client's report.
+std::string log_id(const std::string& id);
+
 } // namespace ttm::domain

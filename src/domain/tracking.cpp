@@ -114,6 +114,8 @@ const char* to_string(run_status s) {
       return "completed";
     case run_status::skipped:
       return "skipped";
+    case run_status::failed:
+      return "failed";
     case run_status::interrupted:
       return "interrupted";
   }
@@ -145,6 +147,9 @@ task_counts tracking_session::counts() const {
         break;
       case run_status::skipped:
         ++c.skipped;
+        break;
+      case run_status::failed:
+        ++c.failed;
         break;
       case run_status::interrupted:
         ++c.interrupted;
@@ -215,7 +220,8 @@ tracker::check(const session_request& req) const {
 
 std::size_t tracker::bytes_of(const session_request& req) {
   return size_of(req.milestone_id) + size_of(req.milestone_name)
-         + size_of(req.task_ids) + size_of(req.metadata) + size_of(req.tags);
+         + size_of(req.task_ids) + size_of(req.metadata) + size_of(req.tags)
+         + size_of(req.idempotency_key);
 }
 
 const tracking_session& tracker::add(std::string id, session_request req,
@@ -233,6 +239,7 @@ const tracking_session& tracker::add(std::string id, session_request req,
                      std::nullopt,
                      now.mono};
   s.bytes = bytes;
+  s.idempotency_key = std::move(req.idempotency_key);
   s.tasks.reserve(req.task_ids.size());
   for (auto& task_id : req.task_ids) {
     s.task_index.emplace(task_id, s.tasks.size());
@@ -250,10 +257,13 @@ const tracking_session& tracker::add(std::string id, session_request req,
     c.session.task_ids.reserve(s.tasks.size());
     for (const auto& t : s.tasks)
       c.session.task_ids.push_back(t.id);
+    c.session.idempotency_key = s.idempotency_key;
     c.zone_name = s.tz.name();
     changes_.push_back(std::move(c));
-    undo_.emplace_back([this, id] { sessions_.erase(id); });
+    undo_.emplace_back([this, id] { erase(id); });
   }
+  if (s.idempotency_key)
+    keys_[*s.idempotency_key] = id; // the newest session holds a reused key
   auto [it, _] = sessions_.insert_or_assign(std::move(id), std::move(s));
   return it->second;
 }
@@ -263,8 +273,25 @@ bool tracker::due(const tracking_session& s, mono_time now) const {
          || since(s.last_activity, now) > limits_.max_idle;
 }
 
+void tracker::erase(const std::string& id) {
+  auto i = sessions_.find(id);
+  if (i == sessions_.end())
+    return;
+  if (const auto& key = i->second.idempotency_key) {
+    auto k = keys_.find(*key);
+    if (k != keys_.end() && k->second == id)
+      keys_.erase(k);
+  }
+  sessions_.erase(i);
+}
+
+tracking_session* tracker::find_by_key(const std::string& key) {
+  auto k = keys_.find(key);
+  return k == keys_.end() ? nullptr : find(k->second);
+}
+
 void tracker::forget(const std::string& id) {
-  sessions_.erase(id);
+  erase(id);
   if (limits_.remembered_expired == 0 || !expired_.insert(id).second)
     return;
   expired_order_.push_back(id);

@@ -63,9 +63,9 @@ struct tracking_limits {
   std::size_t remembered_expired = 1000;
 };
 
-enum class run_status { in_progress, completed, skipped, interrupted };
+enum class run_status { in_progress, completed, skipped, failed, interrupted };
 
-/// "in_progress", "completed", "skipped", "interrupted".
+/// "in_progress", "completed", "skipped", "failed", "interrupted".
 const char* to_string(run_status s);
 
 struct task_run {
@@ -97,6 +97,7 @@ struct tracked_task {
 struct task_counts {
   std::size_t completed = 0;
   std::size_t skipped = 0;
+  std::size_t failed = 0;
   std::size_t in_progress = 0;
   std::size_t interrupted = 0;
   std::size_t not_started = 0;
@@ -120,6 +121,10 @@ struct tracking_session {
   instant start;
   std::optional<instant> end;
   mono_time last_activity;
+  /// The client's idempotency key of time_session_start, if it gave one: a
+  /// retried start with the same key finds this session instead of adding
+  /// another (tracker::find_by_key).
+  std::optional<std::string> idempotency_key;
   /// What the session's ids, names, tags and metadata take (see
   /// tracking_limits::max_session_bytes).
   std::size_t bytes = 0;
@@ -160,6 +165,7 @@ struct session_request {
   std::vector<std::string> task_ids;
   string_map metadata;
   std::vector<std::string> tags;
+  std::optional<std::string> idempotency_key;
 };
 
 struct task_start_request {
@@ -240,10 +246,15 @@ public:
   const tracking_session* find(const std::string& id) const;
   tracking_session* find(const std::string& id);
 
+  /// The session this tracker started with idempotency key `key`, while it
+  /// is held (open or ended, until it expires or is reclaimed); nullptr
+  /// otherwise. Expiry is not checked here: `use` the session for that.
+  tracking_session* find_by_key(const std::string& key);
+
   tracking_outcome<task_started>
   start_task(tracking_session& s, task_start_request req, instant now);
 
-  /// Ends the task's running run as `status` (completed or skipped).
+  /// Ends the task's running run as `status` (completed, skipped or failed).
   tracking_outcome<task_ended> end_task(tracking_session& s,
                                         const std::string& task_id,
                                         run_status status,
@@ -310,9 +321,13 @@ private:
   bool due(const tracking_session& s, mono_time now) const;
   void note_expired(const tracking_session& s, instant now);
   void forget(const std::string& id);
+  /// Removes `id` and its idempotency key from memory.
+  void erase(const std::string& id);
 
   tracking_limits limits_;
   std::unordered_map<std::string, tracking_session> sessions_;
+  /// idempotency key -> session id, for the sessions that have one.
+  std::unordered_map<std::string, std::string> keys_;
   std::deque<std::string> expired_order_;
   std::unordered_set<std::string> expired_;
   std::vector<std::string> newly_expired_;

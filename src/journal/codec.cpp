@@ -58,6 +58,8 @@ std::string payload_of(const change& c, protocol::era era) {
       write_list(w, "task_ids", c.session.task_ids);
       write_map(w, "metadata", c.session.metadata);
       write_list(w, "tags", c.session.tags);
+      // Since issue 20; absent in older journals and when not given.
+      write_opt(w, "idempotency_key", c.session.idempotency_key);
       w.Key("timezone");
       write_string(w, c.zone_name);
       break;
@@ -191,6 +193,7 @@ domain::session_request payload::session_request() const {
   req.task_ids = get_list(doc_, "task_ids");
   req.metadata = get_map(doc_, "metadata");
   req.tags = get_list(doc_, "tags");
+  req.idempotency_key = get_opt(doc_, "idempotency_key");
   return req;
 }
 
@@ -210,9 +213,17 @@ payload::task_request(const std::string& task_id) const {
 }
 
 domain::run_status payload::status() const {
-  return get_string(doc_, "status") == "skipped"
-           ? domain::run_status::skipped
-           : domain::run_status::completed;
+  // Stored names: "completed" and "skipped" since the first journal,
+  // "failed" since issue 20. An unknown name is a bad event (the session is
+  // skipped) rather than a guess.
+  auto name = get_string(doc_, "status");
+  if (name == "completed")
+    return domain::run_status::completed;
+  if (name == "skipped")
+    return domain::run_status::skipped;
+  if (name == "failed")
+    return domain::run_status::failed;
+  throw bad_event{"unknown task status '" + name + "'"};
 }
 
 domain::string_map payload::metadata() const {

@@ -1,5 +1,6 @@
 #include "journal/replay.hpp"
 
+#include "domain/ids.hpp"
 #include "journal/codec.hpp"
 
 #include <algorithm>
@@ -129,7 +130,7 @@ std::vector<std::string> replay(tracker& tr,
       replay_one(tr, s, clock, local_zone);
       ids.push_back(s.session_id);
     } catch (const std::exception& e) {
-      problems.push_back("session " + s.session_id + ": " + e.what());
+      problems.push_back("session " + log_id(s.session_id) + ": " + e.what());
       tr.evict(s.session_id);
     }
   }

@@ -157,8 +157,23 @@ std::string session::on_tools_call(const method_call& c) {
   std::string tool_name{name->value.GetString(),
                         name->value.GetStringLength()};
   const auto* t = cfg_.registry->find(tool_name);
-  if (t == nullptr)
-    return invalid_params(c.msg.id, "unknown tool '" + tool_name + "'");
+  if (t == nullptr) {
+    // Name the tools a client may call, so a mistyped or guessed name is
+    // fixed in one step; the echoed name is clipped (it is the client's).
+    std::string known;
+    for (const auto& tool : cfg_.registry->tools())
+      known += (known.empty() ? "" : ", ") + tool.name();
+    if (tool_name.size() > 64) {
+      std::size_t n = 64; // never inside a UTF-8 sequence
+      while (n > 0
+             && (static_cast<unsigned char>(tool_name[n]) & 0xC0) == 0x80)
+        --n;
+      tool_name = tool_name.substr(0, n) + "...";
+    }
+    return invalid_params(c.msg.id, "unknown tool '" + tool_name
+                                      + "'; the available tools are: "
+                                      + known);
+  }
   rapidjson::Value empty{rapidjson::kObjectType};
   auto a = c.params.FindMember("arguments");
   const rapidjson::Value& args = a != c.params.MemberEnd() ? a->value : empty;

@@ -1,5 +1,6 @@
 #include "mcp/session.hpp"
 
+#include "domain/ids.hpp"
 #include "journal/codec.hpp"
 #include "journal/replay.hpp"
 #include "log.hpp"
@@ -266,13 +267,13 @@ rpc_step session::finish_step(rpc_output out) {
 std::vector<std::string> session::expire_due() {
   auto ids = tracker_.expire_due(domain::now_of(*cfg_.clock));
   for (const auto& id : ids)
-    TTM_LOG(info, "tracking", "session " + id + " expired");
+    TTM_LOG(info, "tracking", "session " + domain::log_id(id) + " expired");
   gone_.insert(gone_.end(), ids.begin(), ids.end());
   return ids;
 }
 
 void session::evict(const std::string& session_id) {
-  TTM_LOG(info, "tracking", "ended session " + session_id
+  TTM_LOG(info, "tracking", "ended session " + domain::log_id(session_id)
                               + " dropped to make room for a new one");
   tracker_.evict(session_id);
   gone_.push_back(session_id);

@@ -14,7 +14,13 @@ namespace ttm::mcp {
 /// call to the client actor that owns that session (`message::handle`).
 inline constexpr std::string_view routing_argument = "session_id";
 
-inline constexpr protocol::decode_options frame_options{routing_argument};
+/// The tool argument that looks a session up by something other than its
+/// id (time_session_start's idempotency key): such a call waits, like one
+/// naming a session, until the journal's recovery is done.
+inline constexpr std::string_view recovery_argument = "idempotency_key";
+
+inline constexpr protocol::decode_options frame_options{routing_argument,
+                                                        recovery_argument};
 
 /// Decodes one frame (a stdio line, an HTTP body).
 inline protocol::frame decode(std::string_view text) {

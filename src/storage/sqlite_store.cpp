@@ -282,8 +282,10 @@ private:
       s.milestone_id = use.text(2);
       auto state = session_state_from(use.text(3));
       if (!state)
-        return error{error_kind::io, "journal " + path_ + ": session "
-                                       + s.session_id + " has unknown state '"
+        // An id's first 8 characters, as every log line names one.
+      return error{error_kind::io, "journal " + path_ + ": session "
+                                       + s.session_id.substr(0, 8)
+                                       + "... has unknown state '"
                                        + use.text(3) + "'"};
       s.state = *state;
       s.epoch = use.int64(4);

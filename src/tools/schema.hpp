@@ -27,17 +27,13 @@ using string_map = std::vector<std::pair<std::string, std::string>>;
 
 // -- value traits: JSON Schema type, decoding and encoding per C++ type -------
 
-/// Writes "type": NAME, or "type": [NAME, "null"] for a nullable result.
-inline void write_type(json_writer& w, const char* name, bool nullable) {
+/// Writes "type": NAME. A schema never has a `type` array: a nullable
+/// result field is an `anyOf` with a "null" branch (field::write_schema),
+/// which clients that map schemas onto a single-type dialect (the OpenAPI
+/// subset of Gemini function declarations, ...) can read.
+inline void write_type(json_writer& w, const char* name) {
   w.Key("type");
-  if (!nullable) {
-    w.String(name);
-    return;
-  }
-  w.StartArray();
   w.String(name);
-  w.String("null");
-  w.EndArray();
 }
 
 /// Length limits on the string items of an array or values of a map.
@@ -69,8 +65,8 @@ struct nested;
 
 template <>
 struct json_type<std::string> {
-  static void schema(json_writer& w, bool nullable = false, item_limit = {}) {
-    write_type(w, "string", nullable);
+  static void schema(json_writer& w, item_limit = {}) {
+    write_type(w, "string");
   }
   static std::string decode(const rapidjson::Value& v) {
     return {v.GetString(), v.GetStringLength()};
@@ -82,8 +78,8 @@ struct json_type<std::string> {
 
 template <>
 struct json_type<bool> {
-  static void schema(json_writer& w, bool nullable = false, item_limit = {}) {
-    write_type(w, "boolean", nullable);
+  static void schema(json_writer& w, item_limit = {}) {
+    write_type(w, "boolean");
   }
   static bool decode(const rapidjson::Value& v) {
     return v.GetBool();
@@ -95,8 +91,8 @@ struct json_type<bool> {
 
 template <>
 struct json_type<std::int64_t> {
-  static void schema(json_writer& w, bool nullable = false, item_limit = {}) {
-    write_type(w, "integer", nullable);
+  static void schema(json_writer& w, item_limit = {}) {
+    write_type(w, "integer");
   }
   static std::int64_t decode(const rapidjson::Value& v) {
     return v.GetInt64();
@@ -108,9 +104,8 @@ struct json_type<std::int64_t> {
 
 template <>
 struct json_type<std::vector<std::string>> {
-  static void schema(json_writer& w, bool nullable = false,
-                     item_limit items = {}) {
-    write_type(w, "array", nullable);
+  static void schema(json_writer& w, item_limit items = {}) {
+    write_type(w, "array");
     w.Key("items");
     w.StartObject();
     json_type<std::string>::schema(w);
@@ -134,9 +129,8 @@ struct json_type<std::vector<std::string>> {
 
 template <>
 struct json_type<string_map> {
-  static void schema(json_writer& w, bool nullable = false,
-                     item_limit values = {}) {
-    write_type(w, "object", nullable);
+  static void schema(json_writer& w, item_limit values = {}) {
+    write_type(w, "object");
     w.Key("additionalProperties");
     w.StartObject();
     json_type<std::string>::schema(w);
@@ -166,9 +160,8 @@ struct json_type<string_map> {
 
 template <class T>
 struct json_type<std::optional<T>> {
-  static void schema(json_writer& w, bool nullable = false,
-                     item_limit items = {}) {
-    json_type<T>::schema(w, nullable, items);
+  static void schema(json_writer& w, item_limit items = {}) {
+    json_type<T>::schema(w, items);
   }
   static std::optional<T> decode(const rapidjson::Value& v) {
     return json_type<T>::decode(v);
@@ -309,14 +302,29 @@ public:
     }
 
     void write_schema(json_writer& w, bool as_result) const override {
+      bool nullable = as_result && is_optional<T>::value && !omit_when_empty_;
       w.StartObject();
-      json_type<T>::schema(w,
-                           as_result && is_optional<T>::value
-                             && !omit_when_empty_,
-                           constraints_.items);
-      w.Key("description");
-      json_type<std::string>::encode(w, this->description);
-      constraints_.write(w);
+      if (nullable) {
+        // {"anyOf": [{typed, constrained}, {"type": "null"}]}: null as a
+        // branch of its own, never a `type` array (see write_type).
+        w.Key("anyOf");
+        w.StartArray();
+        w.StartObject();
+        json_type<T>::schema(w, constraints_.items);
+        constraints_.write(w);
+        w.EndObject();
+        w.StartObject();
+        write_type(w, "null");
+        w.EndObject();
+        w.EndArray();
+        w.Key("description");
+        json_type<std::string>::encode(w, this->description);
+      } else {
+        json_type<T>::schema(w, constraints_.items);
+        w.Key("description");
+        json_type<std::string>::encode(w, this->description);
+        constraints_.write(w);
+      }
       if (default_) {
         w.Key("default");
         json_type<T>::encode(w, *default_);
@@ -426,8 +434,8 @@ private:
 /// summary. Results only: arguments are flat.
 template <class E>
 struct json_type<std::vector<E>, std::void_t<decltype(nested<E>::schema())>> {
-  static void schema(json_writer& w, bool nullable = false, item_limit = {}) {
-    write_type(w, "array", nullable);
+  static void schema(json_writer& w, item_limit = {}) {
+    write_type(w, "array");
     w.Key("items");
     w.StartObject();
     w.Key("type");

@@ -11,6 +11,7 @@ using domain::format_iso8601;
 void counts_fields::set(const domain::task_counts& c) {
   tasks_completed = static_cast<std::int64_t>(c.completed);
   tasks_skipped = static_cast<std::int64_t>(c.skipped);
+  tasks_failed = static_cast<std::int64_t>(c.failed);
   tasks_in_progress = static_cast<std::int64_t>(c.in_progress);
   tasks_not_started = static_cast<std::int64_t>(c.not_started);
   tasks_remaining = static_cast<std::int64_t>(c.remaining());
@@ -48,10 +49,10 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
           "machine (recovered from the journal), so the wall clock "
           "measured it; null when never started.");
     s.add("status", &task_detail::status,
-          "in_progress, completed, skipped, interrupted (still running "
-          "when the session ended) or not_started.")
-      .one_of({"in_progress", "completed", "skipped", "interrupted",
-               "not_started"});
+          "in_progress, completed, skipped, failed, interrupted (still "
+          "running when the session ended) or not_started.")
+      .one_of({"in_progress", "completed", "skipped", "failed",
+               "interrupted", "not_started"});
     s.add("metadata", &task_detail::metadata,
           "Metadata given at time_task_start.");
     s.add("completion_metadata", &task_detail::completion_metadata,

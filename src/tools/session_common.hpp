@@ -41,11 +41,12 @@ void add_session_id_arg(input_schema<Args>& in, std::string Args::*member) {
 }
 
 /// The task counts every session tool reports, consistent by construction:
-/// task_count = completed + skipped + in_progress + interrupted + not_started,
-/// and tasks_remaining = not_started.
+/// task_count = completed + skipped + failed + in_progress + interrupted
+/// + not_started, and tasks_remaining = not_started.
 struct counts_fields {
   std::int64_t tasks_completed = 0;
   std::int64_t tasks_skipped = 0;
+  std::int64_t tasks_failed = 0;
   std::int64_t tasks_in_progress = 0;
   std::int64_t tasks_not_started = 0;
   std::int64_t tasks_remaining = 0;
@@ -61,6 +62,8 @@ void add_counts(output_schema<Result>& out) {
           "Tasks whose latest run completed.");
   out.add("tasks_skipped", member{&Result::tasks_skipped},
           "Tasks whose latest run was skipped.");
+  out.add("tasks_failed", member{&Result::tasks_failed},
+          "Tasks whose latest run failed.");
   out.add("tasks_in_progress", member{&Result::tasks_in_progress},
           "Tasks running now.");
   out.add("tasks_not_started", member{&Result::tasks_not_started},

@@ -61,7 +61,8 @@ tool make_time_get_current() {
     .default_to("iso8601");
   in->add("timezone", &get_current_args::timezone,
           "IANA time zone name (e.g. 'America/New_York', 'UTC'), a fixed "
-          "offset ('+05:30', 'UTC-3'), or 'local' for the host's zone. "
+          "offset ('+05:30', 'UTC-3'), or 'local' (default): the server's "
+          "zone, which may not be the user's. "
           "Abbreviations such as 'EST' are ambiguous and refused.")
     .max_length(128)
     .default_to("local");
@@ -83,7 +84,8 @@ tool make_time_get_current() {
   spec.title = "Current time";
   spec.description
     = "Returns the current date and time from the server's clock in any IANA "
-      "time zone (default: the host's zone), as ISO 8601, Unix seconds, Unix "
+      "time zone (default: the server's zone, which may not be the user's), "
+      "as ISO 8601, Unix seconds, Unix "
       "milliseconds or a friendly string, with the UTC offset, weekday, DST "
       "flag and zone abbreviation. Use it instead of guessing the date or time.";
   spec.input = std::move(in);

@@ -15,16 +15,88 @@ struct session_start_args {
   std::string timezone;
   domain::string_map metadata;
   std::vector<std::string> tags;
+  std::optional<std::string> idempotency_key;
 };
 
-struct session_start_result {
+struct session_start_result : counts_fields {
   std::string session_id;
   std::string milestone_id;
   std::string start_time;
   std::string start_time_friendly;
   std::int64_t task_count = 0;
   std::string timezone;
+  bool already_started = false;
 };
+
+/// Client-chosen; long enough for a UUID or a hash with a prefix.
+constexpr std::size_t max_idempotency_key_length = 256;
+
+/// The reply for session `s`, as its start returned it.
+session_start_result reply_of(const domain::tracking_session& s) {
+  session_start_result res;
+  res.session_id = s.id;
+  res.milestone_id = s.milestone_id;
+  res.start_time = domain::format_iso8601(s.start.wall, s.tz);
+  res.start_time_friendly = domain::format_friendly(s.start.wall, s.tz);
+  res.task_count = static_cast<std::int64_t>(s.tasks.size());
+  res.timezone = s.tz.name();
+  // Current counts: all tasks not started for a new session, the progress
+  // so far for a retried start (like time_task_end's already_ended).
+  res.set(s.counts());
+  return res;
+}
+
+/// The first argument in which a retried start differs from the session its
+/// idempotency key started, or nullptr when the requests are the same.
+const char* first_difference(const session_start_args& a,
+                             const domain::tracking_session& s,
+                             const domain::zone& tz) {
+  if (a.milestone_id != s.milestone_id)
+    return "milestone_id";
+  if (a.milestone_name != s.milestone_name)
+    return "milestone_name";
+  bool same_tasks = a.task_ids.size() == s.tasks.size();
+  for (std::size_t k = 0; same_tasks && k < s.tasks.size(); ++k)
+    same_tasks = a.task_ids[k] == s.tasks[k].id;
+  if (!same_tasks)
+    return "task_ids";
+  if (tz.name() != s.tz.name())
+    return "timezone";
+  if (a.metadata != s.metadata)
+    return "metadata";
+  if (a.tags != s.tags)
+    return "tags";
+  return nullptr;
+}
+
+/// A retried start: the first reply again (already_started true), or
+/// IDEMPOTENCY_KEY_REUSED when the arguments differ. nullopt when the key
+/// names no session this client holds (never used, or expired with it).
+std::optional<outcome<session_start_result>>
+replay_start(const session_start_args& args, const domain::zone& tz,
+             tool_context& ctx) {
+  auto* held = ctx.tracker.find_by_key(*args.idempotency_key);
+  if (held == nullptr)
+    return std::nullopt;
+  // A retry names the session: it counts as a call, and one past its
+  // limits expires here (the key goes with it).
+  auto used = ctx.tracker.use(held->id, domain::now_of(ctx.clock));
+  auto* live = std::get_if<domain::tracking_session*>(&used);
+  if (live == nullptr)
+    return std::nullopt;
+  const auto& s = **live;
+  if (const char* field = first_difference(args, s, tz))
+    return outcome<session_start_result>{tool_error{
+      "IDEMPOTENCY_KEY_REUSED",
+      "idempotency_key '" + *args.idempotency_key
+        + "' already started session " + s.id + " with a different '"
+        + field
+        + "'. Repeat the first call's arguments exactly to get its reply "
+          "again, or use a new key for a new session."}};
+  auto res = reply_of(s);
+  res.already_started = true;
+  return outcome<session_start_result>{std::move(res)};
+}
 
 /// LIMIT_REACHED naming the limit the supervisor refused with: the global
 /// cap counts ended sessions until they make room; the shares count only
@@ -62,8 +134,15 @@ slot_outcome<session_start_result> run(const session_start_args& args,
   if (!lookup.found)
     return tool_error{"INVALID_TIMEZONE", std::move(lookup.message),
                       std::move(lookup.suggestions)};
+  if (args.idempotency_key)
+    if (auto replayed = replay_start(args, *lookup.found, ctx)) {
+      if (auto* ok = std::get_if<session_start_result>(&*replayed))
+        return std::move(*ok);
+      return std::move(std::get<tool_error>(*replayed));
+    }
   domain::session_request req{args.milestone_id, args.milestone_name,
-                              args.task_ids, args.metadata, args.tags};
+                              args.task_ids,     args.metadata,
+                              args.tags,         args.idempotency_key};
   if (auto err = ctx.tracker.check(req))
     return to_tool_error(std::move(*err));
   // The session starts when asked for; it exists once the supervisor
@@ -76,15 +155,7 @@ slot_outcome<session_start_result> run(const session_start_args& args,
     -> outcome<session_start_result> {
       if (!answer.granted)
         return limit_reached(answer, ctx);
-      const auto& s = ctx.tracker.add(id, std::move(req), tz, now);
-      session_start_result res;
-      res.session_id = s.id;
-      res.milestone_id = s.milestone_id;
-      res.start_time = domain::format_iso8601(s.start.wall, s.tz);
-      res.start_time_friendly = domain::format_friendly(s.start.wall, s.tz);
-      res.task_count = static_cast<std::int64_t>(s.tasks.size());
-      res.timezone = s.tz.name();
-      return res;
+      return reply_of(ctx.tracker.add(id, std::move(req), tz, now));
     }};
 }
 
@@ -102,15 +173,19 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "Human-readable name (e.g. 'Commit + Lifecycle').")
     .max_length(max_name_length);
   in->add("task_ids", &a::task_ids,
-          "The task IDs to be executed, each once (e.g. ['M2-001', "
-          "'M2-002']). May be empty for a session timed as a whole.")
+          "The task IDs to be executed (e.g. ['M2-001', 'M2-002']), each "
+          "listed once: a task may still run several times (started again "
+          "after it ended, it is a new run). The list is fixed when the "
+          "session starts and cannot be extended later, so list every task "
+          "you may time. May be empty for a session timed as a whole.")
     .required()
     .item_min_length(1)
     .item_max_length(max_id_length);
   in->add("timezone", &a::timezone,
           "IANA time zone for all timestamps in this session (e.g. "
-          "'America/New_York'), a fixed offset ('+05:30'), or 'local' for "
-          "the host's zone.")
+          "'America/New_York'), a fixed offset ('+05:30'), or 'local' "
+          "(default): the server's zone, which may not be the user's. Pass "
+          "the user's zone when you know it.")
     .max_length(128)
     .default_to("local");
   add_metadata_arg(*in, &a::metadata,
@@ -122,6 +197,15 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
     .max_items(max_tags)
     .item_min_length(1)
     .item_max_length(max_id_length);
+  in->add("idempotency_key", &a::idempotency_key,
+          "Optional: a unique string you choose for this start (e.g. a "
+          "UUID). Retrying with the same key and the same arguments returns "
+          "the first reply (same session_id, already_started true) instead "
+          "of starting a second session; the same key with different "
+          "arguments is refused with IDEMPOTENCY_KEY_REUSED. A key holds "
+          "while its session does.")
+    .min_length(1)
+    .max_length(max_idempotency_key_length);
 
   using r = session_start_result;
   auto out = std::make_shared<output_schema<r>>();
@@ -136,16 +220,21 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
            "Number of tasks registered for this session.");
   out->add("timezone", &r::timezone,
            "The zone of every timestamp in this session (never 'local').");
+  add_counts(*out);
+  out->add("already_started", &r::already_started,
+           "True when idempotency_key named a session already started: this "
+           "is that session as its start returned it (the counts are "
+           "current).");
   tool_spec<a, r> spec;
   spec.name = "time_session_start";
   spec.title = "Start a tracking session";
   spec.description
     = "Starts timing a milestone: registers its task IDs and returns a "
       "session_id for time_task_start / time_task_end / time_session_summary "
-      "/ time_session_end. Timestamps use the session's time zone; durations "
-      "come from a monotonic clock. A session belongs to the MCP session "
-      "that started it (with protocol 2026-07-28, to the caller's principal) "
-      "and expires "
+      "/ time_session_end. List every task up front: task_ids cannot be "
+      "changed later. Timestamps use the session's time zone; durations "
+      "come from a monotonic clock. Only this client can use the session; it "
+      "expires "
       + domain::format_duration(limits.max_idle) + " after its last call or "
       + domain::format_duration(limits.max_age) + " after its start.";
   spec.input = std::move(in);

@@ -28,8 +28,9 @@ struct task_end_result : counts_fields {
 };
 
 outcome<task_end_result> run(const task_end_args& args, tool_context& ctx) {
-  auto status = args.status == "skipped" ? domain::run_status::skipped
-                                         : domain::run_status::completed;
+  auto status = args.status == "skipped"  ? domain::run_status::skipped
+                : args.status == "failed" ? domain::run_status::failed
+                                          : domain::run_status::completed;
   return on_session<task_end_result>(
     ctx, args.session_id,
     [&](domain::tracking_session& s,
@@ -68,8 +69,10 @@ tool make_time_task_end() {
     .min_length(1)
     .max_length(max_id_length);
   in->add("status", &a::status,
-          "Completion status: 'completed' (default) or 'skipped'.")
-    .one_of({"completed", "skipped"})
+          "How the run ended: 'completed' (default), 'skipped' (not done, "
+          "on purpose) or 'failed' (attempted and did not succeed; to try "
+          "again, call time_task_start: that is a new run).")
+    .one_of({"completed", "skipped", "failed"})
     .default_to("completed");
   add_metadata_arg(*in, &a::metadata,
                    "Optional completion metadata (e.g. files_created, "
@@ -93,8 +96,8 @@ tool make_time_task_end() {
            "machine (recovered from the journal), so the wall clock "
            "measured it.")
     .one_of({"monotonic", "wall_clock"});
-  out->add("status", &r::status, "completed or skipped.")
-    .one_of({"completed", "skipped"});
+  out->add("status", &r::status, "completed, skipped or failed.")
+    .one_of({"completed", "skipped", "failed"});
   add_counts(*out);
   out->add("already_ended", &r::already_ended,
            "True when the run had already ended (a repeated call): nothing "
@@ -106,10 +109,12 @@ tool make_time_task_end() {
   spec.title = "End a task";
   spec.description
     = "Marks the end of a running task of a tracking session as 'completed' "
-      "(default) or 'skipped' and returns its duration, measured on a "
-      "monotonic clock. A task never started gets error TASK_NOT_STARTED. "
-      "Repeating the call for a run that already ended returns the same "
-      "result with already_ended true.";
+      "(default), 'skipped' or 'failed' and returns its duration, measured "
+      "on a monotonic clock, with the session's task counts. A task never "
+      "started gets error TASK_NOT_STARTED. Repeating the call for a run "
+      "that already ended returns the same result with already_ended true "
+      "(its status unchanged); a failed task is retried by starting it "
+      "again, which begins a new run.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::idempotent;

@@ -58,7 +58,8 @@ tool make_time_task_start() {
   auto in = std::make_shared<input_schema<a>>();
   add_session_id_arg(*in, &a::session_id);
   in->add("task_id", &a::task_id,
-          "Task ID being started (must be in the session's task_ids).")
+          "Task ID being started (must be one of the task_ids given at "
+          "time_session_start; that list cannot be extended).")
     .required()
     .min_length(1)
     .max_length(max_id_length);

@@ -419,6 +419,31 @@ describe('stdio, SDK v1 (2025-11-25): SIGKILL half-way through Pattern 1, then f
     assert.deepEqual(sc.tasks.map((t) => [t.status, t.start_time]), [['in_progress', a.start_time]]);
     await two.close();
   });
+
+  test('a retried time_session_start with its idempotency_key finds the session after a restart (issue 20)', T, async () => {
+    const dir = freshDataDir();
+    const args = { milestone_id: 'KEY', task_ids: ['a'], idempotency_key: randomUUID() };
+    const one = await startRaw(['--data-dir', dir]);
+    const started = await one.tools.ok('time_session_start', args);
+    assert.equal(started.already_started, false);
+    one.server.child.kill('SIGKILL');
+    await one.server.waitForExit();
+    // The retry is the first call after the restart: it waits for the
+    // journal's recovery, like a call naming a session_id.
+    const two = await startRaw(['--data-dir', dir]);
+    const again = await two.tools.ok('time_session_start', args);
+    assert.equal(again.session_id, started.session_id);
+    assert.equal(again.start_time, started.start_time);
+    assert.equal(again.already_started, true);
+    await two.tools.fail('time_session_start', { ...args, task_ids: ['b'] }, 'IDEMPOTENCY_KEY_REUSED');
+    two.server.endInput();
+    await two.server.waitForExit();
+    // The info line about the recovered session names only the id's first
+    // 8 characters (docs/http.md: full session ids are never logged).
+    const log = two.server.stderrTail;
+    assert.match(log, new RegExp(`recovered session ${started.session_id.slice(0, 8)}\\.\\.\\. `));
+    assert.ok(!log.includes(started.session_id), `the full session id must not be logged:\n${log}`);
+  });
 });
 
 describe('stdio, raw 2026-07-28 lines: the same across a SIGKILL', () => {

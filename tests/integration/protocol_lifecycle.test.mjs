@@ -97,6 +97,10 @@ describe('tools over raw JSON-RPC', () => {
     await server.initialize();
     const response = await server.callTool('time_travel', {});
     assertErrorResponse(response, ErrorCode.InvalidParams);
+    // The message names the tool asked for and every tool there is.
+    assert.match(response.error.message, /unknown tool 'time_travel'/);
+    const { tools } = (await server.request('tools/list', {})).result;
+    for (const { name } of tools) assert.ok(response.error.message.includes(name), `the message must list ${name}`);
   });
 
   serverTest('2025-11-25: an unsupported format is a tool error VALIDATION_ERROR', async (server) => {

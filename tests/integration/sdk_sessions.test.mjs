@@ -37,8 +37,9 @@ async function openDriver() {
   }
 }
 
-/** The declared JSON type(s) of a schema property, as a list. */
+/** The declared JSON type(s) of a schema property, as a list (a nullable one is anyOf [T, null]). */
 function typesOf(property) {
+  if (Array.isArray(property.anyOf)) return property.anyOf.flatMap(typesOf);
   return Array.isArray(property.type) ? property.type : [property.type];
 }
 
@@ -78,7 +79,8 @@ const SPEC_REQUIRED_ARGS = {
   time_session_summary: ['session_id'],
 };
 const SPEC_ARGS = {
-  time_session_start: ['milestone_id', 'milestone_name', 'task_ids', 'timezone', 'metadata', 'tags'],
+  // idempotency_key extends the spec (issue 20 item 4).
+  time_session_start: ['milestone_id', 'milestone_name', 'task_ids', 'timezone', 'metadata', 'tags', 'idempotency_key'],
   time_task_start: ['session_id', 'task_id', 'task_name', 'external_task_id', 'work_item_id', 'metadata'],
   time_task_end: ['session_id', 'task_id', 'status', 'metadata'],
   time_session_end: ['session_id', 'include_task_details'],
@@ -128,7 +130,8 @@ describe('tracking sessions through the official MCP SDK (stdio)', () => {
       }
     }
     const { status } = tool('time_task_end').inputSchema.properties;
-    assert.deepEqual(status.enum, ['completed', 'skipped']);
+    // 'failed' extends the spec's two statuses (issue 20 item 3).
+    assert.deepEqual(status.enum, ['completed', 'skipped', 'failed']);
     assert.equal(status.default, 'completed');
     assert.equal(tool('time_session_start').inputSchema.properties.timezone.default, 'local');
     for (const name of ['time_session_end', 'time_session_summary']) {
@@ -234,6 +237,38 @@ describe('tracking sessions through the official MCP SDK (stdio)', () => {
     assert.deepEqual(sc.tasks.slice(0, 2).map((t) => [t.task_id, t.run, t.status, t.task_name]),
       [['M2-001', 1, 'completed', 'first try'], ['M2-001', 2, 'skipped', 'second try']]);
     assert.equal(sc.tasks.length, 6, 'two runs of M2-001 and four tasks never started');
+  });
+
+  test('a failed run counts as tasks_failed until the task is retried (issue 20)', T, async () => {
+    const s = await driver.startSession(specSession());
+    await s.startTask({ task_id: 'M2-001' });
+    const failed = await s.endTask({ task_id: 'M2-001', status: 'failed' });
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.tasks_failed, 1);
+    const mid = await s.summary();
+    assert.equal(mid.tasks_failed, 1);
+    assert.equal(mid.tasks[0].status, 'failed');
+    const retry = await s.startTask({ task_id: 'M2-001' });
+    assert.equal(retry.run, 2);
+    assert.equal(retry.tasks_failed, 0);
+    const done = await s.endTask({ task_id: 'M2-001' });
+    assert.equal(done.tasks_failed, 0);
+    const sc = await s.end();
+    assert.deepEqual(sc.tasks.slice(0, 2).map((t) => [t.run, t.status]), [[1, 'failed'], [2, 'completed']]);
+  });
+
+  test('a retried start with its idempotency_key returns the first session (issue 20)', T, async () => {
+    const args = { ...specSession({ task_ids: ['a', 'b'] }), idempotency_key: randomUUID() };
+    const first = await driver.ok('time_session_start', args);
+    assert.equal(first.already_started, false);
+    const again = await driver.ok('time_session_start', args);
+    assert.equal(again.already_started, true);
+    assert.equal(again.session_id, first.session_id);
+    assert.equal(again.start_time, first.start_time);
+    const other = await driver.call('time_session_start', { ...args, milestone_id: 'other' });
+    assert.equal(other.isError, true);
+    assert.equal(other.structuredContent.error_code, 'IDEMPOTENCY_KEY_REUSED');
+    await driver.ok('time_session_end', { session_id: first.session_id });
   });
 
   test('two sessions open at once in one connection stay apart', T, async () => {

@@ -126,7 +126,7 @@ TEST_CASE("journal: the tracker records each change once, none when off") {
                                        change::session_ended});
   CHECK(f.tr.take_changes().empty());
   domain::tracker quiet{domain::tracking_limits{}};
-  quiet.add("q", {"M", std::nullopt, {"a"}, {}, {}}, f.utc(),
+  quiet.add("q", {"M", std::nullopt, {"a"}, {}, {}, std::nullopt}, f.utc(),
             domain::now_of(*f.clock));
   CHECK(quiet.take_changes().empty());
 }

@@ -412,7 +412,7 @@ TEST_CASE("modern: the codec lifts only the argument it is told to",
   REQUIRE(generic.messages.size() == 1);
   CHECK(generic.messages[0].name == "t");
   CHECK(generic.messages[0].handle.empty());
-  auto other = protocol::decode(line, protocol::decode_options{"other"});
+  auto other = protocol::decode(line, protocol::decode_options{"other", {}});
   CHECK(other.messages[0].handle == "o-1");
   // The MCP layer routes by the tracking session's argument.
   CHECK(mcp::routing_argument == "session_id");

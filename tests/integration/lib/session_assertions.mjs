@@ -154,11 +154,12 @@ export function assertFriendlyOf(friendly, ts, abbreviation, label) {
 
 /** The spec's task counts, from the latest run status of each task. */
 function countsOf(statuses) {
-  const c = { completed: 0, skipped: 0, in_progress: 0, interrupted: 0, not_started: 0 };
+  const c = { completed: 0, skipped: 0, failed: 0, in_progress: 0, interrupted: 0, not_started: 0 };
   for (const status of statuses) c[status] += 1;
   return {
     tasks_completed: c.completed,
     tasks_skipped: c.skipped,
+    tasks_failed: c.failed,
     tasks_in_progress: c.in_progress,
     tasks_not_started: c.not_started,
     tasks_remaining: c.not_started,
@@ -168,9 +169,9 @@ function countsOf(statuses) {
 
 const COUNT_KEYS = ['tasks_completed', 'tasks_skipped', 'tasks_in_progress', 'tasks_not_started', 'tasks_remaining'];
 
-/** Picks the task counts of a reply (summaries add tasks_interrupted). */
-export function countsIn(sc, { interrupted = false } = {}) {
-  const keys = interrupted ? [...COUNT_KEYS, 'tasks_interrupted'] : COUNT_KEYS;
+/** Picks the task counts of a reply (summaries add tasks_interrupted; `failed` adds tasks_failed). */
+export function countsIn(sc, { interrupted = false, failed = false } = {}) {
+  const keys = [...COUNT_KEYS, ...(failed ? ['tasks_failed'] : []), ...(interrupted ? ['tasks_interrupted'] : [])];
   return Object.fromEntries(keys.map((k) => [k, sc[k]]));
 }
 
@@ -354,7 +355,7 @@ export class TrackedSession {
       });
     }
     assert.equal(sc.start_time_friendly, clockTimeOf(sc.start_time), `${label}start_time_friendly`);
-    assert.deepEqual(countsIn(sc), countsIn(this.counts()), `${label}counts`);
+    assert.deepEqual(countsIn(sc, { failed: true }), countsIn(this.counts(), { failed: true }), `${label}counts`);
     return sc;
   }
 
@@ -390,7 +391,7 @@ export class TrackedSession {
       assert.equal(sc.end_time, current.end_time, `${label}end_time must be the original one`);
       assert.equal(sc.duration_ms, current.duration_ms, `${label}duration_ms must be the original one`);
     }
-    assert.deepEqual(countsIn(sc), countsIn(this.counts()), `${label}counts`);
+    assert.deepEqual(countsIn(sc, { failed: true }), countsIn(this.counts(), { failed: true }), `${label}counts`);
     return sc;
   }
 
@@ -471,11 +472,12 @@ export class TrackedSession {
     assert.ok(busy <= total, `${label}busy_duration_ms ${busy} exceeds total_duration_ms ${total}`);
 
     assert.equal(sc.task_count, args.task_ids.length, `${label}task_count`);
-    const counts = this.counts();
+    const { tasks_failed: failed, ...counts } = this.counts();
     assert.deepEqual(countsIn(sc, { interrupted: true }), counts, `${label}counts`);
-    const { tasks_completed: c, tasks_skipped: s, tasks_in_progress: p, tasks_interrupted: i,
+    assert.equal(sc.tasks_failed, failed, `${label}tasks_failed`);
+    const { tasks_completed: c, tasks_skipped: s, tasks_failed: f, tasks_in_progress: p, tasks_interrupted: i,
       tasks_not_started: n } = sc;
-    assert.equal(c + s + p + i + n, sc.task_count, `${label}the counts must add up to task_count`);
+    assert.equal(c + s + f + p + i + n, sc.task_count, `${label}the counts must add up to task_count`);
 
     // Every run, in task_ids order then run order; never-started tasks once.
     const allRuns = [...this.runs.values()].flat();
