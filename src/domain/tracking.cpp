@@ -290,7 +290,7 @@ tracking_session* tracker::find_by_key(const std::string& key) {
   return k == keys_.end() ? nullptr : find(k->second);
 }
 
-void tracker::forget(const std::string& id) {
+void tracker::forget(std::string id) {
   erase(id);
   if (limits_.remembered_expired == 0 || !expired_.insert(id).second)
     return;
@@ -304,35 +304,40 @@ void tracker::forget(const std::string& id) {
 tracking_outcome<tracking_session*> tracker::use(const std::string& id,
                                                  instant now) {
   auto i = sessions_.find(id);
-  if (i != sessions_.end() && due(i->second, now.mono)) {
+  if (i == sessions_.end())
+    return not_held(id);
+  if (due(i->second, now.mono)) {
+    // `id` may be this session's own string, which forget() frees.
+    std::string gone = id;
     note_expired(i->second, now);
-    forget(id);
-    newly_expired_.push_back(id);
-    i = sessions_.end();
-  }
-  if (i == sessions_.end()) {
-    if (expired_.count(id) > 0)
-      return tracking_error{
-        "SESSION_EXPIRED",
-        "Session " + quoted(id)
-          + " has expired: sessions are removed "
-          + format_duration(limits_.max_idle)
-          + " after their last call, " + format_duration(limits_.max_age)
-          + " after they started, or, once ended, when room is needed for "
-            "a new session. Start a new session with time_session_start."};
-    if (!storage_fault_.empty())
-      return tracking_error{
-        "STORAGE_UNAVAILABLE",
-        "Session " + quoted(id) + " cannot be looked up: " + storage_fault_
-          + ". Nothing was changed; the server keeps trying to open the "
-            "journal, so try again later."};
-    return tracking_error{"SESSION_NOT_FOUND",
-                          "No session " + quoted(id)
-                            + " in this MCP session; use the session_id "
-                              "that time_session_start returned."};
+    forget(gone);
+    newly_expired_.push_back(gone);
+    return not_held(gone);
   }
   i->second.last_activity = now.mono;
   return &i->second;
+}
+
+tracking_error tracker::not_held(const std::string& id) const {
+  if (expired_.count(id) > 0)
+    return tracking_error{
+      "SESSION_EXPIRED",
+      "Session " + quoted(id)
+        + " has expired: sessions are removed "
+        + format_duration(limits_.max_idle)
+        + " after their last call, " + format_duration(limits_.max_age)
+        + " after they started, or, once ended, when room is needed for "
+          "a new session. Start a new session with time_session_start."};
+  if (!storage_fault_.empty())
+    return tracking_error{
+      "STORAGE_UNAVAILABLE",
+      "Session " + quoted(id) + " cannot be looked up: " + storage_fault_
+        + ". Nothing was changed; the server keeps trying to open the "
+          "journal, so try again later."};
+  return tracking_error{"SESSION_NOT_FOUND",
+                        "No session " + quoted(id)
+                          + " in this MCP session; use the session_id "
+                            "that time_session_start returned."};
 }
 
 const tracking_session* tracker::find(const std::string& id) const {

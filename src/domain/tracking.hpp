@@ -124,7 +124,7 @@ struct tracking_session {
   /// The client's idempotency key of time_session_start, if it gave one: a
   /// retried start with the same key finds this session instead of adding
   /// another (tracker::find_by_key).
-  std::optional<std::string> idempotency_key;
+  std::optional<std::string> idempotency_key{};
   /// What the session's ids, names, tags and metadata take (see
   /// tracking_limits::max_session_bytes).
   std::size_t bytes = 0;
@@ -165,7 +165,7 @@ struct session_request {
   std::vector<std::string> task_ids;
   string_map metadata;
   std::vector<std::string> tags;
-  std::optional<std::string> idempotency_key;
+  std::optional<std::string> idempotency_key{};
 };
 
 struct task_start_request {
@@ -320,7 +320,10 @@ private:
   static std::size_t bytes_of(const session_request& req);
   bool due(const tracking_session& s, mono_time now) const;
   void note_expired(const tracking_session& s, instant now);
-  void forget(const std::string& id);
+  /// By value: `id` may be the session's own, which erasing it frees.
+  void forget(std::string id);
+  /// The error for an id this tracker does not hold (any more).
+  tracking_error not_held(const std::string& id) const;
   /// Removes `id` and its idempotency key from memory.
   void erase(const std::string& id);
 
