@@ -404,6 +404,44 @@ zone_state zone::state_at(wall_time t) const {
   }
 }
 
+local_time zone::local_at(wall_time t) const {
+  auto ms = date::floor<std::chrono::milliseconds>(t).time_since_epoch();
+  return {ms + state_at(t).utc_offset};
+}
+
+local_resolution zone::resolve(local_time t) const {
+  using std::chrono::milliseconds;
+  local_resolution r;
+  if (tz_ == nullptr) {
+    r.earlier = r.later = wall_time{t.since_epoch - fixed_offset_};
+    return r;
+  }
+  auto secs = date::floor<std::chrono::seconds>(t.since_epoch);
+  auto info = tz_->get_info(date::local_seconds{secs});
+  auto at = [&](std::chrono::seconds offset) {
+    return wall_time{t.since_epoch - offset};
+  };
+  switch (info.result) {
+  case date::local_info::unique:
+    r.earlier = r.later = at(info.first.offset);
+    return r;
+  case date::local_info::nonexistent:
+    r.kind = local_resolution::nonexistent;
+    r.earlier = at(info.second.offset);
+    r.later = at(info.first.offset);
+    break;
+  default: // ambiguous
+    r.kind = local_resolution::ambiguous;
+    r.earlier = at(info.first.offset);
+    r.later = at(info.second.offset);
+    break;
+  }
+  r.transition = wall_time{info.second.begin.time_since_epoch()};
+  r.offset_before = info.first.offset;
+  r.offset_after = info.second.offset;
+  return r;
+}
+
 zone_lookup resolve_zone(std::string_view name,
                          std::string_view local_zone_name) {
   // Not trimmed: " UTC" is refused with "UTC" suggested, like any other
