@@ -74,10 +74,6 @@ std::string format_instant(wall_time t, const zone& z) {
   return s;
 }
 
-std::string quoted(const std::string& s) {
-  return "\"" + s + "\"";
-}
-
 // -- a tiny cursor over the lower-cased input --------------------------------
 
 struct cursor {

@@ -101,8 +101,16 @@ std::string to_lower(std::string_view s) {
   return out;
 }
 
+// No allocation: resolve_zone runs it against every abbreviation, 21 times
+// per time_convert call.
 bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && to_lower(a) == to_lower(b);
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i]))
+        != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
 }
 
 std::string_view trim(std::string_view s) {
@@ -122,6 +130,8 @@ std::string_view last_component(std::string_view s) {
 }
 
 const abbreviation_entry* find_abbreviation(std::string_view s) {
+  if (s.size() < 3 || s.size() > 4) // every entry has 3 or 4 letters
+    return nullptr;
   for (const auto& e : abbreviations)
     if (iequals(s, e.abbreviation))
       return &e;

@@ -3,8 +3,6 @@
 #include "domain/zones.hpp"
 #include "tools/registry.hpp"
 
-#include <date/date.h>
-
 #include <algorithm>
 
 namespace ttm::tools {
@@ -24,7 +22,6 @@ struct convert_args {
 struct zoned_fields {
   std::string timezone;
   std::string timestamp;
-  std::string iso8601;
   std::string friendly;
   std::string utc_offset;
   std::string abbreviation;
@@ -61,9 +58,9 @@ template <class S>
 void add_zoned_fields(object_schema<S>& s) {
   s.template add<std::string>("timezone", &S::timezone,
         "The zone: an IANA name (never 'local') or 'UTC+05:30'.");
-  s.template add<std::string>("timestamp", &S::timestamp, "The instant in the requested format.");
-  s.template add<std::string>("iso8601", &S::iso8601,
-        "ISO 8601 local time with offset, e.g. 2026-03-29T03:30:00.000+02:00.");
+  s.template add<std::string>("timestamp", &S::timestamp,
+        "The instant in the requested format; by default ISO 8601 local "
+        "time with offset, e.g. 2026-03-29T03:30:00.000+02:00.");
   s.template add<std::string>("friendly", &S::friendly,
         "e.g. 'March 29, 2026 3:30:00 AM CEST'.");
   s.template add<std::string>("utc_offset", &S::utc_offset, "UTC offset in ±HH:MM format.");
@@ -74,28 +71,25 @@ void add_zoned_fields(object_schema<S>& s) {
   s.template add<std::string>("day_of_week", &S::day_of_week, "Weekday in that zone, e.g. 'Sunday'.");
 }
 
-void fill(zoned_fields& f, domain::wall_time t, const domain::zone& z,
-          const std::string& format) {
-  auto state = z.state_at(t);
+// Returns the local date (days since 1970-01-01) for date differences.
+long long fill(zoned_fields& f, domain::wall_time t, const domain::zone& z,
+               const std::string& format) {
+  auto d = domain::describe(t, z);
   f.timezone = z.name();
-  f.iso8601 = domain::format_iso8601(t, z);
-  f.friendly = domain::format_friendly(t, z);
   if (format == "unix")
     f.timestamp = std::to_string(domain::unix_seconds(t));
   else if (format == "unix_ms")
     f.timestamp = std::to_string(domain::unix_millis(t));
   else if (format == "friendly")
-    f.timestamp = f.friendly;
+    f.timestamp = d.friendly;
   else
-    f.timestamp = f.iso8601;
-  f.utc_offset = domain::format_utc_offset(state.utc_offset);
-  f.abbreviation = std::move(state.abbreviation);
-  f.is_dst = state.is_dst;
-  f.day_of_week = domain::day_of_week(t, z);
-}
-
-long long local_day(domain::wall_time t, const domain::zone& z) {
-  return date::floor<date::days>(z.local_at(t).since_epoch).count();
+    f.timestamp = std::move(d.iso8601);
+  f.friendly = std::move(d.friendly);
+  f.utc_offset = domain::format_utc_offset(d.state.utc_offset);
+  f.abbreviation = std::move(d.state.abbreviation);
+  f.is_dst = d.state.is_dst;
+  f.day_of_week = d.day_of_week;
+  return d.local_day;
 }
 
 std::string date_difference(long long days) {
@@ -163,19 +157,18 @@ outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
                          std::chrono::duration_cast<std::chrono::minutes>(
                            *in.input_offset))
                        : *from.found;
-  fill(src, in.instant, source_zone, args.format);
+  auto source_day = fill(src, in.instant, source_zone, args.format);
   src.input = args.time;
   src.interpreted_as = form_name(in.form);
   if (in.input_offset)
     src.input_offset = domain::format_utc_offset(*in.input_offset);
   if (!in.disambiguated.empty())
     src.disambiguation = in.disambiguated;
-  auto source_day = local_day(in.instant, source_zone);
   res.results.reserve(targets.size());
   for (const auto& z : targets) {
     convert_target t;
-    fill(t, in.instant, z, args.format);
-    t.date_difference = date_difference(local_day(in.instant, z) - source_day);
+    t.date_difference
+      = date_difference(fill(t, in.instant, z, args.format) - source_day);
     res.results.push_back(std::move(t));
   }
   return res;
@@ -250,8 +243,8 @@ tool make_time_convert() {
     .max_items(max_targets)
     .item_max_length(128);
   in->add("format", &convert_args::format,
-          "Format of each `timestamp`: 'iso8601', 'unix', 'unix_ms' or "
-          "'friendly'; iso8601 and friendly are always given as well.")
+          "Format of each `timestamp`: 'iso8601' (default), 'unix', "
+          "'unix_ms' or 'friendly'; `friendly` is always given as well.")
     .one_of(formats)
     .default_to("iso8601");
   in->add("disambiguation", &convert_args::disambiguation,

@@ -50,10 +50,10 @@ describe('time_convert over the SDK', () => {
     });
     assert.equal(result.isError, false);
     const { source, results } = result.structuredContent;
-    assert.equal(source.iso8601, '2026-06-10T20:00:00.000+02:00');
+    assert.equal(source.timestamp, '2026-06-10T20:00:00.000+02:00');
     assert.equal(source.interpreted_as, 'local');
     assert.equal(source.input_offset, null);
-    assert.deepEqual(results.map((r) => [r.timezone, r.iso8601, r.date_difference]), [
+    assert.deepEqual(results.map((r) => [r.timezone, r.timestamp, r.date_difference]), [
       ['Asia/Tokyo', '2026-06-11T03:00:00.000+09:00', '+1 day'],
       ['Asia/Kathmandu', '2026-06-10T23:45:00.000+05:45', 'same day'],
       ['America/New_York', '2026-06-10T14:00:00.000-04:00', 'same day'],
@@ -78,9 +78,9 @@ describe('time_convert over the SDK', () => {
       disambiguation: 'compatible',
     });
     assert.equal(shifted.isError, false);
-    assert.equal(shifted.structuredContent.source.iso8601, '2026-03-29T03:30:00.000+02:00');
+    assert.equal(shifted.structuredContent.source.timestamp, '2026-03-29T03:30:00.000+02:00');
     assert.equal(shifted.structuredContent.source.disambiguation, 'later');
-    assert.equal(shifted.structuredContent.results[0].iso8601, '2026-03-29T01:30:00.000+00:00');
+    assert.equal(shifted.structuredContent.results[0].timestamp, '2026-03-29T01:30:00.000+00:00');
   });
 
   test('a local time in the autumn overlap is refused with AMBIGUOUS_LOCAL_TIME listing both', T, async () => {

@@ -65,11 +65,11 @@ TEST_CASE("time_convert: a local time in the Berlin spring gap is refused "
     auto ok = c.ok("time_convert",
                    std::string(R"({"time":"2026-03-29T02:30","to_timezones":["UTC"],)")
                      + R"("disambiguation":")" + x.rule + "\"}");
-    CHECK(str(ok["source"]["iso8601"]) == x.source);
+    CHECK(str(ok["source"]["timestamp"]) == x.source);
     CHECK(str(ok["source"]["timezone"]) == "Europe/Berlin");
     CHECK(str(ok["source"]["disambiguation"]) == x.picked);
     CHECK(str(ok["source"]["interpreted_as"]) == "local");
-    CHECK(str(result(ok, 0)["iso8601"]) == x.utc);
+    CHECK(str(result(ok, 0)["timestamp"]) == x.utc);
   }
 }
 
@@ -91,18 +91,18 @@ TEST_CASE("time_convert: a local time in the Berlin autumn overlap is refused "
   auto earlier = c.ok("time_convert",
                       R"({"time":"2026-10-25T02:30","to_timezones":["UTC"],)"
                       R"("disambiguation":"earlier"})");
-  CHECK(str(earlier["source"]["iso8601"]) == "2026-10-25T02:30:00.000+02:00");
+  CHECK(str(earlier["source"]["timestamp"]) == "2026-10-25T02:30:00.000+02:00");
   CHECK(boolean(earlier["source"]["is_dst"]));
   CHECK(str(earlier["source"]["abbreviation"]) == "CEST");
-  CHECK(str(result(earlier, 0)["iso8601"]) == "2026-10-25T00:30:00.000+00:00");
+  CHECK(str(result(earlier, 0)["timestamp"]) == "2026-10-25T00:30:00.000+00:00");
   auto later = c.ok("time_convert",
                     R"({"time":"2026-10-25T02:30","to_timezones":["UTC"],)"
                     R"("disambiguation":"later"})");
-  CHECK(str(later["source"]["iso8601"]) == "2026-10-25T02:30:00.000+01:00");
+  CHECK(str(later["source"]["timestamp"]) == "2026-10-25T02:30:00.000+01:00");
   CHECK_FALSE(boolean(later["source"]["is_dst"]));
   CHECK(str(later["source"]["abbreviation"]) == "CET");
   CHECK(str(later["source"]["disambiguation"]) == "later");
-  CHECK(str(result(later, 0)["iso8601"]) == "2026-10-25T01:30:00.000+00:00");
+  CHECK(str(result(later, 0)["timestamp"]) == "2026-10-25T01:30:00.000+00:00");
   // An unambiguous time says no disambiguation was needed.
   auto plain = c.ok("time_convert",
                     R"({"time":"2026-10-25T04:30","to_timezones":["UTC"]})");
@@ -116,38 +116,37 @@ TEST_CASE("time_convert: date differences from a Berlin evening, and back",
   auto sc = c.ok("time_convert",
                  R"({"time":"2026-06-10T20:00","from_timezone":"Europe/Berlin",)"
                  R"("to_timezones":["Asia/Tokyo","America/New_York","Europe/Berlin",)"
-                 R"("Pacific/Kiritimati"],"format":"friendly"})");
-  CHECK(str(sc["source"]["iso8601"]) == "2026-06-10T20:00:00.000+02:00");
+                 R"("Pacific/Kiritimati"]})");
+  CHECK(str(sc["source"]["timestamp"]) == "2026-06-10T20:00:00.000+02:00");
   CHECK(str(sc["source"]["friendly"]) == "June 10, 2026 8:00:00 PM CEST");
   CHECK(str(sc["source"]["day_of_week"]) == "Wednesday");
   const auto& tokyo = result(sc, 0);
   CHECK(str(tokyo["timezone"]) == "Asia/Tokyo");
-  CHECK(str(tokyo["iso8601"]) == "2026-06-11T03:00:00.000+09:00");
-  CHECK(str(tokyo["timestamp"]) == "June 11, 2026 3:00:00 AM JST");
+  CHECK(str(tokyo["timestamp"]) == "2026-06-11T03:00:00.000+09:00");
   CHECK(str(tokyo["friendly"]) == "June 11, 2026 3:00:00 AM JST");
   CHECK(str(tokyo["date_difference"]) == "+1 day");
   CHECK(str(tokyo["day_of_week"]) == "Thursday");
   CHECK(str(tokyo["utc_offset"]) == "+09:00");
   CHECK_FALSE(boolean(tokyo["is_dst"]));
   const auto& ny = result(sc, 1);
-  CHECK(str(ny["iso8601"]) == "2026-06-10T14:00:00.000-04:00");
+  CHECK(str(ny["timestamp"]) == "2026-06-10T14:00:00.000-04:00");
   CHECK(str(ny["abbreviation"]) == "EDT");
   CHECK(boolean(ny["is_dst"]));
   CHECK(str(ny["date_difference"]) == "same day");
   CHECK(str(result(sc, 2)["date_difference"]) == "same day");
-  CHECK(str(result(sc, 3)["iso8601"]) == "2026-06-11T08:00:00.000+14:00");
+  CHECK(str(result(sc, 3)["timestamp"]) == "2026-06-11T08:00:00.000+14:00");
   CHECK(str(result(sc, 3)["date_difference"]) == "+1 day");
 
   auto back = c.ok("time_convert",
                    R"({"time":"2026-06-11T07:00","from_timezone":"Asia/Tokyo",)"
                    R"("to_timezones":["America/New_York","Pacific/Pago_Pago"]})");
-  CHECK(str(result(back, 0)["iso8601"]) == "2026-06-10T18:00:00.000-04:00");
+  CHECK(str(result(back, 0)["timestamp"]) == "2026-06-10T18:00:00.000-04:00");
   CHECK(str(result(back, 0)["date_difference"]) == "-1 day");
   CHECK(str(result(back, 1)["date_difference"]) == "-1 day");
   auto far = c.ok("time_convert",
                   R"({"time":"2026-06-10T23:30","from_timezone":"Pacific/Pago_Pago",)"
                   R"("to_timezones":["Pacific/Kiritimati"]})");
-  CHECK(str(result(far, 0)["iso8601"]) == "2026-06-12T00:30:00.000+14:00");
+  CHECK(str(result(far, 0)["timestamp"]) == "2026-06-12T00:30:00.000+14:00");
   CHECK(str(result(far, 0)["date_difference"]) == "+2 days");
 }
 
@@ -155,23 +154,30 @@ TEST_CASE("time_convert: half-hour and 45-minute zones", "[time_convert]") {
   auto c = berlin_client();
   auto sc = c.ok("time_convert",
                  R"({"time":"2026-01-15T12:00:00Z",)"
-                 R"("to_timezones":["Asia/Kolkata","Asia/Kathmandu","+05:30"],)"
-                 R"("format":"unix"})");
+                 R"("to_timezones":["Asia/Kolkata","Asia/Kathmandu","+05:30"]})");
   CHECK(str(sc["source"]["timezone"]) == "UTC+00:00");
   CHECK(str(sc["source"]["input_offset"]) == "+00:00");
   CHECK(str(sc["source"]["interpreted_as"]) == "offset");
-  CHECK(str(sc["source"]["timestamp"]) == "1768478400");
   const auto& kolkata = result(sc, 0);
-  CHECK(str(kolkata["iso8601"]) == "2026-01-15T17:30:00.000+05:30");
+  CHECK(str(kolkata["timestamp"]) == "2026-01-15T17:30:00.000+05:30");
   CHECK(str(kolkata["utc_offset"]) == "+05:30");
   CHECK(str(kolkata["abbreviation"]) == "IST");
-  CHECK(str(kolkata["timestamp"]) == "1768478400");
   const auto& kathmandu = result(sc, 1);
-  CHECK(str(kathmandu["iso8601"]) == "2026-01-15T17:45:00.000+05:45");
+  CHECK(str(kathmandu["timestamp"]) == "2026-01-15T17:45:00.000+05:45");
   CHECK(str(kathmandu["utc_offset"]) == "+05:45");
   CHECK(str(kathmandu["abbreviation"]) == "+0545");
   CHECK(str(kathmandu["friendly"]) == "January 15, 2026 5:45:00 PM +0545");
   CHECK(str(result(sc, 2)["timezone"]) == "UTC+05:30");
+  // `format` picks what `timestamp` holds; `friendly` is always there.
+  for (auto [format, expected] :
+       {std::pair{"unix", "1768478400"}, {"unix_ms", "1768478400000"},
+        {"friendly", "January 15, 2026 5:45:00 PM +0545"}}) {
+    auto f = c.ok("time_convert",
+                  std::string(R"({"time":"2026-01-15T12:00:00Z","to_timezones":)")
+                    + R"(["Asia/Kathmandu"],"format":")" + format + "\"}");
+    CHECK(str(result(f, 0)["timestamp"]) == expected);
+    CHECK(str(result(f, 0)["friendly"]) == "January 15, 2026 5:45:00 PM +0545");
+  }
 }
 
 TEST_CASE("time_convert: an input with an offset is shown at that offset; "
@@ -183,23 +189,23 @@ TEST_CASE("time_convert: an input with an offset is shown at that offset; "
                  R"("to_timezones":["Asia/Tokyo"]})");
   CHECK(str(sc["source"]["timezone"]) == "UTC-05:00");
   CHECK(str(sc["source"]["input_offset"]) == "-05:00");
-  CHECK(str(sc["source"]["iso8601"]) == "2026-03-29T23:00:00.000-05:00");
-  CHECK(str(result(sc, 0)["iso8601"]) == "2026-03-30T13:00:00.000+09:00");
+  CHECK(str(sc["source"]["timestamp"]) == "2026-03-29T23:00:00.000-05:00");
+  CHECK(str(result(sc, 0)["timestamp"]) == "2026-03-30T13:00:00.000+09:00");
   CHECK(str(result(sc, 0)["date_difference"]) == "+1 day");
   // Relative expressions are evaluated on the (fake) clock in from_timezone.
   auto rel = c.ok("time_convert",
                   R"({"time":"next friday at 10:00","to_timezones":["Asia/Tokyo"]})");
   CHECK(str(rel["source"]["interpreted_as"]) == "relative");
-  CHECK(str(rel["source"]["iso8601"]) == "2026-04-03T10:00:00.000+02:00");
-  CHECK(str(result(rel, 0)["iso8601"]) == "2026-04-03T17:00:00.000+09:00");
+  CHECK(str(rel["source"]["timestamp"]) == "2026-04-03T10:00:00.000+02:00");
+  CHECK(str(result(rel, 0)["timestamp"]) == "2026-04-03T17:00:00.000+09:00");
   auto week = c.ok("time_convert",
                    R"({"time":"start of week","week_start":"sunday","to_timezones":["UTC"]})");
-  CHECK(str(week["source"]["iso8601"]) == "2026-03-22T00:00:00.000+01:00");
+  CHECK(str(week["source"]["timestamp"]) == "2026-03-22T00:00:00.000+01:00");
   auto unix = c.ok("time_convert",
                    R"({"time":"unix:1774747800","to_timezones":["UTC"]})");
   CHECK(str(unix["source"]["interpreted_as"]) == "unix");
   CHECK(str(unix["source"]["timezone"]) == "Europe/Berlin");
-  CHECK(str(result(unix, 0)["iso8601"]) == "2026-03-29T01:30:00.000+00:00");
+  CHECK(str(result(unix, 0)["timestamp"]) == "2026-03-29T01:30:00.000+00:00");
 }
 
 TEST_CASE("time_convert: limits, duplicates, unknown zones and unreadable "

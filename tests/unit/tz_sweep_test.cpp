@@ -3,6 +3,7 @@
 // sampled 1970-2037, and every offset change 2020-2030 of every zone yields
 // the right outcome for the local times on both sides of it.
 
+#include "domain/time_format.hpp"
 #include "domain/zones.hpp"
 
 #include <catch2/catch.hpp>
@@ -52,7 +53,8 @@ local_time local_at_seconds(date::sys_seconds t, seconds offset) {
 } // namespace
 
 TEST_CASE("tz sweep: every zone's offset, abbreviation and DST flag equal "
-          "glibc's at 40 instants 1970-2037",
+          "glibc's at 40 instants 1970-2037 (and describe() formats them as "
+          "the separate formatters do)",
           "[tz_sweep]") {
   tz_env_guard guard;
   const auto& db = date::get_tzdb();
@@ -86,6 +88,14 @@ TEST_CASE("tz sweep: every zone's offset, abbreviation and DST flag equal "
       CHECK(state.utc_offset.count() == tm.tm_gmtoff);
       CHECK(state.abbreviation == std::string(tm.tm_zone));
       CHECK(state.is_dst == (tm.tm_isdst > 0));
+      // time_convert's one-look formatter says what the separate ones say.
+      auto d = describe(at(t), z);
+      CHECK(d.iso8601 == format_iso8601(at(t), z));
+      CHECK(d.friendly == format_friendly(at(t), z));
+      CHECK(std::string(d.day_of_week) == day_of_week(at(t), z));
+      CHECK(d.local_day
+            == (tt + tm.tm_gmtoff - (tt + tm.tm_gmtoff < 0 ? 86'399 : 0))
+                 / 86'400);
       ++instants;
     }
   }
