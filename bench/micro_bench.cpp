@@ -197,6 +197,28 @@ void get_current_request(benchmark::State& state) {
 }
 BENCHMARK(get_current_request);
 
+// -- time_convert (issue 18 item 8): the whole request in-process, one time
+// to 20 zones: decode, schema validation, 21 zone lookups, the grammar,
+// 20 conversions, encoding.
+const std::string convert_20_zones
+  = R"({"from_timezone":"Europe/Berlin","to_timezones":["UTC","Asia/Tokyo",)"
+    R"("America/New_York","America/Los_Angeles","Europe/London","Asia/Kolkata",)"
+    R"("Asia/Kathmandu","Australia/Sydney","Pacific/Auckland","America/Sao_Paulo",)"
+    R"("Africa/Cairo","Asia/Shanghai","Asia/Singapore","Europe/Moscow",)"
+    R"("America/Chicago","America/Denver","Pacific/Honolulu","Asia/Dubai",)"
+    R"("Europe/Paris","America/St_Johns"])";
+
+void convert_request(benchmark::State& state, const char* time) {
+  auto st = initialized_session();
+  auto line = tool_call("time_convert", convert_20_zones + R"(,"time":")"
+                                          + time + "\"}");
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run(st, line));
+}
+BENCHMARK_CAPTURE(convert_request, local_20_zones, "2026-06-10T20:00");
+BENCHMARK_CAPTURE(convert_request, relative_20_zones, "next friday at 10:00");
+BENCHMARK_CAPTURE(convert_request, gap_refused, "2026-03-29T02:30");
+
 // -- session tool handlers in-process: schema validation, handler and result
 // encoding through tool::call, without JSON-RPC or the client state.
 

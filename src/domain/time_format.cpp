@@ -92,6 +92,84 @@ std::string day_of_week(wall_time t, const zone& z) {
 
 namespace {
 
+// `v` (>= 0) in decimal, zero-padded to `width` digits.
+void put_number(std::string& out, long long v, int width) {
+  char buf[24];
+  int n = 0;
+  do {
+    buf[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0 || n < width);
+  while (n > 0)
+    out += buf[--n];
+}
+
+void put_offset(std::string& out, std::chrono::seconds offset) {
+  long long total = offset.count();
+  out += total < 0 ? '-' : '+';
+  if (total < 0)
+    total = -total;
+  put_number(out, total / 3600, 2);
+  out += ':';
+  put_number(out, total / 60 % 60, 2);
+  if (total % 60 != 0) {
+    out += ':';
+    put_number(out, total % 60, 2);
+  }
+}
+
+} // namespace
+
+zoned_description describe(wall_time t, const zone& z) {
+  auto p = split(t, z);
+  zoned_description d;
+  int year = static_cast<int>(p.ymd.year());
+  if (year < 0 || year > 9999) { // outside what the fast path pads right
+    d.iso8601 = format_iso8601(t, z);
+    d.friendly = format_friendly(t, z);
+  } else {
+    unsigned month = static_cast<unsigned>(p.ymd.month());
+    unsigned day = static_cast<unsigned>(p.ymd.day());
+    auto& iso = d.iso8601;
+    iso.reserve(32);
+    put_number(iso, year, 4);
+    iso += '-';
+    put_number(iso, month, 2);
+    iso += '-';
+    put_number(iso, day, 2);
+    iso += 'T';
+    put_number(iso, p.hour, 2);
+    iso += ':';
+    put_number(iso, p.minute, 2);
+    iso += ':';
+    put_number(iso, p.second, 2);
+    iso += '.';
+    put_number(iso, p.millis, 3);
+    put_offset(iso, p.state.utc_offset);
+    auto& f = d.friendly;
+    f.reserve(48);
+    f += month_names[month - 1];
+    f += ' ';
+    put_number(f, day, 1);
+    f += ", ";
+    put_number(f, year, 1);
+    f += ' ';
+    put_number(f, p.hour % 12 == 0 ? 12 : p.hour % 12, 1);
+    f += ':';
+    put_number(f, p.minute, 2);
+    f += ':';
+    put_number(f, p.second, 2);
+    f += p.hour < 12 ? " AM " : " PM ";
+    f += p.state.abbreviation;
+  }
+  d.day_of_week = weekday_names[p.wd.c_encoding()];
+  d.local_day = date::sys_days{p.ymd}.time_since_epoch().count();
+  d.state = std::move(p.state);
+  return d;
+}
+
+namespace {
+
 void add_unit(std::string& out, long long n, const char* unit) {
   if (!out.empty())
     out += ' ';

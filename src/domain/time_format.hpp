@@ -39,4 +39,18 @@ std::string format_duration_iso(std::chrono::milliseconds d);
 /// "Sunday": the weekday in `z` at `t` (English).
 std::string day_of_week(wall_time t, const zone& z);
 
+/// Everything a conversion shows for `t` in `z`, from one look at the
+/// zone's state and without printf (time_convert formats 21 of these per
+/// call). The strings equal format_iso8601, format_friendly, day_of_week.
+struct zoned_description {
+  zone_state state;
+  std::string iso8601;
+  std::string friendly;
+  const char* day_of_week = "";
+  /// The local date as days since 1970-01-01, for date differences.
+  long long local_day = 0;
+};
+
+zoned_description describe(wall_time t, const zone& z);
+
 } // namespace ttm::domain

@@ -101,8 +101,16 @@ std::string to_lower(std::string_view s) {
   return out;
 }
 
+// No allocation: resolve_zone runs it against every abbreviation, 21 times
+// per time_convert call.
 bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && to_lower(a) == to_lower(b);
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i]))
+        != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
 }
 
 std::string_view trim(std::string_view s) {
@@ -122,6 +130,8 @@ std::string_view last_component(std::string_view s) {
 }
 
 const abbreviation_entry* find_abbreviation(std::string_view s) {
+  if (s.size() < 3 || s.size() > 4) // every entry has 3 or 4 letters
+    return nullptr;
   for (const auto& e : abbreviations)
     if (iequals(s, e.abbreviation))
       return &e;
@@ -402,6 +412,44 @@ zone_state zone::state_at(wall_time t) const {
     // UTC is the least surprising answer for a zone that cannot be read.
     return {0s, false, "UTC"};
   }
+}
+
+local_time zone::local_at(wall_time t) const {
+  auto ms = date::floor<std::chrono::milliseconds>(t).time_since_epoch();
+  return {ms + state_at(t).utc_offset};
+}
+
+local_resolution zone::resolve(local_time t) const {
+  using std::chrono::milliseconds;
+  local_resolution r;
+  if (tz_ == nullptr) {
+    r.earlier = r.later = wall_time{t.since_epoch - fixed_offset_};
+    return r;
+  }
+  auto secs = date::floor<std::chrono::seconds>(t.since_epoch);
+  auto info = tz_->get_info(date::local_seconds{secs});
+  auto at = [&](std::chrono::seconds offset) {
+    return wall_time{t.since_epoch - offset};
+  };
+  switch (info.result) {
+  case date::local_info::unique:
+    r.earlier = r.later = at(info.first.offset);
+    return r;
+  case date::local_info::nonexistent:
+    r.kind = local_resolution::nonexistent;
+    r.earlier = at(info.second.offset);
+    r.later = at(info.first.offset);
+    break;
+  default: // ambiguous
+    r.kind = local_resolution::ambiguous;
+    r.earlier = at(info.first.offset);
+    r.later = at(info.second.offset);
+    break;
+  }
+  r.transition = wall_time{info.second.begin.time_since_epoch()};
+  r.offset_before = info.first.offset;
+  r.offset_after = info.second.offset;
+  return r;
 }
 
 zone_lookup resolve_zone(std::string_view name,

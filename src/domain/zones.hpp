@@ -23,6 +23,30 @@ struct zone_state {
   std::string abbreviation;
 };
 
+/// A wall-clock reading without a zone: milliseconds since 1970-01-01T00:00
+/// local (kept free of date/tz types so this header stays light).
+struct local_time {
+  std::chrono::milliseconds since_epoch{0};
+};
+
+/// What a local time means in a zone: one instant, none (a DST gap: the
+/// clocks skipped it) or two (an overlap: the clocks went back over it).
+struct local_resolution {
+  enum kind_t { unique, nonexistent, ambiguous };
+  kind_t kind = unique;
+  /// unique: the instant (both fields). ambiguous: the first and second
+  /// occurrence. nonexistent: Temporal's "earlier" (the local time read
+  /// with the offset after the gap, which lands before it) and "later"
+  /// (read with the offset before the gap, which lands after it).
+  wall_time earlier{};
+  wall_time later{};
+  /// Gap or overlap: the instant the offset changed and the offsets on
+  /// either side of it.
+  wall_time transition{};
+  std::chrono::seconds offset_before{0};
+  std::chrono::seconds offset_after{0};
+};
+
 /// A time zone a request may name: an IANA zone from the OS database or a
 /// fixed UTC offset. Cheap to copy (a pointer into the tz database or an
 /// offset, plus the canonical name).
@@ -42,6 +66,13 @@ public:
   }
 
   zone_state state_at(wall_time t) const;
+
+  /// The instants `t` names in this zone (date/tz's local_info; a fixed
+  /// offset is always unique).
+  local_resolution resolve(local_time t) const;
+
+  /// The local wall-clock time at `t`.
+  local_time local_at(wall_time t) const;
 
 private:
   zone(const date::time_zone* tz, std::chrono::minutes off, std::string name);

@@ -59,5 +59,6 @@ registry_ptr make_registry(const domain::tracking_limits& limits = {});
 // One function per tool, each in its own translation unit (the session
 // tools are declared in session_common.hpp).
 tool make_time_get_current();
+tool make_time_convert();
 
 } // namespace ttm::tools

@@ -461,6 +461,29 @@ struct json_type<std::vector<E>, std::void_t<decltype(nested<E>::schema())>> {
   }
 };
 
+/// One nested object in a result (e.g. time_convert's `source`). Results
+/// only, like the lists above.
+template <class E>
+struct json_type<E, std::void_t<decltype(nested<E>::schema())>> {
+  static void schema(json_writer& w, item_limit = {}) {
+    write_type(w, "object");
+    w.Key("properties");
+    w.StartObject();
+    nested<E>::schema().write_properties(w, true);
+    w.EndObject();
+    w.Key("required");
+    w.StartArray();
+    nested<E>::schema().write_required(w);
+    w.EndArray();
+  }
+  static E decode(const rapidjson::Value&) {
+    throw std::logic_error("nested objects are results, not arguments");
+  }
+  static void encode(json_writer& w, const E& x) {
+    nested<E>::schema().write(w, x);
+  }
+};
+
 /// The roles one declaration plays for a tool.
 template <class Args>
 using input_schema = object_schema<Args>;

@@ -1,0 +1,286 @@
+#include "domain/time_format.hpp"
+#include "domain/time_input.hpp"
+#include "domain/zones.hpp"
+#include "tools/registry.hpp"
+
+#include <algorithm>
+
+namespace ttm::tools {
+
+namespace {
+
+struct convert_args {
+  std::string time;
+  std::string from_timezone;
+  std::vector<std::string> to_timezones;
+  std::string format;
+  std::string disambiguation;
+  std::string week_start;
+};
+
+// The fields source and every target share.
+struct zoned_fields {
+  std::string timezone;
+  std::string timestamp;
+  std::string friendly;
+  std::string utc_offset;
+  std::string abbreviation;
+  bool is_dst = false;
+  std::string day_of_week;
+};
+
+struct convert_source : zoned_fields {
+  std::string input;
+  std::string interpreted_as;
+  std::optional<std::string> input_offset;
+  std::optional<std::string> disambiguation;
+};
+
+struct convert_target : zoned_fields {
+  std::string date_difference;
+};
+
+struct convert_result {
+  convert_source source;
+  std::vector<convert_target> results;
+};
+
+const std::vector<std::string> formats{"iso8601", "unix", "unix_ms",
+                                       "friendly"};
+const std::vector<std::string> rules{"reject", "compatible", "earlier",
+                                     "later"};
+const std::vector<std::string> weekdays{"sunday",   "monday", "tuesday",
+                                        "wednesday", "thursday", "friday",
+                                        "saturday"};
+constexpr std::size_t max_targets = 20;
+
+template <class S>
+void add_zoned_fields(object_schema<S>& s) {
+  s.template add<std::string>("timezone", &S::timezone,
+        "The zone: an IANA name (never 'local') or 'UTC+05:30'.");
+  s.template add<std::string>("timestamp", &S::timestamp,
+        "The instant in the requested format; by default ISO 8601 local "
+        "time with offset, e.g. 2026-03-29T03:30:00.000+02:00.");
+  s.template add<std::string>("friendly", &S::friendly,
+        "e.g. 'March 29, 2026 3:30:00 AM CEST'.");
+  s.template add<std::string>("utc_offset", &S::utc_offset, "UTC offset in ±HH:MM format.");
+  s.template add<std::string>("abbreviation", &S::abbreviation,
+        "The zone's abbreviation at this instant, e.g. 'CEST', '+0545'.");
+  s.template add<bool>("is_dst", &S::is_dst,
+        "True when daylight saving time is in effect at this instant.");
+  s.template add<std::string>("day_of_week", &S::day_of_week, "Weekday in that zone, e.g. 'Sunday'.");
+}
+
+// Returns the local date (days since 1970-01-01) for date differences.
+long long fill(zoned_fields& f, domain::wall_time t, const domain::zone& z,
+               const std::string& format) {
+  auto d = domain::describe(t, z);
+  f.timezone = z.name();
+  if (format == "unix")
+    f.timestamp = std::to_string(domain::unix_seconds(t));
+  else if (format == "unix_ms")
+    f.timestamp = std::to_string(domain::unix_millis(t));
+  else if (format == "friendly")
+    f.timestamp = d.friendly;
+  else
+    f.timestamp = std::move(d.iso8601);
+  f.friendly = std::move(d.friendly);
+  f.utc_offset = domain::format_utc_offset(d.state.utc_offset);
+  f.abbreviation = std::move(d.state.abbreviation);
+  f.is_dst = d.state.is_dst;
+  f.day_of_week = d.day_of_week;
+  return d.local_day;
+}
+
+std::string date_difference(long long days) {
+  if (days == 0)
+    return "same day";
+  auto n = std::to_string(days < 0 ? -days : days);
+  return (days < 0 ? "-" : "+") + n + (days == 1 || days == -1 ? " day" : " days");
+}
+
+const char* form_name(domain::time_input::form_t f) {
+  switch (f) {
+    case domain::time_input::offset: return "offset";
+    case domain::time_input::local: return "local";
+    case domain::time_input::date: return "date";
+    case domain::time_input::unix: return "unix";
+    default: return "relative";
+  }
+}
+
+outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
+  // Every argument is checked before the time is read: a bad call changes
+  // nothing and names the first offending field.
+  auto from = domain::resolve_zone(args.from_timezone, ctx.local_zone);
+  if (!from.found)
+    return tool_error{"INVALID_TIMEZONE", "from_timezone: " + from.message,
+                      std::move(from.suggestions)};
+  std::vector<domain::zone> targets;
+  targets.reserve(args.to_timezones.size());
+  for (std::size_t i = 0; i < args.to_timezones.size(); ++i) {
+    const auto& name = args.to_timezones[i];
+    auto field = "to_timezones[" + std::to_string(i) + "]";
+    if (std::find(args.to_timezones.begin(), args.to_timezones.begin()
+                                               + static_cast<long>(i),
+                  name)
+        != args.to_timezones.begin() + static_cast<long>(i))
+      return tool_error{"VALIDATION_ERROR",
+                        field + ": '" + name
+                          + "' is listed twice; name each zone once."};
+    auto found = domain::resolve_zone(name, ctx.local_zone);
+    if (!found.found)
+      return tool_error{"INVALID_TIMEZONE", field + ": " + found.message,
+                        std::move(found.suggestions)};
+    targets.push_back(std::move(*found.found));
+  }
+  domain::time_input_options opts;
+  opts.now = ctx.clock.wall_now();
+  opts.in = &*from.found;
+  opts.on_conflict = domain::parse_disambiguation(args.disambiguation)
+                       .value_or(domain::disambiguation::reject);
+  opts.week_start = static_cast<unsigned>(
+    std::find(weekdays.begin(), weekdays.end(), args.week_start)
+    - weekdays.begin());
+  auto parsed = domain::parse_time_input(args.time, opts);
+  if (auto* err = std::get_if<domain::time_input_error>(&parsed))
+    return tool_error{std::move(err->code), std::move(err->message),
+                      std::move(err->suggestions)};
+  auto& in = std::get<domain::time_input>(parsed);
+
+  convert_result res;
+  auto& src = res.source;
+  // An input with an offset is shown at that offset: its own date is the
+  // one the date differences count from.
+  auto source_zone = in.input_offset
+                       ? domain::zone::fixed(
+                         std::chrono::duration_cast<std::chrono::minutes>(
+                           *in.input_offset))
+                       : *from.found;
+  auto source_day = fill(src, in.instant, source_zone, args.format);
+  src.input = args.time;
+  src.interpreted_as = form_name(in.form);
+  if (in.input_offset)
+    src.input_offset = domain::format_utc_offset(*in.input_offset);
+  if (!in.disambiguated.empty())
+    src.disambiguation = in.disambiguated;
+  res.results.reserve(targets.size());
+  for (const auto& z : targets) {
+    convert_target t;
+    t.date_difference
+      = date_difference(fill(t, in.instant, z, args.format) - source_day);
+    res.results.push_back(std::move(t));
+  }
+  return res;
+}
+
+} // namespace
+
+template <>
+struct nested<convert_source> {
+  static const object_schema<convert_source>& schema() {
+    static const auto s = [] {
+      object_schema<convert_source> s;
+      s.add("input", &convert_source::input, "The time as given.");
+      s.add("interpreted_as", &convert_source::interpreted_as,
+            "How it was read: 'offset' (ISO 8601 with offset), 'local' (a "
+            "local date-time in from_timezone), 'date' (local midnight), "
+            "'unix' or 'relative'.")
+        .one_of({"offset", "local", "date", "unix", "relative"});
+      add_zoned_fields(s);
+      s.add("input_offset", &convert_source::input_offset,
+            "The offset the input carried (then from_timezone was not used "
+            "and the source is shown at that offset), else null.");
+      s.add("disambiguation", &convert_source::disambiguation,
+            "'earlier' or 'later' when the local time fell in a DST gap or "
+            "overlap and was shifted or chosen, else null.");
+      return s;
+    }();
+    return s;
+  }
+};
+
+template <>
+struct nested<convert_target> {
+  static const object_schema<convert_target>& schema() {
+    static const auto s = [] {
+      object_schema<convert_target> s;
+      add_zoned_fields(s);
+      s.add("date_difference", &convert_target::date_difference,
+            "This zone's local date against the source's: 'same day', "
+            "'+1 day', '-1 day', '+2 days'.");
+      return s;
+    }();
+    return s;
+  }
+};
+
+tool make_time_convert() {
+  auto in = std::make_shared<input_schema<convert_args>>();
+  in->add("time", &convert_args::time,
+          "The time to convert: ISO 8601 with offset "
+          "(2026-03-29T02:30:00+01:00, ...Z), a local date-time in "
+          "from_timezone (2026-03-29T02:30), a date (2026-03-29), "
+          "unix:SECONDS, unix_ms:MILLISECONDS, or a relative expression "
+          "evaluated now in from_timezone: now, today, tomorrow, yesterday, "
+          "next|last|this <weekday>, in 3 hours, 2 days ago, in 1 week 2 "
+          "days, start of|end of day|week|month|year, next business day; day "
+          "forms may end with 'at 17:00'.")
+    .required()
+    .min_length(1)
+    .max_length(128);
+  in->add("from_timezone", &convert_args::from_timezone,
+          "Zone a local date-time, date or relative expression is read in: "
+          "IANA name, fixed offset ('+05:30') or 'local' (default): the "
+          "server's zone, which may not be the user's. Not used for an input "
+          "that carries an offset.")
+    .max_length(128)
+    .default_to("local");
+  in->add("to_timezones", &convert_args::to_timezones,
+          "1 to 20 distinct target zones (IANA names, offsets or 'local').")
+    .required()
+    .min_items(1)
+    .max_items(max_targets)
+    .item_max_length(128);
+  in->add("format", &convert_args::format,
+          "Format of each `timestamp`: 'iso8601' (default), 'unix', "
+          "'unix_ms' or 'friendly'; `friendly` is always given as well.")
+    .one_of(formats)
+    .default_to("iso8601");
+  in->add("disambiguation", &convert_args::disambiguation,
+          "For a local time in a DST gap or overlap: 'reject' (default: "
+          "NONEXISTENT_LOCAL_TIME / AMBIGUOUS_LOCAL_TIME with the "
+          "candidates), 'earlier', 'later', or 'compatible' (later in a gap, "
+          "earlier in an overlap), as in the Temporal API.")
+    .one_of(rules)
+    .default_to("reject");
+  in->add("week_start", &convert_args::week_start,
+          "First day of the week for 'start of week', 'end of week' and "
+          "'this <weekday>'.")
+    .one_of(weekdays)
+    .default_to("monday");
+  auto out = std::make_shared<output_schema<convert_result>>();
+  out->add("source", &convert_result::source,
+           "The instant the input names, in the zone it was read in.");
+  out->add("results", &convert_result::results,
+           "The same instant in each target zone, in the order given.");
+  tool_spec<convert_args, convert_result> spec;
+  spec.name = "time_convert";
+  spec.title = "Convert a time between zones";
+  spec.description
+    = "Converts a time (ISO 8601, a local date-time or date, unix seconds, "
+      "or a relative expression such as 'next friday at 10:00') from one "
+      "zone to up to 20 others, with offset, abbreviation, DST flag, weekday "
+      "and the date difference for each. Local times are read in "
+      "from_timezone, default the server's zone, which may not be the "
+      "user's. A local time skipped or repeated by a DST change is refused "
+      "(NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation "
+      "says which instant is meant.";
+  spec.input = std::move(in);
+  spec.output = std::move(out);
+  spec.annotations = hint::read_only | hint::idempotent;
+  spec.handler = run;
+  return make_tool(std::move(spec));
+}
+
+} // namespace ttm::tools
