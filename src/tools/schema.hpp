@@ -430,6 +430,21 @@ private:
   std::vector<std::unique_ptr<field_base>> fields_;
 };
 
+/// The members of a nested result object's schema (type, properties,
+/// required), inside an object the caller opened.
+template <class E>
+void write_nested_object(json_writer& w) {
+  write_type(w, "object");
+  w.Key("properties");
+  w.StartObject();
+  nested<E>::schema().write_properties(w, true);
+  w.EndObject();
+  w.Key("required");
+  w.StartArray();
+  nested<E>::schema().write_required(w);
+  w.EndArray();
+}
+
 /// A list of nested objects in a result, e.g. the per-task details of a
 /// summary. Results only: arguments are flat.
 template <class E>
@@ -438,16 +453,7 @@ struct json_type<std::vector<E>, std::void_t<decltype(nested<E>::schema())>> {
     write_type(w, "array");
     w.Key("items");
     w.StartObject();
-    w.Key("type");
-    w.String("object");
-    w.Key("properties");
-    w.StartObject();
-    nested<E>::schema().write_properties(w, true);
-    w.EndObject();
-    w.Key("required");
-    w.StartArray();
-    nested<E>::schema().write_required(w);
-    w.EndArray();
+    write_nested_object<E>(w);
     w.EndObject();
   }
   static std::vector<E> decode(const rapidjson::Value&) {
@@ -466,15 +472,7 @@ struct json_type<std::vector<E>, std::void_t<decltype(nested<E>::schema())>> {
 template <class E>
 struct json_type<E, std::void_t<decltype(nested<E>::schema())>> {
   static void schema(json_writer& w, item_limit = {}) {
-    write_type(w, "object");
-    w.Key("properties");
-    w.StartObject();
-    nested<E>::schema().write_properties(w, true);
-    w.EndObject();
-    w.Key("required");
-    w.StartArray();
-    nested<E>::schema().write_required(w);
-    w.EndArray();
+    write_nested_object<E>(w);
   }
   static E decode(const rapidjson::Value&) {
     throw std::logic_error("nested objects are results, not arguments");
