@@ -16,6 +16,8 @@
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 
+#include "temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -94,20 +96,7 @@ std::vector<change::kind_t> kinds(const std::vector<change>& cs) {
   return out;
 }
 
-/// A fresh directory, removed at the end of the test.
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    std::random_device rd;
-    path = std::filesystem::temp_directory_path()
-           / ("ttm-journal-test-" + std::to_string(rd()));
-    std::filesystem::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
+using ttm::test::temp_dir;
 
 } // namespace
 
@@ -521,7 +510,7 @@ TEST_CASE("journal: the journal actor stores appends, several per "
   };
 
   SECTION("three appends queued together share one transaction") {
-    auto opened = storage::open_sqlite({dir.path.string(),
+    auto opened = storage::open_sqlite({dir.path().string(),
                                         storage::sync_mode::normal, "test"});
     REQUIRE(std::holds_alternative<storage::store_ptr>(opened));
     std::shared_ptr<storage::store> store
@@ -626,7 +615,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
 
   void start(bool adopt_all) {
     actors::journal_config jc;
-    auto path = dir.path.string();
+    auto path = dir.path().string();
     jc.open = [path, broken = broken]() -> storage::result<storage::store_ptr> {
       if (*broken)
         return storage::error{storage::error_kind::corrupt,
@@ -704,7 +693,7 @@ struct recovery_fixture : ttm::test::actor_fixture {
 TEST_CASE("journal: stdio's client adopts what the journal recovers; a call "
           "naming a session waits for the recovery") {
   recovery_fixture f;
-  auto sid = seed_journal(f.dir.path, "local", protocol::era::legacy, *f.clock);
+  auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy, *f.clock);
   f.start(true);
   auto init = f.inbound(init_request);
   CHECK(init->lines.size() == 1); // the handshake does not wait
@@ -723,7 +712,7 @@ TEST_CASE("journal: stdio's client adopts what the journal recovers; a call "
 TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
           "session of its principal and era that names it") {
   recovery_fixture f;
-  auto sid = seed_journal(f.dir.path, "alice", protocol::era::legacy, *f.clock);
+  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::legacy, *f.clock);
   f.start(false);
   f.open_journal();
   f.open("bob-1", "bob");
@@ -742,7 +731,7 @@ TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
 TEST_CASE("journal: a recovered 2026-07-28 session is not taken by a 2025 "
           "MCP session of the same principal") {
   recovery_fixture f;
-  auto sid = seed_journal(f.dir.path, "alice", protocol::era::modern, *f.clock);
+  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::modern, *f.clock);
   f.start(false);
   f.open_journal();
   f.open("alice-1", "alice");
@@ -756,7 +745,7 @@ TEST_CASE("journal: while the journal cannot be opened, a session it holds "
           "answers STORAGE_UNAVAILABLE, not SESSION_NOT_FOUND; it opens "
           "without a restart once the fault clears") {
   recovery_fixture f;
-  auto sid = seed_journal(f.dir.path, "local", protocol::era::legacy, *f.clock);
+  auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy, *f.clock);
   *f.broken = true;
   f.start(true);
   f.inbound(init_request);
@@ -797,7 +786,7 @@ TEST_CASE("journal: while the journal cannot be opened, a session it holds "
 TEST_CASE("journal: over HTTP, while the journal cannot be opened, no "
           "principal is told another's session never existed") {
   recovery_fixture f;
-  auto sid = seed_journal(f.dir.path, "alice", protocol::era::legacy, *f.clock);
+  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::legacy, *f.clock);
   *f.broken = true;
   f.start(false);
   f.open_journal();

@@ -4,6 +4,8 @@
 
 #include "storage/sqlite_store.hpp"
 
+#include "temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 #include <sqlite3.h>
 
@@ -27,47 +29,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A fresh directory under the system's temp directory, removed with
-/// everything in it (modes restored first, for the read-only tests).
-class temp_dir {
-public:
-  temp_dir() {
-    std::random_device rd;
-    std::ostringstream name;
-    name << "ttm-storage-test-" << std::hex << rd() << rd();
-    path_ = fs::temp_directory_path() / name.str();
-    fs::create_directory(path_);
-  }
-
-  ~temp_dir() {
-    std::error_code ec;
-    ::chmod(path_.c_str(), 0700);
-    for (auto i = fs::recursive_directory_iterator(path_, ec);
-         !ec && i != fs::recursive_directory_iterator(); i.increment(ec))
-      ::chmod(i->path().c_str(), i->is_directory() ? 0700 : 0600);
-    fs::remove_all(path_, ec);
-  }
-
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-
-  const fs::path& path() const {
-    return path_;
-  }
-
-  /// The data directory the tests use: one level down, so that the store
-  /// has to create it.
-  std::string data() const {
-    return (path_ / "data").string();
-  }
-
-  std::string journal() const {
-    return (path_ / "data" / "journal.sqlite3").string();
-  }
-
-private:
-  fs::path path_;
-};
+using ttm::test::temp_dir;
 
 result<store_ptr> open_at(const std::string& dir,
                           sync_mode sync = sync_mode::full) {

@@ -8,6 +8,8 @@
 #include "storage/sqlite_store.hpp"
 #include "storage/wal_check.hpp"
 
+#include "temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 #include <sqlite3.h>
 
@@ -26,28 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class temp_dir {
-public:
-  temp_dir() {
-    std::random_device rd;
-    std::ostringstream name;
-    name << "ttm-wal-test-" << std::hex << rd() << rd();
-    path_ = fs::temp_directory_path() / name.str();
-    fs::create_directory(path_);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  fs::path sub(const std::string& name) const {
-    return path_ / name;
-  }
-
-private:
-  fs::path path_;
-};
+using ttm::test::temp_dir;
 
 /// Captures log lines while alive (log::set_sink); restores stderr after.
 class log_capture {
