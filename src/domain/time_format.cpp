@@ -1,6 +1,7 @@
 #include "domain/time_format.hpp"
 
 #include <date/date.h>
+#include <date/iso_week.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -166,6 +167,48 @@ zoned_description describe(wall_time t, const zone& z) {
   d.local_day = date::sys_days{p.ymd}.time_since_epoch().count();
   d.state = std::move(p.state);
   return d;
+}
+
+std::string format_iso8601_utc(wall_time t) {
+  auto ms = date::floor<milliseconds>(t);
+  auto day = date::floor<date::days>(ms);
+  date::year_month_day ymd{day};
+  auto tod = (ms - day).count(); // 0 .. 86'399'999
+  std::string out;
+  out.reserve(24);
+  put_number(out, static_cast<int>(ymd.year()), 4); // years 1678..2261
+  out += '-';
+  put_number(out, static_cast<unsigned>(ymd.month()), 2);
+  out += '-';
+  put_number(out, static_cast<unsigned>(ymd.day()), 2);
+  out += 'T';
+  put_number(out, tod / 3'600'000, 2);
+  out += ':';
+  put_number(out, tod / 60'000 % 60, 2);
+  out += ':';
+  put_number(out, tod / 1000 % 60, 2);
+  out += '.';
+  put_number(out, tod % 1000, 3);
+  out += 'Z';
+  return out;
+}
+
+calendar_facts calendar_facts_of(long long local_day) {
+  date::sys_days day{date::days{local_day}};
+  date::year_month_day ymd{day};
+  iso_week::year_weeknum_weekday iso{day};
+  auto month = static_cast<unsigned>(ymd.month());
+  date::year_month_day_last last{ymd.year() / ymd.month() / date::last};
+  auto wd = date::weekday{day};
+  calendar_facts f;
+  f.iso_week = static_cast<int>(static_cast<unsigned>(iso.weeknum()));
+  f.iso_week_year = static_cast<int>(iso.year());
+  f.day_of_year
+    = static_cast<int>((day - date::sys_days{ymd.year() / 1 / 1}).count()) + 1;
+  f.quarter = static_cast<int>((month - 1) / 3 + 1);
+  f.days_in_month = static_cast<int>(static_cast<unsigned>(last.day()));
+  f.is_weekend = wd == date::Saturday || wd == date::Sunday;
+  return f;
 }
 
 namespace {

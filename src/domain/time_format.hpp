@@ -20,6 +20,10 @@ std::string format_friendly(wall_time t, const zone& z);
 /// "9:47:15 AM": the time-of-day part of `format_friendly`.
 std::string format_friendly_time(wall_time t, const zone& z);
 
+/// "2025-12-14T14:45:32.123Z": `t` in UTC, milliseconds truncated like
+/// format_iso8601.
+std::string format_iso8601_utc(wall_time t);
+
 /// Seconds / milliseconds since the Unix epoch (floor for times before 1970).
 std::int64_t unix_seconds(wall_time t);
 std::int64_t unix_millis(wall_time t);
@@ -52,5 +56,19 @@ struct zoned_description {
 };
 
 zoned_description describe(wall_time t, const zone& z);
+
+/// Calendar facts about a local date (zoned_description::local_day): ISO
+/// 8601 weeks (Monday first; week 1 holds the year's first Thursday, so the
+/// week-year can differ from the calendar year around New Year).
+struct calendar_facts {
+  int iso_week = 1;        // 1..53
+  int iso_week_year = 1970;
+  int day_of_year = 1;     // 1..366
+  int quarter = 1;         // 1..4
+  int days_in_month = 31;  // 28..31
+  bool is_weekend = false; // Saturday or Sunday
+};
+
+calendar_facts calendar_facts_of(long long local_day);
 
 } // namespace ttm::domain

@@ -2,6 +2,8 @@
 #include "domain/zones.hpp"
 #include "tools/registry.hpp"
 
+#include <cstdint>
+
 namespace ttm::tools {
 
 namespace {
@@ -18,6 +20,14 @@ struct get_current_result {
   std::string day_of_week;
   bool is_dst = false;
   std::string abbreviation;
+  // Issue 18 item 4: after the spec's fields, in this order.
+  std::string utc;
+  std::int64_t iso_week = 1;
+  std::int64_t iso_week_year = 1970;
+  std::int64_t day_of_year = 1;
+  std::int64_t quarter = 1;
+  std::int64_t days_in_month = 31;
+  bool is_weekend = false;
 };
 
 const std::vector<std::string> formats{"iso8601", "unix", "unix_ms",
@@ -31,21 +41,30 @@ outcome<get_current_result> run(const get_current_args& args,
                       std::move(lookup.suggestions)};
   const auto& zone = *lookup.found;
   auto now = ctx.clock.wall_now();
-  auto state = zone.state_at(now);
+  // One look at the zone for the timestamp, the flags and the local date.
+  auto d = domain::describe(now, zone);
   get_current_result res;
   if (args.format == "unix")
     res.timestamp = std::to_string(domain::unix_seconds(now));
   else if (args.format == "unix_ms")
     res.timestamp = std::to_string(domain::unix_millis(now));
   else if (args.format == "friendly")
-    res.timestamp = domain::format_friendly(now, zone);
+    res.timestamp = std::move(d.friendly);
   else
-    res.timestamp = domain::format_iso8601(now, zone);
+    res.timestamp = std::move(d.iso8601);
   res.timezone = zone.name();
-  res.utc_offset = domain::format_utc_offset(state.utc_offset);
-  res.day_of_week = domain::day_of_week(now, zone);
-  res.is_dst = state.is_dst;
-  res.abbreviation = std::move(state.abbreviation);
+  res.utc_offset = domain::format_utc_offset(d.state.utc_offset);
+  res.day_of_week = d.day_of_week;
+  res.is_dst = d.state.is_dst;
+  res.abbreviation = std::move(d.state.abbreviation);
+  res.utc = domain::format_iso8601_utc(now);
+  auto facts = domain::calendar_facts_of(d.local_day);
+  res.iso_week = facts.iso_week;
+  res.iso_week_year = facts.iso_week_year;
+  res.day_of_year = facts.day_of_year;
+  res.quarter = facts.quarter;
+  res.days_in_month = facts.days_in_month;
+  res.is_weekend = facts.is_weekend;
   return res;
 }
 
@@ -79,6 +98,24 @@ tool make_time_get_current() {
            "True when daylight saving time is in effect in that zone.");
   out->add("abbreviation", &get_current_result::abbreviation,
            "The zone's abbreviation at this instant, e.g. 'EST', '+0545'.");
+  out->add("utc", &get_current_result::utc,
+           "The same instant in UTC, ISO 8601 with milliseconds and 'Z', "
+           "e.g. 2025-12-14T14:45:32.123Z.");
+  out->add("iso_week", &get_current_result::iso_week,
+           "ISO 8601 week number (1-53) of the date in that zone; weeks "
+           "start Monday and week 1 holds the year's first Thursday.");
+  out->add("iso_week_year", &get_current_result::iso_week_year,
+           "The year iso_week belongs to; differs from the calendar year "
+           "for a few days around New Year (2027-01-01 is in week 53 of "
+           "2026).");
+  out->add("day_of_year", &get_current_result::day_of_year,
+           "Day of the year (1-366) of the date in that zone.");
+  out->add("quarter", &get_current_result::quarter,
+           "Calendar quarter (1-4) of the date in that zone.");
+  out->add("days_in_month", &get_current_result::days_in_month,
+           "Number of days (28-31) in that zone's current month.");
+  out->add("is_weekend", &get_current_result::is_weekend,
+           "True on Saturday or Sunday in that zone.");
   tool_spec<get_current_args, get_current_result> spec;
   spec.name = "time_get_current";
   spec.title = "Current time";
@@ -87,7 +124,9 @@ tool make_time_get_current() {
       "time zone (default: the server's zone, which may not be the user's), "
       "as ISO 8601, Unix seconds, Unix "
       "milliseconds or a friendly string, with the UTC offset, weekday, DST "
-      "flag and zone abbreviation. Use it instead of guessing the date or time.";
+      "flag, zone abbreviation, the instant in UTC and calendar facts (ISO "
+      "week, day of year, quarter, days in month, weekend). Use it instead "
+      "of guessing the date or time.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

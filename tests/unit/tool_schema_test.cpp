@@ -11,6 +11,7 @@
 #include <date/date.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -113,7 +114,7 @@ void check_state(const rapidjson::Document& doc, const expected_state& want) {
   REQUIRE(doc["is_dst"].IsBool());
   CHECK(doc["is_dst"].GetBool() == want.is_dst);
   CHECK(str(doc["abbreviation"]) == want.abbreviation);
-  CHECK(doc.MemberCount() == 6);
+  CHECK(doc.MemberCount() == 13); // + utc and the calendar facts
 }
 
 // -- a small custom tool exercising the schema builder -------------------------
@@ -210,12 +211,23 @@ TEST_CASE("tools: time_get_current output schema") {
   CHECK(str(s["type"]) == "object");
   const auto& props = s["properties"];
   REQUIRE(props.IsObject());
-  const names result_fields{"timestamp",   "timezone", "utc_offset",
-                            "day_of_week", "is_dst",   "abbreviation"};
+  // The spec's fields first, in its order, then issue 18's additions.
+  const names result_fields{
+    "timestamp",     "timezone",    "utc_offset", "day_of_week",
+    "is_dst",        "abbreviation", "utc",       "iso_week",
+    "iso_week_year", "day_of_year", "quarter",    "days_in_month",
+    "is_weekend"};
+  const names integers{"iso_week", "iso_week_year", "day_of_year", "quarter",
+                       "days_in_month"};
   for (const auto& f : result_fields) {
     INFO("field: " << f);
     REQUIRE(props.HasMember(f));
-    CHECK(str(props[f]["type"]) == (f == "is_dst" ? "boolean" : "string"));
+    auto type = f == "is_dst" || f == "is_weekend" ? "boolean"
+                : std::find(integers.begin(), integers.end(), f)
+                    != integers.end()
+                  ? "integer"
+                  : "string";
+    CHECK(str(props[f]["type"]) == type);
     CHECK_FALSE(str(props[f]["description"]).empty());
   }
   CHECK(str(props["error"]["type"]) == "boolean");
@@ -223,7 +235,7 @@ TEST_CASE("tools: time_get_current output schema") {
   CHECK(str(props["message"]["type"]) == "string");
   CHECK(str(props["suggestions"]["type"]) == "array");
   CHECK(str(props["suggestions"]["items"]["type"]) == "string");
-  CHECK(props.MemberCount() == 10);
+  CHECK(props.MemberCount() == 17);
 
   const auto& any_of = s["anyOf"];
   REQUIRE(any_of.IsArray());

@@ -133,7 +133,8 @@ export function defineSdkSuite(transportName, connect) {
 
     test('time_get_current outputSchema describes the result fields', T, () => {
       const { properties } = tool(TOOL_NAME).outputSchema;
-      for (const field of ['timestamp', 'timezone', 'utc_offset', 'day_of_week', 'is_dst', 'abbreviation']) {
+      for (const field of ['timestamp', 'timezone', 'utc_offset', 'day_of_week', 'is_dst', 'abbreviation',
+        'utc', 'iso_week', 'iso_week_year', 'day_of_year', 'quarter', 'days_in_month', 'is_weekend']) {
         assert.ok(properties?.[field], `outputSchema.properties must include ${field}`);
       }
     });

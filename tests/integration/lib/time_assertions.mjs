@@ -10,6 +10,7 @@ export const UNIX_RE = /^\d+$/;
 export const FRIENDLY_RE =
   /^(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}, \d{4} \d{1,2}:\d\d:\d\d (AM|PM) \S+$/;
 export const UTC_OFFSET_RE = /^[+-]\d\d:\d\d$/;
+export const UTC_ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** How far a reported time may be from the test's clock. */
 export const CLOCK_TOLERANCE_MS = 5_000;
@@ -49,6 +50,17 @@ export function assertTimeResult(result) {
   assert.equal(typeof sc.is_dst, 'boolean', 'is_dst must be a boolean');
   assert.equal(typeof sc.abbreviation, 'string', 'abbreviation must be a string');
   assert.ok(sc.abbreviation.length > 0, 'abbreviation must not be empty');
+  assert.match(sc.utc, UTC_ISO_RE);
+  assert.ok(Math.abs(Date.parse(sc.utc) - Date.now()) <= CLOCK_TOLERANCE_MS,
+    `utc ${sc.utc} is more than ${CLOCK_TOLERANCE_MS} ms away from now`);
+  for (const [field, min, max] of [['iso_week', 1, 53], ['day_of_year', 1, 366], ['quarter', 1, 4],
+    ['days_in_month', 28, 31]]) {
+    assert.ok(Number.isInteger(sc[field]) && sc[field] >= min && sc[field] <= max,
+      `${field} ${sc[field]} must be an integer in ${min}..${max}`);
+  }
+  assert.ok(Number.isInteger(sc.iso_week_year), 'iso_week_year must be an integer');
+  assert.equal(sc.is_weekend, sc.day_of_week === 'Saturday' || sc.day_of_week === 'Sunday',
+    'is_weekend must say whether day_of_week is Saturday or Sunday');
   return sc;
 }
 
@@ -67,6 +79,10 @@ export function assertIso8601Now(sc) {
   const [year, month, day] = sc.timestamp.slice(0, 10).split('-').map(Number);
   const weekday = WEEKDAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()];
   assert.equal(sc.day_of_week, weekday, `day_of_week must be the weekday of ${sc.timestamp}`);
+  assert.equal(Date.parse(sc.utc), parsed, `utc ${sc.utc} must be the instant ${sc.timestamp}`);
+  assert.equal(sc.quarter, Math.floor((month - 1) / 3) + 1, `quarter must be that of ${sc.timestamp}`);
+  assert.equal(sc.days_in_month, new Date(Date.UTC(year, month, 0)).getUTCDate(),
+    `days_in_month must be that of ${sc.timestamp}`);
 }
 
 export function assertUnixNow(sc) {
