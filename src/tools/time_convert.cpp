@@ -2,6 +2,7 @@
 #include "domain/time_input.hpp"
 #include "domain/zones.hpp"
 #include "tools/registry.hpp"
+#include "tools/timestamp_format.hpp"
 
 #include <algorithm>
 
@@ -45,8 +46,6 @@ struct convert_result {
   std::vector<convert_target> results;
 };
 
-const std::vector<std::string> formats{"iso8601", "unix", "unix_ms",
-                                       "friendly"};
 const std::vector<std::string> rules{"reject", "compatible", "earlier",
                                      "later"};
 const std::vector<std::string> weekdays{"sunday",   "monday", "tuesday",
@@ -76,14 +75,7 @@ long long fill(zoned_fields& f, domain::wall_time t, const domain::zone& z,
                const std::string& format) {
   auto d = domain::describe(t, z);
   f.timezone = z.name();
-  if (format == "unix")
-    f.timestamp = std::to_string(domain::unix_seconds(t));
-  else if (format == "unix_ms")
-    f.timestamp = std::to_string(domain::unix_millis(t));
-  else if (format == "friendly")
-    f.timestamp = d.friendly;
-  else
-    f.timestamp = std::move(d.iso8601);
+  f.timestamp = format_timestamp(format, t, d);
   f.friendly = std::move(d.friendly);
   f.utc_offset = domain::format_utc_offset(d.state.utc_offset);
   f.abbreviation = std::move(d.state.abbreviation);
@@ -245,7 +237,7 @@ tool make_time_convert() {
   in->add("format", &convert_args::format,
           "Format of each `timestamp`: 'iso8601' (default), 'unix', "
           "'unix_ms' or 'friendly'; `friendly` is always given as well.")
-    .one_of(formats)
+    .one_of(timestamp_formats())
     .default_to("iso8601");
   in->add("disambiguation", &convert_args::disambiguation,
           "For a local time in a DST gap or overlap: 'reject' (default: "

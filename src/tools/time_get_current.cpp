@@ -1,6 +1,7 @@
 #include "domain/time_format.hpp"
 #include "domain/zones.hpp"
 #include "tools/registry.hpp"
+#include "tools/timestamp_format.hpp"
 
 #include <cstdint>
 
@@ -30,9 +31,6 @@ struct get_current_result {
   bool is_weekend = false;
 };
 
-const std::vector<std::string> formats{"iso8601", "unix", "unix_ms",
-                                       "friendly"};
-
 outcome<get_current_result> run(const get_current_args& args,
                                 tool_context& ctx) {
   auto lookup = domain::resolve_zone(args.timezone, ctx.local_zone);
@@ -44,14 +42,7 @@ outcome<get_current_result> run(const get_current_args& args,
   // One look at the zone for the timestamp, the flags and the local date.
   auto d = domain::describe(now, zone);
   get_current_result res;
-  if (args.format == "unix")
-    res.timestamp = std::to_string(domain::unix_seconds(now));
-  else if (args.format == "unix_ms")
-    res.timestamp = std::to_string(domain::unix_millis(now));
-  else if (args.format == "friendly")
-    res.timestamp = std::move(d.friendly);
-  else
-    res.timestamp = std::move(d.iso8601);
+  res.timestamp = format_timestamp(args.format, now, d);
   res.timezone = zone.name();
   res.utc_offset = domain::format_utc_offset(d.state.utc_offset);
   res.day_of_week = d.day_of_week;
@@ -76,7 +67,7 @@ tool make_time_get_current() {
           "Output format: 'iso8601' (2025-12-14T09:45:32.123-05:00), 'unix' "
           "(seconds), 'unix_ms' (milliseconds) or 'friendly' (December 14, "
           "2025 9:45:32 AM EST).")
-    .one_of(formats)
+    .one_of(timestamp_formats())
     .default_to("iso8601");
   in->add("timezone", &get_current_args::timezone,
           "IANA time zone name (e.g. 'America/New_York', 'UTC'), a fixed "

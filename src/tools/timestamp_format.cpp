@@ -1,0 +1,22 @@
+#include "tools/timestamp_format.hpp"
+
+namespace ttm::tools {
+
+const std::vector<std::string>& timestamp_formats() {
+  static const std::vector<std::string> formats{"iso8601", "unix", "unix_ms",
+                                                "friendly"};
+  return formats;
+}
+
+std::string format_timestamp(const std::string& format, domain::wall_time t,
+                             const domain::zoned_description& d) {
+  if (format == "unix")
+    return std::to_string(domain::unix_seconds(t));
+  if (format == "unix_ms")
+    return std::to_string(domain::unix_millis(t));
+  if (format == "friendly")
+    return d.friendly;
+  return d.iso8601;
+}
+
+} // namespace ttm::tools
