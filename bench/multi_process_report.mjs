@@ -34,6 +34,7 @@ const max = (xs) => {
 };
 const fmt = (x, digits = 0) => (x == null ? '-' : x.toFixed(digits));
 const ms = (us) => (us == null ? null : us / 1000);
+const perTxn = (events, txns) => (events != null && txns ? (events / txns).toFixed(1) : '-');
 function table(header, rows) {
   const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (r) => r.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join('  ');
@@ -44,7 +45,7 @@ function summarize() {
   const procs = [];
   for (const line of fs.readFileSync(arg.manifest, 'utf8').split('\n')) {
     if (!line) continue;
-    const [index, file, benchExit, serverExit, killed, busy] = line.split('\t');
+    const [index, file, benchExit, serverExit, killed, busy, events, txns] = line.split('\t');
     let doc = null;
     try {
       doc = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -71,6 +72,8 @@ function summarize() {
       errors: doc ? doc.errors : null,
       error_messages: doc?.error_messages ?? [],
       busy_log_lines: Number(busy || 0),
+      journal_events: events ? Number(events) : null,
+      journal_transactions: txns ? Number(txns) : null,
       config: doc?.config ?? null,
     });
   }
@@ -86,6 +89,8 @@ function summarize() {
     errors_live: sum(live.map((p) => p.errors)),
     busy_log_lines: sum(procs.map((p) => p.busy_log_lines)),
     clients: sum(procs.map((p) => p.clients)),
+    journal_events: sum(procs.map((p) => p.journal_events)),
+    journal_transactions: sum(procs.map((p) => p.journal_transactions)),
   };
   const cfg = procs.find((p) => p.config)?.config;
   const summary = {
@@ -108,6 +113,7 @@ function summarize() {
     p.server_cpu_pct == null ? '-' : `${fmt(p.server_cpu_pct)}%`,
     fmt(p.errors),
     fmt(p.busy_log_lines),
+    perTxn(p.journal_events, p.journal_transactions),
     `${p.bench_exit}/${p.server_exit ?? '-'}`,
   ]);
   rows.push([
@@ -121,16 +127,19 @@ function summarize() {
     `${fmt(agg.server_cpu_pct)}%`,
     fmt(agg.errors),
     fmt(agg.busy_log_lines),
+    perTxn(agg.journal_events, agg.journal_transactions),
     '',
   ]);
   console.log(`${arg.label}: ${summary.scenario ?? 'no bench report'}`);
   console.log(
     table(
-      ['process', 'clients', 'calls/s', 'workflows/s', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'errors', 'busy lines', 'exit bench/server'],
+      ['process', 'clients', 'calls/s', 'workflows/s', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'errors', 'busy lines', 'events/txn', 'exit bench/server'],
       rows,
     ),
   );
-  console.log('(* the worst of the processes; calls/s and workflows/s summed; CPU in % of one core)');
+  console.log(
+    '(* the worst of the processes; calls/s and workflows/s summed; CPU in % of one core; events/txn: journal events per transaction, from the server log at shutdown)',
+  );
   for (const p of procs)
     for (const m of p.error_messages.slice(0, 3)) console.log(`  bench ${p.index} error: ${m}`);
 }
@@ -167,6 +176,9 @@ function sideBySide() {
       server_cpu_pct: median(a((s) => s.aggregate.server_cpu_pct)),
       errors: sum(a((s) => s.aggregate.errors)),
       busy_log_lines: sum(a((s) => s.aggregate.busy_log_lines)),
+      events_per_txn: median(
+        a((s) => (s.aggregate.journal_transactions ? s.aggregate.journal_events / s.aggregate.journal_transactions : null)),
+      ),
       failed_runs: g.runs.filter((r) => r.exit !== 0).length,
     });
   }
@@ -193,6 +205,7 @@ function sideBySide() {
         'server CPU',
         'errors',
         'busy lines',
+        'events/txn',
         'failed runs',
       ],
       out.map((r) => [
@@ -209,12 +222,13 @@ function sideBySide() {
         r.server_cpu_pct == null ? '-' : `${fmt(r.server_cpu_pct)}%`,
         fmt(r.errors),
         fmt(r.busy_log_lines),
+        fmt(r.events_per_txn, 1),
         `${r.failed_runs}/${r.rounds}`,
       ]),
     ),
   );
   console.log(
-    'calls/s, workflows/s and server CPU (% of one core) summed over the processes; p50 and p99 of all calls, the worst process; medians over the rounds',
+    'calls/s, workflows/s and server CPU (% of one core) summed over the processes; p50 and p99 of all calls, the worst process; events/txn: journal events per transaction (group commit); medians over the rounds',
   );
 }
 

@@ -189,9 +189,12 @@ for i in $(seq "$processes"); do
   # Contention as the servers saw it: lines naming SQLITE_BUSY, a locked or
   # busy database (shown below, not judged).
   busy=$(grep -Eic "$busy_re" "$work/server.$i.log")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$work/bench.$i.json" \
+  # The journal's own count at shutdown: "N events in M transactions".
+  txn="$(grep -o '[0-9]* events in [0-9]* transactions' "$work/server.$i.log" \
+         | tail -n 1 | awk '{ print $1 "\t" $4 }')"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$work/bench.$i.json" \
     "${bench_rc[i]}" "${server_rc[i]}" "$([ "$i" = "$killed" ] && echo 1 || echo 0)" \
-    "$busy" >>"$manifest"
+    "$busy" "${txn:-	}" >>"$manifest"
 done
 node "$here/../multi_process_report.mjs" summarize --manifest "$manifest" \
   --label "${label:-run}" --processes "$processes" \
