@@ -26,8 +26,10 @@
 #   --baseline REV       also run a build of REV (e.g. 784f4d6, main before
 #                        issue 15) with one process: its source is exported
 #                        with `git archive` to build-baseline/REV-src and
-#                        built (time-tracker-mcp only) in build-baseline/REV
-#   --baseline-server PATH  instead: that binary as the baseline
+#                        its time-tracker-mcp and journal_check (which reads
+#                        REV's journal schema) built in build-baseline/REV
+#   --baseline-server PATH  instead: that binary as the baseline (checked
+#                        with the journal_check beside it, if there is one)
 #   --baseline-processes LIST  process counts of the baseline (1; a build
 #                        before issue 15 cannot run more on one directory)
 #   --server-arg ARG     extra server argument, repeatable (e.g.
@@ -115,15 +117,15 @@ if [ -n "$baseline" ]; then
     || { echo "multi_process.sh: no commit '$baseline'" >&2; exit 2; }
   src="$ROOT/build-baseline/$rev-src"
   bdir="$ROOT/build-baseline/$rev"
-  if [ ! -x "$bdir/time-tracker-mcp" ]; then
-    say "building time-tracker-mcp of $rev in ${bdir#"$ROOT"/}"
+  if [ ! -x "$bdir/time-tracker-mcp" ] || [ ! -x "$bdir/journal_check" ]; then
+    say "building time-tracker-mcp and journal_check of $rev in ${bdir#"$ROOT"/}"
     rm -rf "$src" && mkdir -p "$src" \
       && git -C "$ROOT" archive "$rev" | tar -x -C "$src" || exit 1
     # ccache hits across the two trees when paths are relative to each.
     CCACHE_BASEDIR="$src" cmake -S "$src" -B "$bdir" -DCMAKE_BUILD_TYPE=Release \
-      -DTTM_BUILD_TESTS=OFF -DTTM_BUILD_BENCH=OFF >&2 \
+      -DTTM_BUILD_TESTS=OFF -DTTM_BUILD_BENCH=ON >&2 \
       && CCACHE_BASEDIR="$src" cmake --build "$bdir" -j"$(nproc)" \
-           --target time-tracker-mcp >&2 || exit 1
+           --target time-tracker-mcp journal_check >&2 || exit 1
   fi
   baseline_server="$bdir/time-tracker-mcp"
   base_label="$rev (baseline)"
@@ -131,6 +133,9 @@ elif [ -n "$baseline_server" ]; then
   [ -x "$baseline_server" ] || { echo "multi_process.sh: $baseline_server is not executable" >&2; exit 2; }
   base_label="$(basename "$(dirname "$(readlink -f "$baseline_server")")") (baseline)"
 fi
+# The baseline's journal is read by its own journal_check (its schema).
+base_check="$(dirname "$baseline_server")/journal_check"
+[ -x "$base_check" ] || base_check="$CHECK"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/ttm-multi.XXXXXX")"
 RUNS="$WORK/runs.tsv"
@@ -141,15 +146,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The configurations: label, processes, server binary.
+# The configurations: label, processes, server binary, journal_check.
 configs=()
 if [ -n "$baseline_server" ]; then
   for p in ${baseline_processes//,/ }; do
-    configs+=("$base_label	$p	$baseline_server")
+    configs+=("$base_label	$p	$baseline_server	$base_check")
   done
 fi
 for p in ${processes//,/ }; do
-  configs+=("$this_label	$p	$SERVER")
+  configs+=("$this_label	$p	$SERVER	$CHECK")
 done
 
 started_at="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -157,7 +162,7 @@ loadavg_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 n=${#configs[@]}
 for round in $(seq "$rounds"); do
   for k in $(seq 0 $((n - 1))); do
-    IFS=$'\t' read -r label p server <<<"${configs[$(((k + round - 1) % n))]}"
+    IFS=$'\t' read -r label p server check <<<"${configs[$(((k + round - 1) % n))]}"
     if [ -n "$clients_per_process" ]; then
       c="$clients_per_process"
     else
@@ -168,7 +173,7 @@ for round in $(seq "$rounds"); do
     say "round $round/$rounds: $label, $p process(es), $c clients each, $duration"
     "$ROOT/bench/smoke/multi_process.sh" --processes "$p" --out "$dir" \
       --label "$label x$p (round $round)" --no-self-check "${server_args[@]}" \
-      "$server" "$BENCH" "$CHECK" \
+      "$server" "$BENCH" "$check" \
       -- --scenario workflow --tasks "$tasks" --clients "$c" \
          --duration "$duration" --warmup "$warmup" --show-errors 3 \
          "${protocol[@]}" >"$dir.log" 2>&1

@@ -45,7 +45,7 @@ function summarize() {
   const procs = [];
   for (const line of fs.readFileSync(arg.manifest, 'utf8').split('\n')) {
     if (!line) continue;
-    const [index, file, benchExit, serverExit, killed, busy, events, txns] = line.split('\t');
+    const [index, file, benchExit, serverExit, killed, busy, events, txns, claims, loads] = line.split('\t');
     let doc = null;
     try {
       doc = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -74,6 +74,8 @@ function summarize() {
       busy_log_lines: Number(busy || 0),
       journal_events: events ? Number(events) : null,
       journal_transactions: txns ? Number(txns) : null,
+      journal_claims: claims ? Number(claims) : null,
+      journal_loads: loads ? Number(loads) : null,
       config: doc?.config ?? null,
     });
   }
@@ -91,6 +93,8 @@ function summarize() {
     clients: sum(procs.map((p) => p.clients)),
     journal_events: sum(procs.map((p) => p.journal_events)),
     journal_transactions: sum(procs.map((p) => p.journal_transactions)),
+    journal_claims: procs.some((p) => p.journal_claims != null) ? sum(procs.map((p) => p.journal_claims)) : null,
+    journal_loads: procs.some((p) => p.journal_loads != null) ? sum(procs.map((p) => p.journal_loads)) : null,
   };
   const cfg = procs.find((p) => p.config)?.config;
   const summary = {
@@ -114,6 +118,7 @@ function summarize() {
     fmt(p.errors),
     fmt(p.busy_log_lines),
     perTxn(p.journal_events, p.journal_transactions),
+    p.journal_claims == null ? '-' : `${p.journal_claims}/${p.journal_loads}`,
     `${p.bench_exit}/${p.server_exit ?? '-'}`,
   ]);
   rows.push([
@@ -128,17 +133,18 @@ function summarize() {
     fmt(agg.errors),
     fmt(agg.busy_log_lines),
     perTxn(agg.journal_events, agg.journal_transactions),
+    agg.journal_claims == null ? '-' : `${agg.journal_claims}/${agg.journal_loads}`,
     '',
   ]);
   console.log(`${arg.label}: ${summary.scenario ?? 'no bench report'}`);
   console.log(
     table(
-      ['process', 'clients', 'calls/s', 'workflows/s', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'errors', 'busy lines', 'events/txn', 'exit bench/server'],
+      ['process', 'clients', 'calls/s', 'workflows/s', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'errors', 'busy lines', 'events/txn', 'claims/loads', 'exit bench/server'],
       rows,
     ),
   );
   console.log(
-    '(* the worst of the processes; calls/s and workflows/s summed; CPU in % of one core; events/txn: journal events per transaction, from the server log at shutdown)',
+    '(* the worst of the processes; calls/s and workflows/s summed; CPU in % of one core; events/txn, claims/loads: from the server log at shutdown)',
   );
   for (const p of procs)
     for (const m of p.error_messages.slice(0, 3)) console.log(`  bench ${p.index} error: ${m}`);

@@ -17,8 +17,8 @@
 # --scenario workflow --clients 4 --duration 2s). Prints each bench's
 # figures and the aggregate (calls/s summed, the worst p50 and p99, errors
 # summed), stops the servers with SIGTERM (each must exit 0), and runs
-# `JOURNAL_CHECK --data-dir TMP --ack-log ACK_1 ... --ack-log ACK_N`: every
-# acknowledged change present, none applied twice. Then a self-check: the
+# `JOURNAL_CHECK --data-dir TMP --ack-log ACKS` over the N ack logs
+# concatenated: every acknowledged change present, none applied twice. Then a self-check: the
 # checker must fail on a copy of the journal with one acknowledged
 # task_started event doubled (needs the sqlite3 CLI; skipped without it)
 # and on the logs plus an invented acknowledgement.
@@ -189,12 +189,15 @@ for i in $(seq "$processes"); do
   # Contention as the servers saw it: lines naming SQLITE_BUSY, a locked or
   # busy database (shown below, not judged).
   busy=$(grep -Eic "$busy_re" "$work/server.$i.log")
-  # The journal's own count at shutdown: "N events in M transactions".
-  txn="$(grep -o '[0-9]* events in [0-9]* transactions' "$work/server.$i.log" \
-         | tail -n 1 | awk '{ print $1 "\t" $4 }')"
+  # The journal's own count at shutdown: "N events in M transactions[;
+  # C claims, L loads]" (claims: checks of a session against the journal;
+  # loads: those that took it over from elsewhere).
+  txn="$(grep -o '[0-9]* events in [0-9]* transactions\(; [0-9]* claims, [0-9]* loads\)\?' \
+           "$work/server.$i.log" | tail -n 1 \
+         | awk '{ print $1 "\t" $4 "\t" $6 "\t" $8 }')"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$work/bench.$i.json" \
     "${bench_rc[i]}" "${server_rc[i]}" "$([ "$i" = "$killed" ] && echo 1 || echo 0)" \
-    "$busy" "${txn:-	}" >>"$manifest"
+    "$busy" "${txn:-			}" >>"$manifest"
 done
 node "$here/../multi_process_report.mjs" summarize --manifest "$manifest" \
   --label "${label:-run}" --processes "$processes" \
@@ -230,11 +233,13 @@ for i in $(seq "$processes"); do
 done
 
 # -- the journal: every acknowledged change exactly once
+# All processes' acknowledgements as one log (a journal_check of any
+# version reads it).
 echo "--- journal check:"
-acks=()
 for i in $(seq "$processes"); do
-  acks+=(--ack-log "$work/acks.$i.tsv")
-done
+  cat "$work/acks.$i.tsv"
+done >"$work/acks.tsv"
+acks=(--ack-log "$work/acks.tsv")
 "$check" --data-dir "$data" "${acks[@]}" | tee "$work/check.out"
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || fail "journal_check exited $rc: acknowledged changes missing or applied twice (or an empty log)"
@@ -244,7 +249,7 @@ rc=${PIPESTATUS[0]}
 # task_started event doubled, in a copy; and an invented acknowledgement.
 if command -v sqlite3 >/dev/null; then
   cp -r "$data" "$work/data-doubled"
-  task_ack="$(grep -m1 "^time_task_start	" "$work/acks.1.tsv")"
+  task_ack="$(grep -m1 "^time_task_start	" "$work/acks.tsv")"
   sid="$(printf '%s' "$task_ack" | cut -f2)"
   task="$(printf '%s' "$task_ack" | cut -f3)"
   if sqlite3 "$work/data-doubled/journal.sqlite3" >"$work/doubled.err" 2>&1 <<SQL
@@ -271,7 +276,7 @@ SQL
 else
   echo "self-check of doubled events skipped: no sqlite3 command"
 fi
-sid="$(cut -f2 "$work/acks.1.tsv" | head -n 1)"
+sid="$(cut -f2 "$work/acks.tsv" | head -n 1)"
 printf 'time_task_start\t%s\tNOT-A-TASK\t-\n' "$sid" >"$work/acks-invented.tsv"
 "$check" --data-dir "$data" "${acks[@]}" --ack-log "$work/acks-invented.tsv" \
   >"$work/check-invented.out" 2>&1
