@@ -198,10 +198,14 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
     },
     [=](idle_atom, caf::timespan timeout) {
       auto& st = self->state;
-      // A frame in progress is activity, however long it waits. Tracking
-      // sessions do not keep an idle MCP session: they stay in the journal
-      // (let go of at exit), claimable by the next client of their owner.
-      if (st.paused || !st.queued.empty() || st.mcp->idle_time() < timeout)
+      // A frame in progress is activity, however long it waits. With a
+      // journal, tracking sessions do not keep an idle MCP session: they
+      // stay there (let go of at exit), claimable by the next client of
+      // their owner. Without one (--ephemeral) they live only here, and
+      // expire on their own limits (hours), which an MCP idle timeout
+      // (minutes) must not cut.
+      if (st.paused || !st.queued.empty() || st.mcp->idle_time() < timeout
+          || (!st.journal && st.mcp->tracker().size() > 0))
         return;
       TTM_LOG(info, "client",
               "MCP session ended: no request for "
