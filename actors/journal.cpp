@@ -33,11 +33,12 @@ std::string public_reason(const storage::error& e) {
          + storage::to_string(e.kind) + ")";
 }
 
-/// Expires the open sessions no live server holds, if past their limits.
-void sweep_orphans(self_ptr self) {
+/// Expires the open sessions no live server holds, if past their limits;
+/// returns how many.
+std::size_t sweep_orphans(self_ptr self) {
   auto& st = self->state;
   if (!st.cfg.store)
-    return;
+    return 0;
   auto r = journal::expire_orphans(*st.cfg.store, st.cfg.limits,
                                    *st.cfg.clock);
   if (!r.error.empty())
@@ -47,6 +48,7 @@ void sweep_orphans(self_ptr self) {
             std::to_string(r.expired)
               + " sessions no server held expired (past their age or idle "
                 "limit)");
+  return r.expired;
 }
 
 /// The verdict for the client: never a path of the server's.
@@ -212,12 +214,20 @@ void open_store(self_ptr self) {
     self->send(st.transport, fault_atom::value, st.cfg.unavailable);
     return;
   }
+  // What expired while no server held it (all servers were down, or its
+  // client let go of it) expires now, before anyone can claim it.
+  auto expired = sweep_orphans(self);
+  auto open = st.cfg.store->open_sessions();
+  auto* n = std::get_if<std::size_t>(&open);
   TTM_LOG(info, "journal", "journal " + st.cfg.store->describe()
                              + " (instance "
-                             + std::to_string(st.cfg.store->instance())
-                             + "; sessions are taken over on use)");
+                             + std::to_string(st.cfg.store->instance()) + "; "
+                             + (n ? std::to_string(*n) : std::string{"?"})
+                             + " open sessions in the directory, "
+                             + std::to_string(expired)
+                             + " expired that no server held)");
   self->send(st.transport, recovered_atom::value);
-  self->send(self, sweep_atom::value);
+  self->delayed_send(self, st.cfg.sweep_interval, sweep_atom::value);
   self->send(self, purge_atom::value);
 }
 

@@ -118,12 +118,16 @@ void session::take_over(const storage::stored_session& s) {
   adopted_.push_back(id);
   if (!had)
     created_.push_back(id);
-  if (log::enabled(log::level::debug))
-    TTM_LOG(debug, "journal",
-            "session " + domain::log_id(id) + " loaded at epoch "
-              + std::to_string(s.epoch) + " ("
+  if (!had)
+    TTM_LOG(info, "journal",
+            "took over session " + domain::log_id(id) + " from the journal ("
               + (s.state == storage::session_state::open ? "open" : "ended")
-              + ")");
+              + ", epoch " + std::to_string(s.epoch) + ")");
+  else
+    TTM_LOG(debug, "journal",
+            "session " + domain::log_id(id)
+              + " reloaded: changed through another client (epoch "
+              + std::to_string(s.epoch) + ")");
 }
 
 rpc_step session::resume_claim(const storage::claim_result& r,

@@ -396,6 +396,16 @@ result<ok> sqlite_store::release(
   });
 }
 
+result<std::size_t> sqlite_store::open_sessions() {
+  static const std::string what = "cannot count open sessions in";
+  return guarded(what, path_, [&]() -> result<std::size_t> {
+    stmt_use count{count_open_};
+    if (auto rc = count.step(); rc != SQLITE_ROW)
+      return fail(rc, what);
+    return static_cast<std::size_t>(count.int64(0));
+  });
+}
+
 result<std::vector<orphan>>
 sqlite_store::orphans_due(std::int64_t age_cutoff_wall_ns,
                           std::int64_t idle_cutoff_wall_ns,

@@ -99,6 +99,9 @@ public:
   virtual result<ok>
   release(const std::vector<std::pair<std::string, std::int64_t>>& held) = 0;
 
+  /// How many sessions are open in the whole store (every instance's).
+  virtual result<std::size_t> open_sessions() = 0;
+
   /// Open sessions started before `age_cutoff_wall_ns` or idle since before
   /// `idle_cutoff_wall_ns` that no live instance holds (at most `limit`).
   virtual result<std::vector<orphan>>
