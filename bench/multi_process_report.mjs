@@ -87,6 +87,13 @@ function summarize() {
     p99_ms_worst: max(procs.map((p) => p.p99_ms)),
     p99_ms_worst_live: max(live.map((p) => p.p99_ms)),
     server_cpu_pct: sum(procs.map((p) => p.server_cpu_pct)),
+    // Server CPU per call over all processes: less sensitive than calls/s
+    // to other load on the machine.
+    server_cpu_us_per_call: (() => {
+      const cpu = sum(procs.map((p) => (p.server_cpu_pct == null ? null : (p.server_cpu_pct / 100) * p.window_s)));
+      const calls = sum(procs.map((p) => (p.calls_per_s == null ? null : p.calls_per_s * p.window_s)));
+      return calls > 0 && cpu > 0 ? (1e6 * cpu) / calls : null;
+    })(),
     errors: sum(procs.map((p) => p.errors)),
     errors_live: sum(live.map((p) => p.errors)),
     busy_log_lines: sum(procs.map((p) => p.busy_log_lines)),
@@ -180,6 +187,7 @@ function sideBySide() {
       p99_ms: median(a((s) => s.aggregate.p99_ms_worst)),
       p99_ms_by_round: a((s) => s.aggregate.p99_ms_worst),
       server_cpu_pct: median(a((s) => s.aggregate.server_cpu_pct)),
+      server_cpu_us_per_call: median(a((s) => s.aggregate.server_cpu_us_per_call)),
       errors: sum(a((s) => s.aggregate.errors)),
       busy_log_lines: sum(a((s) => s.aggregate.busy_log_lines)),
       events_per_txn: median(
@@ -209,6 +217,7 @@ function sideBySide() {
         'p99 ms',
         ...(many ? ['p99 by round'] : []),
         'server CPU',
+        'CPU us/call',
         'errors',
         'busy lines',
         'events/txn',
@@ -226,6 +235,7 @@ function sideBySide() {
         fmt(r.p99_ms, 2),
         ...(many ? [r.p99_ms_by_round.map((x) => fmt(x, 2)).join(' / ')] : []),
         r.server_cpu_pct == null ? '-' : `${fmt(r.server_cpu_pct)}%`,
+        fmt(r.server_cpu_us_per_call, 1),
         fmt(r.errors),
         fmt(r.busy_log_lines),
         fmt(r.events_per_txn, 1),
@@ -234,7 +244,7 @@ function sideBySide() {
     ),
   );
   console.log(
-    'calls/s, workflows/s and server CPU (% of one core) summed over the processes; p50 and p99 of all calls, the worst process; events/txn: journal events per transaction (group commit); medians over the rounds',
+    'calls/s, workflows/s and server CPU (% of one core) summed over the processes; p50 and p99 of all calls, the worst process; CPU us/call: server CPU time per call, all processes; events/txn: journal events per transaction (group commit); medians over the rounds',
   );
 }
 
