@@ -36,6 +36,15 @@ result<store_ptr> open_at(const std::string& dir,
   return open_sqlite({dir, sync, "storage_test"});
 }
 
+/// The options every test opens with, for the tests that change some.
+sqlite_options options_for(const std::string& dir) {
+  sqlite_options o;
+  o.dir = dir;
+  o.sync = sync_mode::full;
+  o.instance = "storage_test";
+  return o;
+}
+
 template <class T>
 const error* err_of(const result<T>& r) {
   return std::get_if<error>(&r);
@@ -45,11 +54,15 @@ std::string describe(const error* e) {
   return e ? std::string{to_string(e->kind)} + ": " + e->message : "ok";
 }
 
-store_ptr must_open(const std::string& dir) {
-  auto r = open_at(dir);
+store_ptr must_open(const sqlite_options& opts) {
+  auto r = open_sqlite(opts);
   INFO(describe(err_of(r)));
   REQUIRE(std::holds_alternative<store_ptr>(r));
   return std::move(std::get<store_ptr>(r));
+}
+
+store_ptr must_open(const std::string& dir) {
+  return must_open(options_for(dir));
 }
 
 template <class T>
@@ -165,6 +178,7 @@ event make_event(event_kind kind, const std::string& session,
   ev.task_id = std::move(task);
   ev.at = {wall_ns, wall_ns - t0 + 5'000'000'000, "boot-a"};
   ev.payload = std::move(payload);
+  ev.epoch = 1; // as its starter holds it
   return ev;
 }
 
@@ -189,6 +203,18 @@ event closing(event_kind kind, const std::string& session,
   return make_event(kind, session, wall_ns,
                     kind == event_kind::session_expired ? R"({"reason":"idle"})"
                                                         : "{}");
+}
+
+/// A claim of `session` by its owner in the tests' usual case: "local",
+/// started without an era (the 2025 revisions).
+claim_request local_claim(const std::string& session,
+                          std::int64_t known_epoch = 0) {
+  claim_request req;
+  req.session_id = session;
+  req.principal = "local";
+  req.scope = "2025";
+  req.known_epoch = known_epoch;
+  return req;
 }
 
 void check_same(const event& got, const event& want) {
@@ -271,7 +297,7 @@ TEST_CASE("storage: a fresh open creates the directory and a WAL journal",
   auto dir = (tmp.path() / "a" / "b" / "data").string();
   auto st = must_open(dir);
   CHECK(st->describe() == "sqlite:" + dir + "/journal.sqlite3");
-  CHECK(st->epoch() == 1);
+  CHECK(st->instance() == 1);
   for (auto p : {tmp.path() / "a", tmp.path() / "a" / "b", fs::path{dir}}) {
     struct stat s;
     REQUIRE(::stat(p.c_str(), &s) == 0);
@@ -287,11 +313,14 @@ TEST_CASE("storage: a fresh open creates the directory and a WAL journal",
   CHECK(pid == std::to_string(::getpid()));
   raw_db db{journal};
   CHECK(db.text("PRAGMA journal_mode") == "wal");
-  CHECK(db.integer("PRAGMA user_version") == 1);
+  CHECK(db.integer("PRAGMA user_version") == 2);
   CHECK(db.integer("PRAGMA application_id") == 0x54544d4a);
   CHECK(db.text("SELECT value FROM meta WHERE key = 'created_by'")
         == "storage_test");
-  CHECK(db.integer("SELECT value FROM meta WHERE key = 'epoch'") == 1);
+  CHECK(db.integer("SELECT value FROM meta WHERE key = 'instances'") == 1);
+  CHECK(db.integer("SELECT count(*) FROM meta WHERE key = 'epoch'") == 0);
+  CHECK(db.integer("SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == 0);
 }
 
 TEST_CASE("storage: events survive a close and reopen, field for field",
@@ -313,13 +342,22 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
     must_append(*st, {s1[2], s1[3]});
   }
   auto st = must_open(tmp.data());
-  auto open = must(st->load_open());
-  REQUIRE(open.size() == 2);
-  CHECK(open[0].session_id == "S1"); // oldest first
+  std::vector<stored_session> open;
+  for (auto [id, who] : {std::pair{"S1", "alice"}, std::pair{"S2", "bob"}}) {
+    claim_request req;
+    req.session_id = id;
+    req.principal = who;
+    req.scope = "2025";
+    auto c = must(st->claim(req));
+    REQUIRE(c.outcome == claim_result::loaded);
+    open.push_back(std::move(c.session));
+  }
+  CHECK(open[0].session_id == "S1");
   CHECK(open[0].principal == "alice");
   CHECK(open[0].milestone_id == "M-one");
   CHECK(open[0].state == session_state::open);
-  CHECK(open[0].epoch == st->epoch());
+  CHECK(open[0].epoch == 2); // started at 1, claimed once
+  CHECK(open[0].holder == st->instance());
   CHECK(open[0].started_wall_ns == t0);
   CHECK_FALSE(open[0].closed_wall_ns);
   REQUIRE(open[0].events.size() == s1.size());
@@ -327,6 +365,7 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
     INFO("event " << i);
     check_same(open[0].events[i], s1[i]);
     CHECK(open[0].events[i].principal == "alice");
+    CHECK(open[0].events[i].epoch == 2);
   }
   CHECK(open[1].session_id == "S2");
   CHECK(open[1].principal == "bob");
@@ -336,50 +375,76 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
   CHECK(open[1].events[0].principal == "bob");
 }
 
-TEST_CASE("storage: every open starts a higher epoch", "[storage]") {
+TEST_CASE("storage: every open is a new, higher instance", "[storage]") {
   temp_dir tmp;
   std::int64_t last = 0;
   for (int i = 0; i < 3; ++i) {
     auto st = must_open(tmp.data());
-    CHECK(st->epoch() > last);
-    last = st->epoch();
+    CHECK(st->instance() > last);
+    last = st->instance();
   }
-  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key = 'epoch'")
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'instances'")
         == last);
 }
 
-TEST_CASE("storage: load_open claims sessions; another epoch's are fenced",
+TEST_CASE("storage: a claim takes a session over; other epochs are fenced",
           "[storage]") {
   temp_dir tmp;
   auto events_of_s1 = "SELECT count(*) FROM events JOIN sessions USING (sid) WHERE session_id = 'S1'";
-  std::int64_t first_epoch = 0;
+  std::int64_t first = 0;
   {
     auto st = must_open(tmp.data());
-    first_epoch = st->epoch();
+    first = st->instance();
     must_append(*st, {started("S1", t0)});
+    CHECK(count(tmp.journal(),
+                "SELECT epoch FROM sessions WHERE session_id = 'S1'")
+          == 1);
+    CHECK(count(tmp.journal(),
+                "SELECT holder FROM sessions WHERE session_id = 'S1'")
+          == first);
   }
   auto st = must_open(tmp.data());
-  REQUIRE(st->epoch() > first_epoch);
-  SECTION("before the claim, the session belongs to the old epoch") {
-    auto r = st->append({task(event_kind::task_started, "S1", "T1", t0 + 1)});
-    auto e = must_fail(r, error_kind::fenced, tmp.journal());
+  REQUIRE(st->instance() > first);
+  SECTION("an append at an epoch the session is not at is fenced") {
+    auto ev = task(event_kind::task_started, "S1", "T1", t0 + 1);
+    ev.epoch = 2;
+    auto e = must_fail(st->append({ev}), error_kind::fenced, tmp.journal());
     CHECK(contains(e.message, "S1"));
     CHECK(count(tmp.journal(), events_of_s1) == 1);
   }
-  SECTION("after the claim, appends work until another instance adopts it") {
-    auto open = must(st->load_open());
-    REQUIRE(open.size() == 1);
-    CHECK(open[0].epoch == st->epoch());
+  SECTION("after the claim, appends work until another instance claims it") {
+    claim_request req;
+    req.session_id = "S1";
+    req.principal = "local";
+    req.scope = "2025";
+    auto c = must(st->claim(req));
+    REQUIRE(c.outcome == claim_result::loaded);
+    CHECK(c.session.epoch == 2);
+    CHECK(c.previous_holder == first);
+    CHECK_FALSE(c.previous_alive); // its store is gone
     CHECK(count(tmp.journal(),
                 "SELECT epoch FROM sessions WHERE session_id = 'S1'")
-          == st->epoch());
-    must_append(*st, {task(event_kind::task_started, "S1", "T1", t0 + 1)});
+          == 2);
+    CHECK(count(tmp.journal(),
+                "SELECT holder FROM sessions WHERE session_id = 'S1'")
+          == st->instance());
+    // The old epoch is fenced now.
+    must_fail(st->append({task(event_kind::task_started, "S1", "T1", t0 + 1)}),
+              error_kind::fenced, tmp.journal());
+    auto ev = task(event_kind::task_started, "S1", "T1", t0 + 1);
+    ev.epoch = c.session.epoch;
+    must_append(*st, {ev});
     CHECK(count(tmp.journal(), events_of_s1) == 2);
-    // Another instance (a shared backend) adopts S1 with a higher epoch.
+    CHECK(count(tmp.journal(), "SELECT epoch FROM events"
+                               " ORDER BY seq DESC LIMIT 1")
+          == 2);
+    // Another instance (a raw connection here) claims S1 again.
     raw_db{tmp.journal()}.exec("UPDATE sessions SET epoch = epoch + 1");
-    auto r = st->append({task(event_kind::task_ended, "S1", "T1", t0 + 2),
-                         closing(event_kind::session_ended, "S1", t0 + 3)});
-    must_fail(r, error_kind::fenced, tmp.journal());
+    auto end = task(event_kind::task_ended, "S1", "T1", t0 + 2);
+    auto close = closing(event_kind::session_ended, "S1", t0 + 3);
+    end.epoch = close.epoch = c.session.epoch;
+    must_fail(st->append({end, close}), error_kind::fenced, tmp.journal());
     CHECK(count(tmp.journal(), events_of_s1) == 2);
     CHECK(count(tmp.journal(),
                 "SELECT count(*) FROM sessions WHERE state = 'open'")
@@ -441,19 +506,6 @@ TEST_CASE("storage: a batch is written whole or not at all", "[storage]") {
         == 2);
 }
 
-TEST_CASE("storage: a second server on the directory waits for the first",
-          "[storage]") {
-  temp_dir tmp;
-  auto first = must_open(tmp.data());
-  auto e = must_fail(open_at(tmp.data()), error_kind::locked, tmp.data());
-  CHECK(contains(e.message, "(pid " + std::to_string(::getpid()) + ")"));
-  CHECK(contains(e.message, "--data-dir"));
-  CHECK(contains(e.message, "--ephemeral"));
-  first.reset();
-  auto second = must_open(tmp.data());
-  CHECK(second->epoch() == 2);
-}
-
 TEST_CASE("storage: a journal of a newer schema is refused, untouched",
           "[storage]") {
   temp_dir tmp;
@@ -473,7 +525,7 @@ TEST_CASE("storage: a journal of a newer schema is refused, untouched",
   auto e = must_fail(open_at(tmp.data()), error_kind::newer_schema,
                      tmp.journal());
   CHECK(contains(e.message, "version 99"));
-  CHECK(contains(e.message, "supports (1)"));
+  CHECK(contains(e.message, "supports (2)"));
   CHECK(contains(e.message, "not modified"));
   CHECK(fingerprint_of(tmp.journal()) == before);
   CHECK(count(tmp.journal(), "PRAGMA user_version") == 99);
@@ -611,18 +663,20 @@ TEST_CASE("storage: a full disk fails the append with full, writing nothing",
   {
     page_cap_scope cap{pages + 4};
     auto st = must_open(tmp.data());
-    must(st->load_open());
+    auto c = must(st->claim(local_claim("S1")));
+    REQUIRE(c.outcome == claim_result::loaded);
     auto t0_started = task(event_kind::task_started, "S1", "T0", t0 + 1);
+    t0_started.epoch = big.epoch = c.session.epoch;
     must_fail(st->append({t0_started, big}), error_kind::full, tmp.journal());
     // The store stays usable for what still fits.
     must_append(*st, {t0_started});
   }
   auto st = must_open(tmp.data());
-  auto open = must(st->load_open());
-  REQUIRE(open.size() == 1);
-  REQUIRE(open[0].events.size() == 2);
-  CHECK(open[0].events[1].kind == event_kind::task_started);
-  CHECK(open[0].events[1].task_id == "T0");
+  auto c = must(st->claim(local_claim("S1")));
+  REQUIRE(c.outcome == claim_result::loaded);
+  REQUIRE(c.session.events.size() == 2);
+  CHECK(c.session.events[1].kind == event_kind::task_started);
+  CHECK(c.session.events[1].task_id == "T0");
 }
 
 TEST_CASE("storage: history is newest first, filtered and limited",
@@ -693,7 +747,9 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
               {started("recent", t0 + 20),
                closing(event_kind::session_ended, "recent", t0 + 1000)});
   must_append(*st, {started("open", t0 + 5)}); // old, but still open
-  CHECK(must(st->purge_closed_before(t0 + 500)) == 2);
+  constexpr std::int64_t hour = 3'600'000'000'000;
+  auto now = t0 + 10 * hour;
+  CHECK(must(st->purge_closed_before(t0 + 500, now, hour)) == 2);
   std::vector<std::string> left;
   for (auto& s : must(st->history({})))
     left.push_back(s.session_id);
@@ -703,23 +759,51 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
                              " (SELECT sid FROM sessions)")
         == 0);
   CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 3);
-  CHECK(must(st->purge_closed_before(t0 + 500)) == 0);
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == now);
+  CHECK(must(st->purge_closed_before(t0 + 500, now + hour, hour)) == 0);
 }
 
-TEST_CASE("storage: ended and expired sessions are not loaded as open",
+TEST_CASE("storage: a claim of an ended or expired session loads it as it "
+          "is, without taking it",
           "[storage]") {
   temp_dir tmp;
+  std::int64_t first = 0;
   {
     auto st = must_open(tmp.data());
+    first = st->instance();
     must_append(*st, {started("ended", t0), started("expired", t0 + 1),
                       started("open", t0 + 2)});
     must_append(*st, {closing(event_kind::session_ended, "ended", t0 + 10),
                       closing(event_kind::session_expired, "expired", t0 + 11)});
   }
   auto st = must_open(tmp.data());
-  auto open = must(st->load_open());
-  REQUIRE(open.size() == 1);
-  CHECK(open[0].session_id == "open");
-  REQUIRE(open[0].events.size() == 1);
-  CHECK(open[0].events[0].kind == event_kind::session_started);
+  auto ended = must(st->claim(local_claim("ended")));
+  REQUIRE(ended.outcome == claim_result::loaded);
+  CHECK(ended.session.state == session_state::ended);
+  CHECK(ended.session.closed_wall_ns == t0 + 10);
+  CHECK(ended.session.epoch == 1); // not taken: nothing to write to it
+  CHECK(ended.session.holder == first);
+  CHECK(ended.previous_holder == 0);
+  REQUIRE(ended.session.events.size() == 2);
+  CHECK(ended.session.events[1].kind == event_kind::session_ended);
+  auto expired = must(st->claim(local_claim("expired")));
+  REQUIRE(expired.outcome == claim_result::loaded);
+  CHECK(expired.session.state == session_state::expired);
+  CHECK(expired.session.epoch == 1);
+  CHECK(expired.session.events.empty());
+  // A caller that held it before hears that it changed, not `current`.
+  auto req = local_claim("expired");
+  req.known_epoch = 1;
+  CHECK(must(st->claim(req)).outcome == claim_result::loaded);
+  auto open = must(st->claim(local_claim("open")));
+  REQUIRE(open.outcome == claim_result::loaded);
+  CHECK(open.session.state == session_state::open);
+  CHECK(open.session.epoch == 2);
+  REQUIRE(open.session.events.size() == 1);
+  CHECK(open.session.events[0].kind == event_kind::session_started);
+  CHECK(raw_db{tmp.journal()}.text("SELECT group_concat(epoch) FROM"
+                                   " (SELECT epoch FROM sessions ORDER BY sid)")
+        == "1,1,2");
 }
