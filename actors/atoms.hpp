@@ -14,15 +14,16 @@ using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
 using evict_atom = caf::atom_constant<caf::atom("evict")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
-using adopt_atom = caf::atom_constant<caf::atom("adopt")>; // also supervisor
+using drop_atom = caf::atom_constant<caf::atom("drop")>;
 using fault_atom = caf::atom_constant<caf::atom("fault")>; // also transport
 // supervisor actor
 using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
 using acquire_atom = caf::atom_constant<caf::atom("acquire")>;
-using release_atom = caf::atom_constant<caf::atom("release")>;
+using release_atom = caf::atom_constant<caf::atom("release")>; // also journal
 using ended_atom = caf::atom_constant<caf::atom("ended")>;
-using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+using sweep_atom = caf::atom_constant<caf::atom("sweep")>; // also journal
+using adopt_atom = caf::atom_constant<caf::atom("adopt")>;
 using slots_atom = caf::atom_constant<caf::atom("slots")>;
 // transport actor
 using inbound_atom = caf::atom_constant<caf::atom("inbound")>;
@@ -36,5 +37,6 @@ using recovered_atom = caf::atom_constant<caf::atom("recovered")>;
 using append_atom = caf::atom_constant<caf::atom("append")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using purge_atom = caf::atom_constant<caf::atom("purge")>;
+using claim_atom = caf::atom_constant<caf::atom("claim")>;
 
 } // namespace ttm::actors

@@ -9,6 +9,12 @@ namespace ttm::actors {
 reply_sink::~reply_sink() = default;
 
 client_actor_state::~client_actor_state() {
+  // However this actor ends, the open tracking sessions it holds stay in
+  // the journal: let go of, so that the next client of their owner that
+  // names one takes it over, and the journal expires it if none does.
+  if (journal && mcp)
+    if (auto held = mcp->held(); !held.empty())
+      caf::anon_send(journal, release_atom::value, std::move(held));
   auto gone = caf::make_error(caf::sec::request_receiver_down);
   if (paused && paused->pending())
     paused->deliver(gone);
@@ -25,6 +31,9 @@ using self_ptr = client_actor::stateful_pointer<client_actor_state>;
 /// any later `acquire` from this actor, so the supervisor sees them in order.
 void report(self_ptr self, mcp::rpc_step& step) {
   auto& sup = self->state.supervisor;
+  if (!step.adopted.empty())
+    self->send(sup, adopt_atom::value, std::move(step.adopted),
+               caf::actor_cast<client_actor>(self));
   if (!step.expired.empty())
     self->send(sup, release_atom::value, std::move(step.expired));
   if (!step.ended.empty())
@@ -38,20 +47,43 @@ void advance(self_ptr self, mcp::rpc_step step);
 /// queue behind it (`queued`), the actor stays responsive to the supervisor.
 void write_journal(self_ptr self, std::vector<storage::event> events) {
   auto& st = self->state;
+  using storage::append_answer;
   if (!st.journal) {
-    advance(self, st.mcp->resume_journal("the journal is not running"));
+    advance(self, st.mcp->resume_journal(
+                    {append_answer::failed, "the journal is not running"}));
     return;
   }
   self->request(st.journal, caf::infinite, append_atom::value,
                 std::move(events))
     .then(
-      [=](const std::string& error) {
-        advance(self, self->state.mcp->resume_journal(error));
+      [=](const append_answer& answer) {
+        advance(self, self->state.mcp->resume_journal(answer));
       },
       [=](caf::error& err) {
         advance(self, self->state.mcp->resume_journal(
-                        "the journal actor failed: "
-                        + self->system().render(err)));
+                        {append_answer::failed,
+                         "the journal actor failed: "
+                           + self->system().render(err)}));
+      });
+}
+
+/// Asks the journal whether the paused call's session is current here (or
+/// takes it over and loads it), then runs the call. Never `await`, as above.
+void ask_journal(self_ptr self, storage::claim_request req) {
+  auto& st = self->state;
+  if (!st.journal) {
+    advance(self, st.mcp->resume_claim({}, "the journal is not running"));
+    return;
+  }
+  self->request(st.journal, caf::infinite, claim_atom::value, std::move(req))
+    .then(
+      [=](const claim_reply& r) {
+        advance(self, self->state.mcp->resume_claim(r.result, r.error));
+      },
+      [=](caf::error& err) {
+        advance(self, self->state.mcp->resume_claim(
+                        {}, "the journal actor failed: "
+                              + self->system().render(err)));
       });
 }
 
@@ -83,6 +115,10 @@ void advance(self_ptr self, mcp::rpc_step step) {
       write_journal(self, std::move(step.journal));
       return;
     }
+    if (step.claim) {
+      ask_journal(self, std::move(*step.claim));
+      return;
+    }
     if (step.waiting()) {
       ask_for_slot(self, step.slot_for);
       return;
@@ -110,8 +146,8 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
   self->state.journal = std::move(journal);
   // `normal` from the transport: the client ended its MCP session (HTTP
   // DELETE), so its tracking sessions end too, in the journal as well.
-  // Anything else (shutdown, end of stdio input) keeps them there for the
-  // next start.
+  // Anything else (shutdown, end of stdio input) keeps them there, let go
+  // of (see ~client_actor_state).
   self->set_exit_handler([=](const caf::exit_msg& msg) {
     auto& st = self->state;
     if (msg.reason == caf::exit_reason::normal && st.journal) {
@@ -151,15 +187,8 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
         caf::anon_send(st.journal, append_atom::value, std::move(events));
       return ids;
     },
-    [=](adopt_atom, const std::vector<storage::stored_session>& sessions) {
-      auto& st = self->state;
-      auto got = st.mcp->adopt(sessions);
-      if (!got.ids.empty())
-        self->send(st.supervisor, adopt_atom::value, std::move(got.ids),
-                   caf::actor_cast<client_actor>(self));
-      // Ended ones may be reclaimed to make room, as before the restart.
-      if (!got.ended.empty())
-        self->send(st.supervisor, ended_atom::value, std::move(got.ended));
+    [=](drop_atom, const std::string& session_id) {
+      self->state.mcp->drop(session_id);
     },
     [=](fault_atom, std::string& reason) {
       self->state.mcp->set_storage_fault(std::move(reason));
@@ -169,11 +198,14 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
     },
     [=](idle_atom, caf::timespan timeout) {
       auto& st = self->state;
-      // A frame in progress is activity, however long it waits.
-      // Tracking sessions keep their MCP session: they expire on their own
-      // limits (hours), which an MCP idle timeout (minutes) must not cut.
-      if (st.paused || !st.queued.empty() || st.mcp->tracker().size() > 0
-          || st.mcp->idle_time() < timeout)
+      // A frame in progress is activity, however long it waits. With a
+      // journal, tracking sessions do not keep an idle MCP session: they
+      // stay there (let go of at exit), claimable by the next client of
+      // their owner. Without one (--ephemeral) they live only here, and
+      // expire on their own limits (hours), which an MCP idle timeout
+      // (minutes) must not cut.
+      if (st.paused || !st.queued.empty() || st.mcp->idle_time() < timeout
+          || (!st.journal && st.mcp->tracker().size() > 0))
         return;
       TTM_LOG(info, "client",
               "MCP session ended: no request for "

@@ -1,6 +1,6 @@
 #include "actors/journal.hpp"
 
-#include "journal/recovery.hpp"
+#include "journal/expiry.hpp"
 #include "log.hpp"
 
 #include <caf/all.hpp>
@@ -10,9 +10,11 @@
 namespace ttm::actors {
 
 journal_state::~journal_state() {
-  if (commits > 0)
+  if (commits > 0 || claims > 0)
     TTM_LOG(info, "journal", std::to_string(events) + " events in "
-                               + std::to_string(commits) + " transactions");
+                               + std::to_string(commits) + " transactions; "
+                               + std::to_string(claims) + " claims, "
+                               + std::to_string(loads) + " loads");
 }
 
 namespace {
@@ -31,6 +33,40 @@ std::string public_reason(const storage::error& e) {
          + storage::to_string(e.kind) + ")";
 }
 
+/// Expires the open sessions no live server holds, if past their limits;
+/// returns how many.
+std::size_t sweep_orphans(self_ptr self) {
+  auto& st = self->state;
+  if (!st.cfg.store)
+    return 0;
+  auto r = journal::expire_orphans(*st.cfg.store, st.cfg.limits,
+                                   *st.cfg.clock);
+  if (!r.error.empty())
+    TTM_LOG(warning, "journal", r.error);
+  if (r.expired > 0)
+    TTM_LOG(info, "journal",
+            std::to_string(r.expired)
+              + " sessions no server held expired (past their age or idle "
+                "limit)");
+  return r.expired;
+}
+
+/// The verdict for the client: never a path of the server's.
+storage::append_answer answer_of(const storage::result<storage::ok>& r) {
+  using storage::append_answer;
+  auto* err = std::get_if<storage::error>(&r);
+  if (!err)
+    return {};
+  switch (err->kind) {
+    case storage::error_kind::fenced:
+      return {append_answer::fenced, public_reason(*err)};
+    case storage::error_kind::limit:
+      return {append_answer::limit, public_reason(*err)};
+    default:
+      return {append_answer::failed, public_reason(*err)};
+  }
+}
+
 /// One transaction for everything queued; if it fails, each append is
 /// tried alone, so one bad append (a fenced session) fails only itself.
 void flush(self_ptr self) {
@@ -45,24 +81,40 @@ void flush(self_ptr self) {
                  ? std::string{"the session journal is not open yet"}
                  : st.cfg.unavailable;
     for (auto& p : batch)
-      p.promise.deliver(why);
+      p.promise.deliver(
+        storage::append_answer{storage::append_answer::failed, why});
     return;
   }
-  auto note = [&](const storage::result<storage::ok>& r) -> std::string {
-    if (auto* err = std::get_if<storage::error>(&r)) {
+  // Fenced and limit are answers, not faults of the journal.
+  auto note = [&](const storage::result<storage::ok>& r) {
+    auto answer = answer_of(r);
+    if (answer.kind == storage::append_answer::failed) {
       if (!st.failing)
-        TTM_LOG(error, "journal", "cannot write: " + describe(*err));
+        TTM_LOG(error, "journal",
+                "cannot write: " + describe(std::get<storage::error>(r)));
       st.failing = true;
-      return public_reason(*err);
+      return answer;
     }
-    if (st.failing)
+    if (answer.kind == storage::append_answer::stored && st.failing) {
       TTM_LOG(info, "journal", "writing again");
-    st.failing = false;
-    return {};
+      st.failing = false;
+    }
+    return answer;
   };
-  std::string error;
+  // At the directory's limit, sessions no server holds any more may be
+  // due: expire them and try once more.
+  auto append = [&](const std::vector<storage::event>& events) {
+    auto r = st.cfg.store->append(events);
+    if (auto* err = std::get_if<storage::error>(&r);
+        err && err->kind == storage::error_kind::limit) {
+      sweep_orphans(self);
+      r = st.cfg.store->append(events);
+    }
+    return r;
+  };
+  storage::append_answer answer;
   if (batch.size() == 1) {
-    error = note(st.cfg.store->append(batch.front().events));
+    answer = note(append(batch.front().events));
   } else {
     std::vector<storage::event> all;
     std::size_t n = 0;
@@ -74,24 +126,24 @@ void flush(self_ptr self) {
     auto r = st.cfg.store->append(all);
     if (std::holds_alternative<storage::error>(r)) {
       for (auto& p : batch) {
-        auto e = note(st.cfg.store->append(p.events));
-        if (e.empty()) {
+        auto a = note(append(p.events));
+        if (a.kind == storage::append_answer::stored) {
           ++st.commits;
           st.events += p.events.size();
         }
-        p.promise.deliver(std::move(e));
+        p.promise.deliver(std::move(a));
       }
       return;
     }
-    note(r);
+    answer = note(r);
   }
-  if (error.empty()) {
+  if (answer.kind == storage::append_answer::stored) {
     ++st.commits;
     for (const auto& p : batch)
       st.events += p.events.size();
   }
   for (auto& p : batch)
-    p.promise.deliver(error);
+    p.promise.deliver(answer);
 }
 
 /// Seconds, for the log.
@@ -147,7 +199,8 @@ bool try_open(self_ptr self) {
   return false;
 }
 
-/// Opens the store if asked to, and hands the transport what it recovered.
+/// Opens the store if asked to; tells the transport it works, expires what
+/// no server held while none ran, and starts the sweep and the purge.
 void open_store(self_ptr self) {
   auto& st = self->state;
   if (st.opened || !st.transport
@@ -161,32 +214,66 @@ void open_store(self_ptr self) {
     self->send(st.transport, fault_atom::value, st.cfg.unavailable);
     return;
   }
-  auto r = journal::recover(*st.cfg.store, st.cfg.limits, *st.cfg.clock);
-  if (!r.error.empty())
-    TTM_LOG(error, "journal", r.error);
-  auto live = std::count_if(r.sessions.begin(), r.sessions.end(),
-                            [](const auto& x) {
-                              return x.state
-                                     != storage::session_state::expired;
-                            });
-  TTM_LOG(info, "journal", "journal " + st.cfg.store->describe() + " ("
-                             + std::to_string(live) + " sessions recovered, "
-                             + std::to_string(r.expired)
-                             + " expired while the server was down)");
-  self->send(st.transport, recovered_atom::value, std::move(r.sessions));
+  // What expired while no server held it (all servers were down, or its
+  // client let go of it) expires now, before anyone can claim it.
+  auto expired = sweep_orphans(self);
+  auto open = st.cfg.store->open_sessions();
+  auto* n = std::get_if<std::size_t>(&open);
+  TTM_LOG(info, "journal", "journal " + st.cfg.store->describe()
+                             + " (instance "
+                             + std::to_string(st.cfg.store->instance()) + "; "
+                             + (n ? std::to_string(*n) : std::string{"?"})
+                             + " open sessions in the directory, "
+                             + std::to_string(expired)
+                             + " expired that no server held)");
+  self->send(st.transport, recovered_atom::value);
+  self->delayed_send(self, st.cfg.sweep_interval, sweep_atom::value);
   self->send(self, purge_atom::value);
+}
+
+storage::claim_result claim(self_ptr self, const storage::claim_request& req,
+                            std::string& error) {
+  auto& st = self->state;
+  open_store(self);
+  if (!st.cfg.store) {
+    error = st.cfg.unavailable.empty()
+              ? std::string{"the session journal is not open yet"}
+              : st.cfg.unavailable;
+    return {};
+  }
+  auto r = st.cfg.store->claim(req);
+  if (auto* err = std::get_if<storage::error>(&r)) {
+    TTM_LOG(error, "journal", "cannot claim: " + describe(*err));
+    error = public_reason(*err);
+    return {};
+  }
+  ++st.claims;
+  auto& out = std::get<storage::claim_result>(r);
+  if (out.outcome == storage::claim_result::loaded)
+    ++st.loads;
+  return std::move(out);
 }
 
 void purge(self_ptr self) {
   auto& st = self->state;
   if (!st.cfg.store || st.cfg.retention.count() == 0)
     return;
+  auto now = st.cfg.clock->wall_now();
+  auto interval = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    st.cfg.purge_interval)
+                    .count();
+  // Once per interval for the whole directory: 1 s short of it, so that
+  // this server's own next purge is never skipped for being early.
   auto r = st.cfg.store->purge_closed_before(
-    domain::to_ns(st.cfg.clock->wall_now() - st.cfg.retention));
+    domain::to_ns(now - st.cfg.retention), domain::to_ns(now),
+    interval > 1'000'000'000 ? interval - 1'000'000'000 : interval);
   if (auto* err = std::get_if<storage::error>(&r))
     TTM_LOG(warning, "journal", "history purge failed: " + describe(*err));
-  else if (auto n = std::get<std::size_t>(r); n > 0)
-    TTM_LOG(info, "journal", "purged " + std::to_string(n)
+  else if (auto n = std::get<std::optional<std::size_t>>(r); !n)
+    TTM_LOG(debug, "journal", "history purge skipped: another server on "
+                              "the directory purged recently");
+  else if (*n > 0)
+    TTM_LOG(info, "journal", "purged " + std::to_string(*n)
                                + " sessions closed more than "
                                + std::to_string(st.cfg.retention.count() / 24)
                                + " days ago");
@@ -202,12 +289,12 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
 
   return {
     [=](append_atom, std::vector<storage::event>& events)
-      -> caf::result<std::string> {
+      -> caf::result<storage::append_answer> {
       auto& st = self->state;
       // If an append comes before the delay is over; after a failed open
       // not before the next try is due (it fails fast meanwhile).
       open_store(self);
-      auto promise = self->make_response_promise<std::string>();
+      auto promise = self->make_response_promise<storage::append_answer>();
       st.batch.push_back({std::move(events), promise});
       // The flush queues behind every append already in the mailbox: under
       // load they share one transaction; alone, one waits for nothing.
@@ -218,6 +305,26 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       return promise;
     },
     [=](flush_atom) { flush(self); },
+    [=](claim_atom, const storage::claim_request& req) -> claim_reply {
+      claim_reply out;
+      out.result = claim(self, req, out.error);
+      return out;
+    },
+    [=](release_atom, const held_sessions& held) {
+      auto& st = self->state;
+      if (!st.cfg.store)
+        return;
+      auto r = st.cfg.store->release(held);
+      if (auto* err = std::get_if<storage::error>(&r))
+        TTM_LOG(warning, "journal",
+                "cannot let go of sessions (they expire when due anyway): "
+                  + describe(*err));
+    },
+    [=](sweep_atom) {
+      sweep_orphans(self);
+      self->delayed_send(self, self->state.cfg.sweep_interval,
+                         sweep_atom::value);
+    },
     [=](open_atom, const transport_actor& transport) {
       auto& st = self->state;
       if (!st.transport) {

@@ -31,8 +31,10 @@ struct journal_config {
   caf::timespan retry_first = std::chrono::seconds{1};
   caf::timespan retry_max = std::chrono::seconds{30};
   domain::clock_ptr clock;
-  /// Expiry limits for what it recovers.
+  /// Expiry limits for the sessions no live server holds.
   domain::tracking_limits limits;
+  /// How often it looks for those.
+  caf::timespan sweep_interval = std::chrono::minutes{1};
   /// How long after `open` the store is opened, unless an append needs it
   /// first: the server answers its first requests (a client's handshake)
   /// without SQLite's start-up work competing for the CPU.
@@ -49,13 +51,16 @@ struct journal_state {
   /// Appends waiting for the next flush (group commit).
   struct pending {
     std::vector<storage::event> events;
-    caf::typed_response_promise<std::string> promise;
+    caf::typed_response_promise<storage::append_answer> promise;
   };
   std::vector<pending> batch;
   bool flush_scheduled = false;
   /// `open` came (the transport to tell) / the store was opened.
   transport_actor transport;
   bool opened = false;
+  /// Claims answered and, of those, sessions loaded (taken over or read).
+  std::uint64_t claims = 0;
+  std::uint64_t loads = 0;
   /// Failed opens so far, the wait before the next try, and what the last
   /// one said (the log repeats only news).
   std::size_t failed_opens = 0;
@@ -75,7 +80,8 @@ struct journal_state {
 };
 
 /// The journal actor: owns the store, writes appends in batches (one
-/// transaction per flush), answers each append only once it is stored.
+/// transaction per flush), answers each append only once it is stored,
+/// answers claims, expires what no live server holds.
 /// Spawn it detached: storage I/O blocks its thread, never a worker's.
 journal_actor::behavior_type
 journal_behavior(journal_actor::stateful_pointer<journal_state> self,

@@ -75,8 +75,9 @@ using rpc_output = mcp::rpc_output;
 /// sessions. `expire` removes those past their limits and returns their ids;
 /// `evict` drops an ended one the supervisor reclaimed; `idle` (the
 /// supervisor's MCP-session idle timeout) ends the actor when it saw no
-/// frame for that long and has none in progress. `adopt` hands it tracking
-/// sessions recovered from the journal after a restart. `fault` says why
+/// frame for that long and has none in progress. `drop` (from the
+/// supervisor): another client actor of this server took that tracking
+/// session over from the journal. `fault` says why
 /// the journal cannot be opened (empty: it is open again), so that a
 /// session this actor does not hold answers STORAGE_UNAVAILABLE meanwhile.
 using client_actor = caf::typed_actor<
@@ -84,7 +85,7 @@ using client_actor = caf::typed_actor<
   caf::replies_to<expire_atom>::with<std::vector<std::string>>,
   caf::reacts_to<evict_atom, std::string>,
   caf::reacts_to<idle_atom, caf::timespan>,
-  caf::reacts_to<adopt_atom, std::vector<storage::stored_session>>,
+  caf::reacts_to<drop_atom, std::string>,
   caf::reacts_to<fault_atom, std::string>>;
 
 /// Global limits. Admits client actors (`admit` client + whether it ends
@@ -127,12 +128,10 @@ using supervisor_actor = caf::typed_actor<
 ///  - call: a 2026-07-28 request (HTTP) from PRINCIPAL, for PRINCIPAL's
 ///    client actor (created on demand, not counted as an MCP session), which
 ///    owns every tracking session that principal started in that era.
-///  - recovered: the journal's sessions from before a restart (once, when
-///    the journal opened); until then frames naming a session_id wait.
-///  - fault: the journal cannot be opened (why; it keeps trying): frames
-///    naming a session_id go on, and their client actors, told `fault`,
-///    answer STORAGE_UNAVAILABLE for the sessions they do not hold, until
-///    `recovered` comes.
+///  - recovered: the journal opened (after a `fault`: it works again).
+///  - fault: the journal cannot be opened (why; it keeps trying): client
+///    actors, told `fault`, answer STORAGE_UNAVAILABLE for the sessions
+///    they do not hold, until `recovered` comes.
 /// The transport keeps a directory of tracking sessions (id -> owning
 /// route) from what client actors report with their replies.
 /// A route whose client actor ends (idle, crash) is forgotten: its eof sink
@@ -146,21 +145,38 @@ using transport_actor = caf::typed_actor<
                  sink_ptr>,
   caf::reacts_to<end_atom, std::string, std::string, sink_ptr>,
   caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>,
-  caf::reacts_to<recovered_atom, std::vector<storage::stored_session>>,
+  caf::reacts_to<recovered_atom>,
   caf::reacts_to<fault_atom, std::string>>;
 
-/// Writes tracking-session events to storage (see storage/store.hpp) on its
-/// own thread. `append` answers with an empty string once the events are
-/// stored, or with why they are not (nothing of them is). Appends that
+/// The journal's answer to a claim: `error` not empty when the journal
+/// could not be read (then `result` means nothing).
+struct claim_reply {
+  storage::claim_result result;
+  std::string error;
+};
+
+/// (session id, epoch) of sessions a client actor lets go of.
+using held_sessions = std::vector<std::pair<std::string, std::int64_t>>;
+
+/// Owns the storage (see storage/store.hpp), on its own thread. `append`
+/// answers once the events are stored, or why they are not (nothing of
+/// them is; `fenced`: a session was claimed meanwhile). Appends that
 /// arrive together share one transaction (`flush`, sent to itself: group
-/// commit). `purge`, every day, drops history past its retention. `open`
-/// (from main, first) opens the store, recovers its sessions for the given
-/// transport, and starts the purge: on the journal's thread, off the
-/// start-up path. While the store cannot be opened it says so to the
-/// transport (`fault`) and sends itself `open` again, with backoff.
+/// commit). `claim` checks or takes over a session for a client actor and
+/// loads its latest state; `release` lets go of sessions a client actor
+/// held when it ends. `sweep` (every minute, to itself) expires the open
+/// sessions no live server holds; `purge` (daily) drops history past its
+/// retention, once per day for the whole directory. `open` (from main,
+/// first) opens the store for the given transport, off the start-up path;
+/// while it cannot be opened it says so to the transport (`fault`) and
+/// sends itself `open` again, with backoff.
 using journal_actor = caf::typed_actor<
-  caf::replies_to<append_atom, std::vector<storage::event>>::with<std::string>,
+  caf::replies_to<append_atom, std::vector<storage::event>>::with<
+    storage::append_answer>,
+  caf::replies_to<claim_atom, storage::claim_request>::with<claim_reply>,
+  caf::reacts_to<release_atom, held_sessions>,
   caf::reacts_to<flush_atom>,
+  caf::reacts_to<sweep_atom>,
   caf::reacts_to<purge_atom>,
   caf::reacts_to<open_atom, transport_actor>>;
 
@@ -185,7 +201,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, message& x) {
   return f(caf::meta::type_name("message"), x.kind, x.id, x.method, x.params,
            x.error_code, x.error_message, x.meta, x.name, x.handle,
-           x.awaits_recovery);
+           x.lookup);
 }
 
 template <class Inspector>
@@ -215,7 +231,19 @@ typename Inspector::result_type inspect(Inspector& f, stamp& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, event& x) {
   return f(caf::meta::type_name("event"), x.kind, x.session_id, x.principal,
-           x.task_id, x.at, x.payload);
+           x.task_id, x.epoch, x.at, x.payload);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, claim_request& x) {
+  return f(caf::meta::type_name("claim_request"), x.session_id,
+           x.idempotency_key, x.principal, x.scope, x.since_wall_ns,
+           x.known_epoch);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, append_answer& x) {
+  return f(caf::meta::type_name("append_answer"), x.kind, x.error);
 }
 
 } // namespace ttm::storage
@@ -233,5 +261,7 @@ typename Inspector::result_type inspect(Inspector& f, rpc_output& x) {
 // A sink is a local callback handle; it never crosses a process boundary.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::sink_ptr)
 
-// Recovered sessions go from the transport to one client actor, in process.
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<ttm::storage::stored_session>)
+// A claimed session's state goes from the journal to one client actor, and
+// what it lets go of back, in process.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::claim_reply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::held_sessions)

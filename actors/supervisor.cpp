@@ -323,16 +323,23 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
     [=](slots_atom) -> std::uint64_t { return self->state.slots.size(); },
     [=](adopt_atom, const std::vector<std::string>& ids,
         const client_actor& owner) {
-      // Sessions recovered from the journal were admitted before the
-      // restart: they take their slots back even past the cap (which a
-      // smaller --max-tracking-sessions may now put below their number).
-      if (self->state.clients.count(owner.address()) == 0)
+      // Sessions taken over from the journal were admitted when they
+      // started: they take their slots even past the cap (the directory's
+      // count of open sessions is what the cap promises). Another client
+      // actor here that held one lets go of its copy.
+      auto& st = self->state;
+      if (st.clients.count(owner.address()) == 0)
         return;
-      for (const auto& id : ids)
+      for (const auto& id : ids) {
+        if (auto i = st.slots.find(id);
+            i != st.slots.end() && i->second.owner != owner.address())
+          if (auto o = st.owners.find(i->second.owner); o != st.owners.end())
+            self->send(o->second.handle, drop_atom::value, id);
         grant(self, id, owner);
+      }
       if (self->state.slots.size() > self->state.cfg.max_sessions)
         TTM_LOG(warning, "supervisor",
-                "recovered tracking sessions hold "
+                "tracking sessions taken over from the journal hold "
                   + std::to_string(self->state.slots.size())
                   + " slots, above the limit of "
                   + std::to_string(self->state.cfg.max_sessions));

@@ -2,7 +2,6 @@
 
 #include "actors/client.hpp"
 #include "domain/ids.hpp"
-#include "journal/codec.hpp"
 #include "log.hpp"
 
 #include <caf/all.hpp>
@@ -44,11 +43,6 @@ using route_iter = std::unordered_map<std::string, route_state>::iterator;
 void erase_route(self_ptr self, route_iter i,
                  caf::exit_reason why = caf::exit_reason::user_shutdown) {
   auto& r = i->second;
-  // Recovered sessions it never got (refused admission) wait for the next.
-  for (auto& s : r.to_adopt) {
-    auto id = s.session_id;
-    self->state.recovered.emplace(std::move(id), std::move(s));
-  }
   for (const auto& id : r.owned)
     self->state.directory.erase(id);
   if (r.client) {
@@ -160,86 +154,14 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
       });
 }
 
-/// Hands recovered sessions to route `key`'s admitted client actor (before
-/// any frame that names them: messages from one sender arrive in order).
-void send_adoptions(self_ptr self, const std::string& key) {
-  auto& r = self->state.routes[key];
-  if (r.to_adopt.empty() || !r.admitted)
-    return;
-  for (const auto& s : r.to_adopt) {
-    TTM_LOG(info, "transport", "recovered session "
-                                 + domain::log_id(s.session_id)
-                                 + " re-bound to route '" + loggable(key)
-                                 + "'");
-    r.owned.insert(s.session_id);
-    self->state.directory[s.session_id] = key;
-  }
-  self->send(r.client, adopt_atom::value, std::move(r.to_adopt));
-  r.to_adopt.clear();
-}
-
-/// stdio: route `key`'s client gets every recovered session, oldest first.
-void adopt_everything(self_ptr self, const std::string& key) {
-  auto& rec = self->state.recovered;
-  if (rec.empty())
-    return;
-  auto& r = self->state.routes[key];
-  for (auto& [id, s] : rec)
-    r.to_adopt.push_back(std::move(s));
-  rec.clear();
-  std::sort(r.to_adopt.begin(), r.to_adopt.end(),
-            [](const auto& a, const auto& b) {
-              return a.started_wall_ns < b.started_wall_ns;
-            });
-}
-
-/// Takes the recovered sessions a frame names, if they belong to the
-/// route's principal; another principal's stay where they are (its call
-/// then gets SESSION_NOT_FOUND, as for any id it does not own).
-void claim_recovered(self_ptr self, const std::string& key,
-                     const protocol::frame& f) {
-  auto& rec = self->state.recovered;
-  if (rec.empty())
-    return;
-  auto& r = self->state.routes[key];
-  for (const auto& m : f.messages) {
-    if (m.handle.empty())
-      continue;
-    auto i = rec.find(std::string{m.handle});
-    if (i == rec.end() || i->second.principal != r.principal_name)
-      continue;
-    // A principal's route holds 2026-07-28 sessions; an MCP session holds
-    // 2025 ones: the other era never gets them, as before the restart.
-    bool modern = journal::era_of(i->second) == protocol::era::modern;
-    if (modern != r.principal)
-      continue;
-    r.to_adopt.push_back(std::move(i->second));
-    rec.erase(i);
-  }
-  send_adoptions(self, key);
-}
-
-/// Whether a frame names a tracking session (a `session_id` argument) or
-/// looks one up by its idempotency key: either may be a recovered one.
-bool names_session(const protocol::frame& f) {
-  return std::any_of(f.messages.begin(), f.messages.end(), [](const auto& m) {
-    return !m.handle.empty() || m.awaits_recovery;
-  });
-}
-
 /// Forwards route `key`'s waiting frames, in order, once it is admitted.
-/// While the journal's recovery is pending, a frame naming a session stops
-/// the queue: its session may be among those about to be recovered.
 void drain_backlog(self_ptr self, const std::string& key) {
   auto& r = self->state.routes[key];
   if (!r.admitted)
     return;
   while (!r.backlog.empty()) {
-    if (self->state.recovering && names_session(r.backlog.front().first))
-      return;
     auto [f, sink] = std::move(r.backlog.front());
     r.backlog.pop_front();
-    claim_recovered(self, key, f);
     forward(self, key, std::move(f), std::move(sink));
   }
 }
@@ -251,8 +173,6 @@ void admit(self_ptr self, const std::string& key) {
   r.client = self->spawn(client_behavior, std::move(client_cfg),
                          self->state.cfg.supervisor,
                          self->state.cfg.journal);
-  if (self->state.cfg.adopt_all)
-    adopt_everything(self, key);
   // A client actor may end on its own (idle timeout, crash): then its route
   // must go too, or it would answer -32603 forever.
   self->monitor(r.client);
@@ -300,7 +220,6 @@ void admit(self_ptr self, const std::string& key) {
           return;
         }
         r.admitted = true;
-        send_adoptions(self, key);
         drain_backlog(self, key);
         maybe_finish(self, key);
       },
@@ -341,17 +260,6 @@ bool routable(self_ptr self, const std::string& key,
   return false;
 }
 
-/// Forwards what every route holds back (the journal's answer came).
-void drain_all(self_ptr self) {
-  std::vector<std::string> keys;
-  for (const auto& [key, r] : self->state.routes)
-    keys.push_back(key);
-  for (const auto& key : keys) {
-    drain_backlog(self, key);
-    maybe_finish(self, key);
-  }
-}
-
 /// Tells every client actor, and those yet to come, why the journal cannot
 /// be opened (empty: it is open again). Sent before any later frame, so a
 /// frame meets the news it came after.
@@ -383,8 +291,6 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
                    transport_config cfg) {
   self->set_default_handler(caf::drop);
   self->state.cfg = std::move(cfg);
-  // The journal sends what it recovered once its store is open.
-  self->state.recovering = static_cast<bool>(self->state.cfg.journal);
   // On shutdown take every client actor along.
   self->set_exit_handler([=](const caf::exit_msg& msg) {
     for (auto& [key, r] : self->state.routes)
@@ -475,28 +381,11 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
       route_frame(self, key, std::move(f), std::move(sink));
     },
     [=](fault_atom, std::string& reason) {
-      auto& st = self->state;
-      st.recovering = false;
       set_storage_fault(self, std::move(reason));
-      drain_all(self);
     },
-    [=](recovered_atom, std::vector<storage::stored_session>& sessions) {
-      auto& st = self->state;
-      st.recovering = false;
-      if (!st.cfg.client.storage_fault.empty())
+    [=](recovered_atom) {
+      if (!self->state.cfg.client.storage_fault.empty())
         set_storage_fault(self, {});
-      for (auto& s : sessions) {
-        auto id = s.session_id;
-        st.recovered.emplace(std::move(id), std::move(s));
-      }
-      // stdio: the one client (already there, or at its admission) adopts
-      // everything.
-      if (st.cfg.adopt_all && !st.recovered.empty() && !st.routes.empty()) {
-        auto key = st.routes.begin()->first;
-        adopt_everything(self, key);
-        send_adoptions(self, key);
-      }
-      drain_all(self);
     },
     [=](eof_atom, const std::string& key, sink_ptr& sink) {
       auto i = self->state.routes.find(key);

@@ -19,10 +19,6 @@ struct transport_config {
   supervisor_actor supervisor;
   /// Invalid with --ephemeral (then `client.journal` is false).
   journal_actor journal;
-  /// stdio: the first (only) client actor adopts every recovered session.
-  /// HTTP: a session is re-bound to the first route of its principal that
-  /// names it (`session_id`).
-  bool adopt_all = false;
 };
 
 /// One routing key (the stdio connection, an Mcp-Session-Id) and the client
@@ -36,10 +32,8 @@ struct route_state {
   /// A principal's route (`call`): not counted as an MCP session.
   bool principal = false;
   /// Whose route this is (bearer-token name or "local"): its client actor
-  /// records it with the sessions it starts and may adopt theirs.
+  /// records it with the sessions it starts and may take theirs over.
   std::string principal_name = "local";
-  /// Recovered sessions for its client actor, sent once it is admitted.
-  std::vector<storage::stored_session> to_adopt;
   /// Tracking sessions of this route's client actor, in the directory.
   std::unordered_set<std::string> owned;
   /// Frames that arrived while the supervisor was deciding on admission.
@@ -69,10 +63,6 @@ struct transport_state {
   /// The directory: tracking session id -> the route whose client actor
   /// owns it. Follows what client actors report with their replies.
   std::unordered_map<std::string, std::string> directory;
-  /// Recovered sessions no client actor has adopted yet, by id.
-  std::unordered_map<std::string, storage::stored_session> recovered;
-  /// The journal has not sent its recovered sessions yet.
-  bool recovering = false;
   static inline const char* name = "ttm.transport";
 };
 

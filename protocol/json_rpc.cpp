@@ -163,7 +163,7 @@ void read_params(const rapidjson::Value& params, message& msg,
            u != params.MemberEnd() && u->value.IsString())
     msg.name = view(u->value);
   const auto& lift = opts.handle_argument;
-  const auto& waits = opts.recovery_argument;
+  const auto& lookup = opts.lookup_argument;
   if (auto a = params.FindMember("arguments");
       a != params.MemberEnd() && a->value.IsObject()) {
     if (!lift.empty())
@@ -171,9 +171,11 @@ void read_params(const rapidjson::Value& params, message& msg,
             lift.data(), static_cast<rapidjson::SizeType>(lift.size())));
           h != a->value.MemberEnd() && h->value.IsString())
         msg.handle = view(h->value);
-    if (!waits.empty())
-      msg.awaits_recovery = a->value.HasMember(rapidjson::StringRef(
-        waits.data(), static_cast<rapidjson::SizeType>(waits.size())));
+    if (!lookup.empty())
+      if (auto k = a->value.FindMember(rapidjson::StringRef(
+            lookup.data(), static_cast<rapidjson::SizeType>(lookup.size())));
+          k != a->value.MemberEnd() && k->value.IsString())
+        msg.lookup = view(k->value);
   }
   auto m = params.FindMember("_meta");
   if (m == params.MemberEnd() || !m->value.IsObject())

@@ -78,10 +78,9 @@ struct message {
   /// what the application routes by (the MCP layer names the tracking
   /// session's argument, see mcp/wire.hpp); empty when none was asked for.
   std::string handle;
-  /// `params.arguments` has `<decode_options::recovery_argument>`: the call
-  /// looks up state a restart may still be recovering (an idempotency key),
-  /// so it waits for recovery like a call naming a session.
-  bool awaits_recovery = false;
+  /// `params.arguments.<decode_options::lookup_argument>` when a string: a
+  /// second way to name state (an idempotency key), looked up like a handle.
+  std::string lookup;
 };
 
 /// The decoded content of one frame (a stdio line or an HTTP body).
@@ -102,9 +101,8 @@ struct decode_options {
   /// A string argument `params.arguments.<name>` copied into
   /// `message::handle`; empty: none.
   std::string_view handle_argument;
-  /// An argument whose presence sets `message::awaits_recovery`; empty:
-  /// none.
-  std::string_view recovery_argument;
+  /// A string argument copied into `message::lookup`; empty: none.
+  std::string_view lookup_argument;
 };
 
 /// Decodes a frame. Never throws; malformed input becomes error values.

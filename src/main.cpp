@@ -225,8 +225,10 @@ void lock_journal(const config& cfg, prepared_config& p) {
                                            : storage::sync_mode::full;
   opts.instance = std::string{"time-tracker-mcp "} + TTM_VERSION + " pid "
                   + std::to_string(::getpid());
-  // A client restarting its server, or probing with a process of its own
-  // first, gets the directory as soon as the previous process exits.
+  opts.max_open_sessions = cfg.tracking.max_sessions;
+  // Servers of this version share the directory; one of an older version
+  // holds it alone, and a client restarting such a server gets the
+  // directory as soon as it exits.
   opts.lock_wait = std::chrono::seconds{2};
   auto locked = storage::lock_data_dir(opts);
   std::shared_ptr<storage::dir_lock> lock;
@@ -291,11 +293,11 @@ struct graph {
   actors::transport_actor transport;
 };
 
-/// Spawns and wires the graph. `http`: many clients, idle MCP sessions end,
-/// and a recovered session waits for the first MCP session of its principal
-/// that names it; stdio: the one client adopts every recovered session.
-/// The journal is told to open (and recover, on its own thread, after its
-/// open_delay) before any input is read, so that comes first in its mailbox.
+/// Spawns and wires the graph. `http`: many clients, idle MCP sessions end;
+/// stdio: one client. Either way a tracking session in the journal is taken
+/// over by the first client of its owner that names it.
+/// The journal is told to open (on its own thread, after its open_delay)
+/// before any input is read, so that comes first in its mailbox.
 graph spawn_graph(caf::actor_system& sys, const config& cfg,
                   prepared_config& p, bool http) {
   graph g;
@@ -304,7 +306,7 @@ graph spawn_graph(caf::actor_system& sys, const config& cfg,
   g.journal = spawn_journal(sys, cfg, p);
   g.transport = sys.spawn(
     actors::transport_behavior,
-    actors::transport_config{p.client, g.supervisor, g.journal, !http});
+    actors::transport_config{p.client, g.supervisor, g.journal});
   if (g.journal)
     caf::anon_send(g.journal, actors::open_atom::value, g.transport);
   return g;

@@ -285,6 +285,20 @@ void tracker::erase(const std::string& id) {
   sessions_.erase(i);
 }
 
+void tracker::drop(const std::string& id) {
+  std::string gone = id; // `id` may be the session's own string
+  erase(gone);
+  expired_.erase(gone);
+}
+
+std::vector<std::string> tracker::open_ids() const {
+  std::vector<std::string> out;
+  for (const auto& [id, s] : sessions_)
+    if (!s.ended())
+      out.push_back(id);
+  return out;
+}
+
 tracking_session* tracker::find_by_key(const std::string& key) {
   auto k = keys_.find(key);
   return k == keys_.end() ? nullptr : find(k->second);

@@ -276,6 +276,15 @@ public:
   void remember_expired(const std::string& id) {
     forget(id);
   }
+  /// Lets go of `id` without a trace (no change recorded, not remembered as
+  /// expired): another holder took it over, or a newer copy replaces it.
+  void drop(const std::string& id);
+  /// Whether `id` is remembered as expired here (not held any more).
+  bool remembers_expired(const std::string& id) const {
+    return expired_.count(id) > 0;
+  }
+  /// The ids of the open sessions held, in no particular order.
+  std::vector<std::string> open_ids() const;
 
   /// While `reason` is not empty, an id this tracker does not hold answers
   /// STORAGE_UNAVAILABLE, not SESSION_NOT_FOUND: the journal that would

@@ -83,10 +83,24 @@ rpc_step session::handle(const protocol::frame& in) {
   return run_job();
 }
 
+void session::next_message(job& j) {
+  ++j.next;
+  j.claimed = false;
+  j.fenced_retries = 0;
+}
+
 rpc_step session::run_job() {
   auto& j = *job_;
-  for (; j.next < j.frame.messages.size(); ++j.next) {
+  for (; j.next < j.frame.messages.size(); next_message(j)) {
     const auto& msg = j.frame.messages[j.next];
+    if (!j.claimed) {
+      j.claimed = true;
+      if (auto req = claim_for(msg)) {
+        rpc_step step;
+        step.claim = std::move(req);
+        return step;
+      }
+    }
     std::string reply;
     if (j.frame.batch && msg.kind == protocol::message::request
         && msg.method == "initialize")
@@ -100,6 +114,7 @@ rpc_step session::run_job() {
       step.slot_for = j.paused.slot_id;
       step.expired = take_expired();
       step.ended = tracker_.take_ended();
+      step.adopted = std::exchange(adopted_, {});
       return step;
     }
     rpc_step step;
@@ -143,114 +158,19 @@ rpc_step session::resume(const domain::slot_answer& slot) {
   rpc_step step;
   if (hold_for_journal(j, std::move(reply), step))
     return step;
-  ++j.next;
+  next_message(j);
   return run_job();
 }
 
-bool session::hold_for_journal(job& j, std::string reply,
-                               rpc_step& step) {
-  auto changes = tracker_.take_changes();
-  if (changes.empty()) {
-    if (!reply.empty())
-      j.replies.push_back(std::move(reply));
-    return false;
-  }
-  j.held_reply = std::move(reply);
-  j.held_updates = false;
-  j.held_started.clear();
-  for (const auto& c : changes) {
-    if (c.kind != domain::change::session_expired)
-      j.held_updates = true;
-    if (c.kind == domain::change::session_started)
-      j.held_started.push_back(c.session_id);
-  }
-  // Slots and ends are reported only once the journal decided: an end that
-  // is undone must not make its session reclaimable.
-  step.journal = to_events(std::move(changes));
-  return true;
-}
-
-std::vector<storage::event>
-session::to_events(std::vector<domain::change> changes) {
-  std::vector<storage::event> out;
-  out.reserve(changes.size());
-  // The era of the request that made them: after a restart only a client
-  // of that era takes a session over.
-  const auto era = mode_.modern ? protocol::era::modern : protocol::era::legacy;
-  for (const auto& c : changes)
-    out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era));
-  return out;
-}
-
-rpc_step session::resume_journal(const std::string& error) {
-  if (!job_ || job_->next >= job_->frame.messages.size())
-    throw std::logic_error("session::resume_journal without a paused "
-                           "message");
-  auto& j = *job_;
-  const auto& msg = j.frame.messages[j.next];
-  auto reply = std::move(j.held_reply);
-  if (error.empty() || !j.held_updates) {
-    if (!error.empty())
-      TTM_LOG(warning, "journal", "an expiry was not recorded (it is "
-                                  "redone at the next start): " + error);
-    tracker_.commit();
-  } else {
-    tracker_.rollback();
-    // Sessions this call started are gone again: free their slots.
-    for (const auto& id : j.held_started) {
-      auto c = std::find(created_.begin(), created_.end(), id);
-      if (c != created_.end())
-        created_.erase(c);
-      released_.push_back(id);
-    }
-    TTM_LOG(error, "journal", "request " + msg.id.json
-                                + " refused, nothing changed: " + error);
-    mode_ = mode_for(msg);
-    result_builder b{msg.id, stamp()};
-    write_tool_call(
-      b.writer(),
-      tools::encode_tool_error(
-        {"STORAGE_UNAVAILABLE",
-         "The session journal cannot record this change, so nothing was "
-         "changed: "
-           + error
-           + ". time_get_current still works; retry once the server's "
-             "storage is fixed (see its log)."}),
-      true);
-    reply = b.finish();
-  }
-  j.held_started.clear();
-  if (!reply.empty())
-    j.replies.push_back(std::move(reply));
-  ++j.next;
-  return run_job();
-}
-
-std::vector<storage::event> session::close_all() {
-  tracker_.close_all(domain::now_of(*cfg_.clock), "closed");
-  return take_journal();
-}
-
-std::vector<storage::event> session::take_journal() {
-  if (!tracker_.recording())
-    return {};
-  // Only expiry happens outside a frame, and it has nothing to undo: a
-  // paused frame's undo log stays as it is.
-  return to_events(tracker_.take_changes());
-}
-
-session::adopted
-session::adopt(const std::vector<storage::stored_session>& sessions) {
-  std::vector<std::string> problems;
-  adopted out;
-  out.ids = journal::replay(tracker_, sessions, *cfg_.clock, cfg_.local_zone,
-                           problems);
-  for (const auto& p : problems)
-    TTM_LOG(error, "journal", "cannot recover " + p);
-  for (const auto& id : out.ids)
-    created_.push_back(id);
-  out.ended = tracker_.take_ended();
-  return out;
+std::string session::tool_error_reply(const protocol::message& msg,
+                                      const std::string& code,
+                                      const std::string& text) {
+  result_builder b{msg.id, stamp()};
+  tools::tool_error err{code, text};
+  if (code == "LIMIT_REACHED")
+    err.limit = "max_tracking_sessions";
+  write_tool_call(b.writer(), tools::encode_tool_error(err), true);
+  return b.finish();
 }
 
 rpc_step session::finish_step(rpc_output out) {
@@ -258,6 +178,7 @@ rpc_step session::finish_step(rpc_output out) {
   step.expired = take_expired();
   append(step.expired, std::exchange(released_, {}));
   step.ended = tracker_.take_ended();
+  step.adopted = std::exchange(adopted_, {});
   append(out.created, std::exchange(created_, {}));
   append(out.gone, std::exchange(gone_, {}));
   step.output = std::move(out);
@@ -276,6 +197,7 @@ void session::evict(const std::string& session_id) {
   TTM_LOG(info, "tracking", "ended session " + domain::log_id(session_id)
                               + " dropped to make room for a new one");
   tracker_.evict(session_id);
+  epochs_.erase(session_id);
   gone_.push_back(session_id);
 }
 

@@ -14,7 +14,10 @@
 
 #include <chrono>
 #include <optional>
+#include <cstdint>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ttm::mcp {
@@ -54,9 +57,15 @@ struct rpc_step {
   /// Not empty: write these events to the journal, then call
   /// `resume_journal` with the outcome; the reply waits for it.
   std::vector<storage::event> journal;
+  /// Set: ask the journal for the latest state of the session the next
+  /// call names (claiming it if need be), then call `resume_claim`.
+  std::optional<storage::claim_request> claim;
+  /// Tracking sessions taken over from the journal in this step: their
+  /// global slots are this client's now.
+  std::vector<std::string> adopted;
 
   bool waiting() const noexcept {
-    return !slot_for.empty() || !journal.empty();
+    return !slot_for.empty() || !journal.empty() || claim.has_value();
   }
 };
 
@@ -77,10 +86,20 @@ public:
   /// Continues the paused frame with the supervisor's answer.
   rpc_step resume(const domain::slot_answer& slot);
 
-  /// Continues the frame paused for the journal: `error` empty when the
-  /// events are stored. Otherwise the call's changes are undone and it
-  /// fails with STORAGE_UNAVAILABLE (an expiry alone stands).
-  rpc_step resume_journal(const std::string& error);
+  /// Continues the frame paused for the journal. Not stored: the call's
+  /// changes are undone (an expiry alone stands); it fails with
+  /// STORAGE_UNAVAILABLE or LIMIT_REACHED, or, `fenced` (its session was
+  /// claimed meanwhile), runs again on the session's latest state.
+  rpc_step resume_journal(const storage::append_answer& answer);
+
+  /// Continues the frame paused for a claim with the journal's answer
+  /// (`error` not empty: the journal could not be read).
+  rpc_step resume_claim(const storage::claim_result& r,
+                        const std::string& error);
+
+  /// The open sessions this client holds and their epochs: what it lets go
+  /// of in the journal when it ends without ending them.
+  std::vector<std::pair<std::string, std::int64_t>> held() const;
 
   /// Changes made outside a frame (the expiry sweep), for the journal.
   std::vector<storage::event> take_journal();
@@ -88,14 +107,6 @@ public:
   /// The client ended its MCP session (HTTP DELETE): its tracking sessions
   /// end with it; returns their expiry for the journal.
   std::vector<storage::event> close_all();
-
-  /// Takes over sessions recovered from the journal (after a restart).
-  /// Problems are logged.
-  struct adopted {
-    std::vector<std::string> ids;   ///< now held
-    std::vector<std::string> ended; ///< of those, the ended ones
-  };
-  adopted adopt(const std::vector<storage::stored_session>& sessions);
 
   /// The supervisor's sweep (or its search for room): removes tracking
   /// sessions past their age or idle limit and returns their ids.
@@ -109,6 +120,10 @@ public:
 
   /// The supervisor dropped this ended session to make room.
   void evict(const std::string& session_id);
+
+  /// Another client of this server took the session over: let go of it
+  /// (no trace, nothing journaled).
+  void drop(const std::string& session_id);
 
   const domain::tracker& tracker() const noexcept {
     return tracker_;
@@ -167,7 +182,23 @@ private:
     std::string held_reply;
     bool held_updates = false;
     std::vector<std::string> held_started;
+    /// The current message's session was checked with the journal; how
+    /// often it ran again after its write was fenced.
+    bool claimed = false;
+    int fenced_retries = 0;
   };
+
+  /// On to the next message of the current job.
+  static void next_message(job& j);
+  /// The claim the current message needs before it runs, if any.
+  std::optional<storage::claim_request>
+  claim_for(const protocol::message& msg);
+  /// Takes a session the journal loaded into the tracker.
+  void take_over(const storage::stored_session& s);
+  /// A tool error reply for the current message, outside the tool.
+  std::string tool_error_reply(const protocol::message& msg,
+                               const std::string& code,
+                               const std::string& text);
 
   /// After a message: sends its changes to the journal (true: paused,
   /// `step` filled) or keeps its reply.
@@ -224,6 +255,11 @@ private:
   std::vector<std::string> gone_;
   /// Slots to give back: sessions whose start the journal refused.
   std::vector<std::string> released_;
+  /// Sessions taken over from the journal since the last step.
+  std::vector<std::string> adopted_;
+  /// The journal epoch at which each held session is held (see
+  /// storage::store::claim): every write carries it.
+  std::unordered_map<std::string, std::int64_t> epochs_;
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).
   std::optional<protocol::log_level> client_log_level_;

@@ -10,17 +10,17 @@
 
 namespace ttm::mcp {
 
-/// The tool argument naming a tracking session: the transport routes a
-/// call to the client actor that owns that session (`message::handle`).
+/// The tool argument naming a tracking session (`message::handle`): before
+/// such a call runs, its client makes sure it holds the latest state.
 inline constexpr std::string_view routing_argument = "session_id";
 
-/// The tool argument that looks a session up by something other than its
-/// id (time_session_start's idempotency key): such a call waits, like one
-/// naming a session, until the journal's recovery is done.
-inline constexpr std::string_view recovery_argument = "idempotency_key";
+/// The tool argument that finds a session by something other than its id
+/// (time_session_start's idempotency key, `message::lookup`): looked up in
+/// the journal too, like a session id.
+inline constexpr std::string_view lookup_argument = "idempotency_key";
 
 inline constexpr protocol::decode_options frame_options{routing_argument,
-                                                        recovery_argument};
+                                                        lookup_argument};
 
 /// Decodes one frame (a stdio line, an HTTP body).
 inline protocol::frame decode(std::string_view text) {

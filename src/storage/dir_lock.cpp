@@ -50,20 +50,34 @@ std::string holder_pid(int fd) {
   return pid.empty() ? "unknown" : pid;
 }
 
-/// The exclusive flock on <dir>/lock, held for the store's lifetime: the
-/// kernel drops it when the process dies, however it dies. Tried for up to
-/// `wait`: a client that restarts its server (or probes it with a process
-/// of its own first) gets the directory once the previous one exited.
-result<unique_fd> lock_dir(const fs::path& dir,
+struct locked_fd {
+  unique_fd fd;
+  bool alone = false;
+};
+
+/// The flock on <dir>/lock, held for the store's lifetime: the kernel drops
+/// it when the process dies, however it dies. Exclusive when nobody else
+/// holds it, else shared; tried for up to `wait` while a server of an older
+/// version holds it exclusively (a client restarting such a server gets the
+/// directory once it exited). Another server of this version in the middle
+/// of `share` holds it exclusively for a moment too.
+result<locked_fd> lock_dir(const fs::path& dir,
                            std::chrono::milliseconds wait) {
   auto path = dir / "lock";
   unique_fd fd{::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)};
   if (fd.get() < 0)
     return errno_error(errno, "cannot create the lock file", path.string());
   auto deadline = std::chrono::steady_clock::now() + wait;
+  bool alone = false;
   int rc = 0;
   for (;;) {
     rc = ::flock(fd.get(), LOCK_EX | LOCK_NB);
+    if (rc == 0) {
+      alone = true;
+      break;
+    }
+    if (errno == EWOULDBLOCK)
+      rc = ::flock(fd.get(), LOCK_SH | LOCK_NB);
     if (rc == 0)
       break;
     if (errno == EINTR)
@@ -76,18 +90,34 @@ result<unique_fd> lock_dir(const fs::path& dir,
     if (errno != EWOULDBLOCK)
       return errno_error(errno, "cannot lock", path.string());
     return error{error_kind::locked,
-                 "another time-tracker-mcp (pid " + holder_pid(fd.get())
-                   + ") is using the data directory " + dir.string()
-                   + "; stop it, or start this one with --data-dir DIR or"
-                     " --ephemeral"};
+                 "a time-tracker-mcp of an older version (pid "
+                   + holder_pid(fd.get())
+                   + ") holds the data directory " + dir.string()
+                   + " for itself; stop it (or upgrade it: servers of this "
+                     "version share a directory), or start this one with "
+                     "--data-dir DIR or --ephemeral"};
   }
-  // For the message above in the next server; the lock works without it.
-  auto pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd.get(), 0) != 0
-      || ::pwrite(fd.get(), pid.data(), pid.size(), 0)
-           != static_cast<ssize_t>(pid.size()))
-    return errno_error(errno, "cannot write the lock file", path.string());
-  return fd;
+  if (alone) {
+    // For the message above in an older server; the lock works without it.
+    auto pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd.get(), 0) != 0
+        || ::pwrite(fd.get(), pid.data(), pid.size(), 0)
+             != static_cast<ssize_t>(pid.size()))
+      return errno_error(errno, "cannot write the lock file", path.string());
+  }
+  return locked_fd{std::move(fd), alone};
+}
+
+/// One byte of the lock file per store instance: F_OFD_* locks belong to
+/// the open file description, so they never mix with the flock above, and
+/// two stores in one process (tests) see each other like two processes.
+struct flock instance_range(std::int64_t n, short type) {
+  struct flock fl{};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(n);
+  fl.l_len = 1;
+  return fl;
 }
 
 result<dir_lock> lock_impl(const std::string& data_dir,
@@ -109,18 +139,24 @@ result<dir_lock> lock_impl(const std::string& data_dir,
   auto lock = lock_dir(dir, wait);
   if (auto err = std::get_if<error>(&lock))
     return std::move(*err);
-  return dir_lock{std::get<unique_fd>(lock).release(), dir.string()};
+  auto& held = std::get<locked_fd>(lock);
+  return dir_lock{held.fd.release(), dir.string(), held.alone};
 }
 
 } // namespace
 
 dir_lock::dir_lock(dir_lock&& other) noexcept
-  : fd_(std::exchange(other.fd_, -1)), dir_(std::move(other.dir_)) {
+  : fd_(std::exchange(other.fd_, -1)),
+    dir_(std::move(other.dir_)),
+    alone_(other.alone_),
+    instance_(std::exchange(other.instance_, 0)) {
 }
 
 dir_lock& dir_lock::operator=(dir_lock&& other) noexcept {
   std::swap(fd_, other.fd_);
   std::swap(dir_, other.dir_);
+  std::swap(alone_, other.alone_);
+  std::swap(instance_, other.instance_);
   return *this;
 }
 
@@ -129,8 +165,43 @@ dir_lock::~dir_lock() {
     ::close(fd_);
 }
 
-int dir_lock::release() noexcept {
-  return std::exchange(fd_, -1);
+bool dir_lock::share() {
+  if (!alone_)
+    return true;
+  // Up to 2 s for an older server that took the lock in between.
+  for (int i = 0; i < 100; ++i) {
+    if (::flock(fd_, LOCK_SH | LOCK_NB) == 0) {
+      alone_ = false;
+      return true;
+    }
+    if (errno != EWOULDBLOCK && errno != EINTR)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  errno = EWOULDBLOCK;
+  return false;
+}
+
+std::optional<error> dir_lock::hold_instance(std::int64_t n) {
+  auto fl = instance_range(n, F_WRLCK);
+  if (::fcntl(fd_, F_OFD_SETLK, &fl) != 0)
+    return errno_error(errno, "cannot mark this server alive in",
+                       dir_ + "/lock");
+  instance_ = n;
+  return std::nullopt;
+}
+
+bool dir_lock::alive(std::int64_t n) const {
+  if (n <= 0)
+    return false;
+  if (n == instance_)
+    return true;
+  auto fl = instance_range(n, F_WRLCK);
+  // On an error, assume alive: taking a live server's session for dead
+  // would only cost it a reload, but expiring it behind its back would not.
+  if (::fcntl(fd_, F_OFD_GETLK, &fl) != 0)
+    return true;
+  return fl.l_type != F_UNLCK;
 }
 
 result<dir_lock> lock_data_dir(const std::string& dir,

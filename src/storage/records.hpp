@@ -38,6 +38,9 @@ struct event {
   /// session_started, where it becomes the session row's owner.
   std::string principal;
   std::string task_id; ///< task events only
+  /// The writer's epoch of the session (see store::claim); ignored for
+  /// session_started, which begins at 1.
+  std::int64_t epoch = 0;
   stamp at;
   std::string payload = "{}"; ///< JSON text
 };
@@ -52,10 +55,69 @@ struct stored_session {
   std::string principal;
   std::string milestone_id;
   session_state state = session_state::open;
+  /// Claims so far (1 when started); with `holder`, the instance holding it.
   std::int64_t epoch = 0;
+  std::int64_t holder = 0;
   std::int64_t started_wall_ns = 0;
   std::optional<std::int64_t> closed_wall_ns; ///< ended or expired
   std::vector<event> events;
+};
+
+/// Who asks for a session and what it knows of it (see `store::claim`).
+struct claim_request {
+  /// The session; empty: the newest session of (principal, scope) whose
+  /// idempotency key is `idempotency_key`, started at or after
+  /// `since_wall_ns`, that has not expired.
+  std::string session_id;
+  std::string idempotency_key;
+  /// Only the session's owner may claim it: the principal that started it,
+  /// in the scope (protocol era) it was started in.
+  std::string principal;
+  std::string scope;
+  std::int64_t since_wall_ns = 0;
+  /// The epoch at which the caller holds the session, 0 if it does not.
+  std::int64_t known_epoch = 0;
+};
+
+struct claim_result {
+  enum outcome_t {
+    /// Held at `known_epoch` still, and open: the caller's copy is current.
+    current,
+    /// `session` (events included) is the latest state; if open, it is now
+    /// held by this instance at `session.epoch`.
+    loaded,
+    /// No such session for this owner (never existed, another owner's,
+    /// purged): exactly what a stranger would get.
+    not_found,
+  };
+  outcome_t outcome = not_found;
+  stored_session session;
+  /// loaded an open session: the instance that held it before, 0 if none,
+  /// and whether that instance was alive (for the log).
+  std::int64_t previous_holder = 0;
+  bool previous_alive = false;
+};
+
+/// An open session no live instance holds (its process ended or let it go),
+/// as the directory-wide expiry sees it.
+struct orphan {
+  std::string session_id;
+  std::string principal;
+  std::int64_t epoch = 0;
+  std::int64_t started_wall_ns = 0;
+  std::int64_t last_wall_ns = 0; ///< its latest event
+};
+
+/// The journal's verdict on an append, as its writer needs it.
+struct append_answer {
+  enum kind_t : std::uint8_t {
+    stored,
+    failed, ///< the journal cannot write (`error` says why, for clients)
+    fenced, ///< a session was claimed since: reload it and try again
+    limit,  ///< the directory holds its maximum of open sessions
+  };
+  kind_t kind = stored;
+  std::string error;
 };
 
 } // namespace ttm::storage

@@ -8,7 +8,7 @@ namespace ttm::storage::detail {
 
 namespace {
 
-constexpr int current_schema = 1;
+constexpr int current_schema = 2;
 
 /// "TTMJ": tells our journal from any other SQLite file at the same name.
 constexpr int journal_application_id = 0x54544d4a;
@@ -56,6 +56,33 @@ constexpr const char* migrations[] = {
     -- Keyed by the session's row number, not its random UUID: the sessions
     -- written to now are recent, so one commit touches few index pages.
     CREATE INDEX events_by_session ON events (sid, seq);
+  )sql",
+  // 2: several servers on one journal. A session is held by one instance
+  // (`holder`, 0: none) at a per-session `epoch` (claims so far); `scope`
+  // (the era it was started in) and its idempotency key decide who may
+  // claim it and find it; `last_wall_ns` lets any server expire an idle
+  // one. The old per-server epoch counter numbers instances now.
+  R"sql(
+    ALTER TABLE sessions ADD COLUMN holder INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN scope TEXT NOT NULL DEFAULT '2025';
+    ALTER TABLE sessions ADD COLUMN idempotency_key TEXT;
+    ALTER TABLE sessions ADD COLUMN last_wall_ns INTEGER NOT NULL DEFAULT 0;
+    UPDATE sessions SET
+      scope = COALESCE((SELECT json_extract(e.payload, '$.era') FROM events e
+                        WHERE e.sid = sessions.sid
+                          AND e.kind = 'session_started'), '2025'),
+      idempotency_key = (SELECT json_extract(e.payload, '$.idempotency_key')
+                         FROM events e WHERE e.sid = sessions.sid
+                           AND e.kind = 'session_started'),
+      last_wall_ns = COALESCE((SELECT max(e.wall_ns) FROM events e
+                               WHERE e.sid = sessions.sid), started_wall_ns),
+      epoch = 1;
+    UPDATE meta SET key = 'instances' WHERE key = 'epoch';
+    INSERT INTO meta (key, value) VALUES ('purged_wall_ns', '0');
+    CREATE INDEX sessions_by_key ON sessions (principal, scope, idempotency_key)
+      WHERE idempotency_key IS NOT NULL;
+    CREATE INDEX sessions_open_by_last ON sessions (last_wall_ns)
+      WHERE state = 'open';
   )sql",
 };
 
@@ -118,6 +145,14 @@ std::optional<error> migrate(sqlite3* db, const std::string& path,
     rollback_guard guard{db};
     auto bump = "PRAGMA user_version = " + std::to_string(v);
     int rc = exec(db, "BEGIN IMMEDIATE");
+    // Another server on the directory may have run this step meanwhile.
+    std::int64_t now = 0;
+    if (rc == SQLITE_OK)
+      rc = query_int(db, "PRAGMA user_version", now);
+    if (rc == SQLITE_OK && now >= v) {
+      exec(db, "COMMIT");
+      continue;
+    }
     if (rc == SQLITE_OK)
       rc = exec(db, migrations[v]);
     if (rc == SQLITE_OK)
@@ -133,22 +168,23 @@ std::optional<error> migrate(sqlite3* db, const std::string& path,
   return std::nullopt;
 }
 
-result<std::int64_t> next_epoch(sqlite3* db, const std::string& path,
-                                const std::string& instance) {
-  static const std::string what = "cannot start a new epoch in the journal";
+result<std::int64_t> next_instance(sqlite3* db, const std::string& path,
+                                   const std::string& instance) {
+  static const std::string what = "cannot register this server in the journal";
   rollback_guard guard{db};
   std::int64_t last = 0;
   int rc = exec(db, "BEGIN IMMEDIATE");
   if (rc == SQLITE_OK)
     rc = query_int(db,
-                   "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'epoch'",
+                   "SELECT CAST(value AS INTEGER) FROM meta"
+                   " WHERE key = 'instances'",
                    last);
   if (rc != SQLITE_OK)
     return sqlite_error(db, rc, what, path);
   sqlite3_stmt* raw = nullptr;
   rc = sqlite3_prepare_v2(db,
                           "INSERT INTO meta (key, value) VALUES"
-                          " ('epoch', ?1), ('created_by', ?2),"
+                          " ('instances', ?1), ('created_by', ?2),"
                           " ('opened_by', ?2)"
                           " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
                           " WHERE key <> 'created_by'",
@@ -156,8 +192,8 @@ result<std::int64_t> next_epoch(sqlite3* db, const std::string& path,
   stmt_ptr s{raw};
   if (rc != SQLITE_OK)
     return sqlite_error(db, rc, what, path);
-  auto epoch = last + 1;
-  auto text = std::to_string(epoch);
+  auto number = last + 1;
+  auto text = std::to_string(number);
   sqlite3_bind_text(raw, 1, text.data(), static_cast<int>(text.size()),
                     SQLITE_STATIC);
   sqlite3_bind_text(raw, 2, instance.data(),
@@ -167,7 +203,7 @@ result<std::int64_t> next_epoch(sqlite3* db, const std::string& path,
   s.reset();
   if ((rc = exec(db, "COMMIT")) != SQLITE_OK)
     return sqlite_error(db, rc, what, path);
-  return epoch;
+  return number;
 }
 
 } // namespace ttm::storage::detail

@@ -24,8 +24,8 @@ std::optional<error> check_before_writing(sqlite3* db, const std::string& path,
 std::optional<error> migrate(sqlite3* db, const std::string& path,
                              std::int64_t version);
 
-/// Hands out this instance's epoch: one more than any before.
-result<std::int64_t> next_epoch(sqlite3* db, const std::string& path,
-                                const std::string& instance);
+/// Hands out this instance's number: one more than any before.
+result<std::int64_t> next_instance(sqlite3* db, const std::string& path,
+                                   const std::string& instance);
 
 } // namespace ttm::storage::detail

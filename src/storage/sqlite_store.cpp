@@ -1,540 +1,534 @@
-#include "storage/sqlite_store.hpp"
+#include "storage/sqlite_store_impl.hpp"
 
-#include "log.hpp"
-#include "storage/sqlite_schema.hpp"
-#include "storage/sqlite_util.hpp"
 #include "storage/sys_util.hpp"
-#include "storage/wal_check.hpp"
 
 #include <sqlite3.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
-#include <filesystem>
-#include <unordered_map>
 #include <utility>
 
-namespace ttm::storage {
+namespace ttm::storage::detail {
 
 namespace {
 
-namespace fs = std::filesystem;
-using namespace detail;
+/// The session columns every read selects, in `read_session`'s order.
+constexpr const char* session_columns
+  = "session_id, principal, milestone_id, state, epoch, holder,"
+    " started_wall_ns, closed_wall_ns";
 
-// -- the store ----------------------------------------------------------------
+/// The era a session_started payload names, '2025' when it names none.
+#define TTM_PAYLOAD_TEXT(field, fallback)                                      \
+  "CASE WHEN json_valid(?3) THEN CASE WHEN json_type(?3, '$." field           \
+  "') = 'text' THEN json_extract(?3, '$." field "') ELSE " fallback          \
+  " END ELSE " fallback " END"
 
-class sqlite_store final : public store {
-public:
-  sqlite_store(unique_fd lock, std::string path, db_ptr db, std::int64_t epoch)
-    : lock_(std::move(lock)),
-      path_(std::move(path)),
-      db_(std::move(db)),
-      epoch_(epoch) {
-    // nop
-  }
+} // namespace
 
-  /// Prepares the statements of the hot path; SQLITE_OK or the error code.
-  int prepare_kept() {
-    int rc = SQLITE_OK;
-    auto prep = [&](stmt_ptr& out, const char* sql) {
-      if (rc != SQLITE_OK)
-        return;
-      sqlite3_stmt* s = nullptr;
-      rc = sqlite3_prepare_v3(db_.get(), sql, -1, SQLITE_PREPARE_PERSISTENT,
-                              &s, nullptr);
-      out.reset(s);
-    };
-    prep(begin_, "BEGIN IMMEDIATE");
-    prep(commit_, "COMMIT");
-    // A top-level "milestone_id" string, or NULL (refused by NOT NULL).
-    prep(insert_session_,
-         "INSERT INTO sessions (session_id, principal, milestone_id, state,"
-         " epoch, started_wall_ns)"
-         " VALUES (?1, ?2, CASE WHEN json_valid(?3)"
-         " AND json_type(?3, '$.milestone_id') = 'text'"
-         " THEN json_extract(?3, '$.milestone_id') END, 'open', ?4, ?5)");
-    prep(session_owner_,
-         "SELECT state, epoch, sid FROM sessions WHERE session_id = ?1");
-    prep(insert_event_,
-         "INSERT INTO events (sid, kind, task_id, wall_ns, mono_ns,"
-         " boot_id, epoch, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    prep(close_session_, "UPDATE sessions SET state = ?2, closed_wall_ns = ?3"
-                         " WHERE session_id = ?1");
-    prep(session_events_,
-         "SELECT s.session_id, e.kind, e.task_id, e.wall_ns, e.mono_ns,"
-         " e.boot_id, e.payload FROM events e JOIN sessions s ON s.sid = e.sid"
-         " WHERE s.session_id = ?1 ORDER BY e.seq");
-    return rc;
-  }
-
-  std::string describe() const override {
-    return "sqlite:" + path_;
-  }
-
-  std::int64_t epoch() const override {
-    return epoch_;
-  }
-
-  result<ok> append(const std::vector<event>& batch) override {
-    static const std::string what = "cannot append to the journal";
-    if (batch.empty())
-      return ok{};
-    return guarded(what, path_, [&]() -> result<ok> {
-      rollback_guard guard{db_.get()};
-      if (auto err = run(begin_, what))
-        return std::move(*err);
-      for (const auto& ev : batch)
-        if (auto err = append_one(ev))
-          return std::move(*err);
-      if (auto err = run(commit_, what))
-        return std::move(*err);
-      return ok{};
-    });
-  }
-
-  result<std::vector<stored_session>> load_open() override {
-    static const std::string what = "cannot load open sessions from";
-    using res = result<std::vector<stored_session>>;
-    return guarded(what, path_, [&]() -> res {
-      rollback_guard guard{db_.get()};
-      if (auto err = run(begin_, what))
-        return std::move(*err);
-      stmt_ptr claim;
-      stmt_ptr sessions;
-      stmt_ptr events;
-      if (auto rc = prepare(claim, "UPDATE sessions SET epoch = ?1"
-                                   " WHERE state = 'open' AND epoch <> ?1"))
-        return fail(rc, what);
-      {
-        stmt_use use{claim};
-        if (auto rc = use.bind(1, epoch_).step(); rc != SQLITE_DONE)
-          return fail(rc, what);
-      }
-      if (auto rc = prepare(sessions, std::string{session_select}
-                                        + " WHERE state = 'open'"
-                                          " ORDER BY started_wall_ns,"
-                                          " session_id"))
-        return fail(rc, what);
-      std::vector<stored_session> out;
-      {
-        stmt_use use{sessions};
-        if (auto err = read_sessions(use, out, what))
-          return std::move(*err);
-      }
-      std::unordered_map<std::string, std::size_t> index;
-      for (std::size_t i = 0; i < out.size(); ++i)
-        index.emplace(out[i].session_id, i);
-      if (auto rc = prepare(events,
-                            "SELECT s.session_id, e.kind, e.task_id, e.wall_ns,"
-                            " e.mono_ns, e.boot_id, e.payload FROM events e"
-                            " JOIN sessions s ON s.sid = e.sid"
-                            " WHERE s.state = 'open' ORDER BY e.seq"))
-        return fail(rc, what);
-      {
-        stmt_use use{events};
-        if (auto err = read_events(use, what, [&](const std::string& id)
-                                     -> stored_session& {
-              return out[index.at(id)];
-            }))
-          return std::move(*err);
-      }
-      if (auto err = run(commit_, what))
-        return std::move(*err);
-      return out;
-    });
-  }
-
-  result<std::vector<stored_session>>
-  history(const history_query& q) override {
-    static const std::string what = "cannot read the history from";
-    using res = result<std::vector<stored_session>>;
-    return guarded(what, path_, [&]() -> res {
-      rollback_guard guard{db_.get()};
-      // One read transaction: sessions and events from one snapshot.
-      if (auto rc = exec(db_.get(), "BEGIN"))
-        return fail(rc, what);
-      stmt_ptr sessions;
-      if (auto rc = prepare(sessions,
-                            std::string{session_select}
-                            + " WHERE (?1 IS NULL OR principal = ?1)"
-                            " AND (?2 IS NULL OR started_wall_ns >= ?2)"
-                            " AND (?3 IS NULL OR started_wall_ns < ?3)"
-                            " ORDER BY started_wall_ns DESC, session_id DESC"
-                            " LIMIT ?4"))
-        return fail(rc, what);
-      std::vector<stored_session> out;
-      {
-        stmt_use use{sessions};
-        use.bind(1, q.principal)
-          .bind(2, q.since_wall_ns)
-          .bind(3, q.until_wall_ns)
-          .bind(4, static_cast<std::int64_t>(
-                     std::min<std::size_t>(q.limit, INT64_MAX)));
-        if (auto err = read_sessions(use, out, what))
-          return std::move(*err);
-      }
-      if (q.with_events) {
-        for (auto& s : out) {
-          stmt_use use{session_events_};
-          use.bind(1, s.session_id);
-          if (auto err = read_events(use, what,
-                                     [&](const std::string&)
-                                       -> stored_session& { return s; }))
-            return std::move(*err);
-        }
-      }
-      if (auto err = run(commit_, what))
-        return std::move(*err);
-      return out;
-    });
-  }
-
-  result<std::size_t>
-  purge_closed_before(std::int64_t cutoff_wall_ns) override {
-    static const std::string what = "cannot purge old sessions from";
-    return guarded(what, path_, [&]() -> result<std::size_t> {
-      stmt_ptr purge;
-      if (auto rc = prepare(purge, "DELETE FROM sessions"
-                                   " WHERE state IN ('ended', 'expired')"
-                                   " AND closed_wall_ns < ?1"))
-        return fail(rc, what);
-      // One statement: atomic on its own, events go by ON DELETE CASCADE.
-      stmt_use use{purge};
-      if (auto rc = use.bind(1, cutoff_wall_ns).step(); rc != SQLITE_DONE)
-        return fail(rc, what);
-      return static_cast<std::size_t>(sqlite3_changes64(db_.get()));
-    });
-  }
-
-private:
-  static constexpr const char* session_select
-    = "SELECT session_id, principal, milestone_id, state, epoch,"
-      " started_wall_ns, closed_wall_ns FROM sessions";
-
-  struct event_row {
-    event value;
-    std::optional<error> err;
-    explicit operator bool() const {
-      return !err;
-    }
-  };
-
-  /// Reads the event rows of `use` into the session `owner(session_id)`
-  /// returns; each event gets that session's principal.
-  template <class Owner>
-  std::optional<error> read_events(stmt_use& use, const std::string& what,
-                                   Owner owner) const {
-    int rc;
-    while ((rc = use.step()) == SQLITE_ROW) {
-      auto ev = read_event(use);
-      if (!ev)
-        return std::move(*ev.err);
-      stored_session& s = owner(ev.value.session_id);
-      ev.value.principal = s.principal;
-      s.events.push_back(std::move(ev.value));
-    }
-    if (rc != SQLITE_DONE)
-      return fail(rc, what);
-    return std::nullopt;
-  }
-
-  error fail(int rc, const std::string& what) const {
-    return sqlite_error(db_.get(), rc, what, path_);
-  }
-
-  error rejected(const std::string& why) const {
-    return {error_kind::rejected,
-            "journal " + path_ + ": " + why + "; the batch was not written"};
-  }
-
-  int prepare(stmt_ptr& out, const std::string& sql) {
+int sqlite_store::prepare_kept() {
+  int rc = SQLITE_OK;
+  auto prep = [&](stmt_ptr& out, const std::string& sql) {
+    if (rc != SQLITE_OK)
+      return;
     sqlite3_stmt* s = nullptr;
-    auto rc = sqlite3_prepare_v2(db_.get(), sql.c_str(),
-                                 static_cast<int>(sql.size()), &s, nullptr);
+    rc = sqlite3_prepare_v3(db_.get(), sql.c_str(), -1,
+                            SQLITE_PREPARE_PERSISTENT, &s, nullptr);
     out.reset(s);
-    return rc;
-  }
-
-  /// Steps a statement that returns no rows. The error comes from before
-  /// the reset: a reset records SQLite's error state anew.
-  std::optional<error> run(const stmt_ptr& s, const std::string& what) {
-    stmt_use use{s};
-    if (auto rc = use.step(); rc != SQLITE_DONE)
-      return fail(rc, what);
-    return std::nullopt;
-  }
-
-  /// Rows of `session_select` into `out`.
-  std::optional<error> read_sessions(stmt_use& use,
-                                     std::vector<stored_session>& out,
-                                     const std::string& what) {
-    int rc;
-    while ((rc = use.step()) == SQLITE_ROW) {
-      stored_session s;
-      s.session_id = use.text(0);
-      s.principal = use.text(1);
-      s.milestone_id = use.text(2);
-      auto state = session_state_from(use.text(3));
-      if (!state)
-        // An id's first 8 characters, as every log line names one.
-      return error{error_kind::io, "journal " + path_ + ": session "
-                                       + s.session_id.substr(0, 8)
-                                       + "... has unknown state '"
-                                       + use.text(3) + "'"};
-      s.state = *state;
-      s.epoch = use.int64(4);
-      s.started_wall_ns = use.int64(5);
-      if (!use.is_null(6))
-        s.closed_wall_ns = use.int64(6);
-      out.push_back(std::move(s));
-    }
-    if (rc != SQLITE_DONE)
-      return fail(rc, what);
-    return std::nullopt;
-  }
-
-  /// One row of (session_id, kind, task_id, wall_ns, mono_ns, boot_id,
-  /// payload); the caller sets the principal.
-  event_row read_event(const stmt_use& use) const {
-    event_row row;
-    auto& ev = row.value;
-    ev.session_id = use.text(0);
-    auto kind = event_kind_from(use.text(1));
-    if (!kind) {
-      row.err = error{error_kind::io, "journal " + path_ + ": session "
-                                          + ev.session_id
-                                          + " has an event of unknown kind '"
-                                          + use.text(1) + "'"};
-      return row;
-    }
-    ev.kind = *kind;
-    ev.task_id = use.text(2);
-    ev.at.wall_ns = use.int64(3);
-    ev.at.mono_ns = use.int64(4);
-    ev.at.boot_id = use.text(5);
-    ev.payload = use.text(6);
-    return row;
-  }
-
-  /// Writes one event of a batch inside the open transaction.
-  std::optional<error> append_one(const event& ev) {
-    static const std::string what = "cannot append to the journal";
-    std::int64_t sid = 0; // the session's row: what its events refer to
-    if (ev.kind == event_kind::session_started) {
-      stmt_use use{insert_session_};
-      use.bind(1, ev.session_id)
-        .bind(2, ev.principal)
-        .bind(3, ev.payload)
-        .bind(4, epoch_)
-        .bind(5, ev.at.wall_ns);
-      if (auto rc = use.step(); rc != SQLITE_DONE) {
-        if (rc == SQLITE_CONSTRAINT_UNIQUE)
-          return rejected("session " + ev.session_id
-                          + " is already in the journal");
-        if (is_constraint(rc))
-          return rejected("the session_started event of " + ev.session_id
-                          + " has no string \"milestone_id\" in a JSON"
-                            " payload");
-        return fail(rc, what);
-      }
-      sid = sqlite3_last_insert_rowid(db_.get());
-    } else {
-      stmt_use use{session_owner_};
-      use.bind(1, ev.session_id);
-      auto rc = use.step();
-      if (rc == SQLITE_DONE)
-        return rejected("session " + ev.session_id
-                        + " is not open in the journal");
-      if (rc != SQLITE_ROW)
-        return fail(rc, what);
-      if (auto owner = use.int64(1); owner != epoch_)
-        return error{error_kind::fenced,
-                     "journal " + path_ + ": session " + ev.session_id
-                       + " was adopted by epoch " + std::to_string(owner)
-                       + " (this server has epoch " + std::to_string(epoch_)
-                       + "); the batch was not written"};
-      if (use.text(0) != "open")
-        return rejected("session " + ev.session_id
-                        + " is not open in the journal");
-      sid = use.int64(2);
-    }
-    {
-      stmt_use use{insert_event_};
-      use.bind(1, sid)
-        .bind(2, to_string(ev.kind))
-        .bind_text_or_null(3, ev.task_id)
-        .bind(4, ev.at.wall_ns)
-        .bind(5, ev.at.mono_ns)
-        .bind(6, ev.at.boot_id)
-        .bind(7, epoch_)
-        .bind(8, ev.payload);
-      if (auto rc = use.step(); rc != SQLITE_DONE) {
-        if (is_constraint(rc))
-          return rejected("the payload of a " + std::string{to_string(ev.kind)}
-                          + " event of session " + ev.session_id
-                          + " is not JSON");
-        return fail(rc, what);
-      }
-    }
-    if (ev.kind == event_kind::session_ended
-        || ev.kind == event_kind::session_expired) {
-      auto state = ev.kind == event_kind::session_ended ? session_state::ended
-                                                        : session_state::expired;
-      stmt_use use{close_session_};
-      use.bind(1, ev.session_id)
-        .bind(2, to_string(state))
-        .bind(3, ev.at.wall_ns);
-      if (auto rc = use.step(); rc != SQLITE_DONE)
-        return fail(rc, what);
-    }
-    return std::nullopt;
-  }
-
-  // Members go in reverse: statements, then the connection, then the lock.
-  unique_fd lock_;
-  std::string path_;
-  db_ptr db_;
-  std::int64_t epoch_;
-  stmt_ptr begin_;
-  stmt_ptr commit_;
-  stmt_ptr insert_session_;
-  stmt_ptr session_owner_;
-  stmt_ptr insert_event_;
-  stmt_ptr close_session_;
-  stmt_ptr session_events_;
-};
-
-// -- opening ------------------------------------------------------------------
-
-/// SQLite's WAL recovery drops frames after a damaged one without an error:
-/// say so. Runs before SQLite reads the WAL; no other process writes it
-/// meanwhile (the directory lock). With several servers on one journal
-/// this must only run when SQLite actually recovers.
-void report_wal_damage(const std::string& wal) {
-  auto scan = scan_wal_file(wal);
-  if (!scan || scan->discarded == 0)
-    return;
-  auto counts = std::to_string(scan->discarded) + " frames ("
-                + std::to_string(scan->discarded_commits)
-                + " transactions) after a damaged frame";
-  if (scan->discarded_commits > 0)
-    TTM_LOG(warning, "storage",
-            "the journal's WAL " + wal + " had " + counts
-              + ": SQLite discarded them; changes acknowledged in them are "
-                "lost (it keeps the "
-              + std::to_string(scan->recovered) + " frames before)");
-  else // a transaction cut short by the crash: it was never acknowledged
-    TTM_LOG(info, "storage",
-            "the journal's WAL " + wal + " had " + counts
-              + " of a transaction that never committed: SQLite discarded "
-                "them");
+  };
+  const std::string cols = session_columns;
+  prep(begin_, "BEGIN IMMEDIATE");
+  prep(begin_read_, "BEGIN");
+  prep(commit_, "COMMIT");
+  // A top-level "milestone_id" string, or NULL (refused by NOT NULL).
+  prep(insert_session_,
+       "INSERT INTO sessions (session_id, principal, milestone_id, state,"
+       " epoch, holder, started_wall_ns, last_wall_ns, scope,"
+       " idempotency_key) VALUES (?1, ?2, " TTM_PAYLOAD_TEXT("milestone_id",
+                                                             "NULL")
+       ", 'open', 1, ?4, ?5, ?5, " TTM_PAYLOAD_TEXT("era", "'2025'")
+       ", " TTM_PAYLOAD_TEXT("idempotency_key", "NULL") ")");
+  prep(count_open_, "SELECT count(*) FROM sessions WHERE state = 'open'");
+  prep(session_owner_,
+       "SELECT state, epoch, sid FROM sessions WHERE session_id = ?1");
+  prep(insert_event_,
+       "INSERT INTO events (sid, kind, task_id, wall_ns, mono_ns,"
+       " boot_id, epoch, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  prep(touch_session_, "UPDATE sessions SET last_wall_ns ="
+                       " max(last_wall_ns, ?2) WHERE sid = ?1");
+  prep(close_session_,
+       "UPDATE sessions SET state = ?2, closed_wall_ns = ?3,"
+       " last_wall_ns = max(last_wall_ns, ?3) WHERE sid = ?1");
+  prep(session_events_,
+       "SELECT kind, task_id, wall_ns, mono_ns, boot_id, payload"
+       " FROM events WHERE sid = ?1 ORDER BY seq");
+  prep(claim_select_,
+       "SELECT sid, scope, " + cols + " FROM sessions WHERE session_id = ?1");
+  prep(claim_by_key_, "SELECT sid, scope, " + cols
+                        + " FROM sessions WHERE principal = ?1"
+                          " AND scope = ?2 AND idempotency_key = ?3"
+                          " AND started_wall_ns >= ?4 AND state <> 'expired'"
+                          " ORDER BY started_wall_ns DESC LIMIT 1");
+  prep(bump_, "UPDATE sessions SET epoch = epoch + 1, holder = ?2"
+              " WHERE sid = ?1 AND state = 'open'");
+  prep(release_, "UPDATE sessions SET holder = 0 WHERE session_id = ?1"
+                 " AND epoch = ?2 AND holder = ?3");
+  return rc;
 }
 
-result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
-  fs::path dir{held.dir()};
-  unique_fd lock_fd{held.release()};
-  auto path = (dir / "journal.sqlite3").string();
-  // Created by us, 0600: SQLite gives its -wal and -shm files the same mode.
-  if (unique_fd created{::open(path.c_str(),
-                               O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)};
-      created.get() < 0) {
-    if (errno != EEXIST)
-      return errno_error(errno, "cannot create the journal", path);
-    // Truncated by a crash before its first write, or by someone: SQLite
-    // would start a new journal on it without a word (and delete a WAL
-    // beside it as stale).
-    if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && st.st_size == 0) {
-      std::string wal_note;
-      if (struct stat w{}; ::stat((path + "-wal").c_str(), &w) == 0
-                           && w.st_size > 0)
-        wal_note = " (SQLite deletes its WAL of "
-                   + std::to_string(w.st_size) + " bytes as stale)";
-      TTM_LOG(warning, "storage",
-              "the journal " + path
-                + " is an empty file (0 bytes): it is opened as a new, empty "
-                  "journal"
-                + wal_note + "; any sessions it held are gone");
-    } else {
-      report_wal_damage(path + "-wal");
-    }
+#undef TTM_PAYLOAD_TEXT
+
+int sqlite_store::prepare(stmt_ptr& out, const std::string& sql) {
+  sqlite3_stmt* s = nullptr;
+  auto rc = sqlite3_prepare_v2(db_.get(), sql.c_str(),
+                               static_cast<int>(sql.size()), &s, nullptr);
+  out.reset(s);
+  return rc;
+}
+
+/// Steps a statement that returns no rows. The error comes from before
+/// the reset: a reset records SQLite's error state anew.
+std::optional<error> sqlite_store::run(const stmt_ptr& s,
+                                       const std::string& what) {
+  stmt_use use{s};
+  if (auto rc = use.step(); rc != SQLITE_DONE)
+    return fail(rc, what);
+  return std::nullopt;
+}
+
+namespace {
+
+/// Reads `session_columns` starting at column `at`; false: unknown state.
+bool read_session(const stmt_use& use, int at, stored_session& s,
+                  std::string& bad_state) {
+  s.session_id = use.text(at);
+  s.principal = use.text(at + 1);
+  s.milestone_id = use.text(at + 2);
+  auto state = session_state_from(use.text(at + 3));
+  if (!state) {
+    bad_state = use.text(at + 3);
+    return false;
   }
-  sqlite3* raw = nullptr;
-  auto rc = sqlite3_open_v2(path.c_str(), &raw,
-                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                            nullptr);
-  db_ptr db{raw};
-  if (rc != SQLITE_OK)
-    return sqlite_error(raw, rc, "cannot open the journal", path);
-  auto* d = db.get();
-  sqlite3_extended_result_codes(d, 1);
-  // A file we may not write opens read-only without an error.
-  if (sqlite3_db_readonly(d, "main") == 1)
-    return error{error_kind::read_only,
-                 "cannot write the journal " + path + ": it is read-only"};
-  sqlite3_busy_timeout(d, 2000);
-  // A file we refuse keeps even the WAL a crashed server left beside it:
-  // no checkpoint when we close it.
-  sqlite3_db_config(d, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
-  std::int64_t version = 0;
-  if (auto err = check_before_writing(d, path, version))
-    return std::move(*err);
-  sqlite3_db_config(d, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
-  // From here on we write.
-  {
-    sqlite3_stmt* s = nullptr;
-    rc = sqlite3_prepare_v2(d, "PRAGMA journal_mode = WAL", -1, &s, nullptr);
-    stmt_ptr wal{s};
-    if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-      auto* mode = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
-      if (mode == nullptr || std::strcmp(mode, "wal") != 0)
-        return error{error_kind::io, "cannot use write-ahead logging for the"
-                                     " journal "
-                                       + path + " (journal mode stays "
-                                       + (mode ? mode : "unknown") + ")"};
-      rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_OK)
-      return sqlite_error(d, rc, "cannot switch to WAL mode the journal",
-                          path);
-  }
-  const char* sync = opts.sync == sync_mode::full ? "PRAGMA synchronous = FULL"
-                                                  : "PRAGMA synchronous = NORMAL";
-  if ((rc = exec(d, sync)) != SQLITE_OK
-      || (rc = exec(d, "PRAGMA foreign_keys = ON")) != SQLITE_OK)
-    return sqlite_error(d, rc, "cannot configure the journal", path);
-  if (auto err = migrate(d, path, version))
-    return std::move(*err);
-  auto epoch = next_epoch(d, path, opts.instance);
-  if (auto err = std::get_if<error>(&epoch))
-    return std::move(*err);
-  auto st = std::make_unique<sqlite_store>(std::move(lock_fd), path,
-                                           std::move(db),
-                                           std::get<std::int64_t>(epoch));
-  if ((rc = st->prepare_kept()) != SQLITE_OK)
-    return sqlite_error(d, rc, "cannot prepare statements for the journal",
-                        path);
-  return store_ptr{std::move(st)};
+  s.state = *state;
+  s.epoch = use.int64(at + 4);
+  s.holder = use.int64(at + 5);
+  s.started_wall_ns = use.int64(at + 6);
+  if (!use.is_null(at + 7))
+    s.closed_wall_ns = use.int64(at + 7);
+  return true;
 }
 
 } // namespace
 
-result<store_ptr> open_sqlite(const sqlite_options& opts, dir_lock lock) {
-  detail::route_sqlite_log();
-  return guarded("cannot open the journal in", opts.dir,
-                 [&] { return open_impl(opts, std::move(lock)); });
+std::optional<error>
+sqlite_store::read_sessions(stmt_use& use, std::vector<stored_session>& out,
+                            const std::string& what) {
+  int rc;
+  while ((rc = use.step()) == SQLITE_ROW) {
+    stored_session s;
+    std::string bad;
+    if (!read_session(use, 0, s, bad))
+      // An id's first 8 characters, as every log line names one.
+      return error{error_kind::io, "journal " + path_ + ": session "
+                                     + s.session_id.substr(0, 8)
+                                     + "... has unknown state '" + bad + "'"};
+    out.push_back(std::move(s));
+  }
+  if (rc != SQLITE_DONE)
+    return fail(rc, what);
+  return std::nullopt;
 }
 
-result<store_ptr> open_sqlite(const sqlite_options& opts) {
-  auto lock = lock_data_dir(opts);
-  if (auto* err = std::get_if<error>(&lock))
-    return std::move(*err);
-  return open_sqlite(opts, std::move(std::get<dir_lock>(lock)));
+/// The events of `s` (its row `sid` read by the caller through the id),
+/// oldest first, each with the session's principal.
+std::optional<error> sqlite_store::read_events_of(stored_session& s,
+                                                  const std::string& what) {
+  std::int64_t sid = 0;
+  {
+    stmt_use use{session_owner_};
+    use.bind(1, s.session_id);
+    auto rc = use.step();
+    if (rc == SQLITE_DONE)
+      return std::nullopt;
+    if (rc != SQLITE_ROW)
+      return fail(rc, what);
+    sid = use.int64(2);
+  }
+  stmt_use use{session_events_};
+  use.bind(1, sid);
+  int rc;
+  while ((rc = use.step()) == SQLITE_ROW) {
+    event ev;
+    ev.session_id = s.session_id;
+    ev.principal = s.principal;
+    auto kind = event_kind_from(use.text(0));
+    if (!kind)
+      return error{error_kind::io, "journal " + path_ + ": session "
+                                     + s.session_id.substr(0, 8)
+                                     + "... has an event of unknown kind '"
+                                     + use.text(0) + "'"};
+    ev.kind = *kind;
+    ev.task_id = use.text(1);
+    ev.at.wall_ns = use.int64(2);
+    ev.at.mono_ns = use.int64(3);
+    ev.at.boot_id = use.text(4);
+    ev.payload = use.text(5);
+    ev.epoch = s.epoch;
+    s.events.push_back(std::move(ev));
+  }
+  if (rc != SQLITE_DONE)
+    return fail(rc, what);
+  return std::nullopt;
 }
 
-} // namespace ttm::storage
+// -- append -------------------------------------------------------------------
+
+result<ok> sqlite_store::append(const std::vector<event>& batch) {
+  static const std::string what = "cannot append to the journal";
+  if (batch.empty())
+    return ok{};
+  return guarded(what, path_, [&]() -> result<ok> {
+    rollback_guard guard{db_.get()};
+    if (auto err = run(begin_, what))
+      return std::move(*err);
+    for (const auto& ev : batch)
+      if (auto err = append_one(ev))
+        return std::move(*err);
+    if (auto err = run(commit_, what))
+      return std::move(*err);
+    return ok{};
+  });
+}
+
+/// Writes one event of a batch inside the open transaction.
+std::optional<error> sqlite_store::append_one(const event& ev) {
+  static const std::string what = "cannot append to the journal";
+  std::int64_t sid = 0; // the session's row: what its events refer to
+  std::int64_t epoch = ev.epoch;
+  if (ev.kind == event_kind::session_started) {
+    if (max_open_ > 0) {
+      stmt_use count{count_open_};
+      if (auto rc = count.step(); rc != SQLITE_ROW)
+        return fail(rc, what);
+      if (static_cast<std::size_t>(count.int64(0)) >= max_open_)
+        return error{error_kind::limit,
+                     "journal " + path_ + ": "
+                       + std::to_string(max_open_)
+                       + " tracking sessions are open in the data directory"
+                         " (--max-tracking-sessions, over all servers on"
+                         " it); the batch was not written"};
+    }
+    stmt_use use{insert_session_};
+    use.bind(1, ev.session_id)
+      .bind(2, ev.principal)
+      .bind(3, ev.payload)
+      .bind(4, instance_)
+      .bind(5, ev.at.wall_ns);
+    if (auto rc = use.step(); rc != SQLITE_DONE) {
+      if (rc == SQLITE_CONSTRAINT_UNIQUE)
+        return rejected("session " + ev.session_id
+                        + " is already in the journal");
+      if (is_constraint(rc))
+        return rejected("the session_started event of " + ev.session_id
+                        + " has no string \"milestone_id\" in a JSON"
+                          " payload");
+      return fail(rc, what);
+    }
+    sid = sqlite3_last_insert_rowid(db_.get());
+    epoch = 1;
+  } else {
+    stmt_use use{session_owner_};
+    use.bind(1, ev.session_id);
+    auto rc = use.step();
+    if (rc == SQLITE_DONE)
+      return rejected("session " + ev.session_id
+                      + " is not open in the journal");
+    if (rc != SQLITE_ROW)
+      return fail(rc, what);
+    if (auto current = use.int64(1); current != ev.epoch)
+      return error{error_kind::fenced,
+                   "journal " + path_ + ": session " + ev.session_id
+                     + " was claimed since (epoch "
+                     + std::to_string(current) + ", the writer had "
+                     + std::to_string(ev.epoch)
+                     + "); the batch was not written"};
+    if (use.text(0) != "open")
+      return rejected("session " + ev.session_id
+                      + " is not open in the journal");
+    sid = use.int64(2);
+  }
+  {
+    stmt_use use{insert_event_};
+    use.bind(1, sid)
+      .bind(2, to_string(ev.kind))
+      .bind_text_or_null(3, ev.task_id)
+      .bind(4, ev.at.wall_ns)
+      .bind(5, ev.at.mono_ns)
+      .bind(6, ev.at.boot_id)
+      .bind(7, epoch)
+      .bind(8, ev.payload);
+    if (auto rc = use.step(); rc != SQLITE_DONE) {
+      if (is_constraint(rc))
+        return rejected("the payload of a " + std::string{to_string(ev.kind)}
+                        + " event of session " + ev.session_id
+                        + " is not JSON");
+      return fail(rc, what);
+    }
+  }
+  if (ev.kind == event_kind::session_ended
+      || ev.kind == event_kind::session_expired) {
+    auto state = ev.kind == event_kind::session_ended ? session_state::ended
+                                                      : session_state::expired;
+    stmt_use use{close_session_};
+    use.bind(1, sid).bind(2, to_string(state)).bind(3, ev.at.wall_ns);
+    if (auto rc = use.step(); rc != SQLITE_DONE)
+      return fail(rc, what);
+  } else if (ev.kind != event_kind::session_started) {
+    stmt_use use{touch_session_};
+    use.bind(1, sid).bind(2, ev.at.wall_ns);
+    if (auto rc = use.step(); rc != SQLITE_DONE)
+      return fail(rc, what);
+  }
+  return std::nullopt;
+}
+
+// -- claims -------------------------------------------------------------------
+
+result<std::optional<sqlite_store::row>>
+sqlite_store::read_claim_row(const claim_request& req) {
+  static const std::string what = "cannot claim a session in";
+  const auto& s = req.session_id.empty() ? claim_by_key_ : claim_select_;
+  stmt_use use{s};
+  if (req.session_id.empty())
+    use.bind(1, req.principal)
+      .bind(2, req.scope)
+      .bind(3, req.idempotency_key)
+      .bind(4, req.since_wall_ns);
+  else
+    use.bind(1, req.session_id);
+  auto rc = use.step();
+  if (rc == SQLITE_DONE)
+    return std::optional<row>{};
+  if (rc != SQLITE_ROW)
+    return fail(rc, what);
+  row r;
+  r.sid = use.int64(0);
+  r.scope = use.text(1);
+  std::string bad;
+  if (!read_session(use, 2, r.s, bad))
+    return error{error_kind::io, "journal " + path_ + ": session "
+                                   + r.s.session_id.substr(0, 8)
+                                   + "... has unknown state '" + bad + "'"};
+  return std::optional<row>{std::move(r)};
+}
+
+result<claim_result> sqlite_store::claim(const claim_request& req) {
+  static const std::string what = "cannot claim a session in";
+  return guarded(what, path_, [&]() -> result<claim_result> {
+    claim_result out;
+    auto entitled = [&](const row& r) {
+      return r.s.principal == req.principal && r.scope == req.scope;
+    };
+    // The common case without a write lock: still held at the epoch the
+    // caller knows. One read of one row is a consistent snapshot.
+    if (req.known_epoch > 0) {
+      auto first = read_claim_row(req);
+      if (auto* err = std::get_if<error>(&first))
+        return std::move(*err);
+      auto& r = std::get<std::optional<row>>(first);
+      if (!r || !entitled(*r))
+        return out; // not_found
+      if (r->s.state == session_state::open && r->s.epoch == req.known_epoch
+          && r->s.holder == instance_) {
+        out.outcome = claim_result::current;
+        out.session = std::move(r->s);
+        return out;
+      }
+    }
+    rollback_guard guard{db_.get()};
+    if (auto err = run(begin_, what))
+      return std::move(*err);
+    auto found = read_claim_row(req);
+    if (auto* err = std::get_if<error>(&found))
+      return std::move(*err);
+    auto& r = std::get<std::optional<row>>(found);
+    if (!r || !entitled(*r))
+      return out; // not_found; the guard rolls back
+    out.outcome = claim_result::loaded;
+    out.session = std::move(r->s);
+    auto& s = out.session;
+    if (s.state == session_state::open) {
+      out.previous_holder = s.holder;
+      out.previous_alive = s.holder != instance_ && lock_.alive(s.holder);
+      stmt_use use{bump_};
+      if (auto rc = use.bind(1, r->sid).bind(2, instance_).step();
+          rc != SQLITE_DONE)
+        return fail(rc, what);
+      ++s.epoch;
+      s.holder = instance_;
+    }
+    if (s.state != session_state::expired)
+      if (auto err = read_events_of(s, what))
+        return std::move(*err);
+    if (auto err = run(commit_, what))
+      return std::move(*err);
+    return out;
+  });
+}
+
+result<ok> sqlite_store::release(
+  const std::vector<std::pair<std::string, std::int64_t>>& held) {
+  static const std::string what = "cannot release sessions in";
+  if (held.empty())
+    return ok{};
+  return guarded(what, path_, [&]() -> result<ok> {
+    rollback_guard guard{db_.get()};
+    if (auto err = run(begin_, what))
+      return std::move(*err);
+    for (const auto& [id, epoch] : held) {
+      stmt_use use{release_};
+      if (auto rc = use.bind(1, id).bind(2, epoch).bind(3, instance_).step();
+          rc != SQLITE_DONE)
+        return fail(rc, what);
+    }
+    if (auto err = run(commit_, what))
+      return std::move(*err);
+    return ok{};
+  });
+}
+
+result<std::size_t> sqlite_store::open_sessions() {
+  static const std::string what = "cannot count open sessions in";
+  return guarded(what, path_, [&]() -> result<std::size_t> {
+    stmt_use count{count_open_};
+    if (auto rc = count.step(); rc != SQLITE_ROW)
+      return fail(rc, what);
+    return static_cast<std::size_t>(count.int64(0));
+  });
+}
+
+result<std::vector<orphan>>
+sqlite_store::orphans_due(std::int64_t age_cutoff_wall_ns,
+                          std::int64_t idle_cutoff_wall_ns,
+                          std::size_t limit) {
+  static const std::string what = "cannot look for expired sessions in";
+  return guarded(what, path_, [&]() -> result<std::vector<orphan>> {
+    stmt_ptr q;
+    if (auto rc = prepare(q, "SELECT session_id, principal, epoch, holder,"
+                             " started_wall_ns, last_wall_ns FROM sessions"
+                             " WHERE state = 'open' AND (started_wall_ns < ?1"
+                             " OR last_wall_ns < ?2)"))
+      return fail(rc, what);
+    std::vector<orphan> out;
+    stmt_use use{q};
+    use.bind(1, age_cutoff_wall_ns).bind(2, idle_cutoff_wall_ns);
+    int rc;
+    while (out.size() < limit && (rc = use.step()) == SQLITE_ROW) {
+      // A live holder expires its own sessions (to the nanosecond of its
+      // monotonic clock, and its client hears of it first).
+      if (lock_.alive(use.int64(3)))
+        continue;
+      orphan o;
+      o.session_id = use.text(0);
+      o.principal = use.text(1);
+      o.epoch = use.int64(2);
+      o.started_wall_ns = use.int64(4);
+      o.last_wall_ns = use.int64(5);
+      out.push_back(std::move(o));
+    }
+    if (out.size() < limit && rc != SQLITE_DONE)
+      return fail(rc, what);
+    return out;
+  });
+}
+
+// -- history and purge --------------------------------------------------------
+
+result<std::vector<stored_session>>
+sqlite_store::history(const history_query& q) {
+  static const std::string what = "cannot read the history from";
+  using res = result<std::vector<stored_session>>;
+  return guarded(what, path_, [&]() -> res {
+    rollback_guard guard{db_.get()};
+    // One read transaction: sessions and events from one snapshot.
+    if (auto err = run(begin_read_, what))
+      return std::move(*err);
+    stmt_ptr sessions;
+    if (auto rc = prepare(sessions,
+                          std::string{"SELECT "} + session_columns
+                            + " FROM sessions"
+                              " WHERE (?1 IS NULL OR principal = ?1)"
+                              " AND (?2 IS NULL OR started_wall_ns >= ?2)"
+                              " AND (?3 IS NULL OR started_wall_ns < ?3)"
+                              " ORDER BY started_wall_ns DESC, session_id DESC"
+                              " LIMIT ?4"))
+      return fail(rc, what);
+    std::vector<stored_session> out;
+    {
+      stmt_use use{sessions};
+      use.bind(1, q.principal)
+        .bind(2, q.since_wall_ns)
+        .bind(3, q.until_wall_ns)
+        .bind(4, static_cast<std::int64_t>(
+                   std::min<std::size_t>(q.limit, INT64_MAX)));
+      if (auto err = read_sessions(use, out, what))
+        return std::move(*err);
+    }
+    if (q.with_events)
+      for (auto& s : out)
+        if (auto err = read_events_of(s, what))
+          return std::move(*err);
+    if (auto err = run(commit_, what))
+      return std::move(*err);
+    return out;
+  });
+}
+
+result<std::optional<std::size_t>>
+sqlite_store::purge_closed_before(std::int64_t cutoff_wall_ns,
+                                  std::int64_t now_wall_ns,
+                                  std::int64_t interval_ns) {
+  static const std::string what = "cannot purge old sessions from";
+  using res = result<std::optional<std::size_t>>;
+  return guarded(what, path_, [&]() -> res {
+    rollback_guard guard{db_.get()};
+    if (auto err = run(begin_, what))
+      return std::move(*err);
+    std::int64_t last = 0;
+    if (auto rc = query_int(db_.get(),
+                            "SELECT CAST(value AS INTEGER) FROM meta"
+                            " WHERE key = 'purged_wall_ns'",
+                            last))
+      return fail(rc, what);
+    // Another server purged within the interval: one purge is enough.
+    if (last > 0 && now_wall_ns - last < interval_ns)
+      return std::optional<std::size_t>{};
+    stmt_ptr purge;
+    if (auto rc = prepare(purge, "DELETE FROM sessions"
+                                 " WHERE state IN ('ended', 'expired')"
+                                 " AND closed_wall_ns < ?1"))
+      return fail(rc, what);
+    std::size_t n = 0;
+    {
+      // Events go by ON DELETE CASCADE.
+      stmt_use use{purge};
+      if (auto rc = use.bind(1, cutoff_wall_ns).step(); rc != SQLITE_DONE)
+        return fail(rc, what);
+      n = static_cast<std::size_t>(sqlite3_changes64(db_.get()));
+    }
+    stmt_ptr mark;
+    if (auto rc = prepare(mark, "UPDATE meta SET value = ?1"
+                                " WHERE key = 'purged_wall_ns'"))
+      return fail(rc, what);
+    {
+      stmt_use use{mark};
+      auto text = std::to_string(now_wall_ns);
+      if (auto rc = use.bind(1, text).step(); rc != SQLITE_DONE)
+        return fail(rc, what);
+    }
+    if (auto err = run(commit_, what))
+      return std::move(*err);
+    return std::optional<std::size_t>{n};
+  });
+}
+
+} // namespace ttm::storage::detail

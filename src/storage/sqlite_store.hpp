@@ -1,12 +1,14 @@
 #pragma once
 
 // The embedded backend: one SQLite file, <dir>/journal.sqlite3, in WAL mode,
-// held by one server at a time through an flock on <dir>/lock.
+// shared by every server on <dir> (see dir_lock.hpp for how they see each
+// other alive).
 
 #include "storage/dir_lock.hpp"
 #include "storage/store.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 
 namespace ttm::storage {
@@ -23,19 +25,22 @@ struct sqlite_options {
   std::string dir;   ///< data directory; created 0700 (parents too) if missing
   sync_mode sync = sync_mode::full;
   std::string instance; ///< free text for diagnostics, stored in `meta`
-  /// How long to wait for another server holding the directory to exit
-  /// before giving up with `locked`.
+  /// How long to wait for a server of an older version holding the
+  /// directory to exit before giving up with `locked`.
   std::chrono::milliseconds lock_wait{0};
+  /// Open sessions the directory may hold over all its servers (0: no
+  /// limit): a session_started beyond it fails with `limit`.
+  std::size_t max_open_sessions = 0;
 };
 
 /// Creates `opts.dir` (0700, parents too) if missing and locks it, waiting
-/// up to `opts.lock_wait` for another server to let go (see dir_lock.hpp).
+/// up to `opts.lock_wait` for an older server to let go (see dir_lock.hpp).
 inline result<dir_lock> lock_data_dir(const sqlite_options& opts) {
   return lock_data_dir(opts.dir, opts.lock_wait);
 }
 
 /// Opens or creates the journal in the directory `lock` holds, migrates its
-/// schema and starts a new epoch. Errors: newer_schema and corrupt (the
+/// schema and registers a new instance. Errors: newer_schema and corrupt (the
 /// file is left untouched), read_only, full, io; the message names the path.
 result<store_ptr> open_sqlite(const sqlite_options& opts, dir_lock lock);
 

@@ -59,7 +59,7 @@ error_kind kind_of(int rc, int sys_errno) {
       return error_kind::corrupt;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return error_kind::locked;
+      return error_kind::busy;
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR:
       return kind_of_errno(sys_errno);

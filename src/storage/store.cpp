@@ -50,6 +50,10 @@ const char* to_string(error_kind k) {
       return "read_only";
     case error_kind::full:
       return "full";
+    case error_kind::busy:
+      return "busy";
+    case error_kind::limit:
+      return "limit";
     case error_kind::fenced:
       return "fenced";
     case error_kind::rejected:

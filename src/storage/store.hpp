@@ -1,9 +1,10 @@
 #pragma once
 
-// The journal's storage interface: append events, load open sessions, query
-// history. SQLite (sqlite_store.hpp) is the embedded default; a PostgreSQL
-// backend for several instances behind a load balancer is planned, which is
-// why every session row carries an owner epoch (see `store`).
+// The journal's storage interface: append events, claim sessions, query
+// history. SQLite (sqlite_store.hpp) is the embedded default, shared by any
+// number of server processes on one machine; a PostgreSQL backend for
+// several machines is planned behind the same interface (liveness there: a
+// lease instead of a kernel lock).
 //
 // Storage knows sessions and events, not the tracking model: an event's
 // payload is opaque JSON text, written and read by the journal layer above
@@ -16,18 +17,21 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 namespace ttm::storage {
 
 enum class error_kind {
-  locked,       ///< another server holds the data directory
+  locked,       ///< a server of an older version holds the data directory
+  busy,         ///< other servers kept the journal busy past the timeout
   newer_schema, ///< written by a newer version: refused, never altered
   corrupt,      ///< not a database, or failed an integrity check
   read_only,    ///< the directory or file cannot be written
   full,         ///< disk or quota full
-  fenced,       ///< another instance adopted the session (higher epoch)
+  fenced,       ///< the session was claimed since (its epoch moved on)
+  limit,        ///< the directory holds its maximum of open sessions
   /// The batch contradicts the journal (an unknown or closed session, a
   /// second session_started, a payload that is not JSON): nothing written,
   /// the storage itself is fine. A bug upstream, not an outage.
@@ -58,11 +62,14 @@ struct history_query {
 
 /// One backend. Not thread-safe: the journal actor (one thread) owns it.
 ///
-/// Epochs fence owners: opening a store starts a new epoch, greater than
-/// every earlier one; `load_open` claims the open sessions for it, and an
-/// append touching a session whose row carries another epoch fails with
-/// `fenced` and writes nothing. With SQLite one process holds the file, so
-/// fencing never triggers in practice; a shared backend relies on it.
+/// Several instances (processes) share one store. Each opening is a new
+/// instance with a number of its own, alive while its process lives. An
+/// open session is held by at most one instance (`holder`) at a per-session
+/// `epoch`: `claim` takes it over in one transaction (epoch + 1) and loads
+/// its latest state; every append carries the writer's epoch for each
+/// session it touches and is `fenced` (nothing written) when the session
+/// was claimed since. So per session, writes are linearizable across
+/// instances, and a stale copy can never overwrite a newer state.
 class store {
 public:
   virtual ~store();
@@ -70,30 +77,48 @@ public:
   /// Where the data lives, for logs: "sqlite:/home/u/.local/state/...".
   virtual std::string describe() const = 0;
 
-  /// This instance's epoch.
-  virtual std::int64_t epoch() const = 0;
+  /// This instance's number (> 0), unique among all that opened the store.
+  virtual std::int64_t instance() const = 0;
 
   /// Writes `batch` in one transaction, in order: all of it or nothing.
-  /// session_started inserts the session row (owner = principal, epoch =
-  /// this epoch, milestone_id = the payload's top-level "milestone_id"
-  /// string); every other event needs an open session of this epoch
-  /// (else `fenced`, or `rejected`); session_ended / session_expired set
-  /// its state and closed time. Durable when it returns ok (see the
-  /// backend's sync mode).
+  /// session_started inserts the session row (owner = principal, scope =
+  /// the payload's "era", milestone_id and idempotency_key from the
+  /// payload, held by this instance at epoch 1) unless the directory holds
+  /// `max_open` open sessions already (`limit`); every other event needs
+  /// an open session at the event's epoch (else `fenced`, or `rejected`);
+  /// session_ended / session_expired set its state and closed time.
+  /// Durable when it returns ok (see the backend's sync mode).
   virtual result<ok> append(const std::vector<event>& batch) = 0;
 
-  /// Open sessions with their events, oldest session first; claims each for
-  /// this epoch. Every event's `principal` is the session's owner.
-  virtual result<std::vector<stored_session>> load_open() = 0;
+  /// See claim_request / claim_result. Every event's `principal` is the
+  /// session's owner. An expired session comes back without its events.
+  virtual result<claim_result> claim(const claim_request& req) = 0;
+
+  /// Lets go of sessions this instance holds (id, epoch), so that the
+  /// directory-wide expiry sees them as orphans: their client went away.
+  virtual result<ok>
+  release(const std::vector<std::pair<std::string, std::int64_t>>& held) = 0;
+
+  /// How many sessions are open in the whole store (every instance's).
+  virtual result<std::size_t> open_sessions() = 0;
+
+  /// Open sessions started before `age_cutoff_wall_ns` or idle since before
+  /// `idle_cutoff_wall_ns` that no live instance holds (at most `limit`).
+  virtual result<std::vector<orphan>>
+  orphans_due(std::int64_t age_cutoff_wall_ns,
+              std::int64_t idle_cutoff_wall_ns, std::size_t limit) = 0;
 
   /// Sessions (any state) matching `q`, newest first.
   virtual result<std::vector<stored_session>> history(const history_query& q)
     = 0;
 
   /// Deletes ended and expired sessions (and their events) closed before
-  /// `cutoff_wall_ns`; returns how many.
-  virtual result<std::size_t> purge_closed_before(std::int64_t cutoff_wall_ns)
-    = 0;
+  /// `cutoff_wall_ns`; returns how many, or nullopt when another instance
+  /// purged less than `interval_ns` before `now_wall_ns` (one purge per
+  /// interval for the whole directory).
+  virtual result<std::optional<std::size_t>>
+  purge_closed_before(std::int64_t cutoff_wall_ns, std::int64_t now_wall_ns,
+                      std::int64_t interval_ns) = 0;
 };
 
 using store_ptr = std::unique_ptr<store>;

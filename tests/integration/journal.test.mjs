@@ -41,7 +41,7 @@ const T = { timeout: 40_000 };
 const NY = 'America/New_York';
 const JOURNAL_FILE = 'journal.sqlite3';
 /** The schema version this server writes (PRAGMA user_version). */
-const CURRENT_SCHEMA = 1;
+const CURRENT_SCHEMA = 2;
 
 after(async () => {
   await stopAllServers();
@@ -317,11 +317,12 @@ function runUntilExit(argv, { env = process.env, timeoutMs = 15_000 } = {}) {
   });
 }
 
-const RECOVERY_RE = /journal sqlite:(\S+) \((\d+) (?:open )?sessions? recovered, (\d+) expired while the server was down\)/;
+const RECOVERY_RE = /journal sqlite:(\S+) \(instance \d+; (\d+) open sessions in the directory, (\d+) expired that no server held\)/;
 
 /**
- * The start-up log line's journal part: {file, recovered (open and recently
- * ended sessions), expired (while the server was down)}, or null.
+ * The start-up log line's journal part: {file, recovered (sessions open in
+ * the directory, to be taken over on use), expired (past their limits while
+ * no server held them)}, or null.
  */
 function recoveryLine(stderr) {
   const m = RECOVERY_RE.exec(stderr);
@@ -385,7 +386,7 @@ describe('stdio, SDK v1 (2025-11-25): SIGKILL half-way through Pattern 1, then f
 
   test('an ended session comes back ended: the same summary, a repeated time_session_end, SESSION_ENDED for tasks', T, async () => {
     const { conn, tools } = await connectTo();
-    assert.equal((await waitForRecoveryLine(conn.stderr)).recovered, 1, 'the recently ended session is reloaded');
+    assert.equal((await waitForRecoveryLine(conn.stderr)).recovered, 0, 'an ended session is not open');
     const { already_ended: _, ...summary } = first.report;
     assert.deepEqual(await tools.ok('time_session_summary', { session_id: first.id }), summary,
       'the summary of an ended session is the report, unchanged by the restart');
@@ -421,8 +422,8 @@ describe('stdio, SDK v1 (2025-11-25): SIGKILL half-way through Pattern 1, then f
     assert.equal(started.already_started, false);
     one.server.child.kill('SIGKILL');
     await one.server.waitForExit();
-    // The retry is the first call after the restart: it waits for the
-    // journal's recovery, like a call naming a session_id.
+    // The retry is the first call after the restart: the key is looked up
+    // in the journal, like a session_id.
     const two = await startRaw(['--data-dir', dir]);
     const again = await two.tools.ok('time_session_start', args);
     assert.equal(again.session_id, started.session_id);
@@ -431,10 +432,10 @@ describe('stdio, SDK v1 (2025-11-25): SIGKILL half-way through Pattern 1, then f
     await two.tools.fail('time_session_start', { ...args, task_ids: ['b'] }, 'IDEMPOTENCY_KEY_REUSED');
     two.server.endInput();
     await two.server.waitForExit();
-    // The info line about the recovered session names only the id's first
+    // The info line about the session taken over names only the id's first
     // 8 characters (docs/http.md: full session ids are never logged).
     const log = two.server.stderrTail;
-    assert.match(log, new RegExp(`recovered session ${started.session_id.slice(0, 8)}\\.\\.\\. `));
+    assert.match(log, new RegExp(`took over session ${started.session_id.slice(0, 8)}\\.\\.\\. `));
     assert.ok(!log.includes(started.session_id), `the full session id must not be logged:\n${log}`);
   });
 });
@@ -522,9 +523,12 @@ describe('HTTP: a recovered session goes back to the principal that created it',
         ['J-001', 'in_progress', l1.start_time, null], ['J-002', 'not_started', null, null],
         ['J-003', 'not_started', null, null], ['J-004', 'not_started', null, null],
       ], 'bob\'s time_task_end changed nothing');
-      // Re-bound to that MCP session: another MCP session of alice does not get it.
+      // Another MCP session of alice (a reconnect) takes it over, in the same state
+      // (issue 15); the first takes it back by naming it again.
       const aliceOther = await as(connectHttp, two, ALICE_1, 'alice-v1-other');
-      await assertUnknown(aliceOther.tools, 'time_session_summary', { session_id: L.session_id });
+      const other = await aliceOther.tools.ok('time_session_summary', { session_id: L.session_id });
+      assert.deepEqual(other.tasks.map((t) => [t.task_id, t.status, t.start_time]),
+        sl.tasks.map((t) => [t.task_id, t.status, t.start_time]));
       // Alice finishes it.
       const l1End = await alice.tools.ok('time_task_end', { session_id: L.session_id, ...TASKS[0].end });
       assert.equal(l1End.start_time, l1.start_time);
@@ -603,6 +607,7 @@ describe('HTTP: a recovered session goes back to the principal that created it',
   });
 
   test('a tracking session that ended with its MCP session (DELETE) does not come back after a restart', T, async () => {
+    // Its principal is told it expired; anyone else that it does not exist.
     const dataDir = freshDataDir();
     const args = ['--data-dir', dataDir];
     const one = await HttpServer.start({ binary: BINARY, args });
@@ -611,12 +616,12 @@ describe('HTTP: a recovered session goes back to the principal that created it',
     await a.tools.ok('time_task_start', { session_id: L.session_id, ...TASKS[0].start });
     await a.conn.transport.terminateSession(); // DELETE: its tracking sessions end with it
     const b = await as(connectHttp, one, undefined, 'local-v1-next');
-    await assertUnknown(b.tools, 'time_session_summary', { session_id: L.session_id });
+    await b.tools.fail('time_session_summary', { session_id: L.session_id }, 'SESSION_EXPIRED');
     await one.kill();
     const two = await HttpServer.start({ binary: BINARY, args });
     try {
       const c = await as(connectHttp, two, undefined, 'local-v1-after-restart');
-      await assertUnknown(c.tools, 'time_session_summary', { session_id: L.session_id });
+      await c.tools.fail('time_session_summary', { session_id: L.session_id }, 'SESSION_EXPIRED');
     } finally {
       await two.stop();
     }

@@ -217,17 +217,17 @@ TEST_CASE("idempotency: the key is journaled with the start and restored by "
   }
 }
 
-TEST_CASE("idempotency: a call with an idempotency_key waits for recovery "
-          "like one naming a session",
+TEST_CASE("idempotency: the decoder lifts an idempotency_key for the journal "
+          "lookup, like a session id",
           "[protocol][issue20]") {
   auto keyed = mcp::decode(tools_call("time_session_start", keyed_start, "1"));
   REQUIRE(keyed.messages.size() == 1);
-  CHECK(keyed.messages[0].awaits_recovery);
+  CHECK_FALSE(keyed.messages[0].lookup.empty());
   CHECK(keyed.messages[0].handle.empty());
   auto plain = mcp::decode(tools_call(
     "time_session_start", R"({"milestone_id":"M","task_ids":[]})", "2"));
   REQUIRE(plain.messages.size() == 1);
-  CHECK_FALSE(plain.messages[0].awaits_recovery);
+  CHECK(plain.messages[0].lookup.empty());
 }
 
 TEST_CASE("idempotency: two keyed starts in one batch make one session",

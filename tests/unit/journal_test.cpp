@@ -1,13 +1,14 @@
 // The journal above storage: the tracker's change records and their undo,
 // events and their replay (same boot and across a reboot), expiry of
-// recovered sessions, a client whose replies wait for the journal (and fail
-// with STORAGE_UNAVAILABLE, changing nothing), and the journal actor's group
-// commit on a real SQLite file.
+// sessions no server holds, a client whose replies wait for the journal
+// (and fail with STORAGE_UNAVAILABLE, changing nothing, or run again when
+// fenced), the journal actor's group commit on a real SQLite file, and
+// sessions taken over on use through the actors (issue 15).
 
 #include "actor_fixture.hpp"
 #include "actors/journal.hpp"
 #include "journal/codec.hpp"
-#include "journal/recovery.hpp"
+#include "journal/expiry.hpp"
 #include "journal/replay.hpp"
 #include "storage/sqlite_store.hpp"
 #include "test_client_state.hpp"
@@ -283,51 +284,29 @@ TEST_CASE("journal: a session whose events cannot be read is skipped") {
   CHECK(fresh.find("headless") == nullptr);
 }
 
-TEST_CASE("journal: sessions past their limits at start-up expire there") {
+TEST_CASE("journal: sessions no server holds expire by the wall clock, each "
+          "at its epoch") {
   tracking_fixture f;
-  f.start("fresh");
-  auto fresh = f.stored("fresh");
-  f.start("idle");
-  auto idle = f.stored("idle");
-  f.start("old");
-  auto old = f.stored("old");
-  // "old" started 25 h ago; "idle" was last touched 5 h ago.
+  auto now = domain::to_ns(f.clock->wall_now());
   auto h = [](long long n) { return n * 3'600'000'000'000LL; };
-  old.started_wall_ns -= h(25);
-  for (auto& e : old.events)
-    e.at.wall_ns -= h(25);
-  idle.started_wall_ns -= h(5);
-  for (auto& e : idle.events)
-    e.at.wall_ns -= h(5);
-  std::vector<storage::stored_session> all{fresh, idle, old};
-  auto events = journal::expire_recovered(all, domain::tracking_limits{},
-                                         *f.clock);
-  // All kept, so that their owner learns SESSION_EXPIRED.
-  REQUIRE(all.size() == 3);
-  CHECK(all[0].state == storage::session_state::open);
-  CHECK(all[0].events.size() == 1);
-  CHECK(all[1].state == storage::session_state::expired);
-  CHECK(all[1].events.empty());
-  CHECK(all[2].state == storage::session_state::expired);
-  domain::tracker fresh_tracker{domain::tracking_limits{}};
-  std::vector<std::string> problems;
-  auto ids = journal::replay(fresh_tracker, all, *f.clock, "UTC", problems);
-  CHECK(ids == std::vector<std::string>{"fresh"});
-  CHECK(problems.empty());
-  auto& live = *fresh_tracker.find("fresh");
-  (void) live;
-  auto gone = fresh_tracker.use("old", domain::now_of(*f.clock));
-  REQUIRE(std::holds_alternative<domain::tracking_error>(gone));
-  CHECK(std::get<domain::tracking_error>(gone).code == "SESSION_EXPIRED");
+  std::vector<storage::orphan> orphans{
+    {"fresh", "alice", 3, now - h(1), now - h(1)},
+    {"idle", "alice", 1, now - h(6), now - h(5)},
+    {"old", "bob", 7, now - h(25), now - 1},
+  };
+  auto events = journal::expiry_events(orphans, domain::tracking_limits{},
+                                       *f.clock);
   REQUIRE(events.size() == 2);
-  for (const auto& e : events) {
+  for (const auto& e : events)
     CHECK(e.kind == storage::event_kind::session_expired);
-    CHECK(e.principal == "local");
-  }
   CHECK(events[0].session_id == "idle");
+  CHECK(events[0].principal == "alice");
+  CHECK(events[0].epoch == 1);
   CHECK(events[0].payload == R"({"reason":"idle"})");
   CHECK(events[1].session_id == "old");
+  CHECK(events[1].epoch == 7);
   CHECK(events[1].payload == R"({"reason":"age"})");
+  CHECK(events[1].at.wall_ns == now);
 }
 
 namespace {
@@ -352,13 +331,23 @@ std::string tools_call(const std::string& name, const std::string& args,
          + R"(","arguments":)" + args + "}}";
 }
 
-/// Runs a call to its journal step, answers the journal with `error`, and
-/// returns the step; the events the call wrote are in `events`.
+/// The journal's answer to a claim of a session this client holds.
+storage::claim_result still_current() {
+  storage::claim_result r;
+  r.outcome = storage::claim_result::current;
+  return r;
+}
+
+/// Runs a call to its journal step (its session checked with the journal
+/// first, still current), answers the journal with `error` (empty: stored)
+/// and returns the step; the events the call wrote are in `events`.
 mcp::rpc_step call_with_journal(mcp::session& s,
                                    const std::string& json,
                                    const std::string& error,
                                    std::vector<storage::event>& events) {
   auto step = s.handle(mcp::decode(json));
+  if (step.claim)
+    step = s.resume_claim(still_current(), "");
   if (!step.slot_for.empty())
     step = s.resume(true);
   REQUIRE_FALSE(step.journal.empty());
@@ -367,7 +356,10 @@ mcp::rpc_step call_with_journal(mcp::session& s,
   // Nothing is answered, and no slot news leaves, before the journal says.
   CHECK(step.output.response.empty());
   CHECK(step.ended.empty());
-  return s.resume_journal(error);
+  using storage::append_answer;
+  return s.resume_journal(error.empty()
+                            ? append_answer{}
+                            : append_answer{append_answer::failed, error});
 }
 
 const rapidjson::Value& sc_of(const rapidjson::Document& d) {
@@ -451,15 +443,74 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
     CHECK(live->tasks[1].runs.back().status
           == domain::run_status::in_progress);
   }
-  SECTION("reads and time_get_current never wait for the journal") {
+  SECTION("a read waits only for the journal's check that the session is "
+          "current; time_get_current never waits") {
     auto step = s.handle(mcp::decode(
       tools_call("time_session_summary", R"({"session_id":")" + sid + R"("})",
                  2)));
+    REQUIRE(step.claim);
+    CHECK(step.claim->session_id == sid);
+    CHECK(step.claim->principal == "alice");
+    CHECK(step.claim->scope == "2025");
+    CHECK(step.claim->known_epoch == 1);
+    step = s.resume_claim(still_current(), "");
     CHECK_FALSE(step.waiting());
     CHECK_FALSE(step.output.response.empty());
     auto now = s.handle(mcp::decode(
       tools_call("time_get_current", R"({"timezone":"UTC"})", 3)));
     CHECK_FALSE(now.waiting());
+  }
+  SECTION("a fenced write (another client claimed the session meanwhile) "
+          "runs again on the latest state") {
+    auto step = s.handle(mcp::decode(tools_call(
+      "time_task_start", R"({"session_id":")" + sid + R"(","task_id":"a"})",
+      2)));
+    step = s.resume_claim(still_current(), "");
+    REQUIRE_FALSE(step.journal.empty());
+    CHECK(step.journal[0].epoch == 1);
+    // Meanwhile another server started task a and ended it: the journal's
+    // latest state, at epoch 3 now that this client claims it back.
+    storage::claim_result latest;
+    latest.outcome = storage::claim_result::loaded;
+    latest.session.session_id = sid;
+    latest.session.principal = "alice";
+    latest.session.epoch = 3;
+    latest.session.events.push_back(events[0]);
+    auto ts = events[0];
+    ts.kind = storage::event_kind::task_started;
+    ts.task_id = "a";
+    ts.payload = R"({"metadata":{}})";
+    latest.session.events.push_back(ts);
+    auto te = ts;
+    te.kind = storage::event_kind::task_ended;
+    te.payload = R"({"status":"completed","metadata":{}})";
+    latest.session.events.push_back(te);
+    step = s.resume_journal({storage::append_answer::fenced, "fenced"});
+    REQUIRE(step.claim);
+    CHECK(step.claim->known_epoch == 1);
+    step = s.resume_claim(latest, "");
+    // Task a ended elsewhere: starting it again is a new run, at epoch 3.
+    REQUIRE_FALSE(step.journal.empty());
+    CHECK(step.journal[0].kind == storage::event_kind::task_started);
+    CHECK(step.journal[0].epoch == 3);
+    step = s.resume_journal({});
+    auto d = parse(step.output.response);
+    CHECK_FALSE(d["result"]["isError"].GetBool());
+    CHECK(sc_of(d)["run"].GetInt() == 2);
+    CHECK(s.tracker().find(sid)->tasks[0].runs.size() == 2);
+  }
+  SECTION("a start beyond the directory's limit answers LIMIT_REACHED and "
+          "frees its slot") {
+    auto step = s.handle(mcp::decode(tools_call(
+      "time_session_start", R"({"milestone_id":"M2","task_ids":[]})", 2)));
+    step = s.resume(true);
+    REQUIRE_FALSE(step.journal.empty());
+    auto id = step.journal[0].session_id;
+    step = s.resume_journal({storage::append_answer::limit, "limit"});
+    auto d = parse(step.output.response);
+    CHECK(str(sc_of(d)["error_code"]) == "LIMIT_REACHED");
+    CHECK(s.tracker().find(id) == nullptr);
+    CHECK(step.expired == std::vector<std::string>{id});
   }
 }
 
@@ -485,7 +536,7 @@ TEST_CASE("journal: the journal actor stores appends, several per "
   };
 
   auto append_three = [&](actors::journal_actor journal) {
-    auto answers = std::make_shared<std::vector<std::string>>();
+    auto answers = std::make_shared<std::vector<storage::append_answer>>();
     std::vector<std::vector<storage::event>> batches;
     for (auto id : {"s1", "s2", "s3"})
       batches.push_back({event_of(id)});
@@ -495,7 +546,9 @@ TEST_CASE("journal: the journal actor stores appends, several per "
       [=](caf::event_based_actor* self, int) {
         for (const auto& b : batches)
           self->request(journal, caf::infinite, actors::append_atom::value, b)
-            .then([=](const std::string& r) { answers->push_back(r); });
+            .then([=](const storage::append_answer& r) {
+              answers->push_back(r);
+            });
       },
       0);
     sched.run();
@@ -521,32 +574,40 @@ TEST_CASE("journal: the journal actor stores appends, several per "
     auto journal = sys.spawn(actors::journal_behavior, jc);
     sched.run();
     auto answers = append_three(journal);
-    CHECK(answers == std::vector<std::string>{"", "", ""});
+    REQUIRE(answers.size() == 3);
+    for (const auto& a : answers)
+      CHECK(a.kind == storage::append_answer::stored);
     CHECK(state_of(journal).commits == 1);
     CHECK(state_of(journal).events == 3);
-    auto open = store->load_open();
+    storage::history_query all;
+    auto open = store->history(all);
     REQUIRE(std::holds_alternative<std::vector<storage::stored_session>>(open));
     CHECK(std::get<std::vector<storage::stored_session>>(open).size() == 3);
     SECTION("one bad append fails alone") {
       auto again = append_three(journal); // the ids exist already
       CHECK(again.size() == 3);
-      for (const auto& a : again)
-        CHECK_FALSE(a.empty());
+      for (const auto& a : again) {
+        CHECK(a.kind == storage::append_answer::failed);
+        CHECK_FALSE(a.error.empty());
+      }
       std::vector<storage::event> fine{event_of("s4")};
-      auto answers2 = std::make_shared<std::vector<std::string>>();
+      auto answers2
+        = std::make_shared<std::vector<storage::append_answer>>();
       auto dup = std::vector<storage::event>{event_of("s1")};
       sys.spawn(
         [=](caf::event_based_actor* self, int) {
           for (const auto& b : {dup, fine})
             self->request(journal, caf::infinite, actors::append_atom::value,
                           b)
-              .then([=](const std::string& r) { answers2->push_back(r); });
+              .then([=](const storage::append_answer& r) {
+                answers2->push_back(r);
+              });
         },
         0);
       sched.run();
       REQUIRE(answers2->size() == 2);
-      CHECK_FALSE((*answers2)[0].empty());
-      CHECK((*answers2)[1].empty());
+      CHECK((*answers2)[0].kind == storage::append_answer::failed);
+      CHECK((*answers2)[1].kind == storage::append_answer::stored);
     }
     caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
     sched.run();
@@ -560,13 +621,13 @@ TEST_CASE("journal: the journal actor stores appends, several per "
     auto answers = append_three(journal);
     REQUIRE(answers.size() == 3);
     for (const auto& a : answers)
-      CHECK(a == jc.unavailable);
+      CHECK(a.error == jc.unavailable);
     caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
     sched.run();
   }
 }
 
-// -- recovery through the actors ----------------------------------------------
+// -- sessions taken over on use, through the actors (issue 15) ---------------
 
 namespace {
 
@@ -580,7 +641,7 @@ std::string summary_call(int id, const std::string& sid) {
 }
 
 /// Writes one open session, started by `principal` in `era`, to a journal
-/// in `dir`, as a server before a restart would have.
+/// in `dir`, as a server that has exited since would have.
 std::string seed_journal(const std::filesystem::path& dir,
                          const std::string& principal, protocol::era era,
                          const domain::fake_clock& clock) {
@@ -601,19 +662,30 @@ std::string seed_journal(const std::filesystem::path& dir,
   return c.session_id;
 }
 
+/// A second server process on the fixture's directory: its own
+/// supervisor, journal (its own store instance) and transport.
+struct server {
+  actors::supervisor_actor supervisor;
+  actors::journal_actor journal;
+  actors::transport_actor transport;
+};
+
 /// The fixture's transport, replaced by one with a journal on a real SQLite
-/// directory, on CAF's deterministic scheduler.
-struct recovery_fixture : ttm::test::actor_fixture {
+/// directory, on CAF's deterministic scheduler; `second()` adds another
+/// server on the same directory.
+struct shared_dir_fixture : ttm::test::actor_fixture {
   temp_dir dir;
   actors::journal_actor journal;
+  std::vector<server> others;
 
-  recovery_fixture() : actor_fixture(ttm::test::test_client_config(), {}) {
+  explicit shared_dir_fixture(actors::supervisor_config sup = {})
+    : actor_fixture(ttm::test::test_client_config(), sup) {
   }
 
   /// While true, the journal's open fails as for a corrupt file.
   std::shared_ptr<bool> broken = std::make_shared<bool>(false);
 
-  void start(bool adopt_all) {
+  actors::journal_actor spawn_journal() {
     actors::journal_config jc;
     auto path = dir.path().string();
     jc.open = [path, broken = broken]() -> storage::result<storage::store_ptr> {
@@ -623,16 +695,24 @@ struct recovery_fixture : ttm::test::actor_fixture {
       return storage::open_sqlite({path, storage::sync_mode::normal, "t"});
     };
     jc.clock = clock;
-    journal = sys.spawn(actors::journal_behavior, jc);
+    return sys.spawn(actors::journal_behavior, jc);
+  }
+
+  actors::transport_actor spawn_transport(actors::supervisor_actor sup,
+                                          actors::journal_actor j) {
     actors::transport_config tc;
     tc.client = ttm::test::test_client_config();
     tc.client.clock = clock;
     tc.client.journal = true;
-    tc.supervisor = supervisor;
-    tc.journal = journal;
-    tc.adopt_all = adopt_all;
+    tc.supervisor = std::move(sup);
+    tc.journal = std::move(j);
+    return sys.spawn(actors::transport_behavior, std::move(tc));
+  }
+
+  void start() {
+    journal = spawn_journal();
     caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
-    transport = sys.spawn(actors::transport_behavior, std::move(tc));
+    transport = spawn_transport(supervisor, journal);
     sched.run();
   }
 
@@ -641,16 +721,36 @@ struct recovery_fixture : ttm::test::actor_fixture {
     sched.run();
   }
 
-  ~recovery_fixture() {
+  /// Another server on the directory, its journal open.
+  server& second() {
+    server s;
+    s.supervisor = sys.spawn(actors::supervisor_behavior,
+                             actors::supervisor_config{});
+    s.journal = spawn_journal();
+    s.transport = spawn_transport(s.supervisor, s.journal);
+    caf::anon_send(s.journal, actors::open_atom::value, s.transport);
+    sched.run();
+    others.push_back(std::move(s));
+    return others.back();
+  }
+
+  ~shared_dir_fixture() {
+    for (auto& s : others) {
+      caf::anon_send_exit(s.transport, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(s.supervisor, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(s.journal, caf::exit_reason::user_shutdown);
+    }
     caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
     sched.run();
   }
 
   using sink = ttm::test::collecting_sink;
 
-  std::shared_ptr<sink> inbound(const std::string& json) {
+  /// A stdio-like frame to `to` (the fixture's transport by default).
+  std::shared_ptr<sink> inbound(const std::string& json,
+                                actors::transport_actor to = {}) {
     auto s = std::make_shared<sink>();
-    caf::anon_send(transport, actors::inbound_atom::value,
+    caf::anon_send(to ? to : transport, actors::inbound_atom::value,
                    std::string{"stdio"}, mcp::decode(json),
                    actors::sink_ptr{s});
     sched.run();
@@ -679,41 +779,48 @@ struct recovery_fixture : ttm::test::actor_fixture {
     return s;
   }
 
-  /// The error_code of a tool reply, or "" for success.
-  static std::string code_of(const sink& s) {
+  /// The structuredContent of a tool reply.
+  static rapidjson::Document content(const sink& s) {
     REQUIRE(s.lines.size() == 1);
     auto d = parse(s.lines[0]);
-    const auto& sc = d["result"]["structuredContent"];
+    rapidjson::Document out;
+    out.CopyFrom(d["result"]["structuredContent"], out.GetAllocator());
+    return out;
+  }
+
+  /// The error_code of a tool reply, or "" for success.
+  static std::string code_of(const sink& s) {
+    auto sc = content(s);
     return sc.HasMember("error_code") ? str(sc["error_code"]) : "";
   }
 };
 
 } // namespace
 
-TEST_CASE("journal: stdio's client adopts what the journal recovers; a call "
-          "naming a session waits for the recovery") {
-  recovery_fixture f;
-  auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy, *f.clock);
-  f.start(true);
-  auto init = f.inbound(init_request);
-  CHECK(init->lines.size() == 1); // the handshake does not wait
-  auto held = f.inbound(summary_call(1, sid));
-  CHECK(held->lines.empty()); // its session may be about to be recovered
+TEST_CASE("journal: stdio takes a session over from the journal when a call "
+          "names it, not at start-up") {
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy,
+                          *f.clock);
+  f.start();
   f.open_journal();
-  REQUIRE(held->lines.size() == 1);
-  CHECK(f.code_of(*held) == "");
-  CHECK(str(parse(held->lines[0])["result"]["structuredContent"]["status"])
-        == "active");
+  auto init = f.inbound(init_request);
+  CHECK(init->lines.size() == 1);
+  CHECK(f.slots() == 0); // nothing adopted at start
+  auto back = f.inbound(summary_call(1, sid));
+  REQUIRE(f.code_of(*back) == "");
+  CHECK(str(f.content(*back)["status"]) == "active");
   CHECK(f.slots() == 1);
-  CHECK(f.state().recovered.empty());
   CHECK(f.state().directory.at(sid) == "stdio");
 }
 
-TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
-          "session of its principal and era that names it") {
-  recovery_fixture f;
-  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::legacy, *f.clock);
-  f.start(false);
+TEST_CASE("journal: over HTTP a session goes to an MCP session of its "
+          "principal and era that names it; a newer MCP session of the same "
+          "principal takes it over (a reconnect)") {
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::legacy,
+                          *f.clock);
+  f.start();
   f.open_journal();
   f.open("bob-1", "bob");
   CHECK(f.code_of(*f.forward("bob-1", summary_call(1, sid)))
@@ -721,37 +828,117 @@ TEST_CASE("journal: over HTTP a recovered session goes to the first MCP "
   f.open("alice-1", "alice");
   CHECK(f.code_of(*f.forward("alice-1", summary_call(2, sid))) == "");
   CHECK(f.state().directory.at(sid) == "alice-1");
-  // Bound now: another MCP session of alice does not get it.
   f.open("alice-2", "alice");
-  CHECK(f.code_of(*f.forward("alice-2", summary_call(3, sid)))
-        == "SESSION_NOT_FOUND");
+  CHECK(f.code_of(*f.forward("alice-2", summary_call(3, sid))) == "");
+  CHECK(f.state().directory.at(sid) == "alice-2");
+  CHECK(f.slots() == 1); // moved, not counted twice
   CHECK(f.code_of(*f.forward("alice-1", summary_call(4, sid))) == "");
+  CHECK(f.slots() == 1);
+  // bob still gets nothing.
+  CHECK(f.code_of(*f.forward("bob-1", summary_call(5, sid)))
+        == "SESSION_NOT_FOUND");
 }
 
-TEST_CASE("journal: a recovered 2026-07-28 session is not taken by a 2025 "
-          "MCP session of the same principal") {
-  recovery_fixture f;
-  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::modern, *f.clock);
-  f.start(false);
+TEST_CASE("journal: an idle MCP session ends though it holds a tracking "
+          "session, which stays in the journal for its principal") {
+  actors::supervisor_config sup;
+  sup.mcp_idle_timeout = std::chrono::minutes{30};
+  shared_dir_fixture f{sup};
+  f.start();
+  f.open_journal();
+  f.open("alice-1", "alice");
+  auto started = f.forward("alice-1", tools_call("time_session_start",
+                                                 R"({"milestone_id":"M",)"
+                                                 R"("task_ids":["a"]})",
+                                                 1));
+  REQUIRE(f.code_of(*started) == "");
+  auto sid = str(f.content(*started)["session_id"]);
+  f.clock->advance(std::chrono::minutes{31});
+  f.sched.advance_time(std::chrono::minutes{31});
+  f.sched.run();
+  CHECK(f.state().routes.count("alice-1") == 0);
+  CHECK(f.slots() == 0);
+  f.open("alice-2", "alice");
+  auto back = f.forward("alice-2", summary_call(2, sid));
+  REQUIRE(f.code_of(*back) == "");
+  CHECK(str(f.content(*back)["status"]) == "active");
+  CHECK(f.slots() == 1);
+}
+
+TEST_CASE("journal: a 2026-07-28 session is not taken by a 2025 MCP session "
+          "of the same principal") {
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::modern,
+                          *f.clock);
+  f.start();
   f.open_journal();
   f.open("alice-1", "alice");
   CHECK(f.code_of(*f.forward("alice-1", summary_call(1, sid)))
         == "SESSION_NOT_FOUND");
   CHECK(f.state().directory.count(sid) == 0);
-  CHECK(f.state().recovered.count(sid) == 1); // still waiting
+  CHECK(f.slots() == 0);
+}
+
+TEST_CASE("journal: two servers on one directory: each call sees the other's "
+          "changes, and two ends of one task end it once") {
+  shared_dir_fixture f;
+  f.start();
+  f.open_journal();
+  auto& b = f.second();
+  f.inbound(init_request);
+  f.inbound(init_request, b.transport);
+  auto started = f.inbound(tools_call(
+    "time_session_start", R"({"milestone_id":"M","task_ids":["a","b"]})", 1));
+  REQUIRE(f.code_of(*started) == "");
+  auto sid = str(f.content(*started)["session_id"]);
+  auto task = [&](const char* tool, const char* task_id, int id) {
+    return tools_call(tool,
+                      R"({"session_id":")" + sid + R"(","task_id":")"
+                        + task_id + R"("})",
+                      id);
+  };
+  REQUIRE(f.code_of(*f.inbound(task("time_task_start", "a", 2))) == "");
+  // Server B sees task a running, and starts b.
+  auto seen = f.inbound(summary_call(3, sid), b.transport);
+  REQUIRE(f.code_of(*seen) == "");
+  CHECK(f.content(*seen)["tasks_in_progress"].GetInt() == 1);
+  REQUIRE(f.code_of(*f.inbound(task("time_task_start", "b", 4), b.transport))
+          == "");
+  // Both servers end task b at once: exactly one ends it.
+  auto s1 = std::make_shared<ttm::test::collecting_sink>();
+  auto s2 = std::make_shared<ttm::test::collecting_sink>();
+  caf::anon_send(f.transport, actors::inbound_atom::value,
+                 std::string{"stdio"},
+                 mcp::decode(task("time_task_end", "b", 5)),
+                 actors::sink_ptr{s1});
+  caf::anon_send(b.transport, actors::inbound_atom::value,
+                 std::string{"stdio"},
+                 mcp::decode(task("time_task_end", "b", 6)),
+                 actors::sink_ptr{s2});
+  f.sched.run();
+  REQUIRE(f.code_of(*s1) == "");
+  REQUIRE(f.code_of(*s2) == "");
+  auto e1 = f.content(*s1)["already_ended"].GetBool();
+  auto e2 = f.content(*s2)["already_ended"].GetBool();
+  CHECK(e1 != e2);
+  // Server A sees b ended once, and a still running.
+  auto last = f.inbound(summary_call(7, sid));
+  REQUIRE(f.code_of(*last) == "");
+  CHECK(f.content(*last)["tasks_in_progress"].GetInt() == 1);
+  CHECK(f.content(*last)["tasks_completed"].GetInt() == 1);
 }
 
 TEST_CASE("journal: while the journal cannot be opened, a session it holds "
           "answers STORAGE_UNAVAILABLE, not SESSION_NOT_FOUND; it opens "
           "without a restart once the fault clears") {
-  recovery_fixture f;
-  auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy, *f.clock);
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy,
+                          *f.clock);
   *f.broken = true;
-  f.start(true);
+  f.start();
   f.inbound(init_request);
-  auto held = f.inbound(summary_call(1, sid));
-  CHECK(held->lines.empty()); // waits for the journal's first try
   f.open_journal();
+  auto held = f.inbound(summary_call(1, sid));
   REQUIRE(held->lines.size() == 1);
   CHECK(f.code_of(*held) == "STORAGE_UNAVAILABLE");
   CHECK(parse(held->lines[0])["result"]["isError"].GetBool());
@@ -774,8 +961,7 @@ TEST_CASE("journal: while the journal cannot be opened, a session it holds "
   f.sched.run();
   auto back = f.inbound(summary_call(5, sid));
   REQUIRE(f.code_of(*back) == "");
-  CHECK(str(parse(back->lines[0])["result"]["structuredContent"]["status"])
-        == "active");
+  CHECK(str(f.content(*back)["status"]) == "active");
   CHECK(f.state().directory.at(sid) == "stdio");
   // An id that never existed is SESSION_NOT_FOUND again.
   CHECK(f.code_of(*f.inbound(
@@ -785,10 +971,11 @@ TEST_CASE("journal: while the journal cannot be opened, a session it holds "
 
 TEST_CASE("journal: over HTTP, while the journal cannot be opened, no "
           "principal is told another's session never existed") {
-  recovery_fixture f;
-  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::legacy, *f.clock);
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::legacy,
+                          *f.clock);
   *f.broken = true;
-  f.start(false);
+  f.start();
   f.open_journal();
   f.open("bob-1", "bob");
   CHECK(f.code_of(*f.forward("bob-1", summary_call(1, sid)))

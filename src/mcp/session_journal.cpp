@@ -1,0 +1,278 @@
+// The MCP session's side of the journal: checking or taking over the
+// session a call names before it runs (claims), the epochs its writes
+// carry, and what happens when the journal stores, refuses or fences them.
+
+#include "mcp/session.hpp"
+
+#include "domain/ids.hpp"
+#include "journal/codec.hpp"
+#include "journal/replay.hpp"
+#include "log.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ttm::mcp {
+
+bool session::hold_for_journal(job& j, std::string reply,
+                               rpc_step& step) {
+  auto changes = tracker_.take_changes();
+  if (changes.empty()) {
+    if (!reply.empty())
+      j.replies.push_back(std::move(reply));
+    return false;
+  }
+  j.held_reply = std::move(reply);
+  j.held_updates = false;
+  j.held_started.clear();
+  for (const auto& c : changes) {
+    if (c.kind != domain::change::session_expired)
+      j.held_updates = true;
+    if (c.kind == domain::change::session_started)
+      j.held_started.push_back(c.session_id);
+  }
+  // Slots and ends are reported only once the journal decided: an end that
+  // is undone must not make its session reclaimable.
+  step.journal = to_events(std::move(changes));
+  step.adopted = std::exchange(adopted_, {});
+  return true;
+}
+
+std::vector<storage::event>
+session::to_events(std::vector<domain::change> changes) {
+  std::vector<storage::event> out;
+  out.reserve(changes.size());
+  // The era of the request that made them: only a client of that era
+  // takes a session over.
+  const auto era = mode_.modern ? protocol::era::modern : protocol::era::legacy;
+  for (const auto& c : changes) {
+    out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era));
+    auto& ev = out.back();
+    if (c.kind == domain::change::session_started) {
+      epochs_[c.session_id] = 1;
+      continue;
+    }
+    auto e = epochs_.find(c.session_id);
+    ev.epoch = e != epochs_.end() ? e->second : 0;
+    if (c.kind == domain::change::session_expired && e != epochs_.end())
+      epochs_.erase(e);
+  }
+  return out;
+}
+
+std::optional<storage::claim_request>
+session::claim_for(const protocol::message& msg) {
+  if (!cfg_.journal || msg.kind != protocol::message::request
+      || msg.method != "tools/call" || (msg.handle.empty() && msg.lookup.empty()))
+    return std::nullopt;
+  auto mode = mode_for(msg);
+  // Requests the method table refuses anyway claim nothing.
+  if (mode.modern ? era_ == protocol::era::legacy
+                  : !initialized() || era_ == protocol::era::modern)
+    return std::nullopt;
+  storage::claim_request req;
+  req.principal = cfg_.principal;
+  req.scope = std::string{protocol::to_string(
+    mode.modern ? protocol::era::modern : protocol::era::legacy)};
+  if (!msg.handle.empty()) {
+    req.session_id = msg.handle;
+  } else if (const auto* held = tracker_.find_by_key(msg.lookup)) {
+    req.session_id = held->id;
+  } else {
+    req.idempotency_key = msg.lookup;
+    req.since_wall_ns = domain::to_ns(cfg_.clock->wall_now()
+                                      - tracker_.limits().max_age);
+  }
+  if (!req.session_id.empty()) {
+    // Expired here (or dropped to make room once ended): SESSION_EXPIRED
+    // without asking, as before several servers shared a journal.
+    if (tracker_.remembers_expired(req.session_id))
+      return std::nullopt;
+    if (const auto* held = tracker_.find(req.session_id)) {
+      // An ended session changes no more: what this client holds is final.
+      if (held->ended())
+        return std::nullopt;
+      if (auto e = epochs_.find(req.session_id); e != epochs_.end())
+        req.known_epoch = e->second;
+    }
+  }
+  return req;
+}
+
+void session::take_over(const storage::stored_session& s) {
+  const auto& id = s.session_id;
+  bool had = tracker_.find(id) != nullptr;
+  if (had)
+    tracker_.drop(id);
+  epochs_.erase(id);
+  std::vector<std::string> problems;
+  auto ids = journal::replay(tracker_, {s}, *cfg_.clock, cfg_.local_zone,
+                             problems);
+  for (const auto& p : problems)
+    TTM_LOG(error, "journal", "cannot load " + p);
+  if (ids.empty()) {
+    // Expired (or unreadable): no longer held here.
+    if (had) {
+      released_.push_back(id);
+      gone_.push_back(id);
+    }
+    return;
+  }
+  epochs_[id] = s.epoch;
+  adopted_.push_back(id);
+  if (!had)
+    created_.push_back(id);
+  if (!had)
+    TTM_LOG(info, "journal",
+            "took over session " + domain::log_id(id) + " from the journal ("
+              + (s.state == storage::session_state::open ? "open" : "ended")
+              + ", epoch " + std::to_string(s.epoch) + ")");
+  else
+    TTM_LOG(debug, "journal",
+            "session " + domain::log_id(id)
+              + " reloaded: changed through another client (epoch "
+              + std::to_string(s.epoch) + ")");
+}
+
+rpc_step session::resume_claim(const storage::claim_result& r,
+                               const std::string& error) {
+  if (!job_ || !job_->claimed || job_->next >= job_->frame.messages.size())
+    throw std::logic_error("session::resume_claim without a paused claim");
+  last_active_ = cfg_.clock->mono_now();
+  auto& j = *job_;
+  const auto& msg = j.frame.messages[j.next];
+  if (!error.empty()) {
+    TTM_LOG(error, "journal", "request " + msg.id.json
+                                + " not run, the journal cannot be read: "
+                                + error);
+    mode_ = mode_for(msg);
+    j.replies.push_back(tool_error_reply(
+      msg, "STORAGE_UNAVAILABLE",
+      "The session journal cannot be read, so nothing was looked up or "
+      "changed: "
+        + error
+        + ". time_get_current still works; retry once the server's storage "
+          "is fixed (see its log)."));
+    next_message(j);
+    return run_job();
+  }
+  switch (r.outcome) {
+    case storage::claim_result::current:
+      break;
+    case storage::claim_result::loaded:
+      if (r.previous_holder != 0 && r.previous_alive)
+        TTM_LOG(info, "journal",
+                "session " + domain::log_id(r.session.session_id)
+                  + " taken over from another live server (instance "
+                  + std::to_string(r.previous_holder) + ")");
+      take_over(r.session);
+      break;
+    case storage::claim_result::not_found:
+      // Gone from the journal (purged) while this client held a copy.
+      if (!msg.handle.empty() && tracker_.find(msg.handle) != nullptr) {
+        tracker_.drop(msg.handle);
+        epochs_.erase(msg.handle);
+        released_.push_back(msg.handle);
+        gone_.push_back(msg.handle);
+      }
+      break;
+  }
+  return run_job();
+}
+
+std::vector<std::pair<std::string, std::int64_t>> session::held() const {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (auto& id : tracker_.open_ids())
+    if (auto e = epochs_.find(id); e != epochs_.end())
+      out.emplace_back(std::move(id), e->second);
+  return out;
+}
+
+void session::drop(const std::string& session_id) {
+  if (tracker_.find(session_id) == nullptr)
+    return;
+  tracker_.drop(session_id);
+  epochs_.erase(session_id);
+  gone_.push_back(session_id);
+}
+
+rpc_step session::resume_journal(const storage::append_answer& answer) {
+  if (!job_ || job_->next >= job_->frame.messages.size())
+    throw std::logic_error("session::resume_journal without a paused "
+                           "message");
+  using storage::append_answer;
+  auto& j = *job_;
+  const auto& msg = j.frame.messages[j.next];
+  auto reply = std::move(j.held_reply);
+  if (answer.kind == append_answer::stored || !j.held_updates) {
+    if (answer.kind != append_answer::stored)
+      TTM_LOG(info, "journal", "an expiry was not recorded (the journal "
+                               "expires the session itself): "
+                                 + answer.error);
+    tracker_.commit();
+  } else {
+    tracker_.rollback();
+    // Sessions this call started are gone again: free their slots.
+    for (const auto& id : j.held_started) {
+      auto c = std::find(created_.begin(), created_.end(), id);
+      if (c != created_.end())
+        created_.erase(c);
+      released_.push_back(id);
+      epochs_.erase(id);
+    }
+    j.held_started.clear();
+    // Another client claimed the session between this call's check and
+    // its write: run it again on the latest state (a few times at most).
+    if (answer.kind == append_answer::fenced && j.fenced_retries < 3) {
+      TTM_LOG(debug, "journal", "request " + msg.id.json
+                                  + ": its session was claimed meanwhile; "
+                                    "running it again on the latest state");
+      ++j.fenced_retries;
+      j.claimed = false;
+      return run_job();
+    }
+    TTM_LOG(error, "journal", "request " + msg.id.json
+                                + " refused, nothing changed: "
+                                + answer.error);
+    mode_ = mode_for(msg);
+    if (answer.kind == append_answer::limit)
+      reply = tool_error_reply(
+        msg, "LIMIT_REACHED",
+        "The limit of " + std::to_string(tracker_.limits().max_sessions)
+          + " open tracking sessions (max_tracking_sessions) is reached "
+            "over all servers sharing this data directory. End sessions "
+            "you no longer need with time_session_end: ended sessions make "
+            "room for new ones.");
+    else
+      reply = tool_error_reply(
+        msg, "STORAGE_UNAVAILABLE",
+        "The session journal cannot record this change, so nothing was "
+        "changed: "
+          + (answer.kind == append_answer::fenced
+               ? std::string{"its session kept being changed by another "
+                             "client at the same moment"}
+               : answer.error)
+          + ". time_get_current still works; retry once the server's "
+            "storage is fixed (see its log).");
+  }
+  j.held_started.clear();
+  if (!reply.empty())
+    j.replies.push_back(std::move(reply));
+  next_message(j);
+  return run_job();
+}
+
+std::vector<storage::event> session::close_all() {
+  tracker_.close_all(domain::now_of(*cfg_.clock), "closed");
+  return take_journal();
+}
+
+std::vector<storage::event> session::take_journal() {
+  if (!tracker_.recording())
+    return {};
+  // Only expiry happens outside a frame, and it has nothing to undo: a
+  // paused frame's undo log stays as it is.
+  return to_events(tracker_.take_changes());
+}
+
+} // namespace ttm::mcp

@@ -1,0 +1,190 @@
+#include "storage/sqlite_store.hpp"
+
+#include "log.hpp"
+#include "storage/sqlite_schema.hpp"
+#include "storage/sqlite_store_impl.hpp"
+#include "storage/sqlite_util.hpp"
+#include "storage/sys_util.hpp"
+#include "storage/wal_check.hpp"
+
+#include <sqlite3.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#include <utility>
+
+namespace ttm::storage {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace detail;
+
+/// How long a statement waits for other servers' transactions on the same
+/// journal before it fails with `busy`: bounded, so a wedged server cannot
+/// hang the others' replies forever.
+constexpr auto busy_timeout = std::chrono::seconds{2};
+
+/// SQLite's default busy handler sleeps 1, 2, 5, 10 ... 100 ms between tries:
+/// with several servers committing every few milliseconds that tail is what
+/// a reply would wait. Short sleeps first (they are short transactions),
+/// then longer ones, for at most `busy_timeout` in all.
+int on_busy(void*, int tries) {
+  using namespace std::chrono;
+  auto pause = tries < 10   ? microseconds{50}
+               : tries < 50 ? microseconds{200}
+                            : microseconds{2000};
+  // Total time is at most 10 * 50 us + 40 * 200 us + the 2 ms sleeps.
+  auto waited = tries < 10   ? microseconds{50} * tries
+                : tries < 50 ? microseconds{500} + microseconds{200} * (tries - 10)
+                             : microseconds{8500}
+                                 + microseconds{2000} * (tries - 50);
+  if (waited >= busy_timeout)
+    return 0;
+  std::this_thread::sleep_for(pause);
+  return 1;
+}
+
+
+/// SQLite's WAL recovery drops frames after a damaged one without an error:
+/// say so. Runs before SQLite reads the WAL, and only while no other server
+/// uses the directory (then nobody writes the WAL meanwhile, and SQLite's
+/// first read is what recovers it).
+void report_wal_damage(const std::string& wal) {
+  auto scan = scan_wal_file(wal);
+  if (!scan || scan->discarded == 0)
+    return;
+  auto counts = std::to_string(scan->discarded) + " frames ("
+                + std::to_string(scan->discarded_commits)
+                + " transactions) after a damaged frame";
+  if (scan->discarded_commits > 0)
+    TTM_LOG(warning, "storage",
+            "the journal's WAL " + wal + " had " + counts
+              + ": SQLite discarded them; changes acknowledged in them are "
+                "lost (it keeps the "
+              + std::to_string(scan->recovered) + " frames before)");
+  else // a transaction cut short by the crash: it was never acknowledged
+    TTM_LOG(info, "storage",
+            "the journal's WAL " + wal + " had " + counts
+              + " of a transaction that never committed: SQLite discarded "
+                "them");
+}
+
+result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
+  fs::path dir{held.dir()};
+  auto path = (dir / "journal.sqlite3").string();
+  // Created by us, 0600: SQLite gives its -wal and -shm files the same mode.
+  if (unique_fd created{::open(path.c_str(),
+                               O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)};
+      created.get() < 0) {
+    if (errno != EEXIST)
+      return errno_error(errno, "cannot create the journal", path);
+    // Truncated by a crash before its first write, or by someone: SQLite
+    // would start a new journal on it without a word (and delete a WAL
+    // beside it as stale).
+    if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && st.st_size == 0) {
+      std::string wal_note;
+      if (struct stat w{}; ::stat((path + "-wal").c_str(), &w) == 0
+                           && w.st_size > 0)
+        wal_note = " (SQLite deletes its WAL of "
+                   + std::to_string(w.st_size) + " bytes as stale)";
+      TTM_LOG(warning, "storage",
+              "the journal " + path
+                + " is an empty file (0 bytes): it is opened as a new, empty "
+                  "journal"
+                + wal_note + "; any sessions it held are gone");
+    } else if (held.alone()) {
+      report_wal_damage(path + "-wal");
+    }
+  }
+  sqlite3* raw = nullptr;
+  auto rc = sqlite3_open_v2(path.c_str(), &raw,
+                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                            nullptr);
+  db_ptr db{raw};
+  if (rc != SQLITE_OK)
+    return sqlite_error(raw, rc, "cannot open the journal", path);
+  auto* d = db.get();
+  sqlite3_extended_result_codes(d, 1);
+  // A file we may not write opens read-only without an error.
+  if (sqlite3_db_readonly(d, "main") == 1)
+    return error{error_kind::read_only,
+                 "cannot write the journal " + path + ": it is read-only"};
+  sqlite3_busy_handler(d, on_busy, nullptr);
+  // A file we refuse keeps even the WAL a crashed server left beside it:
+  // no checkpoint when we close it.
+  sqlite3_db_config(d, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  std::int64_t version = 0;
+  if (auto err = check_before_writing(d, path, version))
+    return std::move(*err);
+  sqlite3_db_config(d, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
+  // SQLite has read (and so recovered) the journal: other servers may come.
+  if (!held.share())
+    return errno_error(errno, "cannot share the lock on",
+                       (dir / "lock").string());
+  // From here on we write.
+  {
+    sqlite3_stmt* s = nullptr;
+    rc = sqlite3_prepare_v2(d, "PRAGMA journal_mode = WAL", -1, &s, nullptr);
+    stmt_ptr wal{s};
+    if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+      auto* mode = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+      if (mode == nullptr || std::strcmp(mode, "wal") != 0)
+        return error{error_kind::io, "cannot use write-ahead logging for the"
+                                     " journal "
+                                       + path + " (journal mode stays "
+                                       + (mode ? mode : "unknown") + ")"};
+      rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_OK)
+      return sqlite_error(d, rc, "cannot switch to WAL mode the journal",
+                          path);
+  }
+  const char* sync = opts.sync == sync_mode::full ? "PRAGMA synchronous = FULL"
+                                                  : "PRAGMA synchronous = NORMAL";
+  if ((rc = exec(d, sync)) != SQLITE_OK
+      || (rc = exec(d, "PRAGMA foreign_keys = ON")) != SQLITE_OK)
+    return sqlite_error(d, rc, "cannot configure the journal", path);
+  if (auto err = migrate(d, path, version))
+    return std::move(*err);
+  auto number = next_instance(d, path, opts.instance);
+  if (auto err = std::get_if<error>(&number))
+    return std::move(*err);
+  auto instance = std::get<std::int64_t>(number);
+  // Nothing names this instance before it holds a session, which it only
+  // does from here on.
+  if (auto err = held.hold_instance(instance))
+    return std::move(*err);
+  auto st = std::make_unique<sqlite_store>(std::move(held), path,
+                                           std::move(db), instance,
+                                           opts.max_open_sessions);
+  if ((rc = st->prepare_kept()) != SQLITE_OK)
+    return sqlite_error(d, rc, "cannot prepare statements for the journal",
+                        path);
+  return store_ptr{std::move(st)};
+}
+
+} // namespace
+
+result<store_ptr> open_sqlite(const sqlite_options& opts, dir_lock lock) {
+  detail::route_sqlite_log();
+  return guarded("cannot open the journal in", opts.dir,
+                 [&] { return open_impl(opts, std::move(lock)); });
+}
+
+result<store_ptr> open_sqlite(const sqlite_options& opts) {
+  auto lock = lock_data_dir(opts);
+  if (auto* err = std::get_if<error>(&lock))
+    return std::move(*err);
+  return open_sqlite(opts, std::move(std::get<dir_lock>(lock)));
+}
+
+} // namespace ttm::storage

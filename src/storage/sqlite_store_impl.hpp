@@ -1,0 +1,106 @@
+#pragma once
+
+// The SQLite store's class, shared by its operations (sqlite_store.cpp) and
+// its opening (sqlite_open.cpp). Internal to src/storage.
+
+#include "storage/dir_lock.hpp"
+#include "storage/sqlite_util.hpp"
+#include "storage/store.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ttm::storage::detail {
+
+class sqlite_store final : public store {
+public:
+  sqlite_store(dir_lock lock, std::string path, db_ptr db,
+               std::int64_t instance, std::size_t max_open)
+    : lock_(std::move(lock)),
+      path_(std::move(path)),
+      db_(std::move(db)),
+      instance_(instance),
+      max_open_(max_open) {
+    // nop
+  }
+
+  /// Prepares the statements of the hot path; SQLITE_OK or the error code.
+  int prepare_kept();
+
+  std::string describe() const override {
+    return "sqlite:" + path_;
+  }
+
+  std::int64_t instance() const override {
+    return instance_;
+  }
+
+  result<ok> append(const std::vector<event>& batch) override;
+  result<claim_result> claim(const claim_request& req) override;
+  result<ok>
+  release(const std::vector<std::pair<std::string, std::int64_t>>& held)
+    override;
+  result<std::size_t> open_sessions() override;
+  result<std::vector<orphan>> orphans_due(std::int64_t age_cutoff_wall_ns,
+                                          std::int64_t idle_cutoff_wall_ns,
+                                          std::size_t limit) override;
+  result<std::vector<stored_session>>
+  history(const history_query& q) override;
+  result<std::optional<std::size_t>>
+  purge_closed_before(std::int64_t cutoff_wall_ns, std::int64_t now_wall_ns,
+                      std::int64_t interval_ns) override;
+
+private:
+  /// A session row as the claim reads it.
+  struct row {
+    std::int64_t sid = 0;
+    stored_session s;
+    std::string scope;
+  };
+
+  error fail(int rc, const std::string& what) const {
+    return sqlite_error(db_.get(), rc, what, path_);
+  }
+
+  error rejected(const std::string& why) const {
+    return {error_kind::rejected,
+            "journal " + path_ + ": " + why + "; the batch was not written"};
+  }
+
+  int prepare(stmt_ptr& out, const std::string& sql);
+  std::optional<error> run(const stmt_ptr& s, const std::string& what);
+  std::optional<error> read_sessions(stmt_use& use,
+                                     std::vector<stored_session>& out,
+                                     const std::string& what);
+  /// One row of `claim_select_` or `claim_by_key_`, if any.
+  result<std::optional<row>> read_claim_row(const claim_request& req);
+  std::optional<error> read_events_of(stored_session& s,
+                                      const std::string& what);
+  std::optional<error> append_one(const event& ev);
+
+  // Members go in reverse: statements, then the connection, then the lock.
+  dir_lock lock_;
+  std::string path_;
+  db_ptr db_;
+  std::int64_t instance_;
+  std::size_t max_open_;
+  stmt_ptr begin_;
+  stmt_ptr begin_read_;
+  stmt_ptr commit_;
+  stmt_ptr insert_session_;
+  stmt_ptr count_open_;
+  stmt_ptr session_owner_;
+  stmt_ptr insert_event_;
+  stmt_ptr touch_session_;
+  stmt_ptr close_session_;
+  stmt_ptr session_events_;
+  stmt_ptr claim_select_;
+  stmt_ptr claim_by_key_;
+  stmt_ptr bump_;
+  stmt_ptr release_;
+};
+
+} // namespace ttm::storage::detail
