@@ -206,14 +206,17 @@ function reportAsSummary(report) {
 // ---------------------------------------------------------------------------
 // Races: the same change sent through two processes at once.
 
-const RACE_TASKS = ['R-1', 'R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-7', 'R-8'];
+/** Ten tasks ended in a race, one started in a race (R-11), one never started (R-12). */
+const RACE_TASKS = Array.from({ length: 12 }, (_, i) => `R-${i + 1}`);
+const [RACE_START, RACE_IDLE] = RACE_TASKS.slice(-2);
 
 /**
- * Starts a session through `a`, then for each task but the last: starts it
+ * Starts a session through `a`, then for each of ten tasks: starts it
  * (alternately through a and b) and ends it through both at once (a says
  * completed, b skipped): one ends it, the other answers already_ended with
- * the winner's outcome. Then a time_task_start race and a time_session_end
- * race. The report and both processes' summaries hold one run per task.
+ * the winner's outcome. Then a time_task_start race (RACE_START) and a
+ * time_session_end race. The report and both processes' summaries hold one
+ * run per task.
  */
 async function raceThrough(a, b) {
   const { driver: da } = a;
@@ -243,11 +246,11 @@ async function raceThrough(a, b) {
   }
   // time_task_start of one task through both at once: one run, started once.
   const [s1, s2] = await Promise.all([
-    da.ok('time_task_start', { session_id: id, task_id: 'R-7' }),
-    db.ok('time_task_start', { session_id: id, task_id: 'R-7' }),
+    da.ok('time_task_start', { session_id: id, task_id: RACE_START }),
+    db.ok('time_task_start', { session_id: id, task_id: RACE_START }),
   ]);
   assert.deepEqual([s1.already_running, s2.already_running].sort(), [false, true],
-    `R-7 started through ${a.name} and ${b.name} at once: exactly one starts it: ${JSON.stringify([s1, s2])}`);
+    `${RACE_START} started through ${a.name} and ${b.name} at once: exactly one starts it: ${JSON.stringify([s1, s2])}`);
   assert.equal(s1.run, 1);
   assert.equal(s2.run, 1);
   assert.equal(s1.start_time, s2.start_time, 'one start_time for the one run');
@@ -255,7 +258,7 @@ async function raceThrough(a, b) {
   for (const d of [da, db]) {
     const sc = await d.ok('time_session_summary', { session_id: id });
     assert.deepEqual(sc.tasks.map((t) => [t.task_id, t.run, t.status]), [
-      ...winners.map((w) => [w.task_id, 1, w.status]), ['R-7', 1, 'in_progress'], ['R-8', null, 'not_started'],
+      ...winners.map((w) => [w.task_id, 1, w.status]), [RACE_START, 1, 'in_progress'], [RACE_IDLE, null, 'not_started'],
     ]);
   }
   const ends = await Promise.all([
@@ -271,12 +274,12 @@ async function raceThrough(a, b) {
   assert.equal(report.start_time, started.start_time);
   assert.deepEqual(report.tasks.map((t) => [t.task_id, t.run, t.status, t.start_time, t.end_time]), [
     ...winners.map((w) => [w.task_id, 1, w.status, w.start_time, w.end_time]),
-    ['R-7', 1, 'interrupted', s1.start_time, report.end_time],
-    ['R-8', null, 'not_started', null, null],
+    [RACE_START, 1, 'interrupted', s1.start_time, report.end_time],
+    [RACE_IDLE, null, 'not_started', null, null],
   ], 'one run per task, each with the winner\'s outcome');
   const skipped = winners.filter((w) => w.status === 'skipped').length;
   assert.deepEqual(countsIn(report, { interrupted: true }), {
-    tasks_completed: 6 - skipped, tasks_skipped: skipped, tasks_in_progress: 0, tasks_not_started: 1,
+    tasks_completed: winners.length - skipped, tasks_skipped: skipped, tasks_in_progress: 0, tasks_not_started: 1,
     tasks_remaining: 1, tasks_interrupted: 1,
   });
   for (const d of [da, db]) {
