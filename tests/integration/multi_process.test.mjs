@@ -112,6 +112,22 @@ async function killWindow(window) {
   await window.conn.client.close().catch(() => {});
 }
 
+/** The server log of a client's process (its stderr tail), for failure messages. */
+function logOf(client) {
+  if (client.server) return `\n--- ${client.name}: ${client.server.context().trimStart()}`;
+  return `\n--- ${client.name}: server stderr (tail) ---\n${client.conn.stderr?.() ?? ''}`;
+}
+
+/** Runs `body`; a failure's message gets the server logs of `clients`. */
+async function withLogs(clients, body) {
+  try {
+    return await body();
+  } catch (err) {
+    err.message += clients.map(logOf).join('');
+    throw err;
+  }
+}
+
 /**
  * Asserts `driver` gets `errorCode` for `args.session_id` exactly as for an
  * id never issued (ids leak nothing).
@@ -218,7 +234,11 @@ const [RACE_START, RACE_IDLE] = RACE_TASKS.slice(-2);
  * time_session_end race. The report and both processes' summaries hold one
  * run per task.
  */
-async function raceThrough(a, b) {
+function raceThrough(a, b) {
+  return withLogs([a, b], () => race(a, b));
+}
+
+async function race(a, b) {
   const { driver: da } = a;
   const { driver: db } = b;
   const started = await da.ok('time_session_start', { milestone_id: 'RACE', task_ids: RACE_TASKS });
@@ -554,25 +574,42 @@ describe('--max-tracking-sessions 2 counts the open sessions of the whole direct
     b = await openHttp('B', connectHttp, server);
   }, T);
 
-  const start = (c, milestone) => c.driver.call('time_session_start', { milestone_id: milestone, task_ids: ['T1'] });
+  /**
+   * time_session_start through `c`'s SDK client: the reply as it comes (the
+   * last test checks a LIMIT_REACHED reply against the outputSchema).
+   */
+  const start = (c, milestone) => c.conn.client.callTool({
+    name: 'time_session_start', arguments: { milestone_id: milestone, task_ids: ['T1'] },
+  });
+
+  /** Asserts `result` is LIMIT_REACHED for max_tracking_sessions 2; returns structuredContent. */
+  function assertLimit(result, label) {
+    const sc = assertToolError(result, 'LIMIT_REACHED');
+    assert.match(sc.message, /\b2\b/, `${label}: the message names the limit value`);
+    assert.match(sc.message, /max_tracking_sessions/, `${label}: the message names the limit`);
+    assert.equal(sc.limit, 'max_tracking_sessions', `${label}: the limit field (docs/tools.md)`);
+    return sc;
+  }
 
   test('two sessions open in process A: a start in process B answers LIMIT_REACHED; ending one in A makes ' +
-    'room for B, then A is refused', T, async () => {
+    'room for B, then A and B are refused; both processes answer alike for every session', T, async () => {
     const s1 = await a.driver.ok('time_session_start', { milestone_id: 'A1', task_ids: ['T1'] });
     const s2 = await a.driver.ok('time_session_start', { milestone_id: 'A2', task_ids: ['T1'] });
-    const refused = assertToolError(await start(b, 'B1'), 'LIMIT_REACHED');
-    assert.match(refused.message, /\b2\b/, 'the message names the limit value');
-    assert.match(refused.message, /max_tracking_sessions/);
+    assertLimit(await start(b, 'B1'), 'B with two sessions open in A');
     // The refusal changed nothing: both open, as B sees them too.
     for (const c of [a, b]) {
       for (const s of [s1, s2]) {
-        assert.equal((await c.driver.ok('time_session_summary', { session_id: s.session_id })).status, 'active');
+        assert.equal((await c.driver.ok('time_session_summary', { session_id: s.session_id })).status, 'active',
+          `${s.milestone_id} through ${c.name}`);
       }
     }
     await a.driver.ok('time_session_end', { session_id: s1.session_id });
-    const s3 = await b.driver.ok('time_session_start', { milestone_id: 'B1', task_ids: ['T1'] });
-    assertToolError(await start(a, 'A3'), 'LIMIT_REACHED');
-    assertToolError(await start(b, 'B2'), 'LIMIT_REACHED');
+    // One session open in the directory: B starts one.
+    const r3 = await start(b, 'B1');
+    assert.equal(r3.isError, false, `B with one session open in the directory: ${JSON.stringify(r3.structuredContent)}`);
+    const s3 = r3.structuredContent;
+    assertLimit(await start(a, 'A3'), 'A with A2 and B1 open');
+    assertLimit(await start(b, 'B2'), 'B with A2 and B1 open');
     // Every process answers the same for every session (s1 ended, or reclaimed to make room).
     for (const s of [s1, s2, s3]) {
       const answers = [];
@@ -584,5 +621,19 @@ describe('--max-tracking-sessions 2 counts the open sessions of the whole direct
     }
     assert.deepEqual(a.conn.errors(), []);
     assert.deepEqual(b.conn.errors(), []);
+  });
+
+  test('a LIMIT_REACHED reply matches time_session_start\'s outputSchema (every field declared)', T, async () => {
+    // Fill the directory up to its limit, whatever the test before left.
+    let refused;
+    for (let k = 0; k < 3 && !refused; k += 1) {
+      const r = await start(b, `FILL-${k}`);
+      if (r.isError) refused = r;
+    }
+    assert.ok(refused, 'a third start in a directory limited to 2 must be refused');
+    const sc = assertLimit(refused, 'B');
+    const { own, ajv } = b.driver.problems('time_session_start', sc);
+    assert.deepEqual(own, [], `the LIMIT_REACHED reply does not match the outputSchema: ${JSON.stringify(sc)}`);
+    assert.ok(ajv.valid, ajv.errorMessage);
   });
 });
