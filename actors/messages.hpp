@@ -238,7 +238,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, claim_request& x) {
   return f(caf::meta::type_name("claim_request"), x.session_id,
            x.idempotency_key, x.principal, x.scope, x.since_wall_ns,
-           x.known_epoch);
+           x.known_epoch, x.now_wall_ns);
 }
 
 template <class Inspector>

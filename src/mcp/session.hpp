@@ -125,6 +125,12 @@ public:
   /// (no trace, nothing journaled).
   void drop(const std::string& session_id);
 
+  /// An expiry this client recorded was fenced (another server holds the
+  /// session now): no longer answer SESSION_EXPIRED for it here.
+  void forget_expired(const std::string& session_id) {
+    tracker_.drop(session_id);
+  }
+
   const domain::tracker& tracker() const noexcept {
     return tracker_;
   }

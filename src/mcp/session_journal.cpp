@@ -71,6 +71,7 @@ session::claim_for(const protocol::message& msg) {
                   : !initialized() || era_ == protocol::era::modern)
     return std::nullopt;
   storage::claim_request req;
+  req.now_wall_ns = domain::to_ns(cfg_.clock->wall_now());
   req.principal = cfg_.principal;
   req.scope = std::string{protocol::to_string(
     mode.modern ? protocol::era::modern : protocol::era::legacy)};
@@ -120,6 +121,15 @@ void session::take_over(const storage::stored_session& s) {
   }
   epochs_[id] = s.epoch;
   adopted_.push_back(id);
+  // Calls through other servers that wrote nothing (reads) count as
+  // activity too: the journal has the latest one, to the minute.
+  if (s.last_wall_ns > 0) {
+    auto now = domain::now_of(*cfg_.clock);
+    auto ago = std::chrono::nanoseconds{domain::to_ns(now.wall)
+                                        - s.last_wall_ns};
+    if (ago.count() > 0)
+      tracker_.touch(id, now.mono - ago);
+  }
   if (!had)
     created_.push_back(id);
   if (!had)

@@ -59,6 +59,9 @@ struct stored_session {
   std::int64_t epoch = 0;
   std::int64_t holder = 0;
   std::int64_t started_wall_ns = 0;
+  /// The last call that named it, on any server (reads included, to the
+  /// minute): what its idle limit counts from.
+  std::int64_t last_wall_ns = 0;
   std::optional<std::int64_t> closed_wall_ns; ///< ended or expired
   std::vector<event> events;
 };
@@ -77,6 +80,9 @@ struct claim_request {
   std::int64_t since_wall_ns = 0;
   /// The epoch at which the caller holds the session, 0 if it does not.
   std::int64_t known_epoch = 0;
+  /// The wall clock of the call: the session's last activity from now on
+  /// (recorded at most once a minute while the caller holds it).
+  std::int64_t now_wall_ns = 0;
 };
 
 struct claim_result {

@@ -15,7 +15,11 @@ namespace {
 /// The session columns every read selects, in `read_session`'s order.
 constexpr const char* session_columns
   = "session_id, principal, milestone_id, state, epoch, holder,"
-    " started_wall_ns, closed_wall_ns";
+    " started_wall_ns, closed_wall_ns, last_wall_ns";
+
+/// How stale a held session's recorded activity may get before a read
+/// records it: reads stay reads, mostly.
+constexpr std::int64_t touch_after_ns = 60'000'000'000;
 
 /// The era a session_started payload names, '2025' when it names none.
 #define TTM_PAYLOAD_TEXT(field, fallback)                                      \
@@ -68,8 +72,11 @@ int sqlite_store::prepare_kept() {
                           " AND scope = ?2 AND idempotency_key = ?3"
                           " AND started_wall_ns >= ?4 AND state <> 'expired'"
                           " ORDER BY started_wall_ns DESC LIMIT 1");
-  prep(bump_, "UPDATE sessions SET epoch = epoch + 1, holder = ?2"
+  prep(bump_, "UPDATE sessions SET epoch = epoch + 1, holder = ?2,"
+              " last_wall_ns = max(last_wall_ns, ?3)"
               " WHERE sid = ?1 AND state = 'open'");
+  prep(touch_held_, "UPDATE sessions SET last_wall_ns = ?2"
+                    " WHERE sid = ?1 AND epoch = ?3 AND last_wall_ns < ?2");
   prep(release_, "UPDATE sessions SET holder = 0 WHERE session_id = ?1"
                  " AND epoch = ?2 AND holder = ?3");
   return rc;
@@ -114,6 +121,7 @@ bool read_session(const stmt_use& use, int at, stored_session& s,
   s.started_wall_ns = use.int64(at + 6);
   if (!use.is_null(at + 7))
     s.closed_wall_ns = use.int64(at + 7);
+  s.last_wall_ns = use.int64(at + 8);
   return true;
 }
 
@@ -339,6 +347,16 @@ result<claim_result> sqlite_store::claim(const claim_request& req) {
         return out; // not_found
       if (r->s.state == session_state::open && r->s.epoch == req.known_epoch
           && r->s.holder == instance_) {
+        // A read is activity too: recorded now and then, so that another
+        // server taking the session over (or the directory's expiry) does
+        // not count the session idle while it is read here.
+        if (req.now_wall_ns - r->s.last_wall_ns > touch_after_ns) {
+          stmt_use use{touch_held_};
+          use.bind(1, r->sid).bind(2, req.now_wall_ns).bind(3, r->s.epoch);
+          if (auto rc = use.step(); rc != SQLITE_DONE)
+            return fail(rc, what);
+          r->s.last_wall_ns = req.now_wall_ns;
+        }
         out.outcome = claim_result::current;
         out.session = std::move(r->s);
         return out;
@@ -360,7 +378,9 @@ result<claim_result> sqlite_store::claim(const claim_request& req) {
       out.previous_holder = s.holder;
       out.previous_alive = s.holder != instance_ && lock_.alive(s.holder);
       stmt_use use{bump_};
-      if (auto rc = use.bind(1, r->sid).bind(2, instance_).step();
+      if (auto rc
+          = use.bind(1, r->sid).bind(2, instance_).bind(3, req.now_wall_ns)
+              .step();
           rc != SQLITE_DONE)
         return fail(rc, what);
       ++s.epoch;

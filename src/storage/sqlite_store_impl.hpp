@@ -100,6 +100,7 @@ private:
   stmt_ptr claim_select_;
   stmt_ptr claim_by_key_;
   stmt_ptr bump_;
+  stmt_ptr touch_held_;
   stmt_ptr release_;
 };
 

@@ -4,16 +4,25 @@
 
 #include "storage/sqlite_store.hpp"
 
+#include "domain/clock.hpp"
+#include "domain/tracking.hpp"
+#include "journal/expiry.hpp"
+
 #include "temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 #include <sqlite3.h>
 
+#include <fcntl.h>
 #include <grp.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <climits>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +45,15 @@ result<store_ptr> open_at(const std::string& dir,
   return open_sqlite({dir, sync, "storage_test"});
 }
 
+/// The options every test opens with, for the tests that change some.
+sqlite_options options_for(const std::string& dir) {
+  sqlite_options o;
+  o.dir = dir;
+  o.sync = sync_mode::full;
+  o.instance = "storage_test";
+  return o;
+}
+
 template <class T>
 const error* err_of(const result<T>& r) {
   return std::get_if<error>(&r);
@@ -45,11 +63,15 @@ std::string describe(const error* e) {
   return e ? std::string{to_string(e->kind)} + ": " + e->message : "ok";
 }
 
-store_ptr must_open(const std::string& dir) {
-  auto r = open_at(dir);
+store_ptr must_open(const sqlite_options& opts) {
+  auto r = open_sqlite(opts);
   INFO(describe(err_of(r)));
   REQUIRE(std::holds_alternative<store_ptr>(r));
   return std::move(std::get<store_ptr>(r));
+}
+
+store_ptr must_open(const std::string& dir) {
+  return must_open(options_for(dir));
 }
 
 template <class T>
@@ -165,6 +187,7 @@ event make_event(event_kind kind, const std::string& session,
   ev.task_id = std::move(task);
   ev.at = {wall_ns, wall_ns - t0 + 5'000'000'000, "boot-a"};
   ev.payload = std::move(payload);
+  ev.epoch = 1; // as its starter holds it
   return ev;
 }
 
@@ -189,6 +212,18 @@ event closing(event_kind kind, const std::string& session,
   return make_event(kind, session, wall_ns,
                     kind == event_kind::session_expired ? R"({"reason":"idle"})"
                                                         : "{}");
+}
+
+/// A claim of `session` by its owner in the tests' usual case: "local",
+/// started without an era (the 2025 revisions).
+claim_request local_claim(const std::string& session,
+                          std::int64_t known_epoch = 0) {
+  claim_request req;
+  req.session_id = session;
+  req.principal = "local";
+  req.scope = "2025";
+  req.known_epoch = known_epoch;
+  return req;
 }
 
 void check_same(const event& got, const event& want) {
@@ -271,7 +306,7 @@ TEST_CASE("storage: a fresh open creates the directory and a WAL journal",
   auto dir = (tmp.path() / "a" / "b" / "data").string();
   auto st = must_open(dir);
   CHECK(st->describe() == "sqlite:" + dir + "/journal.sqlite3");
-  CHECK(st->epoch() == 1);
+  CHECK(st->instance() == 1);
   for (auto p : {tmp.path() / "a", tmp.path() / "a" / "b", fs::path{dir}}) {
     struct stat s;
     REQUIRE(::stat(p.c_str(), &s) == 0);
@@ -287,11 +322,14 @@ TEST_CASE("storage: a fresh open creates the directory and a WAL journal",
   CHECK(pid == std::to_string(::getpid()));
   raw_db db{journal};
   CHECK(db.text("PRAGMA journal_mode") == "wal");
-  CHECK(db.integer("PRAGMA user_version") == 1);
+  CHECK(db.integer("PRAGMA user_version") == 2);
   CHECK(db.integer("PRAGMA application_id") == 0x54544d4a);
   CHECK(db.text("SELECT value FROM meta WHERE key = 'created_by'")
         == "storage_test");
-  CHECK(db.integer("SELECT value FROM meta WHERE key = 'epoch'") == 1);
+  CHECK(db.integer("SELECT value FROM meta WHERE key = 'instances'") == 1);
+  CHECK(db.integer("SELECT count(*) FROM meta WHERE key = 'epoch'") == 0);
+  CHECK(db.integer("SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == 0);
 }
 
 TEST_CASE("storage: events survive a close and reopen, field for field",
@@ -313,13 +351,22 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
     must_append(*st, {s1[2], s1[3]});
   }
   auto st = must_open(tmp.data());
-  auto open = must(st->load_open());
-  REQUIRE(open.size() == 2);
-  CHECK(open[0].session_id == "S1"); // oldest first
+  std::vector<stored_session> open;
+  for (auto [id, who] : {std::pair{"S1", "alice"}, std::pair{"S2", "bob"}}) {
+    claim_request req;
+    req.session_id = id;
+    req.principal = who;
+    req.scope = "2025";
+    auto c = must(st->claim(req));
+    REQUIRE(c.outcome == claim_result::loaded);
+    open.push_back(std::move(c.session));
+  }
+  CHECK(open[0].session_id == "S1");
   CHECK(open[0].principal == "alice");
   CHECK(open[0].milestone_id == "M-one");
   CHECK(open[0].state == session_state::open);
-  CHECK(open[0].epoch == st->epoch());
+  CHECK(open[0].epoch == 2); // started at 1, claimed once
+  CHECK(open[0].holder == st->instance());
   CHECK(open[0].started_wall_ns == t0);
   CHECK_FALSE(open[0].closed_wall_ns);
   REQUIRE(open[0].events.size() == s1.size());
@@ -327,6 +374,7 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
     INFO("event " << i);
     check_same(open[0].events[i], s1[i]);
     CHECK(open[0].events[i].principal == "alice");
+    CHECK(open[0].events[i].epoch == 2);
   }
   CHECK(open[1].session_id == "S2");
   CHECK(open[1].principal == "bob");
@@ -336,50 +384,76 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
   CHECK(open[1].events[0].principal == "bob");
 }
 
-TEST_CASE("storage: every open starts a higher epoch", "[storage]") {
+TEST_CASE("storage: every open is a new, higher instance", "[storage]") {
   temp_dir tmp;
   std::int64_t last = 0;
   for (int i = 0; i < 3; ++i) {
     auto st = must_open(tmp.data());
-    CHECK(st->epoch() > last);
-    last = st->epoch();
+    CHECK(st->instance() > last);
+    last = st->instance();
   }
-  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key = 'epoch'")
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'instances'")
         == last);
 }
 
-TEST_CASE("storage: load_open claims sessions; another epoch's are fenced",
+TEST_CASE("storage: a claim takes a session over; other epochs are fenced",
           "[storage]") {
   temp_dir tmp;
   auto events_of_s1 = "SELECT count(*) FROM events JOIN sessions USING (sid) WHERE session_id = 'S1'";
-  std::int64_t first_epoch = 0;
+  std::int64_t first = 0;
   {
     auto st = must_open(tmp.data());
-    first_epoch = st->epoch();
+    first = st->instance();
     must_append(*st, {started("S1", t0)});
+    CHECK(count(tmp.journal(),
+                "SELECT epoch FROM sessions WHERE session_id = 'S1'")
+          == 1);
+    CHECK(count(tmp.journal(),
+                "SELECT holder FROM sessions WHERE session_id = 'S1'")
+          == first);
   }
   auto st = must_open(tmp.data());
-  REQUIRE(st->epoch() > first_epoch);
-  SECTION("before the claim, the session belongs to the old epoch") {
-    auto r = st->append({task(event_kind::task_started, "S1", "T1", t0 + 1)});
-    auto e = must_fail(r, error_kind::fenced, tmp.journal());
+  REQUIRE(st->instance() > first);
+  SECTION("an append at an epoch the session is not at is fenced") {
+    auto ev = task(event_kind::task_started, "S1", "T1", t0 + 1);
+    ev.epoch = 2;
+    auto e = must_fail(st->append({ev}), error_kind::fenced, tmp.journal());
     CHECK(contains(e.message, "S1"));
     CHECK(count(tmp.journal(), events_of_s1) == 1);
   }
-  SECTION("after the claim, appends work until another instance adopts it") {
-    auto open = must(st->load_open());
-    REQUIRE(open.size() == 1);
-    CHECK(open[0].epoch == st->epoch());
+  SECTION("after the claim, appends work until another instance claims it") {
+    claim_request req;
+    req.session_id = "S1";
+    req.principal = "local";
+    req.scope = "2025";
+    auto c = must(st->claim(req));
+    REQUIRE(c.outcome == claim_result::loaded);
+    CHECK(c.session.epoch == 2);
+    CHECK(c.previous_holder == first);
+    CHECK_FALSE(c.previous_alive); // its store is gone
     CHECK(count(tmp.journal(),
                 "SELECT epoch FROM sessions WHERE session_id = 'S1'")
-          == st->epoch());
-    must_append(*st, {task(event_kind::task_started, "S1", "T1", t0 + 1)});
+          == 2);
+    CHECK(count(tmp.journal(),
+                "SELECT holder FROM sessions WHERE session_id = 'S1'")
+          == st->instance());
+    // The old epoch is fenced now.
+    must_fail(st->append({task(event_kind::task_started, "S1", "T1", t0 + 1)}),
+              error_kind::fenced, tmp.journal());
+    auto ev = task(event_kind::task_started, "S1", "T1", t0 + 1);
+    ev.epoch = c.session.epoch;
+    must_append(*st, {ev});
     CHECK(count(tmp.journal(), events_of_s1) == 2);
-    // Another instance (a shared backend) adopts S1 with a higher epoch.
+    CHECK(count(tmp.journal(), "SELECT epoch FROM events"
+                               " ORDER BY seq DESC LIMIT 1")
+          == 2);
+    // Another instance (a raw connection here) claims S1 again.
     raw_db{tmp.journal()}.exec("UPDATE sessions SET epoch = epoch + 1");
-    auto r = st->append({task(event_kind::task_ended, "S1", "T1", t0 + 2),
-                         closing(event_kind::session_ended, "S1", t0 + 3)});
-    must_fail(r, error_kind::fenced, tmp.journal());
+    auto end = task(event_kind::task_ended, "S1", "T1", t0 + 2);
+    auto close = closing(event_kind::session_ended, "S1", t0 + 3);
+    end.epoch = close.epoch = c.session.epoch;
+    must_fail(st->append({end, close}), error_kind::fenced, tmp.journal());
     CHECK(count(tmp.journal(), events_of_s1) == 2);
     CHECK(count(tmp.journal(),
                 "SELECT count(*) FROM sessions WHERE state = 'open'")
@@ -441,19 +515,6 @@ TEST_CASE("storage: a batch is written whole or not at all", "[storage]") {
         == 2);
 }
 
-TEST_CASE("storage: a second server on the directory waits for the first",
-          "[storage]") {
-  temp_dir tmp;
-  auto first = must_open(tmp.data());
-  auto e = must_fail(open_at(tmp.data()), error_kind::locked, tmp.data());
-  CHECK(contains(e.message, "(pid " + std::to_string(::getpid()) + ")"));
-  CHECK(contains(e.message, "--data-dir"));
-  CHECK(contains(e.message, "--ephemeral"));
-  first.reset();
-  auto second = must_open(tmp.data());
-  CHECK(second->epoch() == 2);
-}
-
 TEST_CASE("storage: a journal of a newer schema is refused, untouched",
           "[storage]") {
   temp_dir tmp;
@@ -473,7 +534,7 @@ TEST_CASE("storage: a journal of a newer schema is refused, untouched",
   auto e = must_fail(open_at(tmp.data()), error_kind::newer_schema,
                      tmp.journal());
   CHECK(contains(e.message, "version 99"));
-  CHECK(contains(e.message, "supports (1)"));
+  CHECK(contains(e.message, "supports (2)"));
   CHECK(contains(e.message, "not modified"));
   CHECK(fingerprint_of(tmp.journal()) == before);
   CHECK(count(tmp.journal(), "PRAGMA user_version") == 99);
@@ -611,18 +672,20 @@ TEST_CASE("storage: a full disk fails the append with full, writing nothing",
   {
     page_cap_scope cap{pages + 4};
     auto st = must_open(tmp.data());
-    must(st->load_open());
+    auto c = must(st->claim(local_claim("S1")));
+    REQUIRE(c.outcome == claim_result::loaded);
     auto t0_started = task(event_kind::task_started, "S1", "T0", t0 + 1);
+    t0_started.epoch = big.epoch = c.session.epoch;
     must_fail(st->append({t0_started, big}), error_kind::full, tmp.journal());
     // The store stays usable for what still fits.
     must_append(*st, {t0_started});
   }
   auto st = must_open(tmp.data());
-  auto open = must(st->load_open());
-  REQUIRE(open.size() == 1);
-  REQUIRE(open[0].events.size() == 2);
-  CHECK(open[0].events[1].kind == event_kind::task_started);
-  CHECK(open[0].events[1].task_id == "T0");
+  auto c = must(st->claim(local_claim("S1")));
+  REQUIRE(c.outcome == claim_result::loaded);
+  REQUIRE(c.session.events.size() == 2);
+  CHECK(c.session.events[1].kind == event_kind::task_started);
+  CHECK(c.session.events[1].task_id == "T0");
 }
 
 TEST_CASE("storage: history is newest first, filtered and limited",
@@ -693,7 +756,9 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
               {started("recent", t0 + 20),
                closing(event_kind::session_ended, "recent", t0 + 1000)});
   must_append(*st, {started("open", t0 + 5)}); // old, but still open
-  CHECK(must(st->purge_closed_before(t0 + 500)) == 2);
+  constexpr std::int64_t hour = 3'600'000'000'000;
+  auto now = t0 + 10 * hour;
+  CHECK(must(st->purge_closed_before(t0 + 500, now, hour)) == 2);
   std::vector<std::string> left;
   for (auto& s : must(st->history({})))
     left.push_back(s.session_id);
@@ -703,23 +768,835 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
                              " (SELECT sid FROM sessions)")
         == 0);
   CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 3);
-  CHECK(must(st->purge_closed_before(t0 + 500)) == 0);
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == now);
+  CHECK(must(st->purge_closed_before(t0 + 500, now + hour, hour)) == 0);
 }
 
-TEST_CASE("storage: ended and expired sessions are not loaded as open",
+TEST_CASE("storage: a claim of an ended or expired session loads it as it "
+          "is, without taking it",
           "[storage]") {
   temp_dir tmp;
+  std::int64_t first = 0;
   {
     auto st = must_open(tmp.data());
+    first = st->instance();
     must_append(*st, {started("ended", t0), started("expired", t0 + 1),
                       started("open", t0 + 2)});
     must_append(*st, {closing(event_kind::session_ended, "ended", t0 + 10),
                       closing(event_kind::session_expired, "expired", t0 + 11)});
   }
   auto st = must_open(tmp.data());
-  auto open = must(st->load_open());
-  REQUIRE(open.size() == 1);
-  CHECK(open[0].session_id == "open");
-  REQUIRE(open[0].events.size() == 1);
-  CHECK(open[0].events[0].kind == event_kind::session_started);
+  auto ended = must(st->claim(local_claim("ended")));
+  REQUIRE(ended.outcome == claim_result::loaded);
+  CHECK(ended.session.state == session_state::ended);
+  CHECK(ended.session.closed_wall_ns == t0 + 10);
+  CHECK(ended.session.epoch == 1); // not taken: nothing to write to it
+  CHECK(ended.session.holder == first);
+  CHECK(ended.previous_holder == 0);
+  REQUIRE(ended.session.events.size() == 2);
+  CHECK(ended.session.events[1].kind == event_kind::session_ended);
+  auto expired = must(st->claim(local_claim("expired")));
+  REQUIRE(expired.outcome == claim_result::loaded);
+  CHECK(expired.session.state == session_state::expired);
+  CHECK(expired.session.epoch == 1);
+  CHECK(expired.session.events.empty());
+  // A caller that held it before hears that it changed, not `current`.
+  auto req = local_claim("expired");
+  req.known_epoch = 1;
+  CHECK(must(st->claim(req)).outcome == claim_result::loaded);
+  auto open = must(st->claim(local_claim("open")));
+  REQUIRE(open.outcome == claim_result::loaded);
+  CHECK(open.session.state == session_state::open);
+  CHECK(open.session.epoch == 2);
+  REQUIRE(open.session.events.size() == 1);
+  CHECK(open.session.events[0].kind == event_kind::session_started);
+  CHECK(raw_db{tmp.journal()}.text("SELECT group_concat(epoch) FROM"
+                                   " (SELECT epoch FROM sessions ORDER BY sid)")
+        == "1,1,2");
+}
+
+// -- issue 15: several servers on one data directory ---------------------------
+//
+// Two stores in one process stand for two server processes: each has its own
+// connection, its own file description on <dir>/lock (so its own flock and
+// its own byte-range lock, which the other sees as another process's), and
+// its own instance number.
+
+namespace {
+
+constexpr const char* modern = "2026-07-28";
+constexpr std::int64_t hour_ns = 3'600'000'000'000;
+
+/// A session_started as a 2026-07-28 client of `principal` writes it, with
+/// an idempotency key if given.
+event started_in(const std::string& session, std::int64_t wall_ns,
+                 const std::string& principal, const std::string& era,
+                 const std::string& key = {}) {
+  std::string payload = R"({"era":")" + era + R"(","milestone_id":"M")";
+  if (!key.empty())
+    payload += R"(,"idempotency_key":")" + key + "\"";
+  payload += "}";
+  auto ev = make_event(event_kind::session_started, session, wall_ns, payload);
+  ev.principal = principal;
+  return ev;
+}
+
+event at_epoch(event ev, std::int64_t epoch) {
+  ev.epoch = epoch;
+  return ev;
+}
+
+claim_request claim_of(const std::string& session,
+                       const std::string& principal, const std::string& scope,
+                       std::int64_t known_epoch = 0) {
+  claim_request req;
+  req.session_id = session;
+  req.principal = principal;
+  req.scope = scope;
+  req.known_epoch = known_epoch;
+  return req;
+}
+
+std::int64_t column_of(const std::string& journal, const std::string& column,
+                       const std::string& session) {
+  return count(journal, "SELECT " + column + " FROM sessions WHERE"
+                        " session_id = '" + session + "'");
+}
+
+std::string text_of(const std::string& journal, const std::string& column,
+                    const std::string& session) {
+  return raw_db{journal}.text("SELECT " + column + " FROM sessions WHERE"
+                              " session_id = '" + session + "'");
+}
+
+std::int64_t events_of(const std::string& journal, const std::string& session) {
+  return count(journal, "SELECT count(*) FROM events JOIN sessions USING (sid)"
+                        " WHERE session_id = '" + session + "'");
+}
+
+std::vector<std::string> ids_of(const std::vector<orphan>& v) {
+  std::vector<std::string> out;
+  for (const auto& o : v)
+    out.push_back(o.session_id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+using names = std::vector<std::string>;
+
+/// Every open session is due at these cutoffs: only liveness decides.
+std::vector<orphan> all_orphans(store& st, std::size_t limit = 100) {
+  return must(st.orphans_due(INT64_MAX, INT64_MAX, limit));
+}
+
+} // namespace
+
+TEST_CASE("storage: two stores open on one directory at once, each its own "
+          "instance",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  CHECK(a->instance() > 0);
+  CHECK(b->instance() > a->instance());
+  CHECK(a->describe() == b->describe());
+  must_append(*a, {started("A1", t0)});
+  must_append(*b, {started("B1", t0 + 1)});
+  must_append(*a, {task(event_kind::task_started, "A1", "T1", t0 + 2)});
+  must_append(*b, {task(event_kind::task_started, "B1", "T1", t0 + 3)});
+  // Each sees what the other wrote.
+  for (auto* st : {a.get(), b.get()}) {
+    auto all = must(st->history({}));
+    REQUIRE(all.size() == 2);
+    CHECK(all[0].session_id == "B1");
+    CHECK(all[0].holder == b->instance());
+    CHECK(all[1].session_id == "A1");
+    CHECK(all[1].holder == a->instance());
+  }
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 4);
+  // A third comes and goes; the first two carry on without it, and with
+  // the first gone too, the second still writes.
+  {
+    auto c = must_open(tmp.data());
+    CHECK(c->instance() > b->instance());
+    must_append(*c, {started("C1", t0 + 4)});
+  }
+  a.reset();
+  must_append(*b, {closing(event_kind::session_ended, "B1", t0 + 5)});
+  auto d = must_open(tmp.data());
+  CHECK(d->instance() == b->instance() + 2);
+  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key = 'instances'")
+        == d->instance());
+}
+
+TEST_CASE("storage: a claim loads the latest state for the owner only, one "
+          "epoch further",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  auto s1 = started_in("S1", t0, "alice", modern);
+  auto t1 = task(event_kind::task_started, "S1", "T1", t0 + 10);
+  must_append(*a, {s1, t1});
+  CHECK(column_of(tmp.journal(), "epoch", "S1") == 1);
+  CHECK(column_of(tmp.journal(), "holder", "S1") == a->instance());
+  CHECK(text_of(tmp.journal(), "scope", "S1") == modern);
+
+  auto c = must(b->claim(claim_of("S1", "alice", modern)));
+  REQUIRE(c.outcome == claim_result::loaded);
+  CHECK(c.session.session_id == "S1");
+  CHECK(c.session.principal == "alice");
+  CHECK(c.session.state == session_state::open);
+  CHECK(c.session.epoch == 2);
+  CHECK(c.session.holder == b->instance());
+  CHECK(c.previous_holder == a->instance());
+  CHECK(c.previous_alive); // a's store is open: its process lives
+  REQUIRE(c.session.events.size() == 2);
+  check_same(c.session.events[0], s1);
+  check_same(c.session.events[1], t1);
+  for (const auto& ev : c.session.events) {
+    CHECK(ev.principal == "alice"); // the owner's, whatever was written
+    CHECK(ev.epoch == 2);
+  }
+  CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+  CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
+
+  SECTION("the holder at its epoch is current, without a write") {
+    auto again = must(b->claim(claim_of("S1", "alice", modern, 2)));
+    CHECK(again.outcome == claim_result::current);
+    CHECK(again.session.epoch == 2);
+    CHECK(again.session.events.empty());
+    CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+  }
+  SECTION("another principal, another era or an unknown id: not_found, and "
+          "the session is left as it was") {
+    for (auto req : {claim_of("S1", "bob", modern),
+                     claim_of("S1", "alice", "2025"),
+                     claim_of("S1", "bob", modern, 2),
+                     claim_of("S1", "alice", "2025", 2),
+                     claim_of("S2", "alice", modern),
+                     claim_of("", "alice", modern)}) {
+      INFO(req.session_id << " " << req.principal << " " << req.scope << " "
+                          << req.known_epoch);
+      auto r = must(a->claim(req));
+      CHECK(r.outcome == claim_result::not_found);
+      CHECK(r.session.events.empty());
+      CHECK(r.session.session_id.empty()); // nothing a stranger may read
+    }
+    CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+    CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
+  }
+  SECTION("the old holder's copy is not current: it loads, and takes it "
+          "back") {
+    auto back = must(a->claim(claim_of("S1", "alice", modern, 1)));
+    REQUIRE(back.outcome == claim_result::loaded);
+    CHECK(back.session.epoch == 3);
+    CHECK(back.session.holder == a->instance());
+    CHECK(back.previous_holder == b->instance());
+    CHECK(back.previous_alive);
+    CHECK(back.session.events.size() == 2);
+    // b's copy (epoch 2) is stale now.
+    auto stale = must(b->claim(claim_of("S1", "alice", modern, 2)));
+    CHECK(stale.outcome == claim_result::loaded);
+    CHECK(stale.session.epoch == 4);
+  }
+  SECTION("a claim of its own session by its holder without an epoch moves "
+          "the epoch on") {
+    auto own = must(b->claim(claim_of("S1", "alice", modern)));
+    REQUIRE(own.outcome == claim_result::loaded);
+    CHECK(own.session.epoch == 3);
+    CHECK(own.previous_holder == b->instance());
+    CHECK_FALSE(own.previous_alive); // itself: not "another live holder"
+  }
+}
+
+TEST_CASE("storage: a claim by idempotency key finds the owner's newest "
+          "session with that key",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  must_append(*a, {started_in("K-old", t0, "alice", modern, "k-1")});
+  must_append(*a, {started_in("K-new", t0 + 100, "alice", modern, "k-1")});
+  must_append(*a, {started_in("K-bob", t0 + 200, "bob", modern, "k-1")});
+  must_append(*a, {started_in("K-2025", t0 + 300, "alice", "2025", "k-1")});
+  auto by_key = [](const std::string& principal, const std::string& scope,
+                   std::int64_t since) {
+    claim_request req;
+    req.idempotency_key = "k-1";
+    req.principal = principal;
+    req.scope = scope;
+    req.since_wall_ns = since;
+    return req;
+  };
+  CHECK(text_of(tmp.journal(), "idempotency_key", "K-new") == "k-1");
+  auto c = must(b->claim(by_key("alice", modern, t0)));
+  REQUIRE(c.outcome == claim_result::loaded);
+  CHECK(c.session.session_id == "K-new");
+  CHECK(c.session.epoch == 2);
+  CHECK(c.session.holder == b->instance());
+  CHECK(must(b->claim(by_key("bob", modern, t0))).session.session_id
+        == "K-bob");
+  CHECK(must(b->claim(by_key("alice", "2025", t0))).session.session_id
+        == "K-2025");
+  CHECK(must(b->claim(by_key("alice", modern, t0 + 101))).outcome
+        == claim_result::not_found);
+  CHECK(must(b->claim(by_key("carol", modern, t0))).outcome
+        == claim_result::not_found);
+  // An expired session with the key is not found by it: a new one starts.
+  must_append(*b, {at_epoch(closing(event_kind::session_expired, "K-new",
+                                    t0 + 400),
+                            2)});
+  auto older = must(b->claim(by_key("alice", modern, t0)));
+  REQUIRE(older.outcome == claim_result::loaded);
+  CHECK(older.session.session_id == "K-old");
+}
+
+TEST_CASE("storage: a fenced append from the old holder writes nothing",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  must_append(*a, {started("S1", t0), started("S2", t0 + 1)});
+  must_append(*a, {task(event_kind::task_started, "S1", "T1", t0 + 2)});
+  auto c = must(b->claim(local_claim("S1")));
+  REQUIRE(c.outcome == claim_result::loaded);
+  REQUIRE(c.session.epoch == 2);
+  auto before_s1 = events_of(tmp.journal(), "S1");
+  auto before_s2 = events_of(tmp.journal(), "S2");
+  auto last_s2 = column_of(tmp.journal(), "last_wall_ns", "S2");
+  SECTION("one event") {
+    auto e = must_fail(a->append({task(event_kind::task_ended, "S1", "T1",
+                                       t0 + 3)}),
+                       error_kind::fenced, tmp.journal());
+    CHECK(contains(e.message, "S1"));
+    CHECK(contains(e.message, "epoch 2"));
+  }
+  SECTION("a batch with a session a still holds: none of it") {
+    must_fail(a->append({task(event_kind::task_started, "S2", "T9", t0 + 3),
+                         task(event_kind::task_ended, "S1", "T1", t0 + 4)}),
+              error_kind::fenced, tmp.journal());
+  }
+  SECTION("closing the session") {
+    must_fail(a->append({closing(event_kind::session_ended, "S1", t0 + 3)}),
+              error_kind::fenced, tmp.journal());
+  }
+  CHECK(events_of(tmp.journal(), "S1") == before_s1);
+  CHECK(events_of(tmp.journal(), "S2") == before_s2);
+  CHECK(column_of(tmp.journal(), "last_wall_ns", "S2") == last_s2);
+  CHECK(text_of(tmp.journal(), "state", "S1") == "open");
+  CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+  CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
+  // a still writes its other session, and b the one it claimed.
+  must_append(*a, {task(event_kind::task_started, "S2", "T9", t0 + 5)});
+  must_append(*b, {at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 6),
+                            2)});
+}
+
+TEST_CASE("storage: two stores ending the same task: one ends it, the other "
+          "is fenced and reloads it ended",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  must_append(*a, {started_in("S1", t0, "alice", modern),
+                   task(event_kind::task_started, "S1", "T1", t0 + 1)});
+  // Both hold a copy with T1 running: a from the start (epoch 1), b from
+  // its claim (epoch 2). Both end T1.
+  auto bc = must(b->claim(claim_of("S1", "alice", modern)));
+  REQUIRE(bc.outcome == claim_result::loaded);
+  auto by_a = at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 10), 1);
+  auto by_b = at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 11), 2);
+  SECTION("the claimer writes first") {
+    must_append(*b, {by_b});
+    must_fail(a->append({by_a}), error_kind::fenced, tmp.journal());
+  }
+  SECTION("the old holder writes first") {
+    must_fail(a->append({by_a}), error_kind::fenced, tmp.journal());
+    must_append(*b, {by_b});
+  }
+  CHECK(count(tmp.journal(),
+              "SELECT count(*) FROM events WHERE kind = 'task_ended'")
+        == 1);
+  // The fenced one reloads (re-claims: it is still entitled) and finds T1
+  // ended by the other: it answers already_ended.
+  auto ac = must(a->claim(claim_of("S1", "alice", modern, 1)));
+  REQUIRE(ac.outcome == claim_result::loaded);
+  CHECK(ac.session.epoch == 3);
+  REQUIRE(ac.session.events.size() == 3);
+  CHECK(ac.session.events[2].kind == event_kind::task_ended);
+  CHECK(ac.session.events[2].at.wall_ns == t0 + 11);
+  // And now b is the stale one.
+  must_fail(b->append({at_epoch(closing(event_kind::session_ended, "S1",
+                                        t0 + 12),
+                                2)}),
+            error_kind::fenced, tmp.journal());
+  must_append(*a, {at_epoch(closing(event_kind::session_ended, "S1", t0 + 12),
+                            3)});
+  CHECK(text_of(tmp.journal(), "state", "S1") == "ended");
+}
+
+TEST_CASE("storage: released sessions and a dead holder's are orphans, a "
+          "live holder's are not",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  must_append(*a, {started("S1", t0), started("S2", t0 + 1),
+                   started("S3", t0 + 2)});
+  must_append(*a, {task(event_kind::task_started, "S1", "T1", t0 + 50)});
+  must_append(*b, {started("B1", t0 + 3)});
+  CHECK(all_orphans(*a).empty());
+  CHECK(all_orphans(*b).empty());
+
+  // A release names the epoch it holds at; another epoch or another
+  // instance's release changes nothing.
+  must(a->release({{"S1", 1}, {"S2", 7}}));
+  must(b->release({{"S3", 1}}));
+  CHECK(column_of(tmp.journal(), "holder", "S1") == 0);
+  CHECK(column_of(tmp.journal(), "holder", "S2") == a->instance());
+  CHECK(column_of(tmp.journal(), "holder", "S3") == a->instance());
+  for (auto* st : {a.get(), b.get()}) {
+    auto o = all_orphans(*st);
+    REQUIRE(o.size() == 1);
+    CHECK(o[0].session_id == "S1");
+    CHECK(o[0].principal == "local");
+    CHECK(o[0].epoch == 1);
+    CHECK(o[0].started_wall_ns == t0);
+    CHECK(o[0].last_wall_ns == t0 + 50); // its latest event
+  }
+  // The cutoffs: started before the age cutoff or idle since before the
+  // idle cutoff.
+  CHECK(must(b->orphans_due(t0, t0 + 50, 100)).empty());
+  CHECK(ids_of(must(b->orphans_due(t0 + 1, t0, 100))) == names{"S1"});
+  CHECK(ids_of(must(b->orphans_due(t0, t0 + 51, 100))) == names{"S1"});
+
+  // The holder's process ends: the rest of its sessions are orphans now.
+  auto dead = a->instance();
+  a.reset();
+  CHECK(ids_of(all_orphans(*b)) == names{"S1", "S2", "S3"});
+  CHECK(all_orphans(*b, 2).size() == 2);
+  CHECK(all_orphans(*b, 0).empty());
+  CHECK(column_of(tmp.journal(), "holder", "S2") == dead); // as it was
+
+  // A claim makes one held again (by a live instance): not an orphan.
+  auto c = must(b->claim(local_claim("S2")));
+  REQUIRE(c.outcome == claim_result::loaded);
+  CHECK(c.previous_holder == dead);
+  CHECK_FALSE(c.previous_alive);
+  auto released = must(b->claim(local_claim("S1")));
+  CHECK(released.previous_holder == 0);
+  CHECK_FALSE(released.previous_alive);
+  CHECK(ids_of(all_orphans(*b)) == names{"S3"});
+  // A new store on the directory sees b alive, and S3 dead.
+  auto d = must_open(tmp.data());
+  CHECK(ids_of(all_orphans(*d)) == names{"S3"});
+}
+
+TEST_CASE("storage: max_open_sessions counts the open sessions of the whole "
+          "directory",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto opts = options_for(tmp.data());
+  opts.max_open_sessions = 2;
+  auto a = must_open(opts);
+  auto b = must_open(opts);
+  must_append(*a, {started("S1", t0)});
+  must_append(*b, {started("S2", t0 + 1)});
+  for (auto* st : {a.get(), b.get()}) {
+    auto e = must_fail(st->append({started("S3", t0 + 2)}), error_kind::limit,
+                       tmp.journal());
+    CHECK(contains(e.message, "2 tracking sessions"));
+  }
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 2);
+  // Closing one frees its place for anyone, whole batches only.
+  must_append(*b, {closing(event_kind::session_ended, "S2", t0 + 3)});
+  must_fail(a->append({started("S3", t0 + 4), started("S4", t0 + 4)}),
+            error_kind::limit, tmp.journal());
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 2);
+  must_append(*a, {started("S3", t0 + 4)});
+  must_fail(b->append({started("S4", t0 + 5)}), error_kind::limit,
+            tmp.journal());
+  must_append(*a, {closing(event_kind::session_expired, "S1", t0 + 6)});
+  must_append(*b, {started("S4", t0 + 7)});
+  CHECK(count(tmp.journal(),
+              "SELECT count(*) FROM sessions WHERE state = 'open'")
+        == 2);
+  CHECK(must(a->open_sessions()) == 2);
+  CHECK(must(b->open_sessions()) == 2);
+  // Events of open sessions are not limited.
+  must_append(*a, {task(event_kind::task_started, "S3", "T1", t0 + 8)});
+  // A store without a limit (0) is not held to another's.
+  auto c = must_open(tmp.data());
+  must_append(*c, {started("S5", t0 + 9)});
+  CHECK(must(a->open_sessions()) == 3);
+}
+
+TEST_CASE("storage: one purge per interval over all stores on the directory",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  auto ended_session = [&](store& st, const std::string& id,
+                           std::int64_t at) {
+    must_append(st, {started(id, at),
+                     closing(event_kind::session_ended, id, at + 1)});
+  };
+  ended_session(*a, "E1", t0);
+  ended_session(*b, "E2", t0 + 10);
+  auto now = t0 + 48 * hour_ns;
+  auto cutoff = now - 24 * hour_ns;
+  // The first purge ever runs.
+  CHECK(must(a->purge_closed_before(cutoff, now, hour_ns)) == 2);
+  ended_session(*a, "E3", t0 + 20);
+  // Within the hour, the other store's purge (and a's own) does nothing.
+  CHECK(must(b->purge_closed_before(cutoff, now + hour_ns / 2, hour_ns))
+        == std::nullopt);
+  CHECK(must(a->purge_closed_before(cutoff, now + hour_ns - 1, hour_ns))
+        == std::nullopt);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 1);
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == now);
+  // An hour after, the first to ask purges.
+  CHECK(must(b->purge_closed_before(cutoff, now + hour_ns, hour_ns)) == 1);
+  CHECK(must(a->purge_closed_before(cutoff, now + hour_ns, hour_ns))
+        == std::nullopt);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 0);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 0);
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == now + hour_ns);
+}
+
+namespace {
+
+/// The schema a server of schema version 1 created (the first migration in
+/// sqlite_schema.cpp, verbatim), in WAL mode as it ran.
+constexpr const char* schema_1 = R"sql(
+    PRAGMA application_id = 1414810954;
+    CREATE TABLE meta (
+      key   TEXT PRIMARY KEY,
+      value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO meta (key, value) VALUES ('epoch', '0');
+    CREATE TABLE sessions (
+      sid             INTEGER PRIMARY KEY,
+      session_id      TEXT NOT NULL UNIQUE,
+      principal       TEXT NOT NULL,
+      milestone_id    TEXT NOT NULL,
+      state           TEXT NOT NULL
+                      CHECK (state IN ('open', 'ended', 'expired')),
+      epoch           INTEGER NOT NULL,
+      started_wall_ns INTEGER NOT NULL,
+      closed_wall_ns  INTEGER,
+      CHECK ((state = 'open') = (closed_wall_ns IS NULL))
+    );
+    CREATE INDEX sessions_by_state_closed ON sessions (state, closed_wall_ns);
+    CREATE INDEX sessions_by_started ON sessions (started_wall_ns);
+    CREATE TABLE events (
+      seq        INTEGER PRIMARY KEY,
+      sid        INTEGER NOT NULL
+                 REFERENCES sessions (sid) ON DELETE CASCADE,
+      kind       TEXT NOT NULL,
+      task_id    TEXT,
+      wall_ns    INTEGER NOT NULL,
+      mono_ns    INTEGER NOT NULL,
+      boot_id    TEXT NOT NULL,
+      epoch      INTEGER NOT NULL,
+      payload    TEXT NOT NULL CHECK (json_valid(payload))
+    );
+    CREATE INDEX events_by_session ON events (sid, seq);
+    PRAGMA user_version = 1;
+)sql";
+
+} // namespace
+
+TEST_CASE("storage: a schema-1 journal migrates to schema 2, scope, key and "
+          "last activity taken from its events",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  fs::create_directory(tmp.data());
+  {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(tmp.journal().c_str(), &raw) == SQLITE_OK);
+    sqlite3_close(raw);
+    raw_db db{tmp.journal()};
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(schema_1);
+    // As a schema-1 server left it: its epoch counter at 3, sessions held
+    // at the epochs of the servers that adopted them.
+    auto at = [&](int d) { return std::to_string(t0 + d); };
+    db.exec("UPDATE meta SET value = '3' WHERE key = 'epoch';"
+            "INSERT INTO sessions VALUES"
+            " (1, 'M1', 'alice', 'M', 'open', 3, " + at(0) + ", NULL),"
+            " (2, 'L1', 'local', 'M', 'open', 2, " + at(1) + ", NULL),"
+            " (3, 'E1', 'bob', 'M', 'ended', 1, " + at(2) + ", " + at(20) + ");"
+            "INSERT INTO events (sid, kind, task_id, wall_ns, mono_ns, boot_id,"
+            " epoch, payload) VALUES"
+            " (1, 'session_started', NULL, " + at(0) + ", 5, 'boot-a', 1,"
+            "  '{\"era\":\"2026-07-28\",\"milestone_id\":\"M\","
+            "\"idempotency_key\":\"k-1\"}'),"
+            " (1, 'task_started', 'T1', " + at(5) + ", 10, 'boot-a', 3,"
+            "  '{\"task_name\":\"x\"}'),"
+            " (2, 'session_started', NULL, " + at(1) + ", 6, 'boot-a', 2,"
+            "  '{\"milestone_id\":\"M\"}'),"
+            " (3, 'session_started', NULL, " + at(2) + ", 7, 'boot-a', 1,"
+            "  '{\"milestone_id\":\"M\",\"era\":\"2025\"}'),"
+            " (3, 'session_ended', NULL, " + at(20) + ", 25, 'boot-a', 1,"
+            "  '{}')");
+  }
+  auto st = must_open(tmp.data());
+  CHECK(st->instance() == 4); // the old epoch counter numbers instances
+  {
+    raw_db db{tmp.journal()};
+    CHECK(db.integer("PRAGMA user_version") == 2);
+    CHECK(db.integer("SELECT value FROM meta WHERE key = 'instances'") == 4);
+    CHECK(db.integer("SELECT count(*) FROM meta WHERE key = 'epoch'") == 0);
+    CHECK(db.integer("SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+          == 0);
+    CHECK(db.text("PRAGMA quick_check") == "ok");
+  }
+  auto j = tmp.journal();
+  CHECK(text_of(j, "scope", "M1") == modern);
+  CHECK(text_of(j, "scope", "L1") == "2025");
+  CHECK(text_of(j, "scope", "E1") == "2025");
+  CHECK(text_of(j, "idempotency_key", "M1") == "k-1");
+  CHECK(count(j, "SELECT count(*) FROM sessions WHERE session_id = 'L1'"
+                 " AND idempotency_key IS NULL")
+        == 1);
+  CHECK(column_of(j, "last_wall_ns", "M1") == t0 + 5);
+  CHECK(column_of(j, "last_wall_ns", "L1") == t0 + 1);
+  CHECK(column_of(j, "last_wall_ns", "E1") == t0 + 20);
+  for (auto id : {"M1", "L1", "E1"}) {
+    INFO(id);
+    CHECK(column_of(j, "epoch", id) == 1);
+    CHECK(column_of(j, "holder", id) == 0);
+  }
+  CHECK(text_of(j, "state", "E1") == "ended");
+  // Held by nobody: both open ones are orphans, for whoever looks.
+  CHECK(ids_of(all_orphans(*st)) == names{"L1", "M1"});
+  // Their owners claim them as any others, by id or by key.
+  CHECK(must(st->claim(claim_of("M1", "alice", "2025"))).outcome
+        == claim_result::not_found);
+  claim_request by_key;
+  by_key.idempotency_key = "k-1";
+  by_key.principal = "alice";
+  by_key.scope = modern;
+  auto m1 = must(st->claim(by_key));
+  REQUIRE(m1.outcome == claim_result::loaded);
+  CHECK(m1.session.session_id == "M1");
+  CHECK(m1.session.epoch == 2);
+  CHECK(m1.session.events.size() == 2);
+  must_append(*st, {at_epoch(task(event_kind::task_ended, "M1", "T1", t0 + 30),
+                             2)});
+  CHECK(column_of(j, "last_wall_ns", "M1") == t0 + 30);
+  auto l1 = must(st->claim(local_claim("L1")));
+  REQUIRE(l1.outcome == claim_result::loaded);
+  CHECK(l1.session.epoch == 2);
+  // Opened again: nothing more to migrate.
+  st.reset();
+  auto again = must_open(tmp.data());
+  CHECK(again->instance() == 5);
+  CHECK(count(j, "PRAGMA user_version") == 2);
+  CHECK(column_of(j, "epoch", "M1") == 2);
+}
+
+TEST_CASE("storage: a server of an older version, which holds the directory "
+          "exclusively, makes an open fail with locked after lock_wait",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  fs::create_directory(tmp.data());
+  auto lock_path = tmp.data() + "/lock";
+  // The older server: an exclusive flock for good, its pid in the file.
+  int old_server = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC,
+                          0600);
+  REQUIRE(old_server >= 0);
+  REQUIRE(::flock(old_server, LOCK_EX | LOCK_NB) == 0);
+  REQUIRE(::pwrite(old_server, "424242\n", 7, 0) == 7);
+  auto opts = options_for(tmp.data());
+  opts.lock_wait = std::chrono::milliseconds{60};
+  auto begun = std::chrono::steady_clock::now();
+  auto e = must_fail(open_sqlite(opts), error_kind::locked, tmp.data());
+  CHECK(std::chrono::steady_clock::now() - begun >= opts.lock_wait);
+  CHECK(contains(e.message, "older version (pid 424242)"));
+  CHECK(contains(e.message, "--data-dir"));
+  CHECK(contains(e.message, "--ephemeral"));
+  CHECK_FALSE(fs::exists(tmp.journal())); // it never got that far
+  // Once it exits, this version opens; and then an older one cannot get
+  // the directory for itself.
+  ::close(old_server);
+  auto st = must_open(opts);
+  auto second = must_open(opts);
+  int late = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(late >= 0);
+  auto rc = ::flock(late, LOCK_EX | LOCK_NB);
+  auto why = errno;
+  CHECK(rc != 0);
+  CHECK(why == EWOULDBLOCK);
+  ::close(late);
+}
+
+namespace {
+
+/// A store that lets a test act between the expiry's look for orphans and
+/// its writes: a concurrent claim, deterministically.
+class between_store final : public store {
+public:
+  between_store(store& inner, std::function<void()> after_orphans)
+    : inner_(inner), after_orphans_(std::move(after_orphans)) {
+  }
+  std::string describe() const override {
+    return inner_.describe();
+  }
+  std::int64_t instance() const override {
+    return inner_.instance();
+  }
+  result<ok> append(const std::vector<event>& batch) override {
+    return inner_.append(batch);
+  }
+  result<claim_result> claim(const claim_request& req) override {
+    return inner_.claim(req);
+  }
+  result<ok> release(
+    const std::vector<std::pair<std::string, std::int64_t>>& held) override {
+    return inner_.release(held);
+  }
+  result<std::size_t> open_sessions() override {
+    return inner_.open_sessions();
+  }
+  result<std::vector<orphan>> orphans_due(std::int64_t age,
+                                          std::int64_t idle,
+                                          std::size_t limit) override {
+    auto r = inner_.orphans_due(age, idle, limit);
+    after_orphans_();
+    return r;
+  }
+  result<std::vector<stored_session>>
+  history(const history_query& q) override {
+    return inner_.history(q);
+  }
+  result<std::optional<std::size_t>>
+  purge_closed_before(std::int64_t cutoff, std::int64_t now,
+                      std::int64_t interval) override {
+    return inner_.purge_closed_before(cutoff, now, interval);
+  }
+
+private:
+  store& inner_;
+  std::function<void()> after_orphans_;
+};
+
+} // namespace
+
+TEST_CASE("storage: expire_orphans expires a dead holder's idle session and "
+          "leaves a live holder's alone",
+          "[storage][issue15]") {
+  using namespace std::chrono;
+  temp_dir tmp;
+  ttm::domain::fake_clock clock{ttm::domain::wall_time{nanoseconds{t0}}};
+  ttm::domain::tracking_limits limits;
+  limits.max_idle = hours{4};
+  limits.max_age = hours{24};
+  auto now_ns = [&] { return ttm::domain::to_ns(clock.wall_now()); };
+  auto dying = must_open(tmp.data());
+  auto live = must_open(tmp.data());
+  auto expirer = must_open(tmp.data());
+  must_append(*dying, {started("D1", now_ns()), started("D2", now_ns())});
+  must_append(*live, {started("L1", now_ns())});
+  clock.advance(hours{3});
+  // D2 was used an hour before the process died: idle since then.
+  must_append(*dying, {task(event_kind::task_started, "D2", "T1", now_ns())});
+  dying.reset();
+  clock.advance(hours{2});
+  // Now: D1 idle 5 h, D2 idle 2 h (dead holder); L1 idle 5 h (live holder).
+  auto run = ttm::journal::expire_orphans(*expirer, limits, clock);
+  CHECK(run.error.empty());
+  CHECK(run.expired == 1);
+  auto j = tmp.journal();
+  CHECK(text_of(j, "state", "D1") == "expired");
+  CHECK(column_of(j, "closed_wall_ns", "D1") == now_ns());
+  CHECK(raw_db{j}.text("SELECT json_extract(payload, '$.reason') FROM events"
+                       " JOIN sessions USING (sid) WHERE session_id = 'D1'"
+                       " AND kind = 'session_expired'")
+        == "idle");
+  CHECK(text_of(j, "state", "D2") == "open");
+  CHECK(text_of(j, "state", "L1") == "open");
+  // Nothing more now; D2 when its idle limit passes too.
+  CHECK(ttm::journal::expire_orphans(*expirer, limits, clock).expired == 0);
+  clock.advance(hours{2} + seconds{1});
+  CHECK(ttm::journal::expire_orphans(*expirer, limits, clock).expired == 1);
+  CHECK(text_of(j, "state", "D2") == "expired");
+  CHECK(text_of(j, "state", "L1") == "open");
+  // A live holder that lets go of its session leaves it to the expiry
+  // (and the age limit applies even to a session used a moment ago).
+  clock.advance(hours{20});
+  must_append(*live, {task(event_kind::task_started, "L1", "T1", now_ns())});
+  CHECK(ttm::journal::expire_orphans(*expirer, limits, clock).expired == 0);
+  must(live->release({{"L1", 1}}));
+  auto last = ttm::journal::expire_orphans(*expirer, limits, clock);
+  CHECK(last.error.empty());
+  CHECK(last.expired == 1);
+  CHECK(text_of(j, "state", "L1") == "expired");
+  CHECK(raw_db{j}.text("SELECT json_extract(payload, '$.reason') FROM events"
+                       " JOIN sessions USING (sid) WHERE session_id = 'L1'"
+                       " AND kind = 'session_expired'")
+        == "age");
+}
+
+TEST_CASE("storage: expire_orphans leaves an orphan claimed meanwhile to its "
+          "new holder",
+          "[storage][issue15]") {
+  using namespace std::chrono;
+  temp_dir tmp;
+  ttm::domain::fake_clock clock{ttm::domain::wall_time{nanoseconds{t0}}};
+  ttm::domain::tracking_limits limits;
+  limits.max_idle = hours{4};
+  auto wall = ttm::domain::to_ns(clock.wall_now());
+  {
+    auto dying = must_open(tmp.data());
+    must_append(*dying, {started("D1", wall), started("D2", wall + 1)});
+  }
+  auto claimer = must_open(tmp.data());
+  auto expirer = must_open(tmp.data());
+  clock.advance(hours{5});
+  bool claimed = false;
+  between_store racing{*expirer, [&] {
+                         auto c = must(claimer->claim(local_claim("D1")));
+                         claimed = c.outcome == claim_result::loaded;
+                       }};
+  auto run = ttm::journal::expire_orphans(racing, limits, clock);
+  CHECK(claimed);
+  CHECK(run.error.empty());
+  CHECK(run.expired == 1); // D2 only
+  auto j = tmp.journal();
+  CHECK(text_of(j, "state", "D1") == "open");
+  CHECK(column_of(j, "holder", "D1") == claimer->instance());
+  CHECK(events_of(j, "D1") == 1);
+  CHECK(text_of(j, "state", "D2") == "expired");
+}
+
+TEST_CASE("storage: a journal kept busy past the timeout fails with busy, "
+          "writing nothing",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  must_append(*st, {started("S1", t0)});
+  {
+    // Another server in a write transaction for longer than the bounded
+    // busy timeout (2 s): a wedged process.
+    raw_db other{tmp.journal()};
+    other.exec("BEGIN IMMEDIATE");
+    auto e = must_fail(st->append({task(event_kind::task_started, "S1", "T1",
+                                        t0 + 1)}),
+                       error_kind::busy, tmp.journal());
+    CHECK(std::string{to_string(e.kind)} == "busy");
+    other.exec("ROLLBACK");
+  }
+  CHECK(events_of(tmp.journal(), "S1") == 1);
+  // It lets go: the store carries on.
+  must_append(*st, {task(event_kind::task_started, "S1", "T1", t0 + 1)});
+  CHECK(events_of(tmp.journal(), "S1") == 2);
 }
