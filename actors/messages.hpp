@@ -231,7 +231,7 @@ typename Inspector::result_type inspect(Inspector& f, stamp& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, event& x) {
   return f(caf::meta::type_name("event"), x.kind, x.session_id, x.principal,
-           x.task_id, x.epoch, x.at, x.payload);
+           x.task_id, x.epoch, x.if_due, x.at, x.payload);
 }
 
 template <class Inspector>

@@ -209,7 +209,11 @@ private:
   /// After a message: sends its changes to the journal (true: paused,
   /// `step` filled) or keeps its reply.
   bool hold_for_journal(job& j, std::string reply, rpc_step& step);
-  std::vector<storage::event> to_events(std::vector<domain::change> changes);
+  using epoch_map = std::unordered_map<std::string, std::int64_t>;
+  /// The events for `changes`, each at the epoch its session will be at;
+  /// `next_epochs`: the epochs they leave their sessions at once stored.
+  std::vector<storage::event> to_events(std::vector<domain::change> changes,
+                                        epoch_map& next_epochs);
 
   /// Runs the current job until it is done or paused.
   rpc_step run_job();
@@ -265,7 +269,9 @@ private:
   std::vector<std::string> adopted_;
   /// The journal epoch at which each held session is held (see
   /// storage::store::claim): every write carries it.
-  std::unordered_map<std::string, std::int64_t> epochs_;
+  epoch_map epochs_;
+  /// What `epochs_` becomes once the journal stored the events in flight.
+  epoch_map pending_epochs_;
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).
   std::optional<protocol::log_level> client_log_level_;

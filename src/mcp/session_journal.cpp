@@ -33,29 +33,39 @@ bool session::hold_for_journal(job& j, std::string reply,
   }
   // Slots and ends are reported only once the journal decided: an end that
   // is undone must not make its session reclaimable.
-  step.journal = to_events(std::move(changes));
+  step.journal = to_events(std::move(changes), pending_epochs_);
   step.adopted = std::exchange(adopted_, {});
   return true;
 }
 
 std::vector<storage::event>
-session::to_events(std::vector<domain::change> changes) {
+session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs) {
   std::vector<storage::event> out;
   out.reserve(changes.size());
   // The era of the request that made them: only a client of that era
   // takes a session over.
   const auto era = mode_.modern ? protocol::era::modern : protocol::era::legacy;
+  // Each event carries the epoch its session will be at when it is
+  // written (the store moves it on by one per event): the epoch this
+  // client knows, then one more for each earlier event of the batch.
+  next_epochs.clear();
   for (const auto& c : changes) {
     out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era));
     auto& ev = out.back();
+    auto& next = next_epochs[c.session_id];
     if (c.kind == domain::change::session_started) {
-      epochs_[c.session_id] = 1;
+      next = 1;
       continue;
     }
-    auto e = epochs_.find(c.session_id);
-    ev.epoch = e != epochs_.end() ? e->second : 0;
-    if (c.kind == domain::change::session_expired && e != epochs_.end())
-      epochs_.erase(e);
+    if (next == 0)
+      if (auto e = epochs_.find(c.session_id); e != epochs_.end())
+        next = e->second;
+    ev.epoch = next++;
+    if (c.kind == domain::change::session_expired) {
+      // A limit's expiry stands only if the journal agrees it is due.
+      ev.if_due = c.reason == "age" || c.reason == "idle";
+      epochs_.erase(c.session_id);
+    }
   }
   return out;
 }
@@ -171,9 +181,10 @@ rpc_step session::resume_claim(const storage::claim_result& r,
       break;
     case storage::claim_result::loaded:
       if (r.previous_holder != 0 && r.previous_alive)
-        TTM_LOG(info, "journal",
+        TTM_LOG(debug, "journal",
                 "session " + domain::log_id(r.session.session_id)
-                  + " taken over from another live server (instance "
+                  + " was last changed through another live server "
+                    "(instance "
                   + std::to_string(r.previous_holder) + ")");
       take_over(r.session);
       break;
@@ -220,7 +231,14 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
                                "expires the session itself): "
                                  + answer.error);
     tracker_.commit();
+    // The epochs the sessions are at now, for those still held.
+    if (answer.kind == append_answer::stored)
+      for (const auto& [id, epoch] : pending_epochs_)
+        if (tracker_.find(id) != nullptr)
+          epochs_[id] = epoch;
+    pending_epochs_.clear();
   } else {
+    pending_epochs_.clear();
     tracker_.rollback();
     // Sessions this call started are gone again: free their slots.
     for (const auto& id : j.held_started) {
@@ -233,7 +251,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
     j.held_started.clear();
     // Another client claimed the session between this call's check and
     // its write: run it again on the latest state (a few times at most).
-    if (answer.kind == append_answer::fenced && j.fenced_retries < 3) {
+    if (answer.kind == append_answer::fenced && j.fenced_retries < 5) {
       TTM_LOG(debug, "journal", "request " + msg.id.json
                                   + ": its session was claimed meanwhile; "
                                     "running it again on the latest state");
@@ -281,8 +299,9 @@ std::vector<storage::event> session::take_journal() {
   if (!tracker_.recording())
     return {};
   // Only expiry happens outside a frame, and it has nothing to undo: a
-  // paused frame's undo log stays as it is.
-  return to_events(tracker_.take_changes());
+  // paused frame's undo log (and the epochs it waits for) stay as they are.
+  epoch_map unused;
+  return to_events(tracker_.take_changes(), unused);
 }
 
 } // namespace ttm::mcp

@@ -168,8 +168,7 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   if (auto err = held.hold_instance(instance))
     return std::move(*err);
   auto st = std::make_unique<sqlite_store>(std::move(held), path,
-                                           std::move(db), instance,
-                                           opts.max_open_sessions);
+                                           std::move(db), instance, opts);
   if ((rc = st->prepare_kept()) != SQLITE_OK)
     return sqlite_error(d, rc, "cannot prepare statements for the journal",
                         path);
