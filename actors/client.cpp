@@ -178,7 +178,7 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
       advance(self, std::move(step));
       return promise;
     },
-    [=](expire_atom) -> std::vector<std::string> {
+    [=](expire_atom) -> caf::result<std::vector<std::string>> {
       auto& st = self->state;
       auto ids = st.mcp->expire_due();
       // Expiry is recorded without waiting (the journal expires what no
@@ -201,7 +201,24 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
               // The journal is going away: nothing to correct.
             });
       }
-      return ids;
+      auto held = st.mcp->held();
+      if (held.empty())
+        return ids;
+      // Copies changed through another server since (or closed there) are
+      // let go of: the journal has them, the next call that names one
+      // loads it. So this server neither keeps them in memory nor counts
+      // them against its limits.
+      auto promise = self->make_response_promise<std::vector<std::string>>();
+      self->request(st.journal, caf::infinite, verify_atom::value, held)
+        .then(
+          [=](const std::vector<std::string>& stale) mutable {
+            auto all = ids;
+            auto dropped = self->state.mcp->drop_stale(held, stale);
+            all.insert(all.end(), dropped.begin(), dropped.end());
+            promise.deliver(std::move(all));
+          },
+          [=](caf::error&) mutable { promise.deliver(ids); });
+      return promise;
     },
     [=](drop_atom, const std::string& session_id) {
       self->state.mcp->drop(session_id);

@@ -125,6 +125,13 @@ public:
   /// (no trace, nothing journaled).
   void drop(const std::string& session_id);
 
+  /// Of the copies `asked` about (id, epoch), lets go of the `stale` ones
+  /// that are still at the epoch asked about (a write of this client since
+  /// made its copy current) and returns their ids.
+  std::vector<std::string>
+  drop_stale(const std::vector<std::pair<std::string, std::int64_t>>& asked,
+             const std::vector<std::string>& stale);
+
   /// An expiry this client recorded was fenced (another server holds the
   /// session now): no longer answer SESSION_EXPIRED for it here.
   void forget_expired(const std::string& session_id) {

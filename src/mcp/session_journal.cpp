@@ -209,6 +209,25 @@ std::vector<std::pair<std::string, std::int64_t>> session::held() const {
   return out;
 }
 
+std::vector<std::string> session::drop_stale(
+  const std::vector<std::pair<std::string, std::int64_t>>& asked,
+  const std::vector<std::string>& stale) {
+  std::vector<std::string> out;
+  for (const auto& id : stale) {
+    auto a = std::find_if(asked.begin(), asked.end(),
+                          [&](const auto& p) { return p.first == id; });
+    auto e = epochs_.find(id);
+    if (a == asked.end() || e == epochs_.end() || e->second != a->second)
+      continue;
+    TTM_LOG(debug, "journal", "session " + domain::log_id(id)
+                                + " changed through another server: copy "
+                                  "let go of");
+    drop(id);
+    out.push_back(id);
+  }
+  return out;
+}
+
 void session::drop(const std::string& session_id) {
   if (tracker_.find(session_id) == nullptr)
     return;

@@ -439,6 +439,34 @@ result<ok> sqlite_store::release(
   });
 }
 
+result<std::vector<std::string>> sqlite_store::stale(
+  const std::vector<std::pair<std::string, std::int64_t>>& held) {
+  static const std::string what = "cannot check sessions in";
+  using res = result<std::vector<std::string>>;
+  return guarded(what, path_, [&]() -> res {
+    rollback_guard guard{db_.get()};
+    if (auto err = run(begin_read_, what))
+      return std::move(*err);
+    std::vector<std::string> out;
+    for (const auto& [id, epoch] : held) {
+      stmt_use use{session_owner_};
+      use.bind(1, id);
+      auto rc = use.step();
+      if (rc == SQLITE_ROW) {
+        if (use.text(0) != "open" || use.int64(1) != epoch)
+          out.push_back(id);
+      } else if (rc == SQLITE_DONE) {
+        out.push_back(id);
+      } else {
+        return fail(rc, what);
+      }
+    }
+    if (auto err = run(commit_, what))
+      return std::move(*err);
+    return out;
+  });
+}
+
 result<std::size_t> sqlite_store::open_sessions() {
   static const std::string what = "cannot count open sessions in";
   return guarded(what, path_, [&]() -> result<std::size_t> {

@@ -47,6 +47,9 @@ public:
   release(const std::vector<std::pair<std::string, std::int64_t>>& held)
     override;
   result<std::size_t> open_sessions() override;
+  result<std::vector<std::string>>
+  stale(const std::vector<std::pair<std::string, std::int64_t>>& held)
+    override;
   result<std::vector<orphan>> orphans_due(std::int64_t age_cutoff_wall_ns,
                                           std::int64_t idle_cutoff_wall_ns,
                                           std::size_t limit) override;

@@ -107,6 +107,11 @@ public:
   virtual result<ok>
   release(const std::vector<std::pair<std::string, std::int64_t>>& held) = 0;
 
+  /// Of `held` (id, epoch), the sessions whose copy is stale: gone, closed,
+  /// or at another epoch (changed through another instance).
+  virtual result<std::vector<std::string>>
+  stale(const std::vector<std::pair<std::string, std::int64_t>>& held) = 0;
+
   /// How many sessions are open in the whole store (every instance's).
   virtual result<std::size_t> open_sessions() = 0;
 

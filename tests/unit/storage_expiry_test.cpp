@@ -201,6 +201,11 @@ public:
   result<std::size_t> open_sessions() override {
     return inner_.open_sessions();
   }
+  result<std::vector<std::string>>
+  stale(const std::vector<std::pair<std::string, std::int64_t>>& held)
+    override {
+    return inner_.stale(held);
+  }
   result<std::vector<orphan>> orphans_due(std::int64_t age,
                                           std::int64_t idle,
                                           std::size_t limit) override {
