@@ -1,7 +1,7 @@
 // The global tracking-session limit end to end, through the real actors (the
 // client actor asks the supervisor for a slot): refusal at the limit, ended
-// sessions reclaimed to make room, and the reclaimed id answering
-// SESSION_EXPIRED. The limit comes from the environment, as a user would set
+// sessions reclaimed to make room (gone from memory, still in the journal:
+// named again, ended). The limit comes from the environment, as a user would set
 // it. Nothing waits for time: expiry by age or inactivity is covered by the
 // deterministic unit tests, which move a fake clock.
 //
