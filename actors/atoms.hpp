@@ -38,5 +38,6 @@ using append_atom = caf::atom_constant<caf::atom("append")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using purge_atom = caf::atom_constant<caf::atom("purge")>;
 using claim_atom = caf::atom_constant<caf::atom("claim")>;
+using verify_atom = caf::atom_constant<caf::atom("verify")>;
 
 } // namespace ttm::actors

@@ -150,11 +150,12 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
   // of (see ~client_actor_state).
   self->set_exit_handler([=](const caf::exit_msg& msg) {
     auto& st = self->state;
-    if (msg.reason == caf::exit_reason::normal && st.journal) {
-      auto events = st.mcp->close_all();
-      if (!events.empty())
-        caf::anon_send(st.journal, append_atom::value, std::move(events));
-    }
+    // One append per session: one that another client took over is
+    // fenced alone, the others are recorded.
+    if (msg.reason == caf::exit_reason::normal && st.journal)
+      for (auto& ev : st.mcp->close_all())
+        caf::anon_send(st.journal, append_atom::value,
+                       std::vector<storage::event>{std::move(ev)});
     self->quit(msg.reason == caf::exit_reason::normal
                  ? caf::error{caf::exit_reason::user_shutdown}
                  : msg.reason);
@@ -177,15 +178,47 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
       advance(self, std::move(step));
       return promise;
     },
-    [=](expire_atom) -> std::vector<std::string> {
+    [=](expire_atom) -> caf::result<std::vector<std::string>> {
       auto& st = self->state;
       auto ids = st.mcp->expire_due();
-      // Expiry is recorded without waiting: the limits redo it after a
-      // restart if this write is lost.
-      auto events = st.mcp->take_journal();
-      if (!events.empty() && st.journal)
-        caf::anon_send(st.journal, append_atom::value, std::move(events));
-      return ids;
+      // Expiry is recorded without waiting (the journal expires what no
+      // server holds anyway if this write is lost), one append per session:
+      // a fenced one was taken over by another server, where it lives on,
+      // so it is not remembered as expired here.
+      if (!st.journal)
+        return ids;
+      for (auto& ev : st.mcp->take_journal()) {
+        auto id = ev.session_id;
+        self
+          ->request(st.journal, caf::infinite, append_atom::value,
+                    std::vector<storage::event>{std::move(ev)})
+          .then(
+            [=](const storage::append_answer& a) {
+              if (a.kind == storage::append_answer::fenced)
+                self->state.mcp->forget_expired(id);
+            },
+            [](caf::error&) {
+              // The journal is going away: nothing to correct.
+            });
+      }
+      auto held = st.mcp->held();
+      if (held.empty())
+        return ids;
+      // Copies changed through another server since (or closed there) are
+      // let go of: the journal has them, the next call that names one
+      // loads it. So this server neither keeps them in memory nor counts
+      // them against its limits.
+      auto promise = self->make_response_promise<std::vector<std::string>>();
+      self->request(st.journal, caf::infinite, verify_atom::value, held)
+        .then(
+          [=](const std::vector<std::string>& stale) mutable {
+            auto all = ids;
+            auto dropped = self->state.mcp->drop_stale(held, stale);
+            all.insert(all.end(), dropped.begin(), dropped.end());
+            promise.deliver(std::move(all));
+          },
+          [=](caf::error&) mutable { promise.deliver(ids); });
+      return promise;
     },
     [=](drop_atom, const std::string& session_id) {
       self->state.mcp->drop(session_id);

@@ -310,6 +310,18 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       out.result = claim(self, req, out.error);
       return out;
     },
+    [=](verify_atom, const held_sessions& held) -> std::vector<std::string> {
+      auto& st = self->state;
+      if (!st.cfg.store || held.empty())
+        return {};
+      auto r = st.cfg.store->stale(held);
+      if (auto* err = std::get_if<storage::error>(&r)) {
+        TTM_LOG(warning, "journal", "cannot check sessions: "
+                                      + describe(*err));
+        return {};
+      }
+      return std::move(std::get<std::vector<std::string>>(r));
+    },
     [=](release_atom, const held_sessions& held) {
       auto& st = self->state;
       if (!st.cfg.store)

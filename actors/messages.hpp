@@ -162,9 +162,10 @@ using held_sessions = std::vector<std::pair<std::string, std::int64_t>>;
 /// answers once the events are stored, or why they are not (nothing of
 /// them is; `fenced`: a session was claimed meanwhile). Appends that
 /// arrive together share one transaction (`flush`, sent to itself: group
-/// commit). `claim` checks or takes over a session for a client actor and
-/// loads its latest state; `release` lets go of sessions a client actor
-/// held when it ends. `sweep` (every minute, to itself) expires the open
+/// commit). `claim` checks a client actor's copy of a session, or loads
+/// its latest state; `verify` answers which of a client's copies are stale
+/// (changed through another server, closed, gone); `release` lets go of
+/// sessions a client actor held when it ends. `sweep` (every minute, to itself) expires the open
 /// sessions no live server holds; `purge` (daily) drops history past its
 /// retention, once per day for the whole directory. `open` (from main,
 /// first) opens the store for the given transport, off the start-up path;
@@ -174,6 +175,7 @@ using journal_actor = caf::typed_actor<
   caf::replies_to<append_atom, std::vector<storage::event>>::with<
     storage::append_answer>,
   caf::replies_to<claim_atom, storage::claim_request>::with<claim_reply>,
+  caf::replies_to<verify_atom, held_sessions>::with<std::vector<std::string>>,
   caf::reacts_to<release_atom, held_sessions>,
   caf::reacts_to<flush_atom>,
   caf::reacts_to<sweep_atom>,
@@ -231,14 +233,14 @@ typename Inspector::result_type inspect(Inspector& f, stamp& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, event& x) {
   return f(caf::meta::type_name("event"), x.kind, x.session_id, x.principal,
-           x.task_id, x.epoch, x.at, x.payload);
+           x.task_id, x.epoch, x.if_due, x.at, x.payload);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, claim_request& x) {
   return f(caf::meta::type_name("claim_request"), x.session_id,
            x.idempotency_key, x.principal, x.scope, x.since_wall_ns,
-           x.known_epoch);
+           x.known_epoch, x.now_wall_ns);
 }
 
 template <class Inspector>

@@ -226,6 +226,8 @@ void lock_journal(const config& cfg, prepared_config& p) {
   opts.instance = std::string{"time-tracker-mcp "} + TTM_VERSION + " pid "
                   + std::to_string(::getpid());
   opts.max_open_sessions = cfg.tracking.max_sessions;
+  opts.max_age = cfg.tracking.max_age;
+  opts.max_idle = cfg.tracking.max_idle;
   // Servers of this version share the directory; one of an older version
   // holds it alone, and a client restarting such a server gets the
   // directory as soon as it exits.

@@ -285,6 +285,11 @@ void tracker::erase(const std::string& id) {
   sessions_.erase(i);
 }
 
+void tracker::touch(const std::string& id, mono_time at) {
+  if (auto i = sessions_.find(id); i != sessions_.end())
+    i->second.last_activity = std::max(i->second.last_activity, at);
+}
+
 void tracker::drop(const std::string& id) {
   std::string gone = id; // `id` may be the session's own string
   erase(gone);

@@ -279,6 +279,9 @@ public:
   /// Lets go of `id` without a trace (no change recorded, not remembered as
   /// expired): another holder took it over, or a newer copy replaces it.
   void drop(const std::string& id);
+  /// Moves the last activity of `id` (if held) forward to `at`: a call
+  /// another client made, known from the journal.
+  void touch(const std::string& id, mono_time at);
   /// Whether `id` is remembered as expired here (not held any more).
   bool remembers_expired(const std::string& id) const {
     return expired_.count(id) > 0;

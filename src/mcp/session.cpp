@@ -196,7 +196,12 @@ std::vector<std::string> session::expire_due() {
 void session::evict(const std::string& session_id) {
   TTM_LOG(info, "tracking", "ended session " + domain::log_id(session_id)
                               + " dropped to make room for a new one");
-  tracker_.evict(session_id);
+  // With a journal this is a cache entry: it loads again, ended, when a
+  // call names it (as in every other server). Without one it is gone.
+  if (cfg_.journal)
+    tracker_.drop(session_id);
+  else
+    tracker_.evict(session_id);
   epochs_.erase(session_id);
   gone_.push_back(session_id);
 }

@@ -125,6 +125,19 @@ public:
   /// (no trace, nothing journaled).
   void drop(const std::string& session_id);
 
+  /// Of the copies `asked` about (id, epoch), lets go of the `stale` ones
+  /// that are still at the epoch asked about (a write of this client since
+  /// made its copy current) and returns their ids.
+  std::vector<std::string>
+  drop_stale(const std::vector<std::pair<std::string, std::int64_t>>& asked,
+             const std::vector<std::string>& stale);
+
+  /// An expiry this client recorded was fenced (another server holds the
+  /// session now): no longer answer SESSION_EXPIRED for it here.
+  void forget_expired(const std::string& session_id) {
+    tracker_.drop(session_id);
+  }
+
   const domain::tracker& tracker() const noexcept {
     return tracker_;
   }
@@ -203,7 +216,11 @@ private:
   /// After a message: sends its changes to the journal (true: paused,
   /// `step` filled) or keeps its reply.
   bool hold_for_journal(job& j, std::string reply, rpc_step& step);
-  std::vector<storage::event> to_events(std::vector<domain::change> changes);
+  using epoch_map = std::unordered_map<std::string, std::int64_t>;
+  /// The events for `changes`, each at the epoch its session will be at;
+  /// `next_epochs`: the epochs they leave their sessions at once stored.
+  std::vector<storage::event> to_events(std::vector<domain::change> changes,
+                                        epoch_map& next_epochs);
 
   /// Runs the current job until it is done or paused.
   rpc_step run_job();
@@ -259,7 +276,9 @@ private:
   std::vector<std::string> adopted_;
   /// The journal epoch at which each held session is held (see
   /// storage::store::claim): every write carries it.
-  std::unordered_map<std::string, std::int64_t> epochs_;
+  epoch_map epochs_;
+  /// What `epochs_` becomes once the journal stored the events in flight.
+  epoch_map pending_epochs_;
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).
   std::optional<protocol::log_level> client_log_level_;

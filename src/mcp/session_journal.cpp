@@ -33,29 +33,39 @@ bool session::hold_for_journal(job& j, std::string reply,
   }
   // Slots and ends are reported only once the journal decided: an end that
   // is undone must not make its session reclaimable.
-  step.journal = to_events(std::move(changes));
+  step.journal = to_events(std::move(changes), pending_epochs_);
   step.adopted = std::exchange(adopted_, {});
   return true;
 }
 
 std::vector<storage::event>
-session::to_events(std::vector<domain::change> changes) {
+session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs) {
   std::vector<storage::event> out;
   out.reserve(changes.size());
   // The era of the request that made them: only a client of that era
   // takes a session over.
   const auto era = mode_.modern ? protocol::era::modern : protocol::era::legacy;
+  // Each event carries the epoch its session will be at when it is
+  // written (the store moves it on by one per event): the epoch this
+  // client knows, then one more for each earlier event of the batch.
+  next_epochs.clear();
   for (const auto& c : changes) {
     out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era));
     auto& ev = out.back();
+    auto& next = next_epochs[c.session_id];
     if (c.kind == domain::change::session_started) {
-      epochs_[c.session_id] = 1;
+      next = 1;
       continue;
     }
-    auto e = epochs_.find(c.session_id);
-    ev.epoch = e != epochs_.end() ? e->second : 0;
-    if (c.kind == domain::change::session_expired && e != epochs_.end())
-      epochs_.erase(e);
+    if (next == 0)
+      if (auto e = epochs_.find(c.session_id); e != epochs_.end())
+        next = e->second;
+    ev.epoch = next++;
+    if (c.kind == domain::change::session_expired) {
+      // A limit's expiry stands only if the journal agrees it is due.
+      ev.if_due = c.reason == "age" || c.reason == "idle";
+      epochs_.erase(c.session_id);
+    }
   }
   return out;
 }
@@ -71,6 +81,7 @@ session::claim_for(const protocol::message& msg) {
                   : !initialized() || era_ == protocol::era::modern)
     return std::nullopt;
   storage::claim_request req;
+  req.now_wall_ns = domain::to_ns(cfg_.clock->wall_now());
   req.principal = cfg_.principal;
   req.scope = std::string{protocol::to_string(
     mode.modern ? protocol::era::modern : protocol::era::legacy)};
@@ -120,6 +131,15 @@ void session::take_over(const storage::stored_session& s) {
   }
   epochs_[id] = s.epoch;
   adopted_.push_back(id);
+  // Calls through other servers that wrote nothing (reads) count as
+  // activity too: the journal has the latest one, to the minute.
+  if (s.last_wall_ns > 0) {
+    auto now = domain::now_of(*cfg_.clock);
+    auto ago = std::chrono::nanoseconds{domain::to_ns(now.wall)
+                                        - s.last_wall_ns};
+    if (ago.count() > 0)
+      tracker_.touch(id, now.mono - ago);
+  }
   if (!had)
     created_.push_back(id);
   if (!had)
@@ -161,9 +181,10 @@ rpc_step session::resume_claim(const storage::claim_result& r,
       break;
     case storage::claim_result::loaded:
       if (r.previous_holder != 0 && r.previous_alive)
-        TTM_LOG(info, "journal",
+        TTM_LOG(debug, "journal",
                 "session " + domain::log_id(r.session.session_id)
-                  + " taken over from another live server (instance "
+                  + " was last changed through another live server "
+                    "(instance "
                   + std::to_string(r.previous_holder) + ")");
       take_over(r.session);
       break;
@@ -185,6 +206,25 @@ std::vector<std::pair<std::string, std::int64_t>> session::held() const {
   for (auto& id : tracker_.open_ids())
     if (auto e = epochs_.find(id); e != epochs_.end())
       out.emplace_back(std::move(id), e->second);
+  return out;
+}
+
+std::vector<std::string> session::drop_stale(
+  const std::vector<std::pair<std::string, std::int64_t>>& asked,
+  const std::vector<std::string>& stale) {
+  std::vector<std::string> out;
+  for (const auto& id : stale) {
+    auto a = std::find_if(asked.begin(), asked.end(),
+                          [&](const auto& p) { return p.first == id; });
+    auto e = epochs_.find(id);
+    if (a == asked.end() || e == epochs_.end() || e->second != a->second)
+      continue;
+    TTM_LOG(debug, "journal", "session " + domain::log_id(id)
+                                + " changed through another server: copy "
+                                  "let go of");
+    drop(id);
+    out.push_back(id);
+  }
   return out;
 }
 
@@ -210,7 +250,14 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
                                "expires the session itself): "
                                  + answer.error);
     tracker_.commit();
+    // The epochs the sessions are at now, for those still held.
+    if (answer.kind == append_answer::stored)
+      for (const auto& [id, epoch] : pending_epochs_)
+        if (tracker_.find(id) != nullptr)
+          epochs_[id] = epoch;
+    pending_epochs_.clear();
   } else {
+    pending_epochs_.clear();
     tracker_.rollback();
     // Sessions this call started are gone again: free their slots.
     for (const auto& id : j.held_started) {
@@ -223,7 +270,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
     j.held_started.clear();
     // Another client claimed the session between this call's check and
     // its write: run it again on the latest state (a few times at most).
-    if (answer.kind == append_answer::fenced && j.fenced_retries < 3) {
+    if (answer.kind == append_answer::fenced && j.fenced_retries < 5) {
       TTM_LOG(debug, "journal", "request " + msg.id.json
                                   + ": its session was claimed meanwhile; "
                                     "running it again on the latest state");
@@ -271,8 +318,9 @@ std::vector<storage::event> session::take_journal() {
   if (!tracker_.recording())
     return {};
   // Only expiry happens outside a frame, and it has nothing to undo: a
-  // paused frame's undo log stays as it is.
-  return to_events(tracker_.take_changes());
+  // paused frame's undo log (and the epochs it waits for) stay as they are.
+  epoch_map unused;
+  return to_events(tracker_.take_changes(), unused);
 }
 
 } // namespace ttm::mcp

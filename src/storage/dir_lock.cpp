@@ -89,13 +89,14 @@ result<locked_fd> lock_dir(const fs::path& dir,
   if (rc != 0) {
     if (errno != EWOULDBLOCK)
       return errno_error(errno, "cannot lock", path.string());
+    // Servers of this version hold it alone only for the moment they
+    // check the WAL before SQLite opens it: past `wait` it is an older one.
     return error{error_kind::locked,
-                 "a time-tracker-mcp of an older version (pid "
-                   + holder_pid(fd.get())
+                 "another time-tracker-mcp (pid " + holder_pid(fd.get())
                    + ") holds the data directory " + dir.string()
-                   + " for itself; stop it (or upgrade it: servers of this "
-                     "version share a directory), or start this one with "
-                     "--data-dir DIR or --ephemeral"};
+                   + " for itself: a version from before servers shared a "
+                     "directory; stop it (or upgrade it), or start this one "
+                     "with --data-dir DIR or --ephemeral"};
   }
   if (alone) {
     // For the message above in an older server; the lock works without it.

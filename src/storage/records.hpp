@@ -38,9 +38,12 @@ struct event {
   /// session_started, where it becomes the session row's owner.
   std::string principal;
   std::string task_id; ///< task events only
-  /// The writer's epoch of the session (see store::claim); ignored for
-  /// session_started, which begins at 1.
+  /// The session's epoch this write was computed from (see store::append);
+  /// ignored for session_started, which begins at 1.
   std::int64_t epoch = 0;
+  /// session_expired for an age or idle limit: written only if the journal
+  /// agrees the session is due (no call through another server since).
+  bool if_due = false;
   stamp at;
   std::string payload = "{}"; ///< JSON text
 };
@@ -55,10 +58,14 @@ struct stored_session {
   std::string principal;
   std::string milestone_id;
   session_state state = session_state::open;
-  /// Claims so far (1 when started); with `holder`, the instance holding it.
+  /// Its version: 1 when started, one more with every event since. With
+  /// `holder`, the instance that wrote last (0: let go of).
   std::int64_t epoch = 0;
   std::int64_t holder = 0;
   std::int64_t started_wall_ns = 0;
+  /// The last call that named it, on any server (reads included, to the
+  /// minute): what its idle limit counts from.
+  std::int64_t last_wall_ns = 0;
   std::optional<std::int64_t> closed_wall_ns; ///< ended or expired
   std::vector<event> events;
 };
@@ -77,14 +84,16 @@ struct claim_request {
   std::int64_t since_wall_ns = 0;
   /// The epoch at which the caller holds the session, 0 if it does not.
   std::int64_t known_epoch = 0;
+  /// The wall clock of the call: the session's last activity from now on
+  /// (recorded at most once a minute while the caller holds it).
+  std::int64_t now_wall_ns = 0;
 };
 
 struct claim_result {
   enum outcome_t {
-    /// Held at `known_epoch` still, and open: the caller's copy is current.
+    /// Still at `known_epoch`, and open: the caller's copy is current.
     current,
-    /// `session` (events included) is the latest state; if open, it is now
-    /// held by this instance at `session.epoch`.
+    /// `session` (events included) is the latest state, at `session.epoch`.
     loaded,
     /// No such session for this owner (never existed, another owner's,
     /// purged): exactly what a stranger would get.
@@ -92,8 +101,8 @@ struct claim_result {
   };
   outcome_t outcome = not_found;
   stored_session session;
-  /// loaded an open session: the instance that held it before, 0 if none,
-  /// and whether that instance was alive (for the log).
+  /// loaded an open session: the instance that wrote it last, 0 if none,
+  /// and whether that instance is alive (for the log).
   std::int64_t previous_holder = 0;
   bool previous_alive = false;
 };

@@ -90,7 +90,9 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
     // Truncated by a crash before its first write, or by someone: SQLite
     // would start a new journal on it without a word (and delete a WAL
     // beside it as stale).
-    if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && st.st_size == 0) {
+    // (Unless another server is creating it right now.)
+    if (struct stat st{}; held.alone() && ::stat(path.c_str(), &st) == 0
+                          && st.st_size == 0) {
       std::string wal_note;
       if (struct stat w{}; ::stat((path + "-wal").c_str(), &w) == 0
                            && w.st_size > 0)
@@ -105,6 +107,12 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
       report_wal_damage(path + "-wal");
     }
   }
+  // The WAL was read as a file while nobody else wrote it: from here on
+  // other servers may come (SQLite coordinates us all). Not later: the
+  // integrity check below reads the whole journal.
+  if (!held.share())
+    return errno_error(errno, "cannot share the lock on",
+                       (dir / "lock").string());
   sqlite3* raw = nullptr;
   auto rc = sqlite3_open_v2(path.c_str(), &raw,
                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
@@ -126,10 +134,6 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   if (auto err = check_before_writing(d, path, version))
     return std::move(*err);
   sqlite3_db_config(d, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
-  // SQLite has read (and so recovered) the journal: other servers may come.
-  if (!held.share())
-    return errno_error(errno, "cannot share the lock on",
-                       (dir / "lock").string());
   // From here on we write.
   {
     sqlite3_stmt* s = nullptr;
@@ -164,8 +168,7 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   if (auto err = held.hold_instance(instance))
     return std::move(*err);
   auto st = std::make_unique<sqlite_store>(std::move(held), path,
-                                           std::move(db), instance,
-                                           opts.max_open_sessions);
+                                           std::move(db), instance, opts);
   if ((rc = st->prepare_kept()) != SQLITE_OK)
     return sqlite_error(d, rc, "cannot prepare statements for the journal",
                         path);

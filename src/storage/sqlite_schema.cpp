@@ -104,9 +104,33 @@ std::optional<error> check_before_writing(sqlite3* db, const std::string& path,
       return corrupt(std::string{"is damaged ("} + sqlite3_errmsg(db) + ")");
     return sqlite_error(db, rc, "cannot read the journal", path);
   };
-  // The first read: a file that is not a database fails here.
+  // One snapshot for the three reads: another server may be creating the
+  // journal meanwhile (tables, then the version, in one transaction).
+  // The first read: a file that is not a database fails here (and SQLite
+  // recovers a WAL, saying so in its log).
   if (auto rc = query_int(db, "PRAGMA user_version", version))
     return failed(rc);
+  // Then one statement for the version, the application id and the table
+  // count: one snapshot, as another server may be creating the journal.
+  std::int64_t app_id = 0;
+  std::int64_t tables = 0;
+  {
+    sqlite3_stmt* raw = nullptr;
+    auto rc = sqlite3_prepare_v2(
+      db,
+      "SELECT (SELECT user_version FROM pragma_user_version),"
+      " (SELECT application_id FROM pragma_application_id),"
+      " (SELECT count(*) FROM sqlite_schema)",
+      -1, &raw, nullptr);
+    stmt_ptr first{raw};
+    if (rc != SQLITE_OK)
+      return failed(rc);
+    if ((rc = sqlite3_step(raw)) != SQLITE_ROW)
+      return failed(rc);
+    version = sqlite3_column_int64(raw, 0);
+    app_id = sqlite3_column_int64(raw, 1);
+    tables = sqlite3_column_int64(raw, 2);
+  }
   if (version > current_schema)
     return error{error_kind::newer_schema,
                  "the journal " + path + " has schema version "
@@ -116,12 +140,6 @@ std::optional<error> check_before_writing(sqlite3* db, const std::string& path,
                    + "); it was not modified: run a newer time-tracker-mcp,"
                      " or start this one with --data-dir DIR or"
                      " --ephemeral"};
-  std::int64_t app_id = 0;
-  if (auto rc = query_int(db, "PRAGMA application_id", app_id))
-    return failed(rc);
-  std::int64_t tables = 0;
-  if (auto rc = query_int(db, "SELECT count(*) FROM sqlite_schema", tables))
-    return failed(rc);
   if ((version > 0 && app_id != journal_application_id)
       || (version == 0 && tables > 0))
     return corrupt("is a SQLite database of another application");

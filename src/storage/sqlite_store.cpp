@@ -15,7 +15,11 @@ namespace {
 /// The session columns every read selects, in `read_session`'s order.
 constexpr const char* session_columns
   = "session_id, principal, milestone_id, state, epoch, holder,"
-    " started_wall_ns, closed_wall_ns";
+    " started_wall_ns, closed_wall_ns, last_wall_ns";
+
+/// How stale a held session's recorded activity may get before a read
+/// records it: reads stay reads, mostly.
+constexpr std::int64_t touch_after_ns = 60'000'000'000;
 
 /// The era a session_started payload names, '2025' when it names none.
 #define TTM_PAYLOAD_TEXT(field, fallback)                                      \
@@ -49,15 +53,19 @@ int sqlite_store::prepare_kept() {
        ", " TTM_PAYLOAD_TEXT("idempotency_key", "NULL") ")");
   prep(count_open_, "SELECT count(*) FROM sessions WHERE state = 'open'");
   prep(session_owner_,
-       "SELECT state, epoch, sid FROM sessions WHERE session_id = ?1");
+       "SELECT state, epoch, sid, started_wall_ns, last_wall_ns"
+       " FROM sessions WHERE session_id = ?1");
   prep(insert_event_,
        "INSERT INTO events (sid, kind, task_id, wall_ns, mono_ns,"
        " boot_id, epoch, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  prep(touch_session_, "UPDATE sessions SET last_wall_ns ="
-                       " max(last_wall_ns, ?2) WHERE sid = ?1");
+  // Every write takes the session over and moves its epoch on.
+  prep(advance_session_,
+       "UPDATE sessions SET epoch = epoch + 1, holder = ?3,"
+       " last_wall_ns = max(last_wall_ns, ?2) WHERE sid = ?1");
   prep(close_session_,
        "UPDATE sessions SET state = ?2, closed_wall_ns = ?3,"
-       " last_wall_ns = max(last_wall_ns, ?3) WHERE sid = ?1");
+       " last_wall_ns = max(last_wall_ns, ?3), epoch = epoch + 1,"
+       " holder = ?4 WHERE sid = ?1");
   prep(session_events_,
        "SELECT kind, task_id, wall_ns, mono_ns, boot_id, payload"
        " FROM events WHERE sid = ?1 ORDER BY seq");
@@ -68,8 +76,8 @@ int sqlite_store::prepare_kept() {
                           " AND scope = ?2 AND idempotency_key = ?3"
                           " AND started_wall_ns >= ?4 AND state <> 'expired'"
                           " ORDER BY started_wall_ns DESC LIMIT 1");
-  prep(bump_, "UPDATE sessions SET epoch = epoch + 1, holder = ?2"
-              " WHERE sid = ?1 AND state = 'open'");
+  prep(touch_held_, "UPDATE sessions SET last_wall_ns = ?2"
+                    " WHERE sid = ?1 AND epoch = ?3 AND last_wall_ns < ?2");
   prep(release_, "UPDATE sessions SET holder = 0 WHERE session_id = ?1"
                  " AND epoch = ?2 AND holder = ?3");
   return rc;
@@ -114,6 +122,7 @@ bool read_session(const stmt_use& use, int at, stored_session& s,
   s.started_wall_ns = use.int64(at + 6);
   if (!use.is_null(at + 7))
     s.closed_wall_ns = use.int64(at + 7);
+  s.last_wall_ns = use.int64(at + 8);
   return true;
 }
 
@@ -247,7 +256,7 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
     if (auto current = use.int64(1); current != ev.epoch)
       return error{error_kind::fenced,
                    "journal " + path_ + ": session " + ev.session_id
-                     + " was claimed since (epoch "
+                     + " was changed since (epoch "
                      + std::to_string(current) + ", the writer had "
                      + std::to_string(ev.epoch)
                      + "); the batch was not written"};
@@ -255,6 +264,19 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
       return rejected("session " + ev.session_id
                       + " is not open in the journal");
     sid = use.int64(2);
+    // An expiry for a limit that a call through another server (which
+    // wrote nothing) has pushed back is not due: that server decides.
+    if (ev.if_due && (max_age_ns_ > 0 || max_idle_ns_ > 0)) {
+      auto started = use.int64(3);
+      auto last = use.int64(4);
+      bool due = (max_age_ns_ > 0 && ev.at.wall_ns - started > max_age_ns_)
+                 || (max_idle_ns_ > 0 && ev.at.wall_ns - last > max_idle_ns_);
+      if (!due)
+        return error{error_kind::fenced,
+                     "journal " + path_ + ": session " + ev.session_id
+                       + " is not due to expire by the journal's record (a"
+                         " call since); the batch was not written"};
+    }
   }
   {
     stmt_use use{insert_event_};
@@ -279,12 +301,15 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
     auto state = ev.kind == event_kind::session_ended ? session_state::ended
                                                       : session_state::expired;
     stmt_use use{close_session_};
-    use.bind(1, sid).bind(2, to_string(state)).bind(3, ev.at.wall_ns);
+    use.bind(1, sid)
+      .bind(2, to_string(state))
+      .bind(3, ev.at.wall_ns)
+      .bind(4, instance_);
     if (auto rc = use.step(); rc != SQLITE_DONE)
       return fail(rc, what);
   } else if (ev.kind != event_kind::session_started) {
-    stmt_use use{touch_session_};
-    use.bind(1, sid).bind(2, ev.at.wall_ns);
+    stmt_use use{advance_session_};
+    use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);
     if (auto rc = use.step(); rc != SQLITE_DONE)
       return fail(rc, what);
   }
@@ -322,14 +347,29 @@ sqlite_store::read_claim_row(const claim_request& req) {
 }
 
 result<claim_result> sqlite_store::claim(const claim_request& req) {
-  static const std::string what = "cannot claim a session in";
+  static const std::string what = "cannot load a session from";
   return guarded(what, path_, [&]() -> result<claim_result> {
     claim_result out;
     auto entitled = [&](const row& r) {
       return r.s.principal == req.principal && r.scope == req.scope;
     };
-    // The common case without a write lock: still held at the epoch the
-    // caller knows. One read of one row is a consistent snapshot.
+    // A call is activity: recorded now and then (at most once a minute),
+    // so that neither another server nor the directory's expiry counts a
+    // session idle while it is only read here. Past the read: a write of
+    // its own, which a concurrent write may beat (then nothing to do).
+    auto touch = [&](std::int64_t sid, const stored_session& s)
+      -> std::optional<error> {
+      if (s.state != session_state::open
+          || req.now_wall_ns - s.last_wall_ns <= touch_after_ns)
+        return std::nullopt;
+      stmt_use use{touch_held_};
+      use.bind(1, sid).bind(2, req.now_wall_ns).bind(3, s.epoch);
+      if (auto rc = use.step(); rc != SQLITE_DONE)
+        return fail(rc, what);
+      return std::nullopt;
+    };
+    // The common case: the caller's copy is still at the latest epoch. One
+    // read of one row is a consistent snapshot.
     if (req.known_epoch > 0) {
       auto first = read_claim_row(req);
       if (auto* err = std::get_if<error>(&first))
@@ -337,39 +377,42 @@ result<claim_result> sqlite_store::claim(const claim_request& req) {
       auto& r = std::get<std::optional<row>>(first);
       if (!r || !entitled(*r))
         return out; // not_found
-      if (r->s.state == session_state::open && r->s.epoch == req.known_epoch
-          && r->s.holder == instance_) {
+      if (r->s.state == session_state::open
+          && r->s.epoch == req.known_epoch) {
+        if (auto err = touch(r->sid, r->s))
+          return std::move(*err);
         out.outcome = claim_result::current;
         out.session = std::move(r->s);
         return out;
       }
     }
-    rollback_guard guard{db_.get()};
-    if (auto err = run(begin_, what))
-      return std::move(*err);
-    auto found = read_claim_row(req);
-    if (auto* err = std::get_if<error>(&found))
-      return std::move(*err);
-    auto& r = std::get<std::optional<row>>(found);
-    if (!r || !entitled(*r))
-      return out; // not_found; the guard rolls back
-    out.outcome = claim_result::loaded;
-    out.session = std::move(r->s);
-    auto& s = out.session;
-    if (s.state == session_state::open) {
-      out.previous_holder = s.holder;
-      out.previous_alive = s.holder != instance_ && lock_.alive(s.holder);
-      stmt_use use{bump_};
-      if (auto rc = use.bind(1, r->sid).bind(2, instance_).step();
-          rc != SQLITE_DONE)
-        return fail(rc, what);
-      ++s.epoch;
-      s.holder = instance_;
-    }
-    if (s.state != session_state::expired)
-      if (auto err = read_events_of(s, what))
+    std::int64_t sid = 0;
+    {
+      // The row and its events from one snapshot.
+      rollback_guard guard{db_.get()};
+      if (auto err = run(begin_read_, what))
         return std::move(*err);
-    if (auto err = run(commit_, what))
+      auto found = read_claim_row(req);
+      if (auto* err = std::get_if<error>(&found))
+        return std::move(*err);
+      auto& r = std::get<std::optional<row>>(found);
+      if (!r || !entitled(*r))
+        return out; // not_found; the guard ends the read
+      sid = r->sid;
+      out.outcome = claim_result::loaded;
+      out.session = std::move(r->s);
+      auto& s = out.session;
+      if (s.state == session_state::open && s.holder != instance_) {
+        out.previous_holder = s.holder;
+        out.previous_alive = lock_.alive(s.holder);
+      }
+      if (s.state != session_state::expired)
+        if (auto err = read_events_of(s, what))
+          return std::move(*err);
+      if (auto err = run(commit_, what))
+        return std::move(*err);
+    }
+    if (auto err = touch(sid, out.session))
       return std::move(*err);
     return out;
   });
@@ -393,6 +436,34 @@ result<ok> sqlite_store::release(
     if (auto err = run(commit_, what))
       return std::move(*err);
     return ok{};
+  });
+}
+
+result<std::vector<std::string>> sqlite_store::stale(
+  const std::vector<std::pair<std::string, std::int64_t>>& held) {
+  static const std::string what = "cannot check sessions in";
+  using res = result<std::vector<std::string>>;
+  return guarded(what, path_, [&]() -> res {
+    rollback_guard guard{db_.get()};
+    if (auto err = run(begin_read_, what))
+      return std::move(*err);
+    std::vector<std::string> out;
+    for (const auto& [id, epoch] : held) {
+      stmt_use use{session_owner_};
+      use.bind(1, id);
+      auto rc = use.step();
+      if (rc == SQLITE_ROW) {
+        if (use.text(0) != "open" || use.int64(1) != epoch)
+          out.push_back(id);
+      } else if (rc == SQLITE_DONE) {
+        out.push_back(id);
+      } else {
+        return fail(rc, what);
+      }
+    }
+    if (auto err = run(commit_, what))
+      return std::move(*err);
+    return out;
   });
 }
 

@@ -4,6 +4,7 @@
 // its opening (sqlite_open.cpp). Internal to src/storage.
 
 #include "storage/dir_lock.hpp"
+#include "storage/sqlite_store.hpp"
 #include "storage/sqlite_util.hpp"
 #include "storage/store.hpp"
 
@@ -18,12 +19,14 @@ namespace ttm::storage::detail {
 class sqlite_store final : public store {
 public:
   sqlite_store(dir_lock lock, std::string path, db_ptr db,
-               std::int64_t instance, std::size_t max_open)
+               std::int64_t instance, const sqlite_options& opts)
     : lock_(std::move(lock)),
       path_(std::move(path)),
       db_(std::move(db)),
       instance_(instance),
-      max_open_(max_open) {
+      max_open_(opts.max_open_sessions),
+      max_age_ns_(std::chrono::nanoseconds{opts.max_age}.count()),
+      max_idle_ns_(std::chrono::nanoseconds{opts.max_idle}.count()) {
     // nop
   }
 
@@ -44,6 +47,9 @@ public:
   release(const std::vector<std::pair<std::string, std::int64_t>>& held)
     override;
   result<std::size_t> open_sessions() override;
+  result<std::vector<std::string>>
+  stale(const std::vector<std::pair<std::string, std::int64_t>>& held)
+    override;
   result<std::vector<orphan>> orphans_due(std::int64_t age_cutoff_wall_ns,
                                           std::int64_t idle_cutoff_wall_ns,
                                           std::size_t limit) override;
@@ -87,6 +93,8 @@ private:
   db_ptr db_;
   std::int64_t instance_;
   std::size_t max_open_;
+  std::int64_t max_age_ns_;
+  std::int64_t max_idle_ns_;
   stmt_ptr begin_;
   stmt_ptr begin_read_;
   stmt_ptr commit_;
@@ -94,12 +102,12 @@ private:
   stmt_ptr count_open_;
   stmt_ptr session_owner_;
   stmt_ptr insert_event_;
-  stmt_ptr touch_session_;
+  stmt_ptr advance_session_;
   stmt_ptr close_session_;
   stmt_ptr session_events_;
   stmt_ptr claim_select_;
   stmt_ptr claim_by_key_;
-  stmt_ptr bump_;
+  stmt_ptr touch_held_;
   stmt_ptr release_;
 };
 

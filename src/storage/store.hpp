@@ -63,13 +63,17 @@ struct history_query {
 /// One backend. Not thread-safe: the journal actor (one thread) owns it.
 ///
 /// Several instances (processes) share one store. Each opening is a new
-/// instance with a number of its own, alive while its process lives. An
-/// open session is held by at most one instance (`holder`) at a per-session
-/// `epoch`: `claim` takes it over in one transaction (epoch + 1) and loads
-/// its latest state; every append carries the writer's epoch for each
-/// session it touches and is `fenced` (nothing written) when the session
-/// was claimed since. So per session, writes are linearizable across
-/// instances, and a stale copy can never overwrite a newer state.
+/// instance with a number of its own, alive while its process lives. Every
+/// session has an `epoch`, its version: `claim` loads the latest state and
+/// its epoch (or confirms a copy is still current); every event of an
+/// append carries the epoch its change was computed from, and in the same
+/// transaction the store checks it, writes the event, takes the session
+/// over (`holder` = this instance) and moves the epoch on by one. A writer
+/// whose copy is stale is `fenced`: nothing of its batch is written, it
+/// loads the latest state and decides again. So per session, writes are
+/// linearizable across instances, a stale copy never overwrites a newer
+/// state, and someone always makes progress (no two writers can fence each
+/// other in turn: only a write moves the epoch).
 class store {
 public:
   virtual ~store();
@@ -85,19 +89,28 @@ public:
   /// the payload's "era", milestone_id and idempotency_key from the
   /// payload, held by this instance at epoch 1) unless the directory holds
   /// `max_open` open sessions already (`limit`); every other event needs
-  /// an open session at the event's epoch (else `fenced`, or `rejected`);
-  /// session_ended / session_expired set its state and closed time.
-  /// Durable when it returns ok (see the backend's sync mode).
+  /// an open session at the event's epoch (else `fenced`, or `rejected`),
+  /// and moves it to the next epoch, held by this instance; an `if_due`
+  /// expiry also needs the session due by the journal's record (else
+  /// `fenced`); session_ended / session_expired set its state and closed
+  /// time. Durable when it returns ok (see the backend's sync mode).
   virtual result<ok> append(const std::vector<event>& batch) = 0;
 
-  /// See claim_request / claim_result. Every event's `principal` is the
-  /// session's owner. An expired session comes back without its events.
+  /// See claim_request / claim_result: a read (it records the call as the
+  /// session's activity, at most once a minute). Every event's `principal`
+  /// is the session's owner. An expired session comes back without its
+  /// events.
   virtual result<claim_result> claim(const claim_request& req) = 0;
 
   /// Lets go of sessions this instance holds (id, epoch), so that the
   /// directory-wide expiry sees them as orphans: their client went away.
   virtual result<ok>
   release(const std::vector<std::pair<std::string, std::int64_t>>& held) = 0;
+
+  /// Of `held` (id, epoch), the sessions whose copy is stale: gone, closed,
+  /// or at another epoch (changed through another instance).
+  virtual result<std::vector<std::string>>
+  stale(const std::vector<std::pair<std::string, std::int64_t>>& held) = 0;
 
   /// How many sessions are open in the whole store (every instance's).
   virtual result<std::size_t> open_sessions() = 0;

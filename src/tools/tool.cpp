@@ -66,6 +66,14 @@ void write_error_properties(json_writer& w, bool with_error_flag) {
   w.Key("description");
   w.String("Valid values close to the one given, when there are any.");
   w.EndObject();
+  w.Key("limit");
+  w.StartObject();
+  w.Key("type");
+  w.String("string");
+  w.Key("description");
+  w.String("LIMIT_REACHED: the option name of the limit that was hit, e.g. "
+           "max_tracking_sessions.");
+  w.EndObject();
 }
 
 void write_error_required(json_writer& w) {

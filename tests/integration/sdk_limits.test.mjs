@@ -1,7 +1,7 @@
 // The global tracking-session limit end to end, through the real actors (the
 // client actor asks the supervisor for a slot): refusal at the limit, ended
-// sessions reclaimed to make room, and the reclaimed id answering
-// SESSION_EXPIRED. The limit comes from the environment, as a user would set
+// sessions reclaimed to make room (gone from memory, still in the journal:
+// named again, ended). The limit comes from the environment, as a user would set
 // it. Nothing waits for time: expiry by age or inactivity is covered by the
 // deterministic unit tests, which move a fake clock.
 //
@@ -59,11 +59,15 @@ describe('time-tracker-mcp with --max-tracking-sessions 2 (via the environment)'
     const again = await call('time_session_summary', { session_id: aId });
     assert.equal(again.structuredContent.status, 'ended');
 
-    // ... until room is needed: C now gets A's slot, and A is gone.
+    // ... until room is needed: C now gets A's slot. A leaves the server's
+    // memory, not the journal: named again, it loads, still ended.
     const c = await start('C');
     assert.equal(c.isError, false, JSON.stringify(c.structuredContent));
-    assertToolError(await call('time_session_summary', { session_id: aId }), 'SESSION_EXPIRED');
-    assertToolError(await call('time_task_start', { session_id: aId, task_id: 'T1' }), 'SESSION_EXPIRED');
+    const reloaded = await call('time_session_summary', { session_id: aId });
+    assert.equal(reloaded.isError, false, JSON.stringify(reloaded.structuredContent));
+    assert.equal(reloaded.structuredContent.status, 'ended');
+    assert.equal(reloaded.structuredContent.end_time, ended.structuredContent.end_time);
+    assertToolError(await call('time_task_start', { session_id: aId, task_id: 'T1' }), 'SESSION_ENDED');
 
     // B, still open, was never a candidate.
     const bTask = await call('time_task_start', { session_id: bId, task_id: 'T1' });

@@ -692,7 +692,10 @@ struct shared_dir_fixture : ttm::test::actor_fixture {
       if (*broken)
         return storage::error{storage::error_kind::corrupt,
                               "the test broke " + path};
-      return storage::open_sqlite({path, storage::sync_mode::normal, "t"});
+      storage::sqlite_options o{path, storage::sync_mode::normal, "t"};
+      o.max_age = domain::tracking_limits{}.max_age;
+      o.max_idle = domain::tracking_limits{}.max_idle;
+      return storage::open_sqlite(o);
     };
     jc.clock = clock;
     return sys.spawn(actors::journal_behavior, jc);
@@ -926,6 +929,30 @@ TEST_CASE("journal: two servers on one directory: each call sees the other's "
   REQUIRE(f.code_of(*last) == "");
   CHECK(f.content(*last)["tasks_in_progress"].GetInt() == 1);
   CHECK(f.content(*last)["tasks_completed"].GetInt() == 1);
+}
+
+TEST_CASE("journal: a server whose copy of a session idled out while "
+          "another server used it does not call it expired") {
+  shared_dir_fixture f;
+  f.start();
+  f.open_journal();
+  auto& b = f.second();
+  f.inbound(init_request);
+  f.inbound(init_request, b.transport);
+  auto started = f.inbound(tools_call(
+    "time_session_start", R"({"milestone_id":"M","task_ids":["a"]})", 1));
+  REQUIRE(f.code_of(*started) == "");
+  auto sid = str(f.content(*started)["session_id"]);
+  f.clock->advance(std::chrono::hours{3});
+  REQUIRE(f.code_of(*f.inbound(summary_call(2, sid), b.transport)) == "");
+  // Server A's copy has seen no call for 4 h: its sweep expires it, the
+  // journal fences that (B holds it), and A forgets it expired.
+  f.clock->advance(std::chrono::hours{1} + std::chrono::seconds{1});
+  f.sched.advance_time(std::chrono::hours{4} + std::chrono::seconds{1});
+  f.sched.run();
+  auto later = f.inbound(summary_call(3, sid));
+  REQUIRE(f.code_of(*later) == "");
+  CHECK(str(f.content(*later)["status"]) == "active");
 }
 
 TEST_CASE("journal: while the journal cannot be opened, a session it holds "

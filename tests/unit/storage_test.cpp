@@ -2,253 +2,8 @@
 // directory per test. A second, raw SQLite connection inspects and tampers
 // with the file the way another instance, an old version or a bad disk would.
 
-#include "storage/sqlite_store.hpp"
+#include "storage_fixture.hpp"
 
-#include "temp_dir.hpp"
-
-#include <catch2/catch.hpp>
-#include <sqlite3.h>
-
-#include <grp.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <iterator>
-#include <random>
-#include <sstream>
-#include <string>
-#include <vector>
-
-using namespace ttm::storage;
-namespace fs = std::filesystem;
-
-namespace {
-
-using ttm::test::temp_dir;
-
-result<store_ptr> open_at(const std::string& dir,
-                          sync_mode sync = sync_mode::full) {
-  return open_sqlite({dir, sync, "storage_test"});
-}
-
-template <class T>
-const error* err_of(const result<T>& r) {
-  return std::get_if<error>(&r);
-}
-
-std::string describe(const error* e) {
-  return e ? std::string{to_string(e->kind)} + ": " + e->message : "ok";
-}
-
-store_ptr must_open(const std::string& dir) {
-  auto r = open_at(dir);
-  INFO(describe(err_of(r)));
-  REQUIRE(std::holds_alternative<store_ptr>(r));
-  return std::move(std::get<store_ptr>(r));
-}
-
-template <class T>
-T must(result<T> r) {
-  INFO(describe(err_of(r)));
-  REQUIRE(std::holds_alternative<T>(r));
-  return std::move(std::get<T>(r));
-}
-
-void must_append(store& st, const std::vector<event>& batch) {
-  must(st.append(batch));
-}
-
-/// The kind of a failure that must happen; its message names the path.
-template <class T>
-error must_fail(const result<T>& r, error_kind kind, const std::string& path) {
-  auto* e = err_of(r);
-  REQUIRE(e != nullptr);
-  INFO(describe(e));
-  CHECK(e->kind == kind);
-  CHECK(e->message.find(path) != std::string::npos);
-  return *e;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-/// A second connection to the journal, as another process would have.
-class raw_db {
-public:
-  explicit raw_db(const std::string& path) {
-    REQUIRE(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr)
-            == SQLITE_OK);
-    sqlite3_busy_timeout(db_, 2000);
-  }
-
-  ~raw_db() {
-    sqlite3_close_v2(db_);
-  }
-
-  raw_db(const raw_db&) = delete;
-  raw_db& operator=(const raw_db&) = delete;
-
-  void exec(const std::string& sql) {
-    char* msg = nullptr;
-    auto rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg);
-    INFO(sql << ": " << (msg ? msg : ""));
-    sqlite3_free(msg);
-    REQUIRE(rc == SQLITE_OK);
-  }
-
-  /// The first column of the first row, as text ("" for none or NULL).
-  std::string text(const std::string& sql) {
-    sqlite3_stmt* s = nullptr;
-    REQUIRE(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
-    std::string out;
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-      out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
-    sqlite3_finalize(s);
-    return out;
-  }
-
-  /// Leaves the WAL beside the file, as a killed process does.
-  void no_checkpoint_on_close() {
-    REQUIRE(sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
-                              nullptr)
-            == SQLITE_OK);
-  }
-
-  std::int64_t integer(const std::string& sql) {
-    return std::stoll(text(sql));
-  }
-
-private:
-  sqlite3* db_ = nullptr;
-};
-
-std::int64_t count(const std::string& journal, const std::string& sql) {
-  raw_db db{journal};
-  return db.integer(sql);
-}
-
-/// The bytes and mtime of a file: equal fingerprints mean "not modified".
-struct fingerprint {
-  std::string bytes;
-  std::int64_t mtime_ns = 0;
-  bool operator==(const fingerprint& o) const {
-    return bytes == o.bytes && mtime_ns == o.mtime_ns;
-  }
-};
-
-fingerprint fingerprint_of(const std::string& path) {
-  std::ifstream in{path, std::ios::binary};
-  REQUIRE(in);
-  fingerprint fp;
-  fp.bytes.assign(std::istreambuf_iterator<char>{in}, {});
-  struct stat st;
-  REQUIRE(::stat(path.c_str(), &st) == 0);
-  fp.mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
-  return fp;
-}
-
-constexpr std::int64_t t0 = 1'734'185'132'123'000'000; // 2024-12-14
-
-event make_event(event_kind kind, const std::string& session,
-                 std::int64_t wall_ns, std::string payload = "{}",
-                 std::string task = {}) {
-  event ev;
-  ev.kind = kind;
-  ev.session_id = session;
-  ev.principal = "local";
-  ev.task_id = std::move(task);
-  ev.at = {wall_ns, wall_ns - t0 + 5'000'000'000, "boot-a"};
-  ev.payload = std::move(payload);
-  return ev;
-}
-
-event started(const std::string& session, std::int64_t wall_ns,
-              const std::string& principal = "local",
-              const std::string& milestone = "M1") {
-  auto ev = make_event(event_kind::session_started, session, wall_ns,
-                       R"({"milestone_id":")" + milestone
-                         + R"(","milestone_name":"Ship it","tags":["a"]})");
-  ev.principal = principal;
-  return ev;
-}
-
-event task(event_kind kind, const std::string& session,
-           const std::string& task_id, std::int64_t wall_ns) {
-  return make_event(kind, session, wall_ns,
-                    R"({"task_name":"Write \"tests\"","n":1})", task_id);
-}
-
-event closing(event_kind kind, const std::string& session,
-              std::int64_t wall_ns) {
-  return make_event(kind, session, wall_ns,
-                    kind == event_kind::session_expired ? R"({"reason":"idle"})"
-                                                        : "{}");
-}
-
-void check_same(const event& got, const event& want) {
-  CHECK(to_string(got.kind) == std::string{to_string(want.kind)});
-  CHECK(got.session_id == want.session_id);
-  CHECK(got.task_id == want.task_id);
-  CHECK(got.at.wall_ns == want.at.wall_ns);
-  CHECK(got.at.mono_ns == want.at.mono_ns);
-  CHECK(got.at.boot_id == want.at.boot_id);
-  CHECK(got.payload == want.payload);
-}
-
-/// 0 for success, 1 + the error kind otherwise: an exit code.
-template <class T>
-int code_of(const result<T>& r) {
-  auto* e = err_of(r);
-  return e ? 1 + static_cast<int>(e->kind) : 0;
-}
-
-int code_of(error_kind k) {
-  return 1 + static_cast<int>(k);
-}
-
-constexpr uid_t nobody = 65534;
-
-/// Runs `f` in a child process and returns its exit code. With
-/// `unprivileged`, a root parent's child first becomes `nobody`: root
-/// ignores file modes, and the read-only tests must run in CI, which is root.
-int in_child(bool unprivileged, const std::function<int()>& f) {
-  auto pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    if (unprivileged && ::geteuid() == 0
-        && (::setgroups(0, nullptr) != 0 || ::setgid(nobody) != 0
-            || ::setuid(nobody) != 0))
-      ::_exit(120);
-    int code = 121;
-    try {
-      code = f();
-    } catch (...) {
-      // code stays 121
-    }
-    ::_exit(code); // no destructors, no atexit: the parent owns the rest
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 200 + WTERMSIG(status);
-}
-
-/// Gives `p` (and what is in it) to the user the child runs as.
-void give_away(const fs::path& p) {
-  if (::geteuid() != 0)
-    return;
-  REQUIRE(::chown(p.c_str(), nobody, nobody) == 0);
-  if (fs::is_directory(p))
-    for (auto& e : fs::recursive_directory_iterator(p))
-      REQUIRE(::chown(e.path().c_str(), nobody, nobody) == 0);
-}
-
-} // namespace
 
 TEST_CASE("storage: kinds and states round-trip through their stored text",
           "[storage]") {
@@ -271,7 +26,7 @@ TEST_CASE("storage: a fresh open creates the directory and a WAL journal",
   auto dir = (tmp.path() / "a" / "b" / "data").string();
   auto st = must_open(dir);
   CHECK(st->describe() == "sqlite:" + dir + "/journal.sqlite3");
-  CHECK(st->epoch() == 1);
+  CHECK(st->instance() == 1);
   for (auto p : {tmp.path() / "a", tmp.path() / "a" / "b", fs::path{dir}}) {
     struct stat s;
     REQUIRE(::stat(p.c_str(), &s) == 0);
@@ -287,11 +42,14 @@ TEST_CASE("storage: a fresh open creates the directory and a WAL journal",
   CHECK(pid == std::to_string(::getpid()));
   raw_db db{journal};
   CHECK(db.text("PRAGMA journal_mode") == "wal");
-  CHECK(db.integer("PRAGMA user_version") == 1);
+  CHECK(db.integer("PRAGMA user_version") == 2);
   CHECK(db.integer("PRAGMA application_id") == 0x54544d4a);
   CHECK(db.text("SELECT value FROM meta WHERE key = 'created_by'")
         == "storage_test");
-  CHECK(db.integer("SELECT value FROM meta WHERE key = 'epoch'") == 1);
+  CHECK(db.integer("SELECT value FROM meta WHERE key = 'instances'") == 1);
+  CHECK(db.integer("SELECT count(*) FROM meta WHERE key = 'epoch'") == 0);
+  CHECK(db.integer("SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == 0);
 }
 
 TEST_CASE("storage: events survive a close and reopen, field for field",
@@ -313,13 +71,22 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
     must_append(*st, {s1[2], s1[3]});
   }
   auto st = must_open(tmp.data());
-  auto open = must(st->load_open());
-  REQUIRE(open.size() == 2);
-  CHECK(open[0].session_id == "S1"); // oldest first
+  std::vector<stored_session> open;
+  for (auto [id, who] : {std::pair{"S1", "alice"}, std::pair{"S2", "bob"}}) {
+    claim_request req;
+    req.session_id = id;
+    req.principal = who;
+    req.scope = "2025";
+    auto c = must(st->claim(req));
+    REQUIRE(c.outcome == claim_result::loaded);
+    open.push_back(std::move(c.session));
+  }
+  CHECK(open[0].session_id == "S1");
   CHECK(open[0].principal == "alice");
   CHECK(open[0].milestone_id == "M-one");
   CHECK(open[0].state == session_state::open);
-  CHECK(open[0].epoch == st->epoch());
+  CHECK(open[0].epoch == 2); // started at 1, claimed once
+  CHECK(open[0].holder == st->instance());
   CHECK(open[0].started_wall_ns == t0);
   CHECK_FALSE(open[0].closed_wall_ns);
   REQUIRE(open[0].events.size() == s1.size());
@@ -327,6 +94,7 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
     INFO("event " << i);
     check_same(open[0].events[i], s1[i]);
     CHECK(open[0].events[i].principal == "alice");
+    CHECK(open[0].events[i].epoch == 2);
   }
   CHECK(open[1].session_id == "S2");
   CHECK(open[1].principal == "bob");
@@ -336,50 +104,76 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
   CHECK(open[1].events[0].principal == "bob");
 }
 
-TEST_CASE("storage: every open starts a higher epoch", "[storage]") {
+TEST_CASE("storage: every open is a new, higher instance", "[storage]") {
   temp_dir tmp;
   std::int64_t last = 0;
   for (int i = 0; i < 3; ++i) {
     auto st = must_open(tmp.data());
-    CHECK(st->epoch() > last);
-    last = st->epoch();
+    CHECK(st->instance() > last);
+    last = st->instance();
   }
-  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key = 'epoch'")
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'instances'")
         == last);
 }
 
-TEST_CASE("storage: load_open claims sessions; another epoch's are fenced",
+TEST_CASE("storage: a claim takes a session over; other epochs are fenced",
           "[storage]") {
   temp_dir tmp;
   auto events_of_s1 = "SELECT count(*) FROM events JOIN sessions USING (sid) WHERE session_id = 'S1'";
-  std::int64_t first_epoch = 0;
+  std::int64_t first = 0;
   {
     auto st = must_open(tmp.data());
-    first_epoch = st->epoch();
+    first = st->instance();
     must_append(*st, {started("S1", t0)});
+    CHECK(count(tmp.journal(),
+                "SELECT epoch FROM sessions WHERE session_id = 'S1'")
+          == 1);
+    CHECK(count(tmp.journal(),
+                "SELECT holder FROM sessions WHERE session_id = 'S1'")
+          == first);
   }
   auto st = must_open(tmp.data());
-  REQUIRE(st->epoch() > first_epoch);
-  SECTION("before the claim, the session belongs to the old epoch") {
-    auto r = st->append({task(event_kind::task_started, "S1", "T1", t0 + 1)});
-    auto e = must_fail(r, error_kind::fenced, tmp.journal());
+  REQUIRE(st->instance() > first);
+  SECTION("an append at an epoch the session is not at is fenced") {
+    auto ev = task(event_kind::task_started, "S1", "T1", t0 + 1);
+    ev.epoch = 2;
+    auto e = must_fail(st->append({ev}), error_kind::fenced, tmp.journal());
     CHECK(contains(e.message, "S1"));
     CHECK(count(tmp.journal(), events_of_s1) == 1);
   }
-  SECTION("after the claim, appends work until another instance adopts it") {
-    auto open = must(st->load_open());
-    REQUIRE(open.size() == 1);
-    CHECK(open[0].epoch == st->epoch());
+  SECTION("after the claim, appends work until another instance claims it") {
+    claim_request req;
+    req.session_id = "S1";
+    req.principal = "local";
+    req.scope = "2025";
+    auto c = must(st->claim(req));
+    REQUIRE(c.outcome == claim_result::loaded);
+    CHECK(c.session.epoch == 2);
+    CHECK(c.previous_holder == first);
+    CHECK_FALSE(c.previous_alive); // its store is gone
     CHECK(count(tmp.journal(),
                 "SELECT epoch FROM sessions WHERE session_id = 'S1'")
-          == st->epoch());
-    must_append(*st, {task(event_kind::task_started, "S1", "T1", t0 + 1)});
+          == 2);
+    CHECK(count(tmp.journal(),
+                "SELECT holder FROM sessions WHERE session_id = 'S1'")
+          == st->instance());
+    // The old epoch is fenced now.
+    must_fail(st->append({task(event_kind::task_started, "S1", "T1", t0 + 1)}),
+              error_kind::fenced, tmp.journal());
+    auto ev = task(event_kind::task_started, "S1", "T1", t0 + 1);
+    ev.epoch = c.session.epoch;
+    must_append(*st, {ev});
     CHECK(count(tmp.journal(), events_of_s1) == 2);
-    // Another instance (a shared backend) adopts S1 with a higher epoch.
+    CHECK(count(tmp.journal(), "SELECT epoch FROM events"
+                               " ORDER BY seq DESC LIMIT 1")
+          == 2);
+    // Another instance (a raw connection here) claims S1 again.
     raw_db{tmp.journal()}.exec("UPDATE sessions SET epoch = epoch + 1");
-    auto r = st->append({task(event_kind::task_ended, "S1", "T1", t0 + 2),
-                         closing(event_kind::session_ended, "S1", t0 + 3)});
-    must_fail(r, error_kind::fenced, tmp.journal());
+    auto end = task(event_kind::task_ended, "S1", "T1", t0 + 2);
+    auto close = closing(event_kind::session_ended, "S1", t0 + 3);
+    end.epoch = close.epoch = c.session.epoch;
+    must_fail(st->append({end, close}), error_kind::fenced, tmp.journal());
     CHECK(count(tmp.journal(), events_of_s1) == 2);
     CHECK(count(tmp.journal(),
                 "SELECT count(*) FROM sessions WHERE state = 'open'")
@@ -441,19 +235,6 @@ TEST_CASE("storage: a batch is written whole or not at all", "[storage]") {
         == 2);
 }
 
-TEST_CASE("storage: a second server on the directory waits for the first",
-          "[storage]") {
-  temp_dir tmp;
-  auto first = must_open(tmp.data());
-  auto e = must_fail(open_at(tmp.data()), error_kind::locked, tmp.data());
-  CHECK(contains(e.message, "(pid " + std::to_string(::getpid()) + ")"));
-  CHECK(contains(e.message, "--data-dir"));
-  CHECK(contains(e.message, "--ephemeral"));
-  first.reset();
-  auto second = must_open(tmp.data());
-  CHECK(second->epoch() == 2);
-}
-
 TEST_CASE("storage: a journal of a newer schema is refused, untouched",
           "[storage]") {
   temp_dir tmp;
@@ -473,7 +254,7 @@ TEST_CASE("storage: a journal of a newer schema is refused, untouched",
   auto e = must_fail(open_at(tmp.data()), error_kind::newer_schema,
                      tmp.journal());
   CHECK(contains(e.message, "version 99"));
-  CHECK(contains(e.message, "supports (1)"));
+  CHECK(contains(e.message, "supports (2)"));
   CHECK(contains(e.message, "not modified"));
   CHECK(fingerprint_of(tmp.journal()) == before);
   CHECK(count(tmp.journal(), "PRAGMA user_version") == 99);
@@ -611,18 +392,20 @@ TEST_CASE("storage: a full disk fails the append with full, writing nothing",
   {
     page_cap_scope cap{pages + 4};
     auto st = must_open(tmp.data());
-    must(st->load_open());
+    auto c = must(st->claim(local_claim("S1")));
+    REQUIRE(c.outcome == claim_result::loaded);
     auto t0_started = task(event_kind::task_started, "S1", "T0", t0 + 1);
+    t0_started.epoch = big.epoch = c.session.epoch;
     must_fail(st->append({t0_started, big}), error_kind::full, tmp.journal());
     // The store stays usable for what still fits.
     must_append(*st, {t0_started});
   }
   auto st = must_open(tmp.data());
-  auto open = must(st->load_open());
-  REQUIRE(open.size() == 1);
-  REQUIRE(open[0].events.size() == 2);
-  CHECK(open[0].events[1].kind == event_kind::task_started);
-  CHECK(open[0].events[1].task_id == "T0");
+  auto c = must(st->claim(local_claim("S1")));
+  REQUIRE(c.outcome == claim_result::loaded);
+  REQUIRE(c.session.events.size() == 2);
+  CHECK(c.session.events[1].kind == event_kind::task_started);
+  CHECK(c.session.events[1].task_id == "T0");
 }
 
 TEST_CASE("storage: history is newest first, filtered and limited",
@@ -693,7 +476,9 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
               {started("recent", t0 + 20),
                closing(event_kind::session_ended, "recent", t0 + 1000)});
   must_append(*st, {started("open", t0 + 5)}); // old, but still open
-  CHECK(must(st->purge_closed_before(t0 + 500)) == 2);
+  constexpr std::int64_t hour = 3'600'000'000'000;
+  auto now = t0 + 10 * hour;
+  CHECK(must(st->purge_closed_before(t0 + 500, now, hour)) == 2);
   std::vector<std::string> left;
   for (auto& s : must(st->history({})))
     left.push_back(s.session_id);
@@ -703,23 +488,51 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
                              " (SELECT sid FROM sessions)")
         == 0);
   CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 3);
-  CHECK(must(st->purge_closed_before(t0 + 500)) == 0);
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == now);
+  CHECK(must(st->purge_closed_before(t0 + 500, now + hour, hour)) == 0);
 }
 
-TEST_CASE("storage: ended and expired sessions are not loaded as open",
+TEST_CASE("storage: a claim of an ended or expired session loads it as it "
+          "is, without taking it",
           "[storage]") {
   temp_dir tmp;
+  std::int64_t first = 0;
   {
     auto st = must_open(tmp.data());
+    first = st->instance();
     must_append(*st, {started("ended", t0), started("expired", t0 + 1),
                       started("open", t0 + 2)});
     must_append(*st, {closing(event_kind::session_ended, "ended", t0 + 10),
                       closing(event_kind::session_expired, "expired", t0 + 11)});
   }
   auto st = must_open(tmp.data());
-  auto open = must(st->load_open());
-  REQUIRE(open.size() == 1);
-  CHECK(open[0].session_id == "open");
-  REQUIRE(open[0].events.size() == 1);
-  CHECK(open[0].events[0].kind == event_kind::session_started);
+  auto ended = must(st->claim(local_claim("ended")));
+  REQUIRE(ended.outcome == claim_result::loaded);
+  CHECK(ended.session.state == session_state::ended);
+  CHECK(ended.session.closed_wall_ns == t0 + 10);
+  CHECK(ended.session.epoch == 1); // not taken: nothing to write to it
+  CHECK(ended.session.holder == first);
+  CHECK(ended.previous_holder == 0);
+  REQUIRE(ended.session.events.size() == 2);
+  CHECK(ended.session.events[1].kind == event_kind::session_ended);
+  auto expired = must(st->claim(local_claim("expired")));
+  REQUIRE(expired.outcome == claim_result::loaded);
+  CHECK(expired.session.state == session_state::expired);
+  CHECK(expired.session.epoch == 1);
+  CHECK(expired.session.events.empty());
+  // A caller that held it before hears that it changed, not `current`.
+  auto req = local_claim("expired");
+  req.known_epoch = 1;
+  CHECK(must(st->claim(req)).outcome == claim_result::loaded);
+  auto open = must(st->claim(local_claim("open")));
+  REQUIRE(open.outcome == claim_result::loaded);
+  CHECK(open.session.state == session_state::open);
+  CHECK(open.session.epoch == 2);
+  REQUIRE(open.session.events.size() == 1);
+  CHECK(open.session.events[0].kind == event_kind::session_started);
+  CHECK(raw_db{tmp.journal()}.text("SELECT group_concat(epoch) FROM"
+                                   " (SELECT epoch FROM sessions ORDER BY sid)")
+        == "1,1,2");
 }

@@ -135,11 +135,17 @@ fs::path crash_image(const fs::path& live, const fs::path& image) {
   return image;
 }
 
+/// Opens a store on `dir` and counts the open sessions its journal holds.
 std::size_t open_sessions(const std::string& dir) {
   auto st = must_open(dir);
-  auto r = st->load_open();
+  history_query q;
+  q.limit = 100000;
+  auto r = st->history(q);
   REQUIRE(std::holds_alternative<std::vector<stored_session>>(r));
-  return std::get<std::vector<stored_session>>(r).size();
+  std::size_t n = 0;
+  for (const auto& s : std::get<std::vector<stored_session>>(r))
+    n += s.state == session_state::open ? 1 : 0;
+  return n;
 }
 
 /// A store with `session_count` sessions, and a crash image of it.

@@ -1,5 +1,6 @@
-// Every server a test starts gets its own journal directory (one server per
-// directory), removed when the test process exits.
+// Every server a test starts gets its own journal directory, removed when the
+// test process exits, unless the test passes one (several servers may share
+// a directory: multi_process.test.mjs).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

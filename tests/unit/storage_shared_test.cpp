@@ -1,0 +1,383 @@
+// Unit tests for src/storage, issue 15: several servers (here: several
+// stores in one process) on one data directory.
+
+#include "storage_fixture.hpp"
+
+
+TEST_CASE("storage: two stores open on one directory at once, each its own "
+          "instance",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  CHECK(a->instance() > 0);
+  CHECK(b->instance() > a->instance());
+  CHECK(a->describe() == b->describe());
+  must_append(*a, {started("A1", t0)});
+  must_append(*b, {started("B1", t0 + 1)});
+  must_append(*a, {task(event_kind::task_started, "A1", "T1", t0 + 2)});
+  must_append(*b, {task(event_kind::task_started, "B1", "T1", t0 + 3)});
+  // Each sees what the other wrote.
+  for (auto* st : {a.get(), b.get()}) {
+    auto all = must(st->history({}));
+    REQUIRE(all.size() == 2);
+    CHECK(all[0].session_id == "B1");
+    CHECK(all[0].holder == b->instance());
+    CHECK(all[1].session_id == "A1");
+    CHECK(all[1].holder == a->instance());
+  }
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 4);
+  // A third comes and goes; the first two carry on without it, and with
+  // the first gone too, the second still writes.
+  {
+    auto c = must_open(tmp.data());
+    CHECK(c->instance() > b->instance());
+    must_append(*c, {started("C1", t0 + 4)});
+  }
+  a.reset();
+  must_append(*b, {closing(event_kind::session_ended, "B1", t0 + 5)});
+  auto d = must_open(tmp.data());
+  CHECK(d->instance() == b->instance() + 2);
+  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key = 'instances'")
+        == d->instance());
+}
+
+TEST_CASE("storage: a claim loads the latest state for the owner only, one "
+          "epoch further",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  auto s1 = started_in("S1", t0, "alice", modern);
+  auto t1 = task(event_kind::task_started, "S1", "T1", t0 + 10);
+  must_append(*a, {s1, t1});
+  CHECK(column_of(tmp.journal(), "epoch", "S1") == 1);
+  CHECK(column_of(tmp.journal(), "holder", "S1") == a->instance());
+  CHECK(text_of(tmp.journal(), "scope", "S1") == modern);
+
+  auto c = must(b->claim(claim_of("S1", "alice", modern)));
+  REQUIRE(c.outcome == claim_result::loaded);
+  CHECK(c.session.session_id == "S1");
+  CHECK(c.session.principal == "alice");
+  CHECK(c.session.state == session_state::open);
+  CHECK(c.session.epoch == 2);
+  CHECK(c.session.holder == b->instance());
+  CHECK(c.previous_holder == a->instance());
+  CHECK(c.previous_alive); // a's store is open: its process lives
+  REQUIRE(c.session.events.size() == 2);
+  check_same(c.session.events[0], s1);
+  check_same(c.session.events[1], t1);
+  for (const auto& ev : c.session.events) {
+    CHECK(ev.principal == "alice"); // the owner's, whatever was written
+    CHECK(ev.epoch == 2);
+  }
+  CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+  CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
+
+  SECTION("the holder at its epoch is current, without a write") {
+    auto again = must(b->claim(claim_of("S1", "alice", modern, 2)));
+    CHECK(again.outcome == claim_result::current);
+    CHECK(again.session.epoch == 2);
+    CHECK(again.session.events.empty());
+    CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+  }
+  SECTION("another principal, another era or an unknown id: not_found, and "
+          "the session is left as it was") {
+    for (auto req : {claim_of("S1", "bob", modern),
+                     claim_of("S1", "alice", "2025"),
+                     claim_of("S1", "bob", modern, 2),
+                     claim_of("S1", "alice", "2025", 2),
+                     claim_of("S2", "alice", modern),
+                     claim_of("", "alice", modern)}) {
+      INFO(req.session_id << " " << req.principal << " " << req.scope << " "
+                          << req.known_epoch);
+      auto r = must(a->claim(req));
+      CHECK(r.outcome == claim_result::not_found);
+      CHECK(r.session.events.empty());
+      CHECK(r.session.session_id.empty()); // nothing a stranger may read
+    }
+    CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+    CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
+  }
+  SECTION("the old holder's copy is not current: it loads, and takes it "
+          "back") {
+    auto back = must(a->claim(claim_of("S1", "alice", modern, 1)));
+    REQUIRE(back.outcome == claim_result::loaded);
+    CHECK(back.session.epoch == 3);
+    CHECK(back.session.holder == a->instance());
+    CHECK(back.previous_holder == b->instance());
+    CHECK(back.previous_alive);
+    CHECK(back.session.events.size() == 2);
+    // b's copy (epoch 2) is stale now.
+    auto stale = must(b->claim(claim_of("S1", "alice", modern, 2)));
+    CHECK(stale.outcome == claim_result::loaded);
+    CHECK(stale.session.epoch == 4);
+  }
+  SECTION("a claim of its own session by its holder without an epoch moves "
+          "the epoch on") {
+    auto own = must(b->claim(claim_of("S1", "alice", modern)));
+    REQUIRE(own.outcome == claim_result::loaded);
+    CHECK(own.session.epoch == 3);
+    CHECK(own.previous_holder == b->instance());
+    CHECK_FALSE(own.previous_alive); // itself: not "another live holder"
+  }
+}
+
+TEST_CASE("storage: a claim by idempotency key finds the owner's newest "
+          "session with that key",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  must_append(*a, {started_in("K-old", t0, "alice", modern, "k-1")});
+  must_append(*a, {started_in("K-new", t0 + 100, "alice", modern, "k-1")});
+  must_append(*a, {started_in("K-bob", t0 + 200, "bob", modern, "k-1")});
+  must_append(*a, {started_in("K-2025", t0 + 300, "alice", "2025", "k-1")});
+  auto by_key = [](const std::string& principal, const std::string& scope,
+                   std::int64_t since) {
+    claim_request req;
+    req.idempotency_key = "k-1";
+    req.principal = principal;
+    req.scope = scope;
+    req.since_wall_ns = since;
+    return req;
+  };
+  CHECK(text_of(tmp.journal(), "idempotency_key", "K-new") == "k-1");
+  auto c = must(b->claim(by_key("alice", modern, t0)));
+  REQUIRE(c.outcome == claim_result::loaded);
+  CHECK(c.session.session_id == "K-new");
+  CHECK(c.session.epoch == 2);
+  CHECK(c.session.holder == b->instance());
+  CHECK(must(b->claim(by_key("bob", modern, t0))).session.session_id
+        == "K-bob");
+  CHECK(must(b->claim(by_key("alice", "2025", t0))).session.session_id
+        == "K-2025");
+  CHECK(must(b->claim(by_key("alice", modern, t0 + 101))).outcome
+        == claim_result::not_found);
+  CHECK(must(b->claim(by_key("carol", modern, t0))).outcome
+        == claim_result::not_found);
+  // An expired session with the key is not found by it: a new one starts.
+  must_append(*b, {at_epoch(closing(event_kind::session_expired, "K-new",
+                                    t0 + 400),
+                            2)});
+  auto older = must(b->claim(by_key("alice", modern, t0)));
+  REQUIRE(older.outcome == claim_result::loaded);
+  CHECK(older.session.session_id == "K-old");
+}
+
+TEST_CASE("storage: a fenced append from the old holder writes nothing",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  must_append(*a, {started("S1", t0), started("S2", t0 + 1)});
+  must_append(*a, {task(event_kind::task_started, "S1", "T1", t0 + 2)});
+  auto c = must(b->claim(local_claim("S1")));
+  REQUIRE(c.outcome == claim_result::loaded);
+  REQUIRE(c.session.epoch == 2);
+  auto before_s1 = events_of(tmp.journal(), "S1");
+  auto before_s2 = events_of(tmp.journal(), "S2");
+  auto last_s2 = column_of(tmp.journal(), "last_wall_ns", "S2");
+  SECTION("one event") {
+    auto e = must_fail(a->append({task(event_kind::task_ended, "S1", "T1",
+                                       t0 + 3)}),
+                       error_kind::fenced, tmp.journal());
+    CHECK(contains(e.message, "S1"));
+    CHECK(contains(e.message, "epoch 2"));
+  }
+  SECTION("a batch with a session a still holds: none of it") {
+    must_fail(a->append({task(event_kind::task_started, "S2", "T9", t0 + 3),
+                         task(event_kind::task_ended, "S1", "T1", t0 + 4)}),
+              error_kind::fenced, tmp.journal());
+  }
+  SECTION("closing the session") {
+    must_fail(a->append({closing(event_kind::session_ended, "S1", t0 + 3)}),
+              error_kind::fenced, tmp.journal());
+  }
+  CHECK(events_of(tmp.journal(), "S1") == before_s1);
+  CHECK(events_of(tmp.journal(), "S2") == before_s2);
+  CHECK(column_of(tmp.journal(), "last_wall_ns", "S2") == last_s2);
+  CHECK(text_of(tmp.journal(), "state", "S1") == "open");
+  CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+  CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
+  // a still writes its other session, and b the one it claimed.
+  must_append(*a, {task(event_kind::task_started, "S2", "T9", t0 + 5)});
+  must_append(*b, {at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 6),
+                            2)});
+}
+
+TEST_CASE("storage: two stores ending the same task: one ends it, the other "
+          "is fenced and reloads it ended",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  must_append(*a, {started_in("S1", t0, "alice", modern),
+                   task(event_kind::task_started, "S1", "T1", t0 + 1)});
+  // Both hold a copy with T1 running: a from the start (epoch 1), b from
+  // its claim (epoch 2). Both end T1.
+  auto bc = must(b->claim(claim_of("S1", "alice", modern)));
+  REQUIRE(bc.outcome == claim_result::loaded);
+  auto by_a = at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 10), 1);
+  auto by_b = at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 11), 2);
+  SECTION("the claimer writes first") {
+    must_append(*b, {by_b});
+    must_fail(a->append({by_a}), error_kind::fenced, tmp.journal());
+  }
+  SECTION("the old holder writes first") {
+    must_fail(a->append({by_a}), error_kind::fenced, tmp.journal());
+    must_append(*b, {by_b});
+  }
+  CHECK(count(tmp.journal(),
+              "SELECT count(*) FROM events WHERE kind = 'task_ended'")
+        == 1);
+  // The fenced one reloads (re-claims: it is still entitled) and finds T1
+  // ended by the other: it answers already_ended.
+  auto ac = must(a->claim(claim_of("S1", "alice", modern, 1)));
+  REQUIRE(ac.outcome == claim_result::loaded);
+  CHECK(ac.session.epoch == 3);
+  REQUIRE(ac.session.events.size() == 3);
+  CHECK(ac.session.events[2].kind == event_kind::task_ended);
+  CHECK(ac.session.events[2].at.wall_ns == t0 + 11);
+  // And now b is the stale one.
+  must_fail(b->append({at_epoch(closing(event_kind::session_ended, "S1",
+                                        t0 + 12),
+                                2)}),
+            error_kind::fenced, tmp.journal());
+  must_append(*a, {at_epoch(closing(event_kind::session_ended, "S1", t0 + 12),
+                            3)});
+  CHECK(text_of(tmp.journal(), "state", "S1") == "ended");
+}
+
+TEST_CASE("storage: released sessions and a dead holder's are orphans, a "
+          "live holder's are not",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  must_append(*a, {started("S1", t0), started("S2", t0 + 1),
+                   started("S3", t0 + 2)});
+  must_append(*a, {task(event_kind::task_started, "S1", "T1", t0 + 50)});
+  must_append(*b, {started("B1", t0 + 3)});
+  CHECK(all_orphans(*a).empty());
+  CHECK(all_orphans(*b).empty());
+
+  // A release names the epoch it holds at; another epoch or another
+  // instance's release changes nothing.
+  must(a->release({{"S1", 1}, {"S2", 7}}));
+  must(b->release({{"S3", 1}}));
+  CHECK(column_of(tmp.journal(), "holder", "S1") == 0);
+  CHECK(column_of(tmp.journal(), "holder", "S2") == a->instance());
+  CHECK(column_of(tmp.journal(), "holder", "S3") == a->instance());
+  for (auto* st : {a.get(), b.get()}) {
+    auto o = all_orphans(*st);
+    REQUIRE(o.size() == 1);
+    CHECK(o[0].session_id == "S1");
+    CHECK(o[0].principal == "local");
+    CHECK(o[0].epoch == 1);
+    CHECK(o[0].started_wall_ns == t0);
+    CHECK(o[0].last_wall_ns == t0 + 50); // its latest event
+  }
+  // The cutoffs: started before the age cutoff or idle since before the
+  // idle cutoff.
+  CHECK(must(b->orphans_due(t0, t0 + 50, 100)).empty());
+  CHECK(ids_of(must(b->orphans_due(t0 + 1, t0, 100))) == names{"S1"});
+  CHECK(ids_of(must(b->orphans_due(t0, t0 + 51, 100))) == names{"S1"});
+
+  // The holder's process ends: the rest of its sessions are orphans now.
+  auto dead = a->instance();
+  a.reset();
+  CHECK(ids_of(all_orphans(*b)) == names{"S1", "S2", "S3"});
+  CHECK(all_orphans(*b, 2).size() == 2);
+  CHECK(all_orphans(*b, 0).empty());
+  CHECK(column_of(tmp.journal(), "holder", "S2") == dead); // as it was
+
+  // A claim makes one held again (by a live instance): not an orphan.
+  auto c = must(b->claim(local_claim("S2")));
+  REQUIRE(c.outcome == claim_result::loaded);
+  CHECK(c.previous_holder == dead);
+  CHECK_FALSE(c.previous_alive);
+  auto released = must(b->claim(local_claim("S1")));
+  CHECK(released.previous_holder == 0);
+  CHECK_FALSE(released.previous_alive);
+  CHECK(ids_of(all_orphans(*b)) == names{"S3"});
+  // A new store on the directory sees b alive, and S3 dead.
+  auto d = must_open(tmp.data());
+  CHECK(ids_of(all_orphans(*d)) == names{"S3"});
+}
+
+TEST_CASE("storage: max_open_sessions counts the open sessions of the whole "
+          "directory",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto opts = options_for(tmp.data());
+  opts.max_open_sessions = 2;
+  auto a = must_open(opts);
+  auto b = must_open(opts);
+  must_append(*a, {started("S1", t0)});
+  must_append(*b, {started("S2", t0 + 1)});
+  for (auto* st : {a.get(), b.get()}) {
+    auto e = must_fail(st->append({started("S3", t0 + 2)}), error_kind::limit,
+                       tmp.journal());
+    CHECK(contains(e.message, "2 tracking sessions"));
+  }
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 2);
+  // Closing one frees its place for anyone, whole batches only.
+  must_append(*b, {closing(event_kind::session_ended, "S2", t0 + 3)});
+  must_fail(a->append({started("S3", t0 + 4), started("S4", t0 + 4)}),
+            error_kind::limit, tmp.journal());
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 2);
+  must_append(*a, {started("S3", t0 + 4)});
+  must_fail(b->append({started("S4", t0 + 5)}), error_kind::limit,
+            tmp.journal());
+  must_append(*a, {closing(event_kind::session_expired, "S1", t0 + 6)});
+  must_append(*b, {started("S4", t0 + 7)});
+  CHECK(count(tmp.journal(),
+              "SELECT count(*) FROM sessions WHERE state = 'open'")
+        == 2);
+  CHECK(must(a->open_sessions()) == 2);
+  CHECK(must(b->open_sessions()) == 2);
+  // Events of open sessions are not limited.
+  must_append(*a, {task(event_kind::task_started, "S3", "T1", t0 + 8)});
+  // A store without a limit (0) is not held to another's.
+  auto c = must_open(tmp.data());
+  must_append(*c, {started("S5", t0 + 9)});
+  CHECK(must(a->open_sessions()) == 3);
+}
+
+TEST_CASE("storage: one purge per interval over all stores on the directory",
+          "[storage][issue15]") {
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  auto b = must_open(tmp.data());
+  auto ended_session = [&](store& st, const std::string& id,
+                           std::int64_t at) {
+    must_append(st, {started(id, at),
+                     closing(event_kind::session_ended, id, at + 1)});
+  };
+  ended_session(*a, "E1", t0);
+  ended_session(*b, "E2", t0 + 10);
+  auto now = t0 + 48 * hour_ns;
+  auto cutoff = now - 24 * hour_ns;
+  // The first purge ever runs.
+  CHECK(must(a->purge_closed_before(cutoff, now, hour_ns)) == 2);
+  ended_session(*a, "E3", t0 + 20);
+  // Within the hour, the other store's purge (and a's own) does nothing.
+  CHECK(must(b->purge_closed_before(cutoff, now + hour_ns / 2, hour_ns))
+        == std::nullopt);
+  CHECK(must(a->purge_closed_before(cutoff, now + hour_ns - 1, hour_ns))
+        == std::nullopt);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 1);
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == now);
+  // An hour after, the first to ask purges.
+  CHECK(must(b->purge_closed_before(cutoff, now + hour_ns, hour_ns)) == 1);
+  CHECK(must(a->purge_closed_before(cutoff, now + hour_ns, hour_ns))
+        == std::nullopt);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 0);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 0);
+  CHECK(count(tmp.journal(),
+              "SELECT value FROM meta WHERE key = 'purged_wall_ns'")
+        == now + hour_ns);
+}
