@@ -57,8 +57,9 @@ constexpr const char* migrations[] = {
     -- written to now are recent, so one commit touches few index pages.
     CREATE INDEX events_by_session ON events (sid, seq);
   )sql",
-  // 2: several servers on one journal. A session is held by one instance
-  // (`holder`, 0: none) at a per-session `epoch` (claims so far); `scope`
+  // 2: several servers on one journal. A session has a version, `epoch`
+  // (one more per event), and a `holder` (the instance that wrote it last,
+  // 0: let go of); `scope`
   // (the era it was started in) and its idempotency key decide who may
   // claim it and find it; `last_wall_ns` lets any server expire an idle
   // one (not indexed: every write moves it; the open sessions are found
