@@ -694,7 +694,11 @@ struct shared_dir_fixture : ttm::test::actor_fixture {
       if (*broken)
         return storage::error{storage::error_kind::corrupt,
                               "the test broke " + path};
-      return storage::open_sqlite({path, storage::sync_mode::normal, "t"});
+      storage::sqlite_options o{path, storage::sync_mode::normal, "t"};
+      domain::tracking_limits limits; // test_client_config's
+      o.max_age = limits.max_age;
+      o.max_idle = limits.max_idle;
+      return storage::open_sqlite(o);
     };
     jc.clock = clock;
     return sys.spawn(actors::journal_behavior, jc);
