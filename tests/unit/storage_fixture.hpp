@@ -5,6 +5,7 @@
 
 
 #include "storage/sqlite_store.hpp"
+#include "storage/sqlite_util.hpp"
 
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
@@ -41,6 +42,14 @@ namespace fs = std::filesystem;
 namespace {
 
 using ttm::test::temp_dir;
+
+/// The server routes SQLite's log to ours before it uses SQLite, as
+/// sqlite3_config works only then. Tests that touch a journal with SQLite
+/// directly before their first store opens (a raw connection, an auto
+/// extension) would otherwise leave it unrouted for the rest of the run,
+/// and wal_check_test's checks of SQLite's notices would depend on order.
+[[maybe_unused]] const bool sqlite_log_routed
+  = (ttm::storage::detail::route_sqlite_log(), true);
 
 inline result<store_ptr> open_at(const std::string& dir,
                           sync_mode sync = sync_mode::full) {
