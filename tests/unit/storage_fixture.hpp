@@ -31,6 +31,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -198,8 +199,26 @@ inline event make_event(event_kind kind, const std::string& session,
   ev.task_id = std::move(task);
   ev.at = {wall_ns, wall_ns - t0 + 5'000'000'000, "boot-a"};
   ev.payload = std::move(payload);
-  ev.epoch = 1; // as its starter holds it
+  ev.epoch = 1; // as its starter left it: the first write after the start
   return ev;
+}
+
+/// `batch` with each event at the epoch its session is at when the store
+/// writes it (every write moves it on by one): a session started in the
+/// batch is at 1 after its session_started, any other at `known[id]` (1 if
+/// not given: just started), then one more for each of its events before.
+inline std::vector<event>
+chained(std::vector<event> batch,
+        std::map<std::string, std::int64_t> known = {}) {
+  for (auto& ev : batch) {
+    if (ev.kind == event_kind::session_started) {
+      known[ev.session_id] = 1;
+      continue;
+    }
+    auto it = known.try_emplace(ev.session_id, 1).first;
+    ev.epoch = it->second++;
+  }
+  return batch;
 }
 
 inline event started(const std::string& session, std::int64_t wall_ns,
