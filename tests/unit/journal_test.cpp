@@ -297,8 +297,10 @@ TEST_CASE("journal: sessions no server holds expire by the wall clock, each "
   auto events = journal::expiry_events(orphans, domain::tracking_limits{},
                                        *f.clock);
   REQUIRE(events.size() == 2);
-  for (const auto& e : events)
+  for (const auto& e : events) {
     CHECK(e.kind == storage::event_kind::session_expired);
+    CHECK(e.if_due); // stands only if the journal agrees it is due
+  }
   CHECK(events[0].session_id == "idle");
   CHECK(events[0].principal == "alice");
   CHECK(events[0].epoch == 1);
