@@ -95,8 +95,8 @@ session::claim_for(const protocol::message& msg) {
                                       - tracker_.limits().max_age);
   }
   if (!req.session_id.empty()) {
-    // Expired here (or dropped to make room once ended): SESSION_EXPIRED
-    // without asking, as before several servers shared a journal.
+    // Expired here, and the journal agreed (a fenced expiry is forgotten):
+    // SESSION_EXPIRED without asking.
     if (tracker_.remembers_expired(req.session_id))
       return std::nullopt;
     if (const auto* held = tracker_.find(req.session_id)) {
