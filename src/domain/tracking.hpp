@@ -320,6 +320,9 @@ public:
 
   /// The changes since the last call, oldest first.
   std::vector<change> take_changes();
+  bool has_changes() const noexcept {
+    return !changes_.empty();
+  }
 
   /// Keeps the changes made so far: they are in the journal.
   void commit();

@@ -36,6 +36,10 @@ expiry_events(const std::vector<storage::orphan>& orphans,
     c.reason = reason;
     out.push_back(to_event(c, o.principal, boot));
     out.back().epoch = o.epoch;
+    // A call through another server since the look for orphans reads the
+    // session (a claim, which moves no epoch) but records the activity:
+    // the journal, not this look, decides whether the limit has passed.
+    out.back().if_due = true;
   }
   return out;
 }
@@ -55,7 +59,7 @@ expiry_run expire_orphans(storage::store& store, const tracking_limits& limits,
     auto r = store.append({ev});
     if (auto* err = std::get_if<storage::error>(&r)) {
       if (err->kind == storage::error_kind::fenced)
-        continue; // claimed meanwhile: its new holder decides
+        continue; // written or called meanwhile: that server decides
       out.error = "cannot record an expiry: " + err->message;
       return out;
     }

@@ -17,7 +17,7 @@
 namespace ttm::journal {
 
 /// The session_expired events (reason "age" or "idle", at the clock's now,
-/// each at the session's epoch) for `orphans` past their limits.
+/// each at the session's epoch, `if_due`) for `orphans` past their limits.
 std::vector<storage::event>
 expiry_events(const std::vector<storage::orphan>& orphans,
               const domain::tracking_limits& limits,
@@ -31,8 +31,9 @@ struct expiry_run {
 };
 
 /// Finds the orphans due at the clock's now (at most `batch`) and records
-/// their expiry, each in its own transaction: one claimed meanwhile by a
-/// live server is fenced and left to it.
+/// their expiry, each in its own transaction: one written meanwhile (its
+/// epoch moved on), or called through a live server since (its recorded
+/// activity no longer due), is fenced and left to that server.
 expiry_run expire_orphans(storage::store& store,
                           const domain::tracking_limits& limits,
                           const domain::clock_source& clock,

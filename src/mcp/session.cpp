@@ -87,6 +87,9 @@ void session::next_message(job& j) {
   ++j.next;
   j.claimed = false;
   j.fenced_retries = 0;
+  j.verify.reset();
+  j.verifying = false;
+  j.force_load = false;
 }
 
 rpc_step session::run_job() {
@@ -96,9 +99,15 @@ rpc_step session::run_job() {
     if (!j.claimed) {
       j.claimed = true;
       if (auto req = claim_for(msg)) {
-        rpc_step step;
-        step.claim = std::move(req);
-        return step;
+        // A copy this client holds runs at once: a write is checked by the
+        // journal as it stores it, a read just before its reply goes out.
+        if (req->known_epoch > 0 && !j.force_load) {
+          j.verify = std::move(req);
+        } else {
+          rpc_step step;
+          step.claim = std::move(req);
+          return step;
+        }
       }
     }
     std::string reply;
@@ -118,6 +127,12 @@ rpc_step session::run_job() {
       return step;
     }
     rpc_step step;
+    if (j.verify && !tracker_.has_changes()) {
+      j.held_reply = std::move(reply);
+      j.verifying = true;
+      step.claim = std::exchange(j.verify, std::nullopt);
+      return step;
+    }
     if (hold_for_journal(j, std::move(reply), step))
       return step;
   }

@@ -199,6 +199,13 @@ private:
     /// often it ran again after its write was fenced.
     bool claimed = false;
     int fenced_retries = 0;
+    /// The check of a held copy, made after the call ran if it changed
+    /// nothing (a write is checked as it is stored); `verifying`: paused
+    /// for it, the reply in `held_reply`.
+    std::optional<storage::claim_request> verify;
+    bool verifying = false;
+    /// After a fenced write: load the latest state before running again.
+    bool force_load = false;
   };
 
   /// On to the next message of the current job.

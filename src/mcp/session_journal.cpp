@@ -95,8 +95,8 @@ session::claim_for(const protocol::message& msg) {
                                       - tracker_.limits().max_age);
   }
   if (!req.session_id.empty()) {
-    // Expired here (or dropped to make room once ended): SESSION_EXPIRED
-    // without asking, as before several servers shared a journal.
+    // Expired here, and the journal agreed (a fenced expiry is forgotten):
+    // SESSION_EXPIRED without asking.
     if (tracker_.remembers_expired(req.session_id))
       return std::nullopt;
     if (const auto* held = tracker_.find(req.session_id)) {
@@ -166,6 +166,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
                                 + " not run, the journal cannot be read: "
                                 + error);
     mode_ = mode_for(msg);
+    j.held_reply.clear();
     j.replies.push_back(tool_error_reply(
       msg, "STORAGE_UNAVAILABLE",
       "The session journal cannot be read, so nothing was looked up or "
@@ -175,6 +176,20 @@ rpc_step session::resume_claim(const storage::claim_result& r,
           "is fixed (see its log)."));
     next_message(j);
     return run_job();
+  }
+  if (j.verifying) {
+    j.verifying = false;
+    if (r.outcome == storage::claim_result::current) {
+      // The call ran on the latest state: its reply stands.
+      if (!j.held_reply.empty())
+        j.replies.push_back(std::move(j.held_reply));
+      j.held_reply.clear();
+      next_message(j);
+      return run_job();
+    }
+    // Changed through another server meanwhile: the reply is dropped and
+    // the call runs again on the state loaded below.
+    j.held_reply.clear();
   }
   switch (r.outcome) {
     case storage::claim_result::current:
@@ -276,6 +291,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
                                     "running it again on the latest state");
       ++j.fenced_retries;
       j.claimed = false;
+      j.force_load = true;
       return run_job();
     }
     TTM_LOG(error, "journal", "request " + msg.id.json

@@ -167,8 +167,12 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   // does from here on.
   if (auto err = held.hold_instance(instance))
     return std::move(*err);
-  auto st = std::make_unique<sqlite_store>(std::move(held), path,
-                                           std::move(db), instance, opts);
+  auto st = std::make_unique<sqlite_store>(
+    std::move(held), path, std::move(db), instance,
+    sqlite_store::limits{
+      opts.max_open_sessions,
+      std::chrono::nanoseconds{opts.max_age}.count(),
+      std::chrono::nanoseconds{opts.max_idle}.count()});
   if ((rc = st->prepare_kept()) != SQLITE_OK)
     return sqlite_error(d, rc, "cannot prepare statements for the journal",
                         path);

@@ -57,11 +57,14 @@ constexpr const char* migrations[] = {
     -- written to now are recent, so one commit touches few index pages.
     CREATE INDEX events_by_session ON events (sid, seq);
   )sql",
-  // 2: several servers on one journal. A session is held by one instance
-  // (`holder`, 0: none) at a per-session `epoch` (claims so far); `scope`
+  // 2: several servers on one journal. A session has a version, `epoch`
+  // (one more per event), and a `holder` (the instance that wrote it last,
+  // 0: let go of); `scope`
   // (the era it was started in) and its idempotency key decide who may
   // claim it and find it; `last_wall_ns` lets any server expire an idle
-  // one. The old per-server epoch counter numbers instances now.
+  // one (not indexed: every write moves it; the open sessions are found
+  // through sessions_by_state_closed). The old per-server epoch counter
+  // numbers instances now.
   R"sql(
     ALTER TABLE sessions ADD COLUMN holder INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE sessions ADD COLUMN scope TEXT NOT NULL DEFAULT '2025';
@@ -81,8 +84,6 @@ constexpr const char* migrations[] = {
     INSERT INTO meta (key, value) VALUES ('purged_wall_ns', '0');
     CREATE INDEX sessions_by_key ON sessions (principal, scope, idempotency_key)
       WHERE idempotency_key IS NOT NULL;
-    CREATE INDEX sessions_open_by_last ON sessions (last_wall_ns)
-      WHERE state = 'open';
   )sql",
 };
 

@@ -4,7 +4,6 @@
 // its opening (sqlite_open.cpp). Internal to src/storage.
 
 #include "storage/dir_lock.hpp"
-#include "storage/sqlite_store.hpp"
 #include "storage/sqlite_util.hpp"
 #include "storage/store.hpp"
 
@@ -18,15 +17,22 @@ namespace ttm::storage::detail {
 
 class sqlite_store final : public store {
 public:
+  /// What the store checks writes against (see sqlite_options).
+  struct limits {
+    std::size_t max_open = 0;
+    std::int64_t max_age_ns = 0;
+    std::int64_t max_idle_ns = 0;
+  };
+
   sqlite_store(dir_lock lock, std::string path, db_ptr db,
-               std::int64_t instance, const sqlite_options& opts)
+               std::int64_t instance, limits lim)
     : lock_(std::move(lock)),
       path_(std::move(path)),
       db_(std::move(db)),
       instance_(instance),
-      max_open_(opts.max_open_sessions),
-      max_age_ns_(std::chrono::nanoseconds{opts.max_age}.count()),
-      max_idle_ns_(std::chrono::nanoseconds{opts.max_idle}.count()) {
+      max_open_(lim.max_open),
+      max_age_ns_(lim.max_age_ns),
+      max_idle_ns_(lim.max_idle_ns) {
     // nop
   }
 

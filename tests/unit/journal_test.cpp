@@ -297,8 +297,10 @@ TEST_CASE("journal: sessions no server holds expire by the wall clock, each "
   auto events = journal::expiry_events(orphans, domain::tracking_limits{},
                                        *f.clock);
   REQUIRE(events.size() == 2);
-  for (const auto& e : events)
+  for (const auto& e : events) {
     CHECK(e.kind == storage::event_kind::session_expired);
+    CHECK(e.if_due); // stands only if the journal agrees it is due
+  }
   CHECK(events[0].session_id == "idle");
   CHECK(events[0].principal == "alice");
   CHECK(events[0].epoch == 1);
@@ -460,16 +462,41 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
       tools_call("time_get_current", R"({"timezone":"UTC"})", 3)));
     CHECK_FALSE(now.waiting());
   }
-  SECTION("a fenced write (another client claimed the session meanwhile) "
-          "runs again on the latest state") {
+  SECTION("a read whose copy is stale runs again on the state loaded by "
+          "its check") {
+    auto step = s.handle(mcp::decode(
+      tools_call("time_session_summary", R"({"session_id":")" + sid + R"("})",
+                 2)));
+    REQUIRE(step.claim);
+    CHECK(step.output.response.empty()); // held until the check
+    storage::claim_result latest;
+    latest.outcome = storage::claim_result::loaded;
+    latest.session.session_id = sid;
+    latest.session.principal = "alice";
+    latest.session.epoch = 2;
+    latest.session.events.push_back(events[0]);
+    auto ts = events[0];
+    ts.kind = storage::event_kind::task_started;
+    ts.task_id = "b";
+    ts.payload = R"({"metadata":{}})";
+    latest.session.events.push_back(ts);
+    step = s.resume_claim(latest, "");
+    CHECK_FALSE(step.waiting());
+    auto d = parse(step.output.response);
+    CHECK(sc_of(d)["tasks_in_progress"].GetInt() == 1);
+    CHECK(str(sc_of(d)["tasks"][1]["status"]) == "in_progress");
+  }
+  SECTION("a write on a held copy runs at once; fenced (another server "
+          "changed the session meanwhile), it runs again on the latest "
+          "state") {
     auto step = s.handle(mcp::decode(tools_call(
       "time_task_start", R"({"session_id":")" + sid + R"(","task_id":"a"})",
       2)));
-    step = s.resume_claim(still_current(), "");
+    CHECK_FALSE(step.claim); // the journal checks the epoch as it stores
     REQUIRE_FALSE(step.journal.empty());
     CHECK(step.journal[0].epoch == 1);
     // Meanwhile another server started task a and ended it: the journal's
-    // latest state, at epoch 3 now that this client claims it back.
+    // latest state, at epoch 3.
     storage::claim_result latest;
     latest.outcome = storage::claim_result::loaded;
     latest.session.session_id = sid;

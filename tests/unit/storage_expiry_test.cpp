@@ -121,14 +121,18 @@ TEST_CASE("storage: a schema-1 journal migrates to schema 2, scope, key and "
   auto m1 = must(st->claim(by_key));
   REQUIRE(m1.outcome == claim_result::loaded);
   CHECK(m1.session.session_id == "M1");
-  CHECK(m1.session.epoch == 2);
+  CHECK(m1.session.epoch == 1);
+  CHECK(m1.session.holder == 0);
+  CHECK(m1.previous_holder == 0);
   CHECK(m1.session.events.size() == 2);
   must_append(*st, {at_epoch(task(event_kind::task_ended, "M1", "T1", t0 + 30),
-                             2)});
+                             1)});
   CHECK(column_of(j, "last_wall_ns", "M1") == t0 + 30);
+  CHECK(column_of(j, "holder", "M1") == st->instance());
+  CHECK(ids_of(all_orphans(*st)) == names{"L1"});
   auto l1 = must(st->claim(local_claim("L1")));
   REQUIRE(l1.outcome == claim_result::loaded);
-  CHECK(l1.session.epoch == 2);
+  CHECK(l1.session.epoch == 1);
   // Opened again: nothing more to migrate.
   st.reset();
   auto again = must_open(tmp.data());
@@ -242,7 +246,11 @@ TEST_CASE("storage: expire_orphans expires a dead holder's idle session and "
   auto now_ns = [&] { return ttm::domain::to_ns(clock.wall_now()); };
   auto dying = must_open(tmp.data());
   auto live = must_open(tmp.data());
-  auto expirer = must_open(tmp.data());
+  // As a server opens it: its expiries checked against the journal's record.
+  auto opts = options_for(tmp.data());
+  opts.max_idle = limits.max_idle;
+  opts.max_age = limits.max_age;
+  auto expirer = must_open(opts);
   must_append(*dying, {started("D1", now_ns()), started("D2", now_ns())});
   must_append(*live, {started("L1", now_ns())});
   clock.advance(hours{3});
@@ -274,7 +282,9 @@ TEST_CASE("storage: expire_orphans expires a dead holder's idle session and "
   clock.advance(hours{20});
   must_append(*live, {task(event_kind::task_started, "L1", "T1", now_ns())});
   CHECK(ttm::journal::expire_orphans(*expirer, limits, clock).expired == 0);
-  must(live->release({{"L1", 1}}));
+  must(live->release({{"L1", 1}})); // not the epoch it is at: nothing
+  CHECK(ttm::journal::expire_orphans(*expirer, limits, clock).expired == 0);
+  must(live->release({{"L1", 2}}));
   auto last = ttm::journal::expire_orphans(*expirer, limits, clock);
   CHECK(last.error.empty());
   CHECK(last.expired == 1);
@@ -285,8 +295,8 @@ TEST_CASE("storage: expire_orphans expires a dead holder's idle session and "
         == "age");
 }
 
-TEST_CASE("storage: expire_orphans leaves an orphan claimed meanwhile to its "
-          "new holder",
+TEST_CASE("storage: expire_orphans leaves an orphan written or named "
+          "meanwhile to the server that did",
           "[storage][issue15]") {
   using namespace std::chrono;
   temp_dir tmp;
@@ -294,26 +304,60 @@ TEST_CASE("storage: expire_orphans leaves an orphan claimed meanwhile to its "
   ttm::domain::tracking_limits limits;
   limits.max_idle = hours{4};
   auto wall = ttm::domain::to_ns(clock.wall_now());
+  std::int64_t dead = 0;
   {
     auto dying = must_open(tmp.data());
+    dead = dying->instance();
     must_append(*dying, {started("D1", wall), started("D2", wall + 1)});
   }
   auto claimer = must_open(tmp.data());
-  auto expirer = must_open(tmp.data());
+  auto opts = options_for(tmp.data());
+  opts.max_idle = limits.max_idle;
+  opts.max_age = limits.max_age;
+  auto expirer = must_open(opts);
   clock.advance(hours{5});
-  bool claimed = false;
-  between_store racing{*expirer, [&] {
-                         auto c = must(claimer->claim(local_claim("D1")));
-                         claimed = c.outcome == claim_result::loaded;
-                       }};
-  auto run = ttm::journal::expire_orphans(racing, limits, clock);
-  CHECK(claimed);
-  CHECK(run.error.empty());
-  CHECK(run.expired == 1); // D2 only
+  auto now = ttm::domain::to_ns(clock.wall_now());
   auto j = tmp.journal();
-  CHECK(text_of(j, "state", "D1") == "open");
-  CHECK(column_of(j, "holder", "D1") == claimer->instance());
-  CHECK(events_of(j, "D1") == 1);
+  bool claimed = false;
+  std::function<void(const claim_result&)> then;
+  between_store racing{*expirer, [&] {
+                         auto req = local_claim("D1");
+                         req.now_wall_ns = now;
+                         auto c = must(claimer->claim(req));
+                         claimed = c.outcome == claim_result::loaded;
+                         then(c);
+                       }};
+  SECTION("written: its epoch moved on") {
+    then = [&](const claim_result& c) {
+      must_append(*claimer,
+                  {at_epoch(task(event_kind::task_started, "D1", "T1", now),
+                            c.session.epoch)});
+    };
+    auto run = ttm::journal::expire_orphans(racing, limits, clock);
+    CHECK(run.error.empty());
+    CHECK(run.expired == 1); // D2 only
+    CHECK(text_of(j, "state", "D1") == "open");
+    CHECK(column_of(j, "holder", "D1") == claimer->instance());
+    CHECK(events_of(j, "D1") == 2);
+  }
+  SECTION("named only: a claim is activity, and the journal finds the "
+          "expiry not due") {
+    then = [](const claim_result&) {};
+    auto run = ttm::journal::expire_orphans(racing, limits, clock);
+    CHECK(run.error.empty());
+    CHECK(run.expired == 1); // D2 only
+    CHECK(text_of(j, "state", "D1") == "open");
+    CHECK(column_of(j, "holder", "D1") == dead); // a read takes nothing
+    CHECK(column_of(j, "epoch", "D1") == 1);
+    CHECK(column_of(j, "last_wall_ns", "D1") == now);
+    CHECK(events_of(j, "D1") == 1);
+    // Still an orphan (its holder is dead), idle again in 4 hours.
+    CHECK(ttm::journal::expire_orphans(*expirer, limits, clock).expired == 0);
+    clock.advance(limits.max_idle + seconds{1});
+    CHECK(ttm::journal::expire_orphans(*expirer, limits, clock).expired == 1);
+    CHECK(text_of(j, "state", "D1") == "expired");
+  }
+  CHECK(claimed);
   CHECK(text_of(j, "state", "D2") == "expired");
 }
 

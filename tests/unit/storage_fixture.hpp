@@ -5,6 +5,7 @@
 
 
 #include "storage/sqlite_store.hpp"
+#include "storage/sqlite_util.hpp"
 
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
@@ -30,6 +31,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -41,6 +43,14 @@ namespace fs = std::filesystem;
 namespace {
 
 using ttm::test::temp_dir;
+
+/// The server routes SQLite's log to ours before it uses SQLite, as
+/// sqlite3_config works only then. Tests that touch a journal with SQLite
+/// directly before their first store opens (a raw connection, an auto
+/// extension) would otherwise leave it unrouted for the rest of the run,
+/// and wal_check_test's checks of SQLite's notices would depend on order.
+[[maybe_unused]] const bool sqlite_log_routed
+  = (ttm::storage::detail::route_sqlite_log(), true);
 
 inline result<store_ptr> open_at(const std::string& dir,
                           sync_mode sync = sync_mode::full) {
@@ -189,8 +199,26 @@ inline event make_event(event_kind kind, const std::string& session,
   ev.task_id = std::move(task);
   ev.at = {wall_ns, wall_ns - t0 + 5'000'000'000, "boot-a"};
   ev.payload = std::move(payload);
-  ev.epoch = 1; // as its starter holds it
+  ev.epoch = 1; // as its starter left it: the first write after the start
   return ev;
+}
+
+/// `batch` with each event at the epoch its session is at when the store
+/// writes it (every write moves it on by one): a session started in the
+/// batch is at 1 after its session_started, any other at `known[id]` (1 if
+/// not given: just started), then one more for each of its events before.
+inline std::vector<event>
+chained(std::vector<event> batch,
+        std::map<std::string, std::int64_t> known = {}) {
+  for (auto& ev : batch) {
+    if (ev.kind == event_kind::session_started) {
+      known[ev.session_id] = 1;
+      continue;
+    }
+    auto it = known.try_emplace(ev.session_id, 1).first;
+    ev.epoch = it->second++;
+  }
+  return batch;
 }
 
 inline event started(const std::string& session, std::int64_t wall_ns,

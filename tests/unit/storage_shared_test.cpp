@@ -35,15 +35,16 @@ TEST_CASE("storage: two stores open on one directory at once, each its own "
     must_append(*c, {started("C1", t0 + 4)});
   }
   a.reset();
-  must_append(*b, {closing(event_kind::session_ended, "B1", t0 + 5)});
+  must_append(*b,
+              {at_epoch(closing(event_kind::session_ended, "B1", t0 + 5), 2)});
   auto d = must_open(tmp.data());
   CHECK(d->instance() == b->instance() + 2);
   CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key = 'instances'")
         == d->instance());
 }
 
-TEST_CASE("storage: a claim loads the latest state for the owner only, one "
-          "epoch further",
+TEST_CASE("storage: a claim is a read: the latest state, for the owner "
+          "only, at the epoch it is at",
           "[storage][issue15]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
@@ -51,7 +52,7 @@ TEST_CASE("storage: a claim loads the latest state for the owner only, one "
   auto s1 = started_in("S1", t0, "alice", modern);
   auto t1 = task(event_kind::task_started, "S1", "T1", t0 + 10);
   must_append(*a, {s1, t1});
-  CHECK(column_of(tmp.journal(), "epoch", "S1") == 1);
+  CHECK(column_of(tmp.journal(), "epoch", "S1") == 2); // started, one write
   CHECK(column_of(tmp.journal(), "holder", "S1") == a->instance());
   CHECK(text_of(tmp.journal(), "scope", "S1") == modern);
 
@@ -61,7 +62,7 @@ TEST_CASE("storage: a claim loads the latest state for the owner only, one "
   CHECK(c.session.principal == "alice");
   CHECK(c.session.state == session_state::open);
   CHECK(c.session.epoch == 2);
-  CHECK(c.session.holder == b->instance());
+  CHECK(c.session.holder == a->instance()); // the last writer
   CHECK(c.previous_holder == a->instance());
   CHECK(c.previous_alive); // a's store is open: its process lives
   REQUIRE(c.session.events.size() == 2);
@@ -71,15 +72,20 @@ TEST_CASE("storage: a claim loads the latest state for the owner only, one "
     CHECK(ev.principal == "alice"); // the owner's, whatever was written
     CHECK(ev.epoch == 2);
   }
+  // Nothing written.
   CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
-  CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
+  CHECK(column_of(tmp.journal(), "holder", "S1") == a->instance());
 
-  SECTION("the holder at its epoch is current, without a write") {
-    auto again = must(b->claim(claim_of("S1", "alice", modern, 2)));
-    CHECK(again.outcome == claim_result::current);
-    CHECK(again.session.epoch == 2);
-    CHECK(again.session.events.empty());
+  SECTION("a copy at the session's epoch is current, whoever wrote last, "
+          "without a write") {
+    for (auto* st : {a.get(), b.get()}) {
+      auto again = must(st->claim(claim_of("S1", "alice", modern, 2)));
+      CHECK(again.outcome == claim_result::current);
+      CHECK(again.session.epoch == 2);
+      CHECK(again.session.events.empty());
+    }
     CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+    CHECK(column_of(tmp.journal(), "holder", "S1") == a->instance());
   }
   SECTION("another principal, another era or an unknown id: not_found, and "
           "the session is left as it was") {
@@ -91,35 +97,47 @@ TEST_CASE("storage: a claim loads the latest state for the owner only, one "
                      claim_of("", "alice", modern)}) {
       INFO(req.session_id << " " << req.principal << " " << req.scope << " "
                           << req.known_epoch);
-      auto r = must(a->claim(req));
+      req.now_wall_ns = t0 + hour_ns; // would record activity if it were found
+      auto r = must(b->claim(req));
       CHECK(r.outcome == claim_result::not_found);
       CHECK(r.session.events.empty());
       CHECK(r.session.session_id.empty()); // nothing a stranger may read
     }
     CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
-    CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
+    CHECK(column_of(tmp.journal(), "holder", "S1") == a->instance());
+    CHECK(column_of(tmp.journal(), "last_wall_ns", "S1") == t0 + 10);
   }
-  SECTION("the old holder's copy is not current: it loads, and takes it "
-          "back") {
-    auto back = must(a->claim(claim_of("S1", "alice", modern, 1)));
-    REQUIRE(back.outcome == claim_result::loaded);
-    CHECK(back.session.epoch == 3);
-    CHECK(back.session.holder == a->instance());
-    CHECK(back.previous_holder == b->instance());
-    CHECK(back.previous_alive);
-    CHECK(back.session.events.size() == 2);
-    // b's copy (epoch 2) is stale now.
+  SECTION("a claim fences no one: the last writer writes on; the claimer's "
+          "copy goes stale and it reloads") {
+    must_append(*a, {at_epoch(task(event_kind::task_ended, "S1", "T1",
+                                   t0 + 20),
+                              2)});
+    CHECK(column_of(tmp.journal(), "holder", "S1") == a->instance());
     auto stale = must(b->claim(claim_of("S1", "alice", modern, 2)));
-    CHECK(stale.outcome == claim_result::loaded);
-    CHECK(stale.session.epoch == 4);
+    REQUIRE(stale.outcome == claim_result::loaded);
+    CHECK(stale.session.epoch == 3);
+    CHECK(stale.session.events.size() == 3);
+    CHECK(stale.previous_holder == a->instance());
+    // Now b writes: it takes the session over, and a's copy is stale.
+    must_append(*b, {at_epoch(closing(event_kind::session_ended, "S1",
+                                      t0 + 30),
+                              3)});
+    CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
+    CHECK(column_of(tmp.journal(), "epoch", "S1") == 4);
+    auto back = must(a->claim(claim_of("S1", "alice", modern, 3)));
+    REQUIRE(back.outcome == claim_result::loaded);
+    CHECK(back.session.state == session_state::ended);
+    CHECK(back.session.epoch == 4);
   }
-  SECTION("a claim of its own session by its holder without an epoch moves "
-          "the epoch on") {
-    auto own = must(b->claim(claim_of("S1", "alice", modern)));
+  SECTION("a stale copy is loaded; the last writer is not 'another' to "
+          "itself") {
+    auto own = must(a->claim(claim_of("S1", "alice", modern, 1)));
     REQUIRE(own.outcome == claim_result::loaded);
-    CHECK(own.session.epoch == 3);
-    CHECK(own.previous_holder == b->instance());
-    CHECK_FALSE(own.previous_alive); // itself: not "another live holder"
+    CHECK(own.session.epoch == 2);
+    CHECK(own.session.events.size() == 2);
+    CHECK(own.previous_holder == 0);
+    CHECK_FALSE(own.previous_alive);
+    CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
   }
 }
 
@@ -146,8 +164,8 @@ TEST_CASE("storage: a claim by idempotency key finds the owner's newest "
   auto c = must(b->claim(by_key("alice", modern, t0)));
   REQUIRE(c.outcome == claim_result::loaded);
   CHECK(c.session.session_id == "K-new");
-  CHECK(c.session.epoch == 2);
-  CHECK(c.session.holder == b->instance());
+  CHECK(c.session.epoch == 1);
+  CHECK(c.session.holder == a->instance());
   CHECK(must(b->claim(by_key("bob", modern, t0))).session.session_id
         == "K-bob");
   CHECK(must(b->claim(by_key("alice", "2025", t0))).session.session_id
@@ -159,94 +177,134 @@ TEST_CASE("storage: a claim by idempotency key finds the owner's newest "
   // An expired session with the key is not found by it: a new one starts.
   must_append(*b, {at_epoch(closing(event_kind::session_expired, "K-new",
                                     t0 + 400),
-                            2)});
+                            1)});
   auto older = must(b->claim(by_key("alice", modern, t0)));
   REQUIRE(older.outcome == claim_result::loaded);
   CHECK(older.session.session_id == "K-old");
 }
 
-TEST_CASE("storage: a fenced append from the old holder writes nothing",
+TEST_CASE("storage: a stale writer's append is fenced and writes nothing",
           "[storage][issue15]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
   must_append(*a, {started("S1", t0), started("S2", t0 + 1)});
   must_append(*a, {task(event_kind::task_started, "S1", "T1", t0 + 2)});
+  // b loads S1 (epoch 2) and writes to it: S1 at 3, b's now.
   auto c = must(b->claim(local_claim("S1")));
   REQUIRE(c.outcome == claim_result::loaded);
   REQUIRE(c.session.epoch == 2);
+  must_append(*b, {at_epoch(task(event_kind::task_started, "S1", "T2", t0 + 3),
+                            2)});
+  REQUIRE(column_of(tmp.journal(), "holder", "S1") == b->instance());
   auto before_s1 = events_of(tmp.journal(), "S1");
   auto before_s2 = events_of(tmp.journal(), "S2");
   auto last_s2 = column_of(tmp.journal(), "last_wall_ns", "S2");
+  // a's copy of S1 is at 2.
   SECTION("one event") {
-    auto e = must_fail(a->append({task(event_kind::task_ended, "S1", "T1",
-                                       t0 + 3)}),
+    auto e = must_fail(a->append({at_epoch(task(event_kind::task_ended, "S1",
+                                                "T1", t0 + 4),
+                                           2)}),
                        error_kind::fenced, tmp.journal());
     CHECK(contains(e.message, "S1"));
-    CHECK(contains(e.message, "epoch 2"));
+    CHECK(contains(e.message, "epoch 3"));
+    CHECK(contains(e.message, "had 2"));
   }
-  SECTION("a batch with a session a still holds: none of it") {
-    must_fail(a->append({task(event_kind::task_started, "S2", "T9", t0 + 3),
-                         task(event_kind::task_ended, "S1", "T1", t0 + 4)}),
+  SECTION("a batch with a session it is current on: none of it") {
+    must_fail(a->append({task(event_kind::task_started, "S2", "T9", t0 + 4),
+                         at_epoch(task(event_kind::task_ended, "S1", "T1",
+                                       t0 + 5),
+                                  2)}),
               error_kind::fenced, tmp.journal());
   }
   SECTION("closing the session") {
-    must_fail(a->append({closing(event_kind::session_ended, "S1", t0 + 3)}),
+    must_fail(a->append({at_epoch(closing(event_kind::session_ended, "S1",
+                                          t0 + 4),
+                                  2)}),
               error_kind::fenced, tmp.journal());
   }
   CHECK(events_of(tmp.journal(), "S1") == before_s1);
   CHECK(events_of(tmp.journal(), "S2") == before_s2);
   CHECK(column_of(tmp.journal(), "last_wall_ns", "S2") == last_s2);
+  CHECK(column_of(tmp.journal(), "epoch", "S2") == 1);
   CHECK(text_of(tmp.journal(), "state", "S1") == "open");
-  CHECK(column_of(tmp.journal(), "epoch", "S1") == 2);
+  CHECK(column_of(tmp.journal(), "epoch", "S1") == 3);
   CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
-  // a still writes its other session, and b the one it claimed.
-  must_append(*a, {task(event_kind::task_started, "S2", "T9", t0 + 5)});
-  must_append(*b, {at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 6),
-                            2)});
+  // a still writes its other session; b writes on; a, reloaded, writes too.
+  must_append(*a, {task(event_kind::task_started, "S2", "T9", t0 + 6)});
+  must_append(*b, {at_epoch(task(event_kind::task_ended, "S1", "T2", t0 + 7),
+                            3)});
+  auto reloaded = must(a->claim(local_claim("S1", 2)));
+  REQUIRE(reloaded.outcome == claim_result::loaded);
+  CHECK(reloaded.session.epoch == 4);
+  CHECK(reloaded.previous_holder == b->instance());
+  CHECK(reloaded.previous_alive);
+  must_append(*a, {at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 8),
+                            4)});
+  CHECK(column_of(tmp.journal(), "holder", "S1") == a->instance());
+  CHECK(column_of(tmp.journal(), "epoch", "S1") == 5);
 }
 
-TEST_CASE("storage: two stores ending the same task: one ends it, the other "
-          "is fenced and reloads it ended",
+TEST_CASE("storage: two stores ending the same task: the first write wins, "
+          "the other is fenced and reloads it ended",
           "[storage][issue15]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
   must_append(*a, {started_in("S1", t0, "alice", modern),
                    task(event_kind::task_started, "S1", "T1", t0 + 1)});
-  // Both hold a copy with T1 running: a from the start (epoch 1), b from
-  // its claim (epoch 2). Both end T1.
+  // Both hold a copy with T1 running at epoch 2: a from its write, b from
+  // its claim. Both end T1, computed from that epoch.
   auto bc = must(b->claim(claim_of("S1", "alice", modern)));
   REQUIRE(bc.outcome == claim_result::loaded);
-  auto by_a = at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 10), 1);
+  REQUIRE(bc.session.epoch == 2);
+  auto by_a = at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 10), 2);
   auto by_b = at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 11), 2);
+  store* winner = nullptr;
+  store* loser = nullptr;
+  std::int64_t won_at = 0;
   SECTION("the claimer writes first") {
     must_append(*b, {by_b});
     must_fail(a->append({by_a}), error_kind::fenced, tmp.journal());
+    winner = b.get();
+    loser = a.get();
+    won_at = t0 + 11;
   }
-  SECTION("the old holder writes first") {
-    must_fail(a->append({by_a}), error_kind::fenced, tmp.journal());
-    must_append(*b, {by_b});
+  SECTION("the last writer writes first") {
+    must_append(*a, {by_a});
+    must_fail(b->append({by_b}), error_kind::fenced, tmp.journal());
+    winner = a.get();
+    loser = b.get();
+    won_at = t0 + 10;
   }
   CHECK(count(tmp.journal(),
               "SELECT count(*) FROM events WHERE kind = 'task_ended'")
         == 1);
-  // The fenced one reloads (re-claims: it is still entitled) and finds T1
-  // ended by the other: it answers already_ended.
-  auto ac = must(a->claim(claim_of("S1", "alice", modern, 1)));
-  REQUIRE(ac.outcome == claim_result::loaded);
-  CHECK(ac.session.epoch == 3);
-  REQUIRE(ac.session.events.size() == 3);
-  CHECK(ac.session.events[2].kind == event_kind::task_ended);
-  CHECK(ac.session.events[2].at.wall_ns == t0 + 11);
-  // And now b is the stale one.
-  must_fail(b->append({at_epoch(closing(event_kind::session_ended, "S1",
+  CHECK(column_of(tmp.journal(), "holder", "S1") == winner->instance());
+  // The fenced one reloads and finds T1 ended by the other: it answers
+  // already_ended.
+  auto lc = must(loser->claim(claim_of("S1", "alice", modern, 2)));
+  REQUIRE(lc.outcome == claim_result::loaded);
+  CHECK(lc.session.epoch == 3);
+  CHECK(lc.previous_holder == winner->instance());
+  CHECK(lc.previous_alive);
+  REQUIRE(lc.session.events.size() == 3);
+  CHECK(lc.session.events[2].kind == event_kind::task_ended);
+  CHECK(lc.session.events[2].at.wall_ns == won_at);
+  // Its reload fenced no one: the winner's copy is still current...
+  CHECK(must(winner->claim(claim_of("S1", "alice", modern, 3))).outcome
+        == claim_result::current);
+  // ... until the loser writes from its reload; then the winner is stale.
+  must_append(*loser, {at_epoch(closing(event_kind::session_ended, "S1",
                                         t0 + 12),
-                                2)}),
+                                3)});
+  must_fail(winner->append({at_epoch(closing(event_kind::session_ended, "S1",
+                                             t0 + 13),
+                                     3)}),
             error_kind::fenced, tmp.journal());
-  must_append(*a, {at_epoch(closing(event_kind::session_ended, "S1", t0 + 12),
-                            3)});
   CHECK(text_of(tmp.journal(), "state", "S1") == "ended");
+  CHECK(column_of(tmp.journal(), "closed_wall_ns", "S1") == t0 + 12);
+  CHECK(column_of(tmp.journal(), "holder", "S1") == loser->instance());
 }
 
 TEST_CASE("storage: released sessions and a dead holder's are orphans, a "
@@ -262,9 +320,11 @@ TEST_CASE("storage: released sessions and a dead holder's are orphans, a "
   CHECK(all_orphans(*a).empty());
   CHECK(all_orphans(*b).empty());
 
-  // A release names the epoch it holds at; another epoch or another
-  // instance's release changes nothing.
+  // A release names the epoch it holds at (S1: 2, after its task); another
+  // epoch or another instance's release changes nothing.
   must(a->release({{"S1", 1}, {"S2", 7}}));
+  CHECK(column_of(tmp.journal(), "holder", "S1") == a->instance());
+  must(a->release({{"S1", 2}}));
   must(b->release({{"S3", 1}}));
   CHECK(column_of(tmp.journal(), "holder", "S1") == 0);
   CHECK(column_of(tmp.journal(), "holder", "S2") == a->instance());
@@ -274,7 +334,7 @@ TEST_CASE("storage: released sessions and a dead holder's are orphans, a "
     REQUIRE(o.size() == 1);
     CHECK(o[0].session_id == "S1");
     CHECK(o[0].principal == "local");
-    CHECK(o[0].epoch == 1);
+    CHECK(o[0].epoch == 2);
     CHECK(o[0].started_wall_ns == t0);
     CHECK(o[0].last_wall_ns == t0 + 50); // its latest event
   }
@@ -292,14 +352,23 @@ TEST_CASE("storage: released sessions and a dead holder's are orphans, a "
   CHECK(all_orphans(*b, 0).empty());
   CHECK(column_of(tmp.journal(), "holder", "S2") == dead); // as it was
 
-  // A claim makes one held again (by a live instance): not an orphan.
+  // A claim is a read: the session stays an orphan...
   auto c = must(b->claim(local_claim("S2")));
   REQUIRE(c.outcome == claim_result::loaded);
   CHECK(c.previous_holder == dead);
   CHECK_FALSE(c.previous_alive);
   auto released = must(b->claim(local_claim("S1")));
+  REQUIRE(released.outcome == claim_result::loaded);
   CHECK(released.previous_holder == 0);
   CHECK_FALSE(released.previous_alive);
+  CHECK(ids_of(all_orphans(*b)) == names{"S1", "S2", "S3"});
+  // ... and a write makes it held again (by a live instance): not one.
+  must_append(*b, {at_epoch(task(event_kind::task_started, "S2", "T1",
+                                 t0 + 60),
+                            c.session.epoch)});
+  must_append(*b, {at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 61),
+                            released.session.epoch)});
+  CHECK(column_of(tmp.journal(), "holder", "S1") == b->instance());
   CHECK(ids_of(all_orphans(*b)) == names{"S3"});
   // A new store on the directory sees b alive, and S3 dead.
   auto d = must_open(tmp.data());

@@ -64,11 +64,13 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
   s1[2].at.boot_id = "boot-b";
   s1[2].at.mono_ns = -7; // a boot's clock owes nothing to another's
   std::vector<event> s2{started("S2", t0 + 500, "bob", "M-two")};
+  std::int64_t writer = 0;
   {
     auto st = must_open(tmp.data());
+    writer = st->instance();
     must_append(*st, {s1[0], s1[1]});
     must_append(*st, s2);
-    must_append(*st, {s1[2], s1[3]});
+    must_append(*st, chained({s1[2], s1[3]}, {{"S1", 2}}));
   }
   auto st = must_open(tmp.data());
   std::vector<stored_session> open;
@@ -79,14 +81,16 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
     req.scope = "2025";
     auto c = must(st->claim(req));
     REQUIRE(c.outcome == claim_result::loaded);
+    CHECK(c.previous_holder == writer);
+    CHECK_FALSE(c.previous_alive); // its store is gone
     open.push_back(std::move(c.session));
   }
   CHECK(open[0].session_id == "S1");
   CHECK(open[0].principal == "alice");
   CHECK(open[0].milestone_id == "M-one");
   CHECK(open[0].state == session_state::open);
-  CHECK(open[0].epoch == 2); // started at 1, claimed once
-  CHECK(open[0].holder == st->instance());
+  CHECK(open[0].epoch == 4); // started at 1, one more per event since
+  CHECK(open[0].holder == writer); // a claim takes nothing over
   CHECK(open[0].started_wall_ns == t0);
   CHECK_FALSE(open[0].closed_wall_ns);
   REQUIRE(open[0].events.size() == s1.size());
@@ -94,11 +98,12 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
     INFO("event " << i);
     check_same(open[0].events[i], s1[i]);
     CHECK(open[0].events[i].principal == "alice");
-    CHECK(open[0].events[i].epoch == 2);
+    CHECK(open[0].events[i].epoch == 4); // the session's, as loaded
   }
   CHECK(open[1].session_id == "S2");
   CHECK(open[1].principal == "bob");
   CHECK(open[1].milestone_id == "M-two");
+  CHECK(open[1].epoch == 1);
   REQUIRE(open[1].events.size() == 1);
   check_same(open[1].events[0], s2[0]);
   CHECK(open[1].events[0].principal == "bob");
@@ -117,67 +122,81 @@ TEST_CASE("storage: every open is a new, higher instance", "[storage]") {
         == last);
 }
 
-TEST_CASE("storage: a claim takes a session over; other epochs are fenced",
+TEST_CASE("storage: a write takes a session over and moves its epoch on; a "
+          "stale writer is fenced; a claim changes neither",
           "[storage]") {
   temp_dir tmp;
   auto events_of_s1 = "SELECT count(*) FROM events JOIN sessions USING (sid) WHERE session_id = 'S1'";
+  auto epoch_of_s1 = "SELECT epoch FROM sessions WHERE session_id = 'S1'";
+  auto holder_of_s1 = "SELECT holder FROM sessions WHERE session_id = 'S1'";
   std::int64_t first = 0;
   {
     auto st = must_open(tmp.data());
     first = st->instance();
     must_append(*st, {started("S1", t0)});
-    CHECK(count(tmp.journal(),
-                "SELECT epoch FROM sessions WHERE session_id = 'S1'")
-          == 1);
-    CHECK(count(tmp.journal(),
-                "SELECT holder FROM sessions WHERE session_id = 'S1'")
-          == first);
+    CHECK(count(tmp.journal(), epoch_of_s1) == 1);
+    CHECK(count(tmp.journal(), holder_of_s1) == first);
   }
   auto st = must_open(tmp.data());
   REQUIRE(st->instance() > first);
   SECTION("an append at an epoch the session is not at is fenced") {
-    auto ev = task(event_kind::task_started, "S1", "T1", t0 + 1);
-    ev.epoch = 2;
-    auto e = must_fail(st->append({ev}), error_kind::fenced, tmp.journal());
-    CHECK(contains(e.message, "S1"));
+    for (std::int64_t epoch : {0, 2, 7}) {
+      INFO("epoch " << epoch);
+      auto ev = task(event_kind::task_started, "S1", "T1", t0 + 1);
+      ev.epoch = epoch;
+      auto e = must_fail(st->append({ev}), error_kind::fenced, tmp.journal());
+      CHECK(contains(e.message, "S1"));
+      CHECK(contains(e.message, "epoch 1"));
+    }
     CHECK(count(tmp.journal(), events_of_s1) == 1);
+    CHECK(count(tmp.journal(), epoch_of_s1) == 1);
+    CHECK(count(tmp.journal(), holder_of_s1) == first);
   }
-  SECTION("after the claim, appends work until another instance claims it") {
-    claim_request req;
-    req.session_id = "S1";
-    req.principal = "local";
-    req.scope = "2025";
-    auto c = must(st->claim(req));
+  SECTION("a claim loads it as it is; a write at its epoch takes it over, "
+          "until another instance writes") {
+    auto c = must(st->claim(local_claim("S1")));
     REQUIRE(c.outcome == claim_result::loaded);
-    CHECK(c.session.epoch == 2);
+    CHECK(c.session.epoch == 1);
+    CHECK(c.session.holder == first);
     CHECK(c.previous_holder == first);
     CHECK_FALSE(c.previous_alive); // its store is gone
-    CHECK(count(tmp.journal(),
-                "SELECT epoch FROM sessions WHERE session_id = 'S1'")
-          == 2);
-    CHECK(count(tmp.journal(),
-                "SELECT holder FROM sessions WHERE session_id = 'S1'")
-          == st->instance());
-    // The old epoch is fenced now.
-    must_fail(st->append({task(event_kind::task_started, "S1", "T1", t0 + 1)}),
-              error_kind::fenced, tmp.journal());
+    // A read: nothing changed.
+    CHECK(count(tmp.journal(), epoch_of_s1) == 1);
+    CHECK(count(tmp.journal(), holder_of_s1) == first);
     auto ev = task(event_kind::task_started, "S1", "T1", t0 + 1);
     ev.epoch = c.session.epoch;
     must_append(*st, {ev});
     CHECK(count(tmp.journal(), events_of_s1) == 2);
+    CHECK(count(tmp.journal(), epoch_of_s1) == 2);
+    CHECK(count(tmp.journal(), holder_of_s1) == st->instance());
+    // The event keeps the epoch it was computed from.
     CHECK(count(tmp.journal(), "SELECT epoch FROM events"
                                " ORDER BY seq DESC LIMIT 1")
-          == 2);
-    // Another instance (a raw connection here) claims S1 again.
+          == 1);
+    // The same write again (a stale copy at epoch 1) is fenced now.
+    must_fail(st->append({ev}), error_kind::fenced, tmp.journal());
+    CHECK(count(tmp.journal(), events_of_s1) == 2);
+    // Its own copy at 2 is current.
+    CHECK(must(st->claim(local_claim("S1", 2))).outcome
+          == claim_result::current);
+    // Another instance (a raw connection here) writes to S1.
     raw_db{tmp.journal()}.exec("UPDATE sessions SET epoch = epoch + 1");
     auto end = task(event_kind::task_ended, "S1", "T1", t0 + 2);
     auto close = closing(event_kind::session_ended, "S1", t0 + 3);
-    end.epoch = close.epoch = c.session.epoch;
-    must_fail(st->append({end, close}), error_kind::fenced, tmp.journal());
+    auto batch = chained({end, close}, {{"S1", 2}});
+    auto e = must_fail(st->append(batch), error_kind::fenced, tmp.journal());
+    CHECK(contains(e.message, "epoch 3"));
     CHECK(count(tmp.journal(), events_of_s1) == 2);
     CHECK(count(tmp.journal(),
                 "SELECT count(*) FROM sessions WHERE state = 'open'")
           == 1);
+    // It reloads, and writes at the epoch it loaded.
+    auto again = must(st->claim(local_claim("S1", 2)));
+    REQUIRE(again.outcome == claim_result::loaded);
+    CHECK(again.session.epoch == 3);
+    must_append(*st, chained({end, close}, {{"S1", 3}}));
+    CHECK(count(tmp.journal(), epoch_of_s1) == 5);
+    CHECK(raw_db{tmp.journal()}.text("SELECT state FROM sessions") == "ended");
   }
 }
 
@@ -209,13 +228,17 @@ TEST_CASE("storage: a batch is written whole or not at all", "[storage]") {
     nothing_of_s1();
   }
   SECTION("an event after the session ended") {
+    // At the epochs the session is at: it is closed, not fenced.
     batch.push_back(closing(event_kind::session_ended, "S1", t0 + 12));
     batch.push_back(task(event_kind::task_started, "S1", "T2", t0 + 13));
-    must_fail(st->append(batch), error_kind::rejected, tmp.journal());
+    batch = chained(batch);
+    auto e = must_fail(st->append(batch), error_kind::rejected, tmp.journal());
+    CHECK(contains(e.message, "session S1 is not open"));
     nothing_of_s1();
   }
   SECTION("a payload that is not JSON") {
     batch.push_back(task(event_kind::task_ended, "S1", "T1", t0 + 12));
+    batch = chained(batch);
     batch.back().payload = "{not json";
     auto e = must_fail(st->append(batch), error_kind::rejected, tmp.journal());
     CHECK(contains(e.message, "not JSON"));
@@ -395,7 +418,8 @@ TEST_CASE("storage: a full disk fails the append with full, writing nothing",
     auto c = must(st->claim(local_claim("S1")));
     REQUIRE(c.outcome == claim_result::loaded);
     auto t0_started = task(event_kind::task_started, "S1", "T0", t0 + 1);
-    t0_started.epoch = big.epoch = c.session.epoch;
+    t0_started.epoch = c.session.epoch;
+    big.epoch = c.session.epoch + 1;
     must_fail(st->append({t0_started, big}), error_kind::full, tmp.journal());
     // The store stays usable for what still fits.
     must_append(*st, {t0_started});
@@ -412,9 +436,9 @@ TEST_CASE("storage: history is newest first, filtered and limited",
           "[storage]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
-  must_append(*st, {started("A1", t0 + 100, "alice"),
-                    task(event_kind::task_started, "A1", "T", t0 + 101),
-                    closing(event_kind::session_ended, "A1", t0 + 150)});
+  must_append(*st, chained({started("A1", t0 + 100, "alice"),
+                            task(event_kind::task_started, "A1", "T", t0 + 101),
+                            closing(event_kind::session_ended, "A1", t0 + 150)}));
   must_append(*st, {started("B1", t0 + 200, "bob")});
   must_append(*st, {started("A2", t0 + 300, "alice"),
                     closing(event_kind::session_expired, "A2", t0 + 400)});
@@ -466,9 +490,10 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
           "[storage]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
-  must_append(*st, {started("old-ended", t0),
-                    task(event_kind::task_started, "old-ended", "T", t0 + 1),
-                    closing(event_kind::session_ended, "old-ended", t0 + 100)});
+  must_append(*st,
+              chained({started("old-ended", t0),
+                       task(event_kind::task_started, "old-ended", "T", t0 + 1),
+                       closing(event_kind::session_ended, "old-ended", t0 + 100)}));
   must_append(*st,
               {started("old-expired", t0 + 10),
                closing(event_kind::session_expired, "old-expired", t0 + 150)});
@@ -495,7 +520,7 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
 }
 
 TEST_CASE("storage: a claim of an ended or expired session loads it as it "
-          "is, without taking it",
+          "is, and a claim of an open one changes nothing either",
           "[storage]") {
   temp_dir tmp;
   std::int64_t first = 0;
@@ -507,32 +532,45 @@ TEST_CASE("storage: a claim of an ended or expired session loads it as it "
     must_append(*st, {closing(event_kind::session_ended, "ended", t0 + 10),
                       closing(event_kind::session_expired, "expired", t0 + 11)});
   }
+  auto epochs = [&] {
+    return raw_db{tmp.journal()}.text("SELECT group_concat(epoch) FROM"
+                                      " (SELECT epoch FROM sessions ORDER BY sid)");
+  };
+  CHECK(epochs() == "2,2,1"); // closing is a write: one epoch further
   auto st = must_open(tmp.data());
   auto ended = must(st->claim(local_claim("ended")));
   REQUIRE(ended.outcome == claim_result::loaded);
   CHECK(ended.session.state == session_state::ended);
   CHECK(ended.session.closed_wall_ns == t0 + 10);
-  CHECK(ended.session.epoch == 1); // not taken: nothing to write to it
+  CHECK(ended.session.epoch == 2);
   CHECK(ended.session.holder == first);
-  CHECK(ended.previous_holder == 0);
+  CHECK(ended.previous_holder == 0); // only said of an open session
   REQUIRE(ended.session.events.size() == 2);
   CHECK(ended.session.events[1].kind == event_kind::session_ended);
   auto expired = must(st->claim(local_claim("expired")));
   REQUIRE(expired.outcome == claim_result::loaded);
   CHECK(expired.session.state == session_state::expired);
-  CHECK(expired.session.epoch == 1);
+  CHECK(expired.session.epoch == 2);
   CHECK(expired.session.events.empty());
-  // A caller that held it before hears that it changed, not `current`.
-  auto req = local_claim("expired");
-  req.known_epoch = 1;
-  CHECK(must(st->claim(req)).outcome == claim_result::loaded);
+  // A caller whose copy is at its epoch hears that it closed, not `current`.
+  CHECK(must(st->claim(local_claim("expired", 2))).outcome
+        == claim_result::loaded);
+  CHECK(must(st->claim(local_claim("ended", 2))).outcome
+        == claim_result::loaded);
   auto open = must(st->claim(local_claim("open")));
   REQUIRE(open.outcome == claim_result::loaded);
   CHECK(open.session.state == session_state::open);
-  CHECK(open.session.epoch == 2);
+  CHECK(open.session.epoch == 1);
+  CHECK(open.session.holder == first);
+  CHECK(open.previous_holder == first);
+  CHECK_FALSE(open.previous_alive);
   REQUIRE(open.session.events.size() == 1);
   CHECK(open.session.events[0].kind == event_kind::session_started);
-  CHECK(raw_db{tmp.journal()}.text("SELECT group_concat(epoch) FROM"
-                                   " (SELECT epoch FROM sessions ORDER BY sid)")
-        == "1,1,2");
+  CHECK(must(st->claim(local_claim("open", 1))).outcome
+        == claim_result::current);
+  CHECK(epochs() == "2,2,1");
+  CHECK(raw_db{tmp.journal()}.text("SELECT group_concat(holder) FROM"
+                                   " (SELECT holder FROM sessions ORDER BY sid)")
+        == std::to_string(first) + "," + std::to_string(first) + ","
+             + std::to_string(first));
 }
