@@ -1,14 +1,18 @@
 // journal_check: is every state change a client saw acknowledged in the
-// server's journal?
+// server's journal, exactly once?
 //
-//   journal_check --data-dir DIR --ack-log FILE [--show N]
+//   journal_check --data-dir DIR --ack-log FILE [--ack-log FILE]...
+//                 [--at-least-once] [--show N]
 //
 // FILE is what `time-tracker-bench --ack-log FILE` wrote: one line per
 // acknowledged change, TOOL <TAB> SESSION_ID <TAB> TASK_ID|- <TAB> STATUS|-.
-// DIR is the data directory of a server that is no longer running (the
-// journal is locked while one is). The journal is read through the server's
-// own storage library (opening it starts a new epoch, as a restart would;
-// nothing else is written). Each line must be backed by an event:
+// Several FILEs (one per bench, e.g. one per server process sharing DIR)
+// are read as one log. DIR is the data directory of servers that are no
+// longer running. The journal is read through the server's own storage
+// library (opening it starts a new epoch, as a restart would; nothing else
+// is written).
+//
+// Present: each line must be backed by an event:
 //
 //   time_session_start  a session_started event of SESSION_ID
 //   time_task_start     the n-th acknowledged start of (SESSION_ID, TASK_ID)
@@ -17,15 +21,30 @@
 //                       when "-")
 //   time_session_end    a session_ended event of SESSION_ID
 //
-// Exit status: 0 when every line is backed; 1 when one is not, a line is
-// malformed, or the log is empty (nothing proved); 2 for a bad command line
-// or a journal that cannot be read.
+// Once (unless --at-least-once): no change is in the journal more often than
+// it was asked for. The check assumes what time-tracker-bench does: a client
+// sends each change once (a session's tasks are started and ended once each,
+// a failed call abandons the session, nothing is retried). Then, for every
+// session in the journal: at most one session_started and one session_ended
+// event; and per task at most max(acknowledged starts, 1) task_started
+// events and max(acknowledged ends, 1) task_ended events (one more than was
+// acknowledged: a change applied whose reply was lost, e.g. in flight when a
+// server was killed, or a running task ended by the session's end). More is
+// a change applied twice, e.g. replayed by a process that took the session
+// over. A client that restarts tasks after a lost reply breaks the
+// assumption: use --at-least-once for its logs.
+//
+// Exit status: 0 when every line is backed (and nothing is doubled); 1 when
+// one is not, a change is doubled, a line is malformed, or the log is empty
+// (nothing proved); 2 for a bad command line or a journal that cannot be
+// read.
 
 #include "storage/sqlite_store.hpp"
 #include "storage/store.hpp"
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -49,7 +68,8 @@ constexpr const char* me = "journal_check";
 int usage_error(const std::string& message) {
   std::fprintf(stderr,
                "%s: %s\n"
-               "usage: %s --data-dir DIR --ack-log FILE [--show N]\n",
+               "usage: %s --data-dir DIR --ack-log FILE [--ack-log FILE]... "
+               "[--at-least-once] [--show N]\n",
                me, message.c_str(), me);
   return 2;
 }
@@ -61,8 +81,8 @@ struct task_events {
 };
 
 struct session_events {
-  bool started = false;
-  bool ended = false;
+  std::size_t started = 0; ///< session_started events
+  std::size_t ended = 0;   ///< session_ended events
   bool expired = false;
   std::unordered_map<std::string, task_events> tasks;
 };
@@ -95,7 +115,8 @@ std::vector<std::string> split_tabs(const std::string& line) {
 
 int main(int argc, char** argv) {
   std::string dir;
-  std::string log_path;
+  std::vector<std::string> log_paths;
+  bool at_least_once = false;
   std::size_t show = 20;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -109,11 +130,18 @@ int main(int argc, char** argv) {
       has_value = true;
     }
     if (name == "--help" || name == "-h") {
-      std::printf("usage: %s --data-dir DIR --ack-log FILE [--show N]\n"
-                  "Checks that every line of FILE (time-tracker-bench "
-                  "--ack-log) has its event in the journal in DIR.\n",
+      std::printf("usage: %s --data-dir DIR --ack-log FILE [--ack-log "
+                  "FILE]... [--at-least-once] [--show N]\n"
+                  "Checks that every line of the FILEs (time-tracker-bench "
+                  "--ack-log) has its event in the journal in DIR, and\n"
+                  "(unless --at-least-once) that no change is in it more "
+                  "often than it was asked for.\n",
                   me);
       return 0;
+    }
+    if (name == "--at-least-once" && !has_value) {
+      at_least_once = true;
+      continue;
     }
     if (name != "--data-dir" && name != "--ack-log" && name != "--show")
       return usage_error("unknown option '" + arg + "'");
@@ -125,7 +153,7 @@ int main(int argc, char** argv) {
     if (name == "--data-dir") {
       dir = value;
     } else if (name == "--ack-log") {
-      log_path = value;
+      log_paths.push_back(value);
     } else {
       char* end = nullptr;
       unsigned long long n = std::strtoull(value.c_str(), &end, 10);
@@ -134,7 +162,7 @@ int main(int argc, char** argv) {
       show = static_cast<std::size_t>(n);
     }
   }
-  if (dir.empty() || log_path.empty())
+  if (dir.empty() || log_paths.empty())
     return usage_error("--data-dir and --ack-log are required");
 
   // -- the journal
@@ -175,7 +203,7 @@ int main(int argc, char** argv) {
       ++events_by_kind[st::to_string(e.kind)];
       switch (e.kind) {
         case st::event_kind::session_started:
-          se.started = true;
+          ++se.started;
           break;
         case st::event_kind::task_started:
           ++se.tasks[e.task_id].started;
@@ -187,7 +215,7 @@ int main(int argc, char** argv) {
           break;
         }
         case st::event_kind::session_ended:
-          se.ended = true;
+          ++se.ended;
           break;
         case st::event_kind::session_expired:
           se.expired = true;
@@ -196,25 +224,37 @@ int main(int argc, char** argv) {
     }
   }
 
-  // -- the acknowledgements
-  std::ifstream in{log_path};
-  if (!in) {
-    std::fprintf(stderr, "%s: cannot read %s: %s\n", me, log_path.c_str(),
-                 std::strerror(errno));
-    return 2;
+  // -- the acknowledgements, every file's lines in turn
+  struct ack_line {
+    std::string where; ///< "line N" or "FILE:N"
+    std::string text;
+  };
+  std::vector<ack_line> ack_lines;
+  for (const auto& path : log_paths) {
+    std::ifstream in{path};
+    if (!in) {
+      std::fprintf(stderr, "%s: cannot read %s: %s\n", me, path.c_str(),
+                   std::strerror(errno));
+      return 2;
+    }
+    std::string text;
+    for (std::size_t n = 1; std::getline(in, text); ++n)
+      ack_lines.push_back({(log_paths.size() > 1 ? path + ":" : "line ")
+                             + std::to_string(n),
+                           text});
   }
   std::map<std::string, std::size_t> acks_by_tool;
   std::map<std::pair<std::string, std::string>, std::size_t> starts_acked;
   std::map<std::string, std::size_t> ends_acked; ///< sid \t task \t status
+  std::map<std::pair<std::string, std::string>, std::size_t> ends_any;
   std::vector<std::string> problems;
   std::size_t lines = 0;
   std::size_t missing = 0;
   std::size_t malformed = 0;
-  std::string line;
   static const session_events none;
-  while (std::getline(in, line)) {
+  for (const auto& [at, line] : ack_lines) {
     ++lines;
-    auto where = "line " + std::to_string(lines) + " (" + line + "): ";
+    auto where = at + " (" + line + "): ";
     auto f = split_tabs(line);
     if (f.size() != 4 || f[0].empty() || f[1].empty() || f[2].empty()
         || f[3].empty()) {
@@ -249,6 +289,7 @@ int main(int argc, char** argv) {
         want = ++starts_acked[{sid, task}];
         have = t == se.tasks.end() ? 0 : t->second.started;
       } else {
+        ++ends_any[{sid, task}];
         want = ++ends_acked[sid + '\t' + task + '\t' + status];
         if (t != se.tasks.end()) {
           if (status == "-") {
@@ -283,6 +324,37 @@ int main(int argc, char** argv) {
     }
   }
 
+  // -- exactly once: nothing applied more often than it was asked for
+  std::size_t doubled = 0;
+  if (!at_least_once) {
+    auto twice = [&](const std::string& sid, const std::string& what) {
+      ++doubled;
+      problems.push_back("session " + sid + ": " + what);
+    };
+    auto acked = [](const auto& m, const auto& key) -> std::size_t {
+      auto it = m.find(key);
+      return it == m.end() ? 0 : it->second;
+    };
+    for (const auto& [sid, se] : db) {
+      if (se.started > 1)
+        twice(sid, std::to_string(se.started) + " session_started events");
+      if (se.ended > 1)
+        twice(sid, std::to_string(se.ended) + " session_ended events");
+      for (const auto& [task, t] : se.tasks) {
+        auto starts = acked(starts_acked, std::make_pair(sid, task));
+        auto ends = acked(ends_any, std::make_pair(sid, task));
+        if (t.started > std::max<std::size_t>(starts, 1))
+          twice(sid, "task " + task + ": " + std::to_string(t.started)
+                       + " task_started events for "
+                       + std::to_string(starts) + " acknowledged start(s)");
+        if (t.ended > std::max<std::size_t>(ends, 1))
+          twice(sid, "task " + task + ": " + std::to_string(t.ended)
+                       + " task_ended events for " + std::to_string(ends)
+                       + " acknowledged end(s)");
+      }
+    }
+  }
+
   // -- the report
   std::printf("%s: journal %s\n", me, store->describe().c_str());
   std::printf("journal: %zu sessions (", sessions.size());
@@ -298,8 +370,11 @@ int main(int argc, char** argv) {
     sep = ", ";
   }
   std::printf(")\n");
-  std::printf("ack log %s: %zu acknowledged changes (", log_path.c_str(),
-              lines);
+  std::string logs_named;
+  for (const auto& path : log_paths)
+    logs_named += (logs_named.empty() ? "" : ", ") + path;
+  std::printf("ack log%s %s: %zu acknowledged changes (",
+              log_paths.size() > 1 ? "s" : "", logs_named.c_str(), lines);
   sep = "";
   for (const auto& [tool, n] : acks_by_tool) {
     std::printf("%s%s %zu", sep, tool.c_str(), n);
@@ -313,6 +388,10 @@ int main(int argc, char** argv) {
                 changes - lines);
   std::printf("missing from the journal: %zu; malformed lines: %zu\n",
               missing, malformed);
+  if (at_least_once)
+    std::printf("applied more than once: not checked (--at-least-once)\n");
+  else
+    std::printf("applied more than once: %zu\n", doubled);
   for (std::size_t i = 0; i < problems.size() && i < show; ++i)
     std::printf("  %s\n", problems[i].c_str());
   if (problems.size() > show)
@@ -321,12 +400,18 @@ int main(int argc, char** argv) {
     std::printf("FAIL: the ack log is empty: nothing was checked\n");
     return 1;
   }
-  if (missing > 0 || malformed > 0) {
+  if (missing > 0 || malformed > 0 || doubled > 0) {
     std::printf("FAIL: %zu acknowledged change(s) not in the journal, %zu "
-                "malformed line(s)\n",
-                missing, malformed);
+                "applied more than once, %zu malformed line(s)\n",
+                missing, doubled, malformed);
     return 1;
   }
-  std::printf("OK: all %zu acknowledged changes are in the journal\n", lines);
+  if (at_least_once)
+    std::printf("OK: all %zu acknowledged changes are in the journal\n",
+                lines);
+  else
+    std::printf("OK: all %zu acknowledged changes are in the journal, none "
+                "more than once\n",
+                lines);
   return 0;
 }
