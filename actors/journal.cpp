@@ -10,11 +10,19 @@
 namespace ttm::actors {
 
 journal_state::~journal_state() {
-  if (commits > 0 || claims > 0)
-    TTM_LOG(info, "journal", std::to_string(events) + " events in "
-                               + std::to_string(commits) + " transactions; "
-                               + std::to_string(claims) + " claims, "
-                               + std::to_string(loads) + " loads");
+  if (commits == 0 && claims == 0)
+    return;
+  // Contention with other servers on the directory: how often a statement
+  // waited for their transactions, and how long in all.
+  auto waits = cfg.store ? cfg.store->lock_waits() : storage::store::waits{};
+  TTM_LOG(info, "journal", std::to_string(events) + " events in "
+                             + std::to_string(commits) + " transactions; "
+                             + std::to_string(claims) + " claims, "
+                             + std::to_string(loads) + " loads; "
+                             + std::to_string(waits.count)
+                             + " waits for other servers' transactions ("
+                             + std::to_string(waits.total_us / 1000)
+                             + " ms)");
 }
 
 namespace {

@@ -45,7 +45,7 @@ function summarize() {
   const procs = [];
   for (const line of fs.readFileSync(arg.manifest, 'utf8').split('\n')) {
     if (!line) continue;
-    const [index, file, benchExit, serverExit, killed, busy, events, txns, claims, loads] = line.split('\t');
+    const [index, file, benchExit, serverExit, killed, busy, events, txns, claims, loads, waitMs] = line.split('\t');
     let doc = null;
     try {
       doc = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -71,7 +71,8 @@ function summarize() {
         doc?.server?.cpu_s != null && doc.window_s > 0 ? (100 * doc.server.cpu_s) / doc.window_s : null,
       errors: doc ? doc.errors : null,
       error_messages: doc?.error_messages ?? [],
-      busy_log_lines: Number(busy || 0),
+      lock_waits: Number(busy || 0),
+      lock_wait_ms: Number(waitMs || 0),
       journal_events: events ? Number(events) : null,
       journal_transactions: txns ? Number(txns) : null,
       journal_claims: claims ? Number(claims) : null,
@@ -96,7 +97,8 @@ function summarize() {
     })(),
     errors: sum(procs.map((p) => p.errors)),
     errors_live: sum(live.map((p) => p.errors)),
-    busy_log_lines: sum(procs.map((p) => p.busy_log_lines)),
+    lock_waits: sum(procs.map((p) => p.lock_waits)),
+    lock_wait_ms: sum(procs.map((p) => p.lock_wait_ms)),
     clients: sum(procs.map((p) => p.clients)),
     journal_events: sum(procs.map((p) => p.journal_events)),
     journal_transactions: sum(procs.map((p) => p.journal_transactions)),
@@ -123,7 +125,7 @@ function summarize() {
     fmt(p.max_ms, 1),
     p.server_cpu_pct == null ? '-' : `${fmt(p.server_cpu_pct)}%`,
     fmt(p.errors),
-    fmt(p.busy_log_lines),
+    `${fmt(p.lock_waits)} (${fmt(p.lock_wait_ms)} ms)`,
     perTxn(p.journal_events, p.journal_transactions),
     p.journal_claims == null ? '-' : `${p.journal_claims}/${p.journal_loads}`,
     `${p.bench_exit}/${p.server_exit ?? '-'}`,
@@ -138,7 +140,7 @@ function summarize() {
     '',
     `${fmt(agg.server_cpu_pct)}%`,
     fmt(agg.errors),
-    fmt(agg.busy_log_lines),
+    `${fmt(agg.lock_waits)} (${fmt(agg.lock_wait_ms)} ms)`,
     perTxn(agg.journal_events, agg.journal_transactions),
     agg.journal_claims == null ? '-' : `${agg.journal_claims}/${agg.journal_loads}`,
     '',
@@ -146,7 +148,7 @@ function summarize() {
   console.log(`${arg.label}: ${summary.scenario ?? 'no bench report'}`);
   console.log(
     table(
-      ['process', 'clients', 'calls/s', 'workflows/s', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'errors', 'busy lines', 'events/txn', 'claims/loads', 'exit bench/server'],
+      ['process', 'clients', 'calls/s', 'workflows/s', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'errors', 'lock waits', 'events/txn', 'claims/loads', 'exit bench/server'],
       rows,
     ),
   );
@@ -189,7 +191,8 @@ function sideBySide() {
       server_cpu_pct: median(a((s) => s.aggregate.server_cpu_pct)),
       server_cpu_us_per_call: median(a((s) => s.aggregate.server_cpu_us_per_call)),
       errors: sum(a((s) => s.aggregate.errors)),
-      busy_log_lines: sum(a((s) => s.aggregate.busy_log_lines)),
+      lock_waits: sum(a((s) => s.aggregate.lock_waits)),
+      lock_wait_ms: sum(a((s) => s.aggregate.lock_wait_ms)),
       events_per_txn: median(
         a((s) => (s.aggregate.journal_transactions ? s.aggregate.journal_events / s.aggregate.journal_transactions : null)),
       ),
@@ -219,7 +222,7 @@ function sideBySide() {
         'server CPU',
         'CPU us/call',
         'errors',
-        'busy lines',
+        'lock waits',
         'events/txn',
         'failed runs',
       ],
@@ -237,7 +240,7 @@ function sideBySide() {
         r.server_cpu_pct == null ? '-' : `${fmt(r.server_cpu_pct)}%`,
         fmt(r.server_cpu_us_per_call, 1),
         fmt(r.errors),
-        fmt(r.busy_log_lines),
+        `${fmt(r.lock_waits)} (${fmt(r.lock_wait_ms)} ms)`,
         fmt(r.events_per_txn, 1),
         `${r.failed_runs}/${r.rounds}`,
       ]),

@@ -186,18 +186,19 @@ done
 manifest="$work/manifest.tsv"
 : >"$manifest"
 for i in $(seq "$processes"); do
-  # Contention as the servers saw it: lines naming SQLITE_BUSY, a locked or
-  # busy database (shown below, not judged).
-  busy=$(grep -Eic "$busy_re" "$work/server.$i.log")
-  # The journal's own count at shutdown: "N events in M transactions[;
-  # C claims, L loads]" (claims: checks of a session against the journal;
-  # loads: those that took it over from elsewhere).
-  txn="$(grep -o '[0-9]* events in [0-9]* transactions\(; [0-9]* claims, [0-9]* loads\)\?' \
-           "$work/server.$i.log" | tail -n 1 \
-         | awk '{ print $1 "\t" $4 "\t" $6 "\t" $8 }')"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$work/bench.$i.json" \
+  # The journal's own count at shutdown: "N events in M transactions; C
+  # claims, L loads; W waits for other servers' transactions (T ms)"
+  # (claims: checks of a session against the journal; loads: those that
+  # read it anew; waits: statements that waited for another server's write
+  # lock, the contention, shown, not judged).
+  line="$(grep -o "[0-9]* events in [0-9]* transactions; [0-9]* claims, [0-9]* loads; [0-9]* waits for other servers' transactions ([0-9]* ms)" \
+           "$work/server.$i.log" | tail -n 1)"
+  txn="$(echo "$line" | awk 'NF { print $1 "\t" $4 "\t" $6 "\t" $8 }')"
+  busy="$(echo "$line" | awk 'NF { print $10 }')"
+  wait_ms="$(echo "$line" | awk 'NF { gsub(/\(/, "", $16); print $16 }')"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$work/bench.$i.json" \
     "${bench_rc[i]}" "${server_rc[i]}" "$([ "$i" = "$killed" ] && echo 1 || echo 0)" \
-    "$busy" "${txn:-			}" >>"$manifest"
+    "${busy:-0}" "${txn:-			}" "${wait_ms:-0}" >>"$manifest"
 done
 node "$here/../multi_process_report.mjs" summarize --manifest "$manifest" \
   --label "${label:-run}" --processes "$processes" \

@@ -37,8 +37,11 @@ constexpr auto busy_timeout = std::chrono::seconds{2};
 /// with several servers committing every few milliseconds that tail is what
 /// a reply would wait. Short sleeps first (they are short transactions),
 /// then longer ones, for at most `busy_timeout` in all.
-int on_busy(void*, int tries) {
+int on_busy(void* stats, int tries) {
   using namespace std::chrono;
+  auto& busy = *static_cast<sqlite_store::busy_stats*>(stats);
+  if (tries == 0)
+    ++busy.waits;
   auto pause = tries < 10   ? microseconds{50}
                : tries < 50 ? microseconds{200}
                             : microseconds{2000};
@@ -50,6 +53,7 @@ int on_busy(void*, int tries) {
   if (waited >= busy_timeout)
     return 0;
   std::this_thread::sleep_for(pause);
+  busy.slept_us += static_cast<std::uint64_t>(pause.count());
   return 1;
 }
 
@@ -113,6 +117,8 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   if (!held.share())
     return errno_error(errno, "cannot share the lock on",
                        (dir / "lock").string());
+  // Before the connection: it must outlive it (a close may wait too).
+  auto busy = std::make_unique<sqlite_store::busy_stats>();
   sqlite3* raw = nullptr;
   auto rc = sqlite3_open_v2(path.c_str(), &raw,
                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
@@ -126,7 +132,7 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   if (sqlite3_db_readonly(d, "main") == 1)
     return error{error_kind::read_only,
                  "cannot write the journal " + path + ": it is read-only"};
-  sqlite3_busy_handler(d, on_busy, nullptr);
+  sqlite3_busy_handler(d, on_busy, busy.get());
   // A file we refuse keeps even the WAL a crashed server left beside it:
   // no checkpoint when we close it.
   sqlite3_db_config(d, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
@@ -168,7 +174,7 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   if (auto err = held.hold_instance(instance))
     return std::move(*err);
   auto st = std::make_unique<sqlite_store>(
-    std::move(held), path, std::move(db), instance,
+    std::move(busy), std::move(held), path, std::move(db), instance,
     sqlite_store::limits{
       opts.max_open_sessions,
       std::chrono::nanoseconds{opts.max_age}.count(),

@@ -8,6 +8,7 @@
 #include "storage/store.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,9 +25,17 @@ public:
     std::int64_t max_idle_ns = 0;
   };
 
-  sqlite_store(dir_lock lock, std::string path, db_ptr db,
-               std::int64_t instance, limits lim)
-    : lock_(std::move(lock)),
+  /// Filled by the connection's busy handler (see sqlite_open.cpp).
+  struct busy_stats {
+    std::uint64_t waits = 0;
+    std::uint64_t slept_us = 0;
+  };
+
+  sqlite_store(std::unique_ptr<busy_stats> busy, dir_lock lock,
+               std::string path, db_ptr db, std::int64_t instance,
+               limits lim)
+    : busy_(std::move(busy)),
+      lock_(std::move(lock)),
       path_(std::move(path)),
       db_(std::move(db)),
       instance_(instance),
@@ -41,6 +50,10 @@ public:
 
   std::string describe() const override {
     return "sqlite:" + path_;
+  }
+
+  waits lock_waits() const override {
+    return {busy_->waits, busy_->slept_us};
   }
 
   std::int64_t instance() const override {
@@ -93,7 +106,9 @@ private:
                                       const std::string& what);
   std::optional<error> append_one(const event& ev);
 
-  // Members go in reverse: statements, then the connection, then the lock.
+  // Members go in reverse: statements, then the connection, then the lock
+  // and what the connection's busy handler writes to.
+  std::unique_ptr<busy_stats> busy_;
   dir_lock lock_;
   std::string path_;
   db_ptr db_;

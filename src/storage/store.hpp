@@ -81,6 +81,16 @@ public:
   /// Where the data lives, for logs: "sqlite:/home/u/.local/state/...".
   virtual std::string describe() const = 0;
 
+  /// Contention so far: how often a statement had to wait for other
+  /// instances' transactions, and for how long in all.
+  struct waits {
+    std::uint64_t count = 0;
+    std::uint64_t total_us = 0;
+  };
+  virtual waits lock_waits() const {
+    return {};
+  }
+
   /// This instance's number (> 0), unique among all that opened the store.
   virtual std::int64_t instance() const = 0;
 
