@@ -1,0 +1,430 @@
+// The journal through the actors with a real SQLite directory (issue 15):
+// sessions taken over on use (stdio, HTTP reconnects, the other era), two
+// servers on one directory (each sees the other's changes, one of two ends
+// of a task wins), an idle MCP session's sessions left in the journal, a
+// fenced sweep expiry, and a journal that cannot be opened.
+
+#include "actor_fixture.hpp"
+#include "actors/journal.hpp"
+#include "journal/codec.hpp"
+#include "storage/sqlite_store.hpp"
+#include "session_client.hpp"
+#include "test_client_state.hpp"
+
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include "temp_dir.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <unordered_map>
+
+using namespace ttm;
+using domain::change;
+
+namespace {
+
+using ttm::test::parse;
+using ttm::test::str;
+using ttm::test::temp_dir;
+
+std::string tools_call(const std::string& name, const std::string& args,
+                       int id) {
+  return ttm::test::session_client::tools_call(name, args,
+                                              std::to_string(id));
+}
+
+} // namespace
+
+// -- sessions taken over on use, through the actors (issue 15) ---------------
+
+namespace {
+
+const std::string init_request = ttm::test::initialize_request("2025-11-25");
+
+std::string summary_call(int id, const std::string& sid) {
+  return tools_call("time_session_summary",
+                    R"({"session_id":")" + sid
+                      + R"(","include_task_details":false})",
+                    id);
+}
+
+/// Writes one open session, started by `principal` in `era`, to a journal
+/// in `dir`, as a server that has exited since would have.
+std::string seed_journal(const std::filesystem::path& dir,
+                         const std::string& principal, protocol::era era,
+                         const domain::fake_clock& clock) {
+  auto opened = storage::open_sqlite(
+    {dir.string(), storage::sync_mode::normal, "seed"});
+  REQUIRE(std::holds_alternative<storage::store_ptr>(opened));
+  auto& store = *std::get<storage::store_ptr>(opened);
+  change c;
+  c.kind = change::session_started;
+  c.session_id = "11111111-2222-4333-8444-555555555555";
+  c.at = domain::now_of(clock);
+  c.session.milestone_id = "M-seed";
+  c.session.task_ids = {"a", "b"};
+  c.zone_name = "UTC";
+  auto r = store.append({journal::to_event(c, principal, clock.boot_id(),
+                                          era)});
+  REQUIRE(std::holds_alternative<storage::ok>(r));
+  return c.session_id;
+}
+
+/// A second server process on the fixture's directory: its own
+/// supervisor, journal (its own store instance) and transport.
+struct server {
+  actors::supervisor_actor supervisor;
+  actors::journal_actor journal;
+  actors::transport_actor transport;
+};
+
+/// The fixture's transport, replaced by one with a journal on a real SQLite
+/// directory, on CAF's deterministic scheduler; `second()` adds another
+/// server on the same directory.
+struct shared_dir_fixture : ttm::test::actor_fixture {
+  temp_dir dir;
+  actors::journal_actor journal;
+  std::vector<server> others;
+
+  explicit shared_dir_fixture(actors::supervisor_config sup = {})
+    : actor_fixture(ttm::test::test_client_config(), sup) {
+  }
+
+  /// While true, the journal's open fails as for a corrupt file.
+  std::shared_ptr<bool> broken = std::make_shared<bool>(false);
+
+  actors::journal_actor spawn_journal() {
+    actors::journal_config jc;
+    auto path = dir.path().string();
+    jc.open = [path, broken = broken]() -> storage::result<storage::store_ptr> {
+      if (*broken)
+        return storage::error{storage::error_kind::corrupt,
+                              "the test broke " + path};
+      storage::sqlite_options o{path, storage::sync_mode::normal, "t"};
+      o.max_age = domain::tracking_limits{}.max_age;
+      o.max_idle = domain::tracking_limits{}.max_idle;
+      return storage::open_sqlite(o);
+    };
+    jc.clock = clock;
+    return sys.spawn(actors::journal_behavior, jc);
+  }
+
+  actors::transport_actor spawn_transport(actors::supervisor_actor sup,
+                                          actors::journal_actor j) {
+    actors::transport_config tc;
+    tc.client = ttm::test::test_client_config();
+    tc.client.clock = clock;
+    tc.client.journal = true;
+    tc.supervisor = std::move(sup);
+    tc.journal = std::move(j);
+    return sys.spawn(actors::transport_behavior, std::move(tc));
+  }
+
+  void start() {
+    journal = spawn_journal();
+    caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
+    transport = spawn_transport(supervisor, journal);
+    sched.run();
+  }
+
+  void open_journal() {
+    caf::anon_send(journal, actors::open_atom::value, transport);
+    sched.run();
+  }
+
+  /// Another server on the directory, its journal open.
+  server& second() {
+    server s;
+    s.supervisor = sys.spawn(actors::supervisor_behavior,
+                             actors::supervisor_config{});
+    s.journal = spawn_journal();
+    s.transport = spawn_transport(s.supervisor, s.journal);
+    caf::anon_send(s.journal, actors::open_atom::value, s.transport);
+    sched.run();
+    others.push_back(std::move(s));
+    return others.back();
+  }
+
+  ~shared_dir_fixture() {
+    for (auto& s : others) {
+      caf::anon_send_exit(s.transport, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(s.supervisor, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(s.journal, caf::exit_reason::user_shutdown);
+    }
+    caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  using sink = ttm::test::collecting_sink;
+
+  /// A stdio-like frame to `to` (the fixture's transport by default).
+  std::shared_ptr<sink> inbound(const std::string& json,
+                                actors::transport_actor to = {}) {
+    auto s = std::make_shared<sink>();
+    caf::anon_send(to ? to : transport, actors::inbound_atom::value,
+                   std::string{"stdio"}, mcp::decode(json),
+                   actors::sink_ptr{s});
+    sched.run();
+    return s;
+  }
+
+  /// The principal each route was opened by: `forward` sends as it.
+  std::unordered_map<std::string, std::string> opened_by;
+
+  std::shared_ptr<sink> open(const std::string& key,
+                             const std::string& principal) {
+    auto s = std::make_shared<sink>();
+    opened_by[key] = principal;
+    caf::anon_send(transport, actors::open_atom::value, key, principal,
+                   mcp::decode(init_request), actors::sink_ptr{s});
+    sched.run();
+    return s;
+  }
+
+  std::shared_ptr<sink> forward(const std::string& key,
+                                const std::string& json) {
+    auto s = std::make_shared<sink>();
+    caf::anon_send(transport, actors::forward_atom::value, key,
+                   opened_by[key], mcp::decode(json), actors::sink_ptr{s});
+    sched.run();
+    return s;
+  }
+
+  /// The structuredContent of a tool reply.
+  static rapidjson::Document content(const sink& s) {
+    REQUIRE(s.lines.size() == 1);
+    auto d = parse(s.lines[0]);
+    rapidjson::Document out;
+    out.CopyFrom(d["result"]["structuredContent"], out.GetAllocator());
+    return out;
+  }
+
+  /// The error_code of a tool reply, or "" for success.
+  static std::string code_of(const sink& s) {
+    auto sc = content(s);
+    return sc.HasMember("error_code") ? str(sc["error_code"]) : "";
+  }
+};
+
+} // namespace
+
+TEST_CASE("journal: stdio takes a session over from the journal when a call "
+          "names it, not at start-up") {
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy,
+                          *f.clock);
+  f.start();
+  f.open_journal();
+  auto init = f.inbound(init_request);
+  CHECK(init->lines.size() == 1);
+  CHECK(f.slots() == 0); // nothing adopted at start
+  auto back = f.inbound(summary_call(1, sid));
+  REQUIRE(f.code_of(*back) == "");
+  CHECK(str(f.content(*back)["status"]) == "active");
+  CHECK(f.slots() == 1);
+  CHECK(f.state().directory.at(sid) == "stdio");
+}
+
+TEST_CASE("journal: over HTTP a session goes to an MCP session of its "
+          "principal and era that names it; a newer MCP session of the same "
+          "principal takes it over (a reconnect)") {
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::legacy,
+                          *f.clock);
+  f.start();
+  f.open_journal();
+  f.open("bob-1", "bob");
+  CHECK(f.code_of(*f.forward("bob-1", summary_call(1, sid)))
+        == "SESSION_NOT_FOUND");
+  f.open("alice-1", "alice");
+  CHECK(f.code_of(*f.forward("alice-1", summary_call(2, sid))) == "");
+  CHECK(f.state().directory.at(sid) == "alice-1");
+  f.open("alice-2", "alice");
+  CHECK(f.code_of(*f.forward("alice-2", summary_call(3, sid))) == "");
+  CHECK(f.state().directory.at(sid) == "alice-2");
+  CHECK(f.slots() == 1); // moved, not counted twice
+  CHECK(f.code_of(*f.forward("alice-1", summary_call(4, sid))) == "");
+  CHECK(f.slots() == 1);
+  // bob still gets nothing.
+  CHECK(f.code_of(*f.forward("bob-1", summary_call(5, sid)))
+        == "SESSION_NOT_FOUND");
+}
+
+TEST_CASE("journal: an idle MCP session ends though it holds a tracking "
+          "session, which stays in the journal for its principal") {
+  actors::supervisor_config sup;
+  sup.mcp_idle_timeout = std::chrono::minutes{30};
+  shared_dir_fixture f{sup};
+  f.start();
+  f.open_journal();
+  f.open("alice-1", "alice");
+  auto started = f.forward("alice-1", tools_call("time_session_start",
+                                                 R"({"milestone_id":"M",)"
+                                                 R"("task_ids":["a"]})",
+                                                 1));
+  REQUIRE(f.code_of(*started) == "");
+  auto sid = str(f.content(*started)["session_id"]);
+  f.clock->advance(std::chrono::minutes{31});
+  f.sched.advance_time(std::chrono::minutes{31});
+  f.sched.run();
+  CHECK(f.state().routes.count("alice-1") == 0);
+  CHECK(f.slots() == 0);
+  f.open("alice-2", "alice");
+  auto back = f.forward("alice-2", summary_call(2, sid));
+  REQUIRE(f.code_of(*back) == "");
+  CHECK(str(f.content(*back)["status"]) == "active");
+  CHECK(f.slots() == 1);
+}
+
+TEST_CASE("journal: a 2026-07-28 session is not taken by a 2025 MCP session "
+          "of the same principal") {
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::modern,
+                          *f.clock);
+  f.start();
+  f.open_journal();
+  f.open("alice-1", "alice");
+  CHECK(f.code_of(*f.forward("alice-1", summary_call(1, sid)))
+        == "SESSION_NOT_FOUND");
+  CHECK(f.state().directory.count(sid) == 0);
+  CHECK(f.slots() == 0);
+}
+
+TEST_CASE("journal: two servers on one directory: each call sees the other's "
+          "changes, and two ends of one task end it once") {
+  shared_dir_fixture f;
+  f.start();
+  f.open_journal();
+  auto& b = f.second();
+  f.inbound(init_request);
+  f.inbound(init_request, b.transport);
+  auto started = f.inbound(tools_call(
+    "time_session_start", R"({"milestone_id":"M","task_ids":["a","b"]})", 1));
+  REQUIRE(f.code_of(*started) == "");
+  auto sid = str(f.content(*started)["session_id"]);
+  auto task = [&](const char* tool, const char* task_id, int id) {
+    return tools_call(tool,
+                      R"({"session_id":")" + sid + R"(","task_id":")"
+                        + task_id + R"("})",
+                      id);
+  };
+  REQUIRE(f.code_of(*f.inbound(task("time_task_start", "a", 2))) == "");
+  // Server B sees task a running, and starts b.
+  auto seen = f.inbound(summary_call(3, sid), b.transport);
+  REQUIRE(f.code_of(*seen) == "");
+  CHECK(f.content(*seen)["tasks_in_progress"].GetInt() == 1);
+  REQUIRE(f.code_of(*f.inbound(task("time_task_start", "b", 4), b.transport))
+          == "");
+  // Both servers end task b at once: exactly one ends it.
+  auto s1 = std::make_shared<ttm::test::collecting_sink>();
+  auto s2 = std::make_shared<ttm::test::collecting_sink>();
+  caf::anon_send(f.transport, actors::inbound_atom::value,
+                 std::string{"stdio"},
+                 mcp::decode(task("time_task_end", "b", 5)),
+                 actors::sink_ptr{s1});
+  caf::anon_send(b.transport, actors::inbound_atom::value,
+                 std::string{"stdio"},
+                 mcp::decode(task("time_task_end", "b", 6)),
+                 actors::sink_ptr{s2});
+  f.sched.run();
+  REQUIRE(f.code_of(*s1) == "");
+  REQUIRE(f.code_of(*s2) == "");
+  auto e1 = f.content(*s1)["already_ended"].GetBool();
+  auto e2 = f.content(*s2)["already_ended"].GetBool();
+  CHECK(e1 != e2);
+  // Server A sees b ended once, and a still running.
+  auto last = f.inbound(summary_call(7, sid));
+  REQUIRE(f.code_of(*last) == "");
+  CHECK(f.content(*last)["tasks_in_progress"].GetInt() == 1);
+  CHECK(f.content(*last)["tasks_completed"].GetInt() == 1);
+}
+
+TEST_CASE("journal: a server whose copy of a session idled out while "
+          "another server used it does not call it expired") {
+  shared_dir_fixture f;
+  f.start();
+  f.open_journal();
+  auto& b = f.second();
+  f.inbound(init_request);
+  f.inbound(init_request, b.transport);
+  auto started = f.inbound(tools_call(
+    "time_session_start", R"({"milestone_id":"M","task_ids":["a"]})", 1));
+  REQUIRE(f.code_of(*started) == "");
+  auto sid = str(f.content(*started)["session_id"]);
+  f.clock->advance(std::chrono::hours{3});
+  REQUIRE(f.code_of(*f.inbound(summary_call(2, sid), b.transport)) == "");
+  // Server A's copy has seen no call for 4 h: its sweep expires it, the
+  // journal fences that (B holds it), and A forgets it expired.
+  f.clock->advance(std::chrono::hours{1} + std::chrono::seconds{1});
+  f.sched.advance_time(std::chrono::hours{4} + std::chrono::seconds{1});
+  f.sched.run();
+  auto later = f.inbound(summary_call(3, sid));
+  REQUIRE(f.code_of(*later) == "");
+  CHECK(str(f.content(*later)["status"]) == "active");
+}
+
+TEST_CASE("journal: while the journal cannot be opened, a session it holds "
+          "answers STORAGE_UNAVAILABLE, not SESSION_NOT_FOUND; it opens "
+          "without a restart once the fault clears") {
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy,
+                          *f.clock);
+  *f.broken = true;
+  f.start();
+  f.inbound(init_request);
+  f.open_journal();
+  auto held = f.inbound(summary_call(1, sid));
+  REQUIRE(held->lines.size() == 1);
+  CHECK(f.code_of(*held) == "STORAGE_UNAVAILABLE");
+  CHECK(parse(held->lines[0])["result"]["isError"].GetBool());
+  // Nothing can start either: it could not be recorded.
+  auto started = f.inbound(tools_call(
+    "time_session_start", R"({"milestone_id":"M2","task_ids":["x"]})", 2));
+  CHECK(f.code_of(*started) == "STORAGE_UNAVAILABLE");
+  CHECK(f.slots() == 0);
+  // The first retry, a second later, still fails.
+  f.sched.advance_time(std::chrono::seconds{1});
+  f.sched.run();
+  CHECK(f.code_of(*f.inbound(summary_call(3, sid))) == "STORAGE_UNAVAILABLE");
+  // The fault clears: the next retry (2 s after the first) opens the
+  // journal and the session is back, as it was.
+  *f.broken = false;
+  f.sched.advance_time(std::chrono::seconds{1});
+  f.sched.run();
+  CHECK(f.code_of(*f.inbound(summary_call(4, sid))) == "STORAGE_UNAVAILABLE");
+  f.sched.advance_time(std::chrono::seconds{1});
+  f.sched.run();
+  auto back = f.inbound(summary_call(5, sid));
+  REQUIRE(f.code_of(*back) == "");
+  CHECK(str(f.content(*back)["status"]) == "active");
+  CHECK(f.state().directory.at(sid) == "stdio");
+  // An id that never existed is SESSION_NOT_FOUND again.
+  CHECK(f.code_of(*f.inbound(
+          summary_call(6, "99999999-2222-4333-8444-555555555555")))
+        == "SESSION_NOT_FOUND");
+}
+
+TEST_CASE("journal: over HTTP, while the journal cannot be opened, no "
+          "principal is told another's session never existed") {
+  shared_dir_fixture f;
+  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::legacy,
+                          *f.clock);
+  *f.broken = true;
+  f.start();
+  f.open_journal();
+  f.open("bob-1", "bob");
+  CHECK(f.code_of(*f.forward("bob-1", summary_call(1, sid)))
+        == "STORAGE_UNAVAILABLE");
+  *f.broken = false;
+  f.sched.advance_time(std::chrono::seconds{1});
+  f.sched.run();
+  // Open: the route opened during the fault hears it cleared.
+  CHECK(f.code_of(*f.forward("bob-1", summary_call(2, sid)))
+        == "SESSION_NOT_FOUND");
+  f.open("alice-1", "alice");
+  CHECK(f.code_of(*f.forward("alice-1", summary_call(3, sid))) == "");
+}
