@@ -136,6 +136,15 @@ struct shared_dir_fixture : ttm::test::actor_fixture {
     sched.run();
   }
 
+  /// A journal holding one open session of `principal` in `era` (see
+  /// seed_journal), this fixture's server started on it; the session id.
+  std::string seeded(const std::string& principal, protocol::era era) {
+    auto sid = seed_journal(dir.path(), principal, era, *clock);
+    start();
+    open_journal();
+    return sid;
+  }
+
   /// Another server on the directory, its journal open.
   server& second() {
     server s;
@@ -215,10 +224,7 @@ struct shared_dir_fixture : ttm::test::actor_fixture {
 TEST_CASE("journal: stdio takes a session over from the journal when a call "
           "names it, not at start-up") {
   shared_dir_fixture f;
-  auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy,
-                          *f.clock);
-  f.start();
-  f.open_journal();
+  auto sid = f.seeded("local", protocol::era::legacy);
   auto init = f.inbound(init_request);
   CHECK(init->lines.size() == 1);
   CHECK(f.slots() == 0); // nothing adopted at start
@@ -233,10 +239,7 @@ TEST_CASE("journal: over HTTP a session goes to an MCP session of its "
           "principal and era that names it; a newer MCP session of the same "
           "principal takes it over (a reconnect)") {
   shared_dir_fixture f;
-  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::legacy,
-                          *f.clock);
-  f.start();
-  f.open_journal();
+  auto sid = f.seeded("alice", protocol::era::legacy);
   f.open("bob-1", "bob");
   CHECK(f.code_of(*f.forward("bob-1", summary_call(1, sid)))
         == "SESSION_NOT_FOUND");
@@ -283,10 +286,7 @@ TEST_CASE("journal: an idle MCP session ends though it holds a tracking "
 TEST_CASE("journal: a 2026-07-28 session is not taken by a 2025 MCP session "
           "of the same principal") {
   shared_dir_fixture f;
-  auto sid = seed_journal(f.dir.path(), "alice", protocol::era::modern,
-                          *f.clock);
-  f.start();
-  f.open_journal();
+  auto sid = f.seeded("alice", protocol::era::modern);
   f.open("alice-1", "alice");
   CHECK(f.code_of(*f.forward("alice-1", summary_call(1, sid)))
         == "SESSION_NOT_FOUND");
