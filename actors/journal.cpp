@@ -132,6 +132,15 @@ void flush(self_ptr self) {
     for (const auto& p : batch)
       all.insert(all.end(), p.events.begin(), p.events.end());
     auto r = st.cfg.store->append(all);
+    // Busy for 2 s already: retrying each alone would hold every other
+    // claim and append for 2 s more per append. Fail them all.
+    if (auto* err = std::get_if<storage::error>(&r);
+        err && err->kind == storage::error_kind::busy) {
+      auto a = note(r);
+      for (auto& p : batch)
+        p.promise.deliver(a);
+      return;
+    }
     if (std::holds_alternative<storage::error>(r)) {
       for (auto& p : batch) {
         auto a = note(append(p.events));

@@ -70,6 +70,15 @@ void grant(self_ptr self, const std::string& id, const client_actor& owner) {
   count_open(self, addr, o, true);
 }
 
+/// Frees `id`'s slot if `owner` still holds it: another client actor of
+/// this server may have taken the session over meanwhile (its slot moved).
+void release_of(self_ptr self, const std::string& id,
+                const caf::actor_addr& owner) {
+  auto i = self->state.slots.find(id);
+  if (i != self->state.slots.end() && i->second.owner == owner)
+    release(self, id);
+}
+
 /// Marks a session ended: it no longer counts against its owner's shares
 /// (its slot stays until it expires or is reclaimed).
 void mark_ended(self_ptr self, const std::string& id) {
@@ -152,7 +161,7 @@ void expire_owners(self_ptr self, std::vector<client_actor> targets,
       .then(
         [=](const std::vector<std::string>& ids) {
           for (const auto& id : ids)
-            release(self, id);
+            release_of(self, id, handle.address());
           finish_one();
         },
         [=](caf::error&) { finish_one(); });
@@ -294,8 +303,9 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       return promise;
     },
     [=](release_atom, const std::vector<std::string>& ids) {
+      auto sender = caf::actor_cast<caf::actor_addr>(self->current_sender());
       for (const auto& id : ids)
-        release(self, id);
+        release_of(self, id, sender);
     },
     [=](ended_atom, const std::vector<std::string>& ids) {
       for (const auto& id : ids)

@@ -195,6 +195,7 @@ private:
     std::string held_reply;
     bool held_updates = false;
     std::vector<std::string> held_started;
+    std::vector<std::string> held_expired;
     /// The current message's session was checked with the journal; how
     /// often it ran again after its write was fenced.
     bool claimed = false;
@@ -208,6 +209,12 @@ private:
     bool force_load = false;
   };
 
+  /// Moves a held session's last activity to the journal's record of it.
+  void touch_from(const storage::stored_session& s);
+  /// The epoch a session is at, a write in flight included; 0: unknown.
+  std::int64_t current_epoch(const std::string& id) const;
+  /// Undoes the call whose changes the journal did not store.
+  void undo_held(job& j);
   /// On to the next message of the current job.
   static void next_message(job& j);
   /// The claim the current message needs before it runs, if any.

@@ -25,9 +25,12 @@ bool session::hold_for_journal(job& j, std::string reply,
   j.held_reply = std::move(reply);
   j.held_updates = false;
   j.held_started.clear();
+  j.held_expired.clear();
   for (const auto& c : changes) {
     if (c.kind != domain::change::session_expired)
       j.held_updates = true;
+    else
+      j.held_expired.push_back(c.session_id);
     if (c.kind == domain::change::session_started)
       j.held_started.push_back(c.session_id);
   }
@@ -48,18 +51,17 @@ session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs) 
   // Each event carries the epoch its session will be at when it is
   // written (the store moves it on by one per event): the epoch this
   // client knows, then one more for each earlier event of the batch.
-  next_epochs.clear();
+  epoch_map after; // built apart: `next_epochs` may be pending_epochs_
   for (const auto& c : changes) {
     out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era));
     auto& ev = out.back();
-    auto& next = next_epochs[c.session_id];
+    auto& next = after[c.session_id];
     if (c.kind == domain::change::session_started) {
       next = 1;
       continue;
     }
     if (next == 0)
-      if (auto e = epochs_.find(c.session_id); e != epochs_.end())
-        next = e->second;
+      next = current_epoch(c.session_id);
     ev.epoch = next++;
     if (c.kind == domain::change::session_expired) {
       // A limit's expiry stands only if the journal agrees it is due.
@@ -67,6 +69,7 @@ session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs) 
       epochs_.erase(c.session_id);
     }
   }
+  next_epochs = std::move(after);
   return out;
 }
 
@@ -131,15 +134,7 @@ void session::take_over(const storage::stored_session& s) {
   }
   epochs_[id] = s.epoch;
   adopted_.push_back(id);
-  // Calls through other servers that wrote nothing (reads) count as
-  // activity too: the journal has the latest one, to the minute.
-  if (s.last_wall_ns > 0) {
-    auto now = domain::now_of(*cfg_.clock);
-    auto ago = std::chrono::nanoseconds{domain::to_ns(now.wall)
-                                        - s.last_wall_ns};
-    if (ago.count() > 0)
-      tracker_.touch(id, now.mono - ago);
-  }
+  touch_from(s);
   if (!had)
     created_.push_back(id);
   if (!had)
@@ -177,6 +172,9 @@ rpc_step session::resume_claim(const storage::claim_result& r,
     next_message(j);
     return run_job();
   }
+  // Calls through other servers count as activity here too.
+  if (r.outcome == storage::claim_result::current)
+    touch_from(r.session);
   if (j.verifying) {
     j.verifying = false;
     if (r.outcome == storage::claim_result::current) {
@@ -216,11 +214,34 @@ rpc_step session::resume_claim(const storage::claim_result& r,
   return run_job();
 }
 
+void session::touch_from(const storage::stored_session& s) {
+  // Calls through other servers that wrote nothing (reads) count as
+  // activity too: the journal has the latest one, to the minute.
+  if (s.last_wall_ns <= 0)
+    return;
+  auto now = domain::now_of(*cfg_.clock);
+  auto ago = std::chrono::nanoseconds{domain::to_ns(now.wall)
+                                      - s.last_wall_ns};
+  if (ago.count() >= 0)
+    tracker_.touch(s.session_id, now.mono - ago);
+}
+
+std::int64_t session::current_epoch(const std::string& id) const {
+  // A write in flight moves it on (see pending_epochs_): what is sent
+  // meanwhile (an expiry, a close) goes behind that write in the journal's
+  // mailbox, so it is checked against the epoch the write leaves.
+  if (auto p = pending_epochs_.find(id); p != pending_epochs_.end())
+    return p->second;
+  if (auto e = epochs_.find(id); e != epochs_.end())
+    return e->second;
+  return 0;
+}
+
 std::vector<std::pair<std::string, std::int64_t>> session::held() const {
   std::vector<std::pair<std::string, std::int64_t>> out;
   for (auto& id : tracker_.open_ids())
-    if (auto e = epochs_.find(id); e != epochs_.end())
-      out.emplace_back(std::move(id), e->second);
+    if (auto epoch = current_epoch(id); epoch > 0)
+      out.emplace_back(std::move(id), epoch);
   return out;
 }
 
@@ -251,6 +272,20 @@ void session::drop(const std::string& session_id) {
   gone_.push_back(session_id);
 }
 
+void session::undo_held(job& j) {
+  pending_epochs_.clear();
+  tracker_.rollback();
+  // Sessions this call started are gone again: free their slots.
+  for (const auto& id : j.held_started) {
+    auto c = std::find(created_.begin(), created_.end(), id);
+    if (c != created_.end())
+      created_.erase(c);
+    released_.push_back(id);
+    epochs_.erase(id);
+  }
+  j.held_started.clear();
+}
+
 rpc_step session::resume_journal(const storage::append_answer& answer) {
   if (!job_ || job_->next >= job_->frame.messages.size())
     throw std::logic_error("session::resume_journal without a paused "
@@ -259,6 +294,25 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
   auto& j = *job_;
   const auto& msg = j.frame.messages[j.next];
   auto reply = std::move(j.held_reply);
+  // Fenced: another server changed a session of this call (or used one
+  // this call found idle) since this client's copy: nothing was written;
+  // undo, forget an expiry the journal did not agree to, and run the call
+  // again on the latest state (a few times at most).
+  if (answer.kind == append_answer::fenced && j.fenced_retries < 5) {
+    undo_held(j);
+    for (const auto& id : j.held_expired)
+      tracker_.drop(id);
+    j.held_expired.clear();
+    TTM_LOG(debug, "journal", "request " + msg.id.json
+                                + ": its session changed through another "
+                                  "client meanwhile; running it again on "
+                                  "the latest state");
+    ++j.fenced_retries;
+    j.claimed = false;
+    j.force_load = true;
+    j.verify.reset();
+    return run_job();
+  }
   if (answer.kind == append_answer::stored || !j.held_updates) {
     if (answer.kind != append_answer::stored)
       TTM_LOG(info, "journal", "an expiry was not recorded (the journal "
@@ -272,28 +326,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
           epochs_[id] = epoch;
     pending_epochs_.clear();
   } else {
-    pending_epochs_.clear();
-    tracker_.rollback();
-    // Sessions this call started are gone again: free their slots.
-    for (const auto& id : j.held_started) {
-      auto c = std::find(created_.begin(), created_.end(), id);
-      if (c != created_.end())
-        created_.erase(c);
-      released_.push_back(id);
-      epochs_.erase(id);
-    }
-    j.held_started.clear();
-    // Another client claimed the session between this call's check and
-    // its write: run it again on the latest state (a few times at most).
-    if (answer.kind == append_answer::fenced && j.fenced_retries < 5) {
-      TTM_LOG(debug, "journal", "request " + msg.id.json
-                                  + ": its session was claimed meanwhile; "
-                                    "running it again on the latest state");
-      ++j.fenced_retries;
-      j.claimed = false;
-      j.force_load = true;
-      return run_job();
-    }
+    undo_held(j);
     TTM_LOG(error, "journal", "request " + msg.id.json
                                 + " refused, nothing changed: "
                                 + answer.error);

@@ -145,6 +145,22 @@ struct shared_dir_fixture : ttm::test::actor_fixture {
     return sid;
   }
 
+  /// Server A starts a session (task a); 3 h later server B reads it.
+  std::string started_then_read_elsewhere() {
+    start();
+    open_journal();
+    auto& b = second();
+    inbound(init_request);
+    inbound(init_request, b.transport);
+    auto started = inbound(tools_call(
+      "time_session_start", R"({"milestone_id":"M","task_ids":["a"]})", 1));
+    REQUIRE(code_of(*started) == "");
+    auto sid = str(content(*started)["session_id"]);
+    clock->advance(std::chrono::hours{3});
+    REQUIRE(code_of(*inbound(summary_call(2, sid), b.transport)) == "");
+    return sid;
+  }
+
   /// Another server on the directory, its journal open.
   server& second() {
     server s;
@@ -346,17 +362,7 @@ TEST_CASE("journal: two servers on one directory: each call sees the other's "
 TEST_CASE("journal: a server whose copy of a session idled out while "
           "another server used it does not call it expired") {
   shared_dir_fixture f;
-  f.start();
-  f.open_journal();
-  auto& b = f.second();
-  f.inbound(init_request);
-  f.inbound(init_request, b.transport);
-  auto started = f.inbound(tools_call(
-    "time_session_start", R"({"milestone_id":"M","task_ids":["a"]})", 1));
-  REQUIRE(f.code_of(*started) == "");
-  auto sid = str(f.content(*started)["session_id"]);
-  f.clock->advance(std::chrono::hours{3});
-  REQUIRE(f.code_of(*f.inbound(summary_call(2, sid), b.transport)) == "");
+  auto sid = f.started_then_read_elsewhere();
   // Server A's copy has seen no call for 4 h: its sweep expires it, the
   // journal fences that (B holds it), and A forgets it expired.
   f.clock->advance(std::chrono::hours{1} + std::chrono::seconds{1});
@@ -365,6 +371,23 @@ TEST_CASE("journal: a server whose copy of a session idled out while "
   auto later = f.inbound(summary_call(3, sid));
   REQUIRE(f.code_of(*later) == "");
   CHECK(str(f.content(*later)["status"]) == "active");
+}
+
+TEST_CASE("journal: a call on a copy that looks idle, while another server "
+          "used the session, runs again on the latest state") {
+  shared_dir_fixture f;
+  auto sid = f.started_then_read_elsewhere();
+  // No sweep in between: server A's next call finds its copy idle for 4 h,
+  // expires it, and the journal refuses that expiry (B read it an hour ago).
+  f.clock->advance(std::chrono::hours{1} + std::chrono::seconds{1});
+  auto later = f.inbound(summary_call(3, sid));
+  REQUIRE(f.code_of(*later) == "");
+  CHECK(str(f.content(*later)["status"]) == "active");
+  // And stays usable there.
+  REQUIRE(f.code_of(*f.inbound(tools_call(
+            "time_task_start",
+            R"({"session_id":")" + sid + R"(","task_id":"a"})", 4)))
+          == "");
 }
 
 TEST_CASE("journal: while the journal cannot be opened, a session it holds "
