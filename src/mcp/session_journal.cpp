@@ -204,10 +204,8 @@ rpc_step session::resume_claim(const storage::claim_result& r,
     case storage::claim_result::not_found:
       // Gone from the journal (purged) while this client held a copy.
       if (!msg.handle.empty() && tracker_.find(msg.handle) != nullptr) {
-        tracker_.drop(msg.handle);
-        epochs_.erase(msg.handle);
+        drop(msg.handle);
         released_.push_back(msg.handle);
-        gone_.push_back(msg.handle);
       }
       break;
   }

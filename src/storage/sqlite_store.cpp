@@ -147,12 +147,13 @@ sqlite_store::read_sessions(stmt_use& use, std::vector<stored_session>& out,
   return std::nullopt;
 }
 
-/// The events of `s` (its row `sid` read by the caller through the id),
-/// oldest first, each with the session's principal.
-std::optional<error> sqlite_store::read_events_of(stored_session& s,
-                                                  const std::string& what) {
-  std::int64_t sid = 0;
-  {
+/// The events of `s`, oldest first, each with the session's principal.
+/// `known_sid`: its row, when the caller read it already.
+std::optional<error>
+sqlite_store::read_events_of(stored_session& s, const std::string& what,
+                             std::optional<std::int64_t> known_sid) {
+  std::int64_t sid = known_sid.value_or(0);
+  if (!known_sid) {
     stmt_use use{session_owner_};
     use.bind(1, s.session_id);
     auto rc = use.step();
@@ -407,7 +408,7 @@ result<claim_result> sqlite_store::claim(const claim_request& req) {
         out.previous_alive = lock_.alive(s.holder);
       }
       if (s.state != session_state::expired)
-        if (auto err = read_events_of(s, what))
+        if (auto err = read_events_of(s, what, sid))
           return std::move(*err);
       if (auto err = run(commit_, what))
         return std::move(*err);

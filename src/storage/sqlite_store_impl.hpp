@@ -102,8 +102,9 @@ private:
                                      const std::string& what);
   /// One row of `claim_select_` or `claim_by_key_`, if any.
   result<std::optional<row>> read_claim_row(const claim_request& req);
-  std::optional<error> read_events_of(stored_session& s,
-                                      const std::string& what);
+  std::optional<error>
+  read_events_of(stored_session& s, const std::string& what,
+                 std::optional<std::int64_t> known_sid = std::nullopt);
   std::optional<error> append_one(const event& ev);
 
   // Members go in reverse: statements, then the connection, then the lock
