@@ -333,6 +333,29 @@ std::string tools_call(const std::string& name, const std::string& args,
          + R"(","arguments":)" + args + "}}";
 }
 
+/// The journal's latest state of the session `started` began, at `epoch`:
+/// then each task event of `tasks` (task_started or task_ended, completed).
+storage::claim_result
+loaded_at(const storage::event& started, std::int64_t epoch,
+          std::vector<std::pair<storage::event_kind, std::string>> tasks) {
+  storage::claim_result r;
+  r.outcome = storage::claim_result::loaded;
+  r.session.session_id = started.session_id;
+  r.session.principal = started.principal;
+  r.session.epoch = epoch;
+  r.session.events.push_back(started);
+  for (auto& [kind, task_id] : tasks) {
+    auto ev = started;
+    ev.kind = kind;
+    ev.task_id = task_id;
+    ev.payload = kind == storage::event_kind::task_ended
+                   ? R"({"status":"completed","metadata":{}})"
+                   : R"({"metadata":{}})";
+    r.session.events.push_back(std::move(ev));
+  }
+  return r;
+}
+
 /// The journal's answer to a claim of a session this client holds.
 storage::claim_result still_current() {
   storage::claim_result r;
@@ -469,17 +492,8 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
                  2)));
     REQUIRE(step.claim);
     CHECK(step.output.response.empty()); // held until the check
-    storage::claim_result latest;
-    latest.outcome = storage::claim_result::loaded;
-    latest.session.session_id = sid;
-    latest.session.principal = "alice";
-    latest.session.epoch = 2;
-    latest.session.events.push_back(events[0]);
-    auto ts = events[0];
-    ts.kind = storage::event_kind::task_started;
-    ts.task_id = "b";
-    ts.payload = R"({"metadata":{}})";
-    latest.session.events.push_back(ts);
+    auto latest = loaded_at(events[0], 2,
+                            {{storage::event_kind::task_started, "b"}});
     step = s.resume_claim(latest, "");
     CHECK_FALSE(step.waiting());
     auto d = parse(step.output.response);
@@ -497,21 +511,9 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
     CHECK(step.journal[0].epoch == 1);
     // Meanwhile another server started task a and ended it: the journal's
     // latest state, at epoch 3.
-    storage::claim_result latest;
-    latest.outcome = storage::claim_result::loaded;
-    latest.session.session_id = sid;
-    latest.session.principal = "alice";
-    latest.session.epoch = 3;
-    latest.session.events.push_back(events[0]);
-    auto ts = events[0];
-    ts.kind = storage::event_kind::task_started;
-    ts.task_id = "a";
-    ts.payload = R"({"metadata":{}})";
-    latest.session.events.push_back(ts);
-    auto te = ts;
-    te.kind = storage::event_kind::task_ended;
-    te.payload = R"({"status":"completed","metadata":{}})";
-    latest.session.events.push_back(te);
+    auto latest = loaded_at(events[0], 3,
+                            {{storage::event_kind::task_started, "a"},
+                             {storage::event_kind::task_ended, "a"}});
     step = s.resume_journal({storage::append_answer::fenced, "fenced"});
     REQUIRE(step.claim);
     CHECK(step.claim->known_epoch == 1);
