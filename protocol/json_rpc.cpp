@@ -137,6 +137,8 @@ std::string to_json(const rapidjson::Value& v) {
   return {buf.GetString(), buf.GetSize()};
 }
 
+using document_ptr = std::shared_ptr<const rapidjson::Document>;
+
 message invalid(request_id id, std::string text) {
   message msg;
   msg.kind = message::invalid;
@@ -217,7 +219,7 @@ void read_params(const rapidjson::Value& params, message& msg,
 
 /// A request (id set) or notification (id none) with `method`.
 message decode_request(const rapidjson::Value& v, request_id id,
-                       const decode_options& opts) {
+                       const decode_options& opts, const document_ptr& doc) {
   auto jsonrpc = v.FindMember("jsonrpc");
   if (jsonrpc == v.MemberEnd() || !jsonrpc->value.IsString()
       || view(jsonrpc->value) != "2.0")
@@ -235,12 +237,14 @@ message decode_request(const rapidjson::Value& v, request_id id,
       return invalid(std::move(msg.id),
                      "\"params\" must be an object or an array");
     msg.params = to_json(p->value);
+    msg.params_value = std::shared_ptr<const rapidjson::Value>(doc, &p->value);
     read_params(p->value, msg, opts);
   }
   return msg;
 }
 
-message decode_one(const rapidjson::Value& v, const decode_options& opts) {
+message decode_one(const rapidjson::Value& v, const decode_options& opts,
+                   const document_ptr& doc) {
   if (!v.IsObject())
     return invalid(request_id::make_null(),
                    "a JSON-RPC message must be a JSON object");
@@ -261,7 +265,7 @@ message decode_one(const rapidjson::Value& v, const decode_options& opts) {
   // Without an id it is meant as a notification: never answered, even when
   // malformed (the sender reads no reply to it).
   if (has_method && !v.HasMember("id")) {
-    message msg = decode_request(v, request_id{}, opts);
+    message msg = decode_request(v, request_id{}, opts, doc);
     if (msg.kind == message::invalid)
       msg.kind = message::malformed_notification;
     return msg;
@@ -281,7 +285,7 @@ message decode_one(const rapidjson::Value& v, const decode_options& opts) {
     return invalid(std::move(id),
                    "expected \"method\" (request or notification) or "
                    "\"result\"/\"error\" (response)");
-  return decode_request(v, std::move(id), opts);
+  return decode_request(v, std::move(id), opts, doc);
 }
 
 } // namespace
@@ -308,7 +312,9 @@ frame decode(std::string_view text, const decode_options& opts) {
     result.error_message = std::move(text_error);
     return result;
   }
-  rapidjson::Document doc;
+  // Shared: each message keeps its parsed params (message::params_value).
+  auto owner = std::make_shared<rapidjson::Document>();
+  auto& doc = *owner;
   doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
     result.error_code = parse_error;
@@ -318,6 +324,7 @@ frame decode(std::string_view text, const decode_options& opts) {
                            + std::to_string(doc.GetErrorOffset()) + ")";
     return result;
   }
+  document_ptr shared = std::move(owner);
   if (doc.IsArray()) {
     result.batch = true;
     if (doc.Empty()) {
@@ -327,10 +334,10 @@ frame decode(std::string_view text, const decode_options& opts) {
     }
     result.messages.reserve(doc.Size());
     for (const auto& item : doc.GetArray())
-      result.messages.push_back(decode_one(item, opts));
+      result.messages.push_back(decode_one(item, opts, shared));
     return result;
   }
-  result.messages.push_back(decode_one(doc, opts));
+  result.messages.push_back(decode_one(doc, opts, shared));
   return result;
 }
 

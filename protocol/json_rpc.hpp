@@ -2,7 +2,10 @@
 
 #include "protocol/error_codes.hpp"
 
+#include <rapidjson/fwd.h>
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +70,10 @@ struct message {
   std::string method;
   /// JSON text of `params` (an object or array) or empty when absent.
   std::string params;
+  /// The same `params` as parsed, sharing the frame's document, so the
+  /// receiver need not parse them again; null when absent. In-process
+  /// only: not inspected, so a copy that was serialized has only `params`.
+  std::shared_ptr<const rapidjson::Value> params_value;
   /// For `invalid`: the error to answer with.
   int error_code = 0;
   std::string error_message;

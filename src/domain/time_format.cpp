@@ -3,8 +3,10 @@
 #include <date/date.h>
 #include <date/iso_week.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace ttm::domain {
 
@@ -93,31 +95,51 @@ std::string day_of_week(wall_time t, const zone& z) {
 
 namespace {
 
-// `v` (>= 0) in decimal, zero-padded to `width` digits.
-void put_number(std::string& out, long long v, int width) {
-  char buf[24];
-  int n = 0;
-  do {
-    buf[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v > 0 || n < width);
-  while (n > 0)
-    out += buf[--n];
-}
-
-void put_offset(std::string& out, std::chrono::seconds offset) {
-  long long total = offset.count();
-  out += total < 0 ? '-' : '+';
-  if (total < 0)
-    total = -total;
-  put_number(out, total / 3600, 2);
-  out += ':';
-  put_number(out, total / 60 % 60, 2);
-  if (total % 60 != 0) {
-    out += ':';
-    put_number(out, total % 60, 2);
+// Text built in a stack buffer and assigned once: describe() runs for
+// every zone of a reply, and appending piece by piece to a std::string
+// cost more than the arithmetic.
+class text_builder {
+public:
+  // `v` (>= 0) in decimal, zero-padded to `width` digits.
+  void number(long long v, int width) {
+    char digits[24];
+    char* d = digits + sizeof digits;
+    do {
+      *--d = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v > 0 || digits + sizeof digits - d < width);
+    text(std::string_view(d, static_cast<std::size_t>(digits + sizeof digits - d)));
   }
-}
+  void text(std::string_view s) {
+    auto n = std::min(s.size(), static_cast<std::size_t>(buf_ + sizeof buf_ - p_));
+    std::memcpy(p_, s.data(), n);
+    p_ += n;
+  }
+  void put(char c) {
+    if (p_ < buf_ + sizeof buf_)
+      *p_++ = c;
+  }
+  void offset(std::chrono::seconds offset) {
+    long long total = offset.count();
+    put(total < 0 ? '-' : '+');
+    if (total < 0)
+      total = -total;
+    number(total / 3600, 2);
+    put(':');
+    number(total / 60 % 60, 2);
+    if (total % 60 != 0) {
+      put(':');
+      number(total % 60, 2);
+    }
+  }
+  std::string str() const {
+    return {buf_, static_cast<std::size_t>(p_ - buf_)};
+  }
+
+private:
+  char buf_[96];
+  char* p_ = buf_;
+};
 
 } // namespace
 
@@ -131,37 +153,37 @@ zoned_description describe(wall_time t, const zone& z) {
   } else {
     unsigned month = static_cast<unsigned>(p.ymd.month());
     unsigned day = static_cast<unsigned>(p.ymd.day());
-    auto& iso = d.iso8601;
-    iso.reserve(32);
-    put_number(iso, year, 4);
-    iso += '-';
-    put_number(iso, month, 2);
-    iso += '-';
-    put_number(iso, day, 2);
-    iso += 'T';
-    put_number(iso, p.hour, 2);
-    iso += ':';
-    put_number(iso, p.minute, 2);
-    iso += ':';
-    put_number(iso, p.second, 2);
-    iso += '.';
-    put_number(iso, p.millis, 3);
-    put_offset(iso, p.state.utc_offset);
-    auto& f = d.friendly;
-    f.reserve(48);
-    f += month_names[month - 1];
-    f += ' ';
-    put_number(f, day, 1);
-    f += ", ";
-    put_number(f, year, 1);
-    f += ' ';
-    put_number(f, p.hour % 12 == 0 ? 12 : p.hour % 12, 1);
-    f += ':';
-    put_number(f, p.minute, 2);
-    f += ':';
-    put_number(f, p.second, 2);
-    f += p.hour < 12 ? " AM " : " PM ";
-    f += p.state.abbreviation;
+    text_builder iso;
+    iso.number(year, 4);
+    iso.put('-');
+    iso.number(month, 2);
+    iso.put('-');
+    iso.number(day, 2);
+    iso.put('T');
+    iso.number(p.hour, 2);
+    iso.put(':');
+    iso.number(p.minute, 2);
+    iso.put(':');
+    iso.number(p.second, 2);
+    iso.put('.');
+    iso.number(p.millis, 3);
+    iso.offset(p.state.utc_offset);
+    d.iso8601 = iso.str();
+    text_builder f;
+    f.text(month_names[month - 1]);
+    f.put(' ');
+    f.number(day, 1);
+    f.text(", ");
+    f.number(year, 1);
+    f.put(' ');
+    f.number(p.hour % 12 == 0 ? 12 : p.hour % 12, 1);
+    f.put(':');
+    f.number(p.minute, 2);
+    f.put(':');
+    f.number(p.second, 2);
+    f.text(p.hour < 12 ? " AM " : " PM ");
+    f.text(p.state.abbreviation);
+    d.friendly = f.str();
   }
   d.day_of_week = weekday_names[p.wd.c_encoding()];
   d.local_day = date::sys_days{p.ymd}.time_since_epoch().count();
@@ -174,23 +196,22 @@ std::string format_iso8601_utc(wall_time t) {
   auto day = date::floor<date::days>(ms);
   date::year_month_day ymd{day};
   auto tod = (ms - day).count(); // 0 .. 86'399'999
-  std::string out;
-  out.reserve(24);
-  put_number(out, static_cast<int>(ymd.year()), 4); // years 1678..2261
-  out += '-';
-  put_number(out, static_cast<unsigned>(ymd.month()), 2);
-  out += '-';
-  put_number(out, static_cast<unsigned>(ymd.day()), 2);
-  out += 'T';
-  put_number(out, tod / 3'600'000, 2);
-  out += ':';
-  put_number(out, tod / 60'000 % 60, 2);
-  out += ':';
-  put_number(out, tod / 1000 % 60, 2);
-  out += '.';
-  put_number(out, tod % 1000, 3);
-  out += 'Z';
-  return out;
+  text_builder out;
+  out.number(static_cast<int>(ymd.year()), 4); // years 1678..2261
+  out.put('-');
+  out.number(static_cast<unsigned>(ymd.month()), 2);
+  out.put('-');
+  out.number(static_cast<unsigned>(ymd.day()), 2);
+  out.put('T');
+  out.number(tod / 3'600'000, 2);
+  out.put(':');
+  out.number(tod / 60'000 % 60, 2);
+  out.put(':');
+  out.number(tod / 1000 % 60, 2);
+  out.put('.');
+  out.number(tod % 1000, 3);
+  out.put('Z');
+  return out.str();
 }
 
 calendar_facts calendar_facts_of(long long local_day) {

@@ -106,9 +106,12 @@ std::string to_lower(std::string_view s) {
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size())
     return false;
+  // ASCII only, inline: std::tolower is a locale-aware call per byte.
+  auto lower = [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  };
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i]))
-        != std::tolower(static_cast<unsigned char>(b[i])))
+    if (lower(a[i]) != lower(b[i]))
       return false;
   return true;
 }
@@ -146,8 +149,13 @@ const date::time_zone* locate(std::string_view name) {
   try {
     const auto* tz = date::locate_zone(std::string(name));
     // Loads the zone's file now: a file that cannot be read fails here, as a
-    // refusal, rather than later in state_at.
-    tz->get_info(date::sys_seconds{});
+    // refusal, rather than later in state_at. Once per zone and thread: a
+    // loaded zone stays loaded, and the lookup ran 21 times per conversion.
+    thread_local std::unordered_set<const date::time_zone*> loaded;
+    if (loaded.count(tz) == 0) {
+      tz->get_info(date::sys_seconds{});
+      loaded.insert(tz);
+    }
     return tz;
   } catch (const std::exception&) {
     return nullptr;
@@ -584,18 +592,28 @@ bool preload_tz_database() noexcept {
 }
 
 std::string format_utc_offset(std::chrono::seconds offset) {
+  // By hand, not snprintf: this runs once per zone of every reply.
   auto total = offset.count();
-  auto abs_total = std::llabs(static_cast<long long>(total));
-  char buf[32];
-  int n = std::snprintf(buf, sizeof buf, "%c%02lld:%02lld",
-                        total < 0 ? '-' : '+', abs_total / 3600,
-                        abs_total / 60 % 60);
+  unsigned long long abs_total = total < 0 ? 0ULL - static_cast<unsigned long long>(total)
+                                           : static_cast<unsigned long long>(total);
+  std::string out;
+  out += total < 0 ? '-' : '+';
+  auto two = [&out](unsigned long long v) {
+    if (v >= 100)
+      out += std::to_string(v / 100);
+    out += static_cast<char>('0' + v / 10 % 10);
+    out += static_cast<char>('0' + v % 10);
+  };
+  two(abs_total / 3600);
+  out += ':';
+  two(abs_total / 60 % 60);
   // Local mean time before ~1900 has offsets with seconds (e.g. -04:56:02);
   // keep them so that the offset matches the local time shown with it.
-  if (abs_total % 60 != 0)
-    std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ":%02lld",
-                  abs_total % 60);
-  return buf;
+  if (abs_total % 60 != 0) {
+    out += ':';
+    two(abs_total % 60);
+  }
+  return out;
 }
 
 } // namespace ttm::domain

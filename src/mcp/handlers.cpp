@@ -146,7 +146,7 @@ std::string session::on_tools_list(const method_call& c) {
   result_builder b{c.msg.id, c.stamp};
   const auto& tools = cfg_.registry->tools_json();
   b.writer().Key("tools");
-  b.writer().RawValue(tools.data(), tools.size(), rapidjson::kArrayType);
+  b.writer().raw(tools, rapidjson::kArrayType);
   return b.finish();
 }
 

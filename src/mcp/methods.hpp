@@ -52,7 +52,8 @@ enum class lifecycle : std::uint8_t {
 /// object (`{}` when absent).
 struct method_call {
   const protocol::message& msg;
-  const rapidjson::Document& params;
+  /// An object: the request's params (empty when it had none).
+  const rapidjson::Value& params;
   std::vector<std::string>& notes;
   /// How its result is stamped (see results.hpp).
   result_stamp stamp;

@@ -6,12 +6,8 @@ namespace ttm::mcp {
 
 namespace {
 
-rapidjson::SizeType len(std::string_view s) {
-  return static_cast<rapidjson::SizeType>(s.size());
-}
-
 void key(json_writer& w, std::string_view k) {
-  w.Key(k.data(), len(k));
+  w.string(k);
 }
 
 } // namespace
@@ -57,7 +53,7 @@ std::string result_builder::finish(std::string_view meta_key,
 
 void write_member(json_writer& w, std::string_view k, std::string_view value) {
   key(w, k);
-  w.String(value.data(), len(value));
+  w.string(value);
 }
 
 void write_server_info(json_writer& w, const server_info& info) {
@@ -78,7 +74,7 @@ void write_tool_call(json_writer& w, std::string_view structured,
   w.EndObject();
   w.EndArray();
   key(w, "structuredContent");
-  w.RawValue(structured.data(), structured.size(), rapidjson::kObjectType);
+  w.raw(structured, rapidjson::kObjectType);
   key(w, "isError");
   w.Bool(is_error);
 }

@@ -6,17 +6,15 @@
 // (a tool's structuredContent, the cached tool list) go in as whole values.
 
 #include "protocol/json_rpc.hpp"
+#include "protocol/json_writer.hpp"
 #include "protocol/mcp.hpp"
-
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <string>
 #include <string_view>
 
 namespace ttm::mcp {
 
-using json_writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using json_writer = protocol::json_writer;
 
 /// What `initialize` and every 2026-07-28 result tell a client about us.
 struct server_info {
@@ -45,6 +43,12 @@ public:
     return w_;
   }
 
+  /// Makes room for `bytes` more, so a large result is not copied as the
+  /// buffer grows.
+  void reserve(std::size_t bytes) {
+    buf_.Reserve(bytes);
+  }
+
   /// Ends the result and returns the encoded reply. `meta_key` names an
   /// extra `_meta` member (before serverInfo) whose value is the JSON
   /// `meta_json`; modern results only.
@@ -52,7 +56,7 @@ public:
                      std::string_view meta_json = {});
 
 private:
-  rapidjson::StringBuffer buf_;
+  rapidjson::StringBuffer buf_{nullptr, 4096};
   json_writer w_;
   result_stamp stamp_;
 };

@@ -330,6 +330,8 @@ std::string session::call_reply(const protocol::message& msg,
       break;
   }
   result_builder b{msg.id, stamp()};
+  // The result goes out twice (text, escaped, and structuredContent).
+  b.reserve(2 * res.structured.size() + res.structured.size() / 4 + 256);
   write_tool_call(b.writer(), res.structured,
                   res.status != tools::call_result::ok);
   return b.finish();
@@ -384,6 +386,12 @@ std::string session::dispatch(const protocol::message& msg,
     return encode_error(msg.id, ec::method_not_found,
                         "Method not found: '" + msg.method + "'");
   rapidjson::Document params;
+  // The params as the frame parsed them, when they are what the method
+  // takes as they are: no second parse.
+  if (m->decode == nullptr && msg.params_value != nullptr
+      && msg.params_value->IsObject())
+    return (this->*(m->handle))(
+      method_call{msg, *msg.params_value, notes, stamp(m->cacheable)});
   auto problem = m->decode != nullptr ? m->decode(msg, params)
                  : !m->params_error.empty()
                    ? object_params(msg, params, m->params_error)

@@ -5,9 +5,9 @@
 // the two cannot drift apart. Arguments are decoded only after RapidJSON's
 // SchemaValidator accepted them against that same schema.
 
+#include "protocol/json_writer.hpp"
+
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <cstdint>
 #include <memory>
@@ -20,7 +20,7 @@
 
 namespace ttm::tools {
 
-using json_writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using json_writer = protocol::json_writer;
 
 /// A JSON object of string values, in the order the client sent them.
 using string_map = std::vector<std::pair<std::string, std::string>>;
@@ -72,7 +72,7 @@ struct json_type<std::string> {
     return {v.GetString(), v.GetStringLength()};
   }
   static void encode(json_writer& w, const std::string& x) {
-    w.String(x.data(), static_cast<rapidjson::SizeType>(x.size()));
+    w.string(x);
   }
 };
 
@@ -297,7 +297,7 @@ public:
       if constexpr (is_optional<T>::value)
         if (omit_when_empty_ && !(x.*member_))
           return;
-      w.Key(this->name.c_str());
+      w.string(this->name);
       json_type<T>::encode(w, x.*member_);
     }
 
@@ -391,10 +391,10 @@ public:
 
   /// Writes `x` as a JSON object.
   std::string encode(const S& x) const {
-    rapidjson::StringBuffer buf;
+    rapidjson::StringBuffer buf{nullptr, 16384};
     json_writer w{buf};
     write(w, x);
-    return buf.GetString();
+    return {buf.GetString(), buf.GetSize()};
   }
 
   void write(json_writer& w, const S& x) const {
