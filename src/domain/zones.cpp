@@ -1,5 +1,7 @@
 #include "domain/zones.hpp"
 
+#include "domain/tzdata_files.hpp"
+
 #include <date/tz.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <tuple>
-#include <unordered_set>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -22,19 +23,6 @@ namespace ttm::domain {
 namespace {
 
 using namespace std::chrono_literals;
-
-// The directory date/tz (USE_OS_TZDB, as Debian builds it) reads, found the
-// way its discover_tz_dir() finds it; tzdata.zi in it carries the version and
-// the list of backward links.
-const std::string& zoneinfo_dir() {
-  static const std::string dir = [] {
-    struct stat sb {};
-    if (::stat("/usr/share/zoneinfo/uclibc", &sb) == 0 && S_ISDIR(sb.st_mode))
-      return std::string{"/usr/share/zoneinfo/uclibc"};
-    return std::string{"/usr/share/zoneinfo"};
-  }();
-  return dir;
-}
 
 // No IANA name is longer than about 32 characters; anything past this is
 // refused without a suggestion search, so huge inputs cost nothing.
@@ -246,20 +234,6 @@ struct candidate {
   bool is_link;
 };
 
-std::unordered_set<std::string> read_link_names() {
-  std::unordered_set<std::string> links;
-  std::ifstream in(zoneinfo_dir() + "/tzdata.zi");
-  std::string line;
-  while (std::getline(in, line)) {
-    // "L <target> <link name>"
-    if (line.size() > 2 && line[0] == 'L' && line[1] == ' ') {
-      auto space = line.rfind(' ');
-      links.insert(line.substr(space + 1));
-    }
-  }
-  return links;
-}
-
 // The names worth suggesting: every zone the database resolves, minus
 // "localtime" and the legacy zones that are refused as abbreviations. Built
 // on the first unknown name (it loads the database and reads tzdata.zi).
@@ -267,7 +241,7 @@ const std::vector<candidate>& catalog() {
   static const std::vector<candidate> all = [] {
     std::vector<candidate> out;
     try {
-      auto links = read_link_names();
+      auto links = read_tz_links();
       for (const auto& z : date::get_tzdb().zones) {
         const auto& n = z.name();
         if (n == "localtime" || find_abbreviation(n) != nullptr)
