@@ -1,6 +1,7 @@
 #include "domain/zones.hpp"
 
 #include "domain/tzdata_files.hpp"
+#include "domain/windows_zones.hpp"
 
 #include <date/tz.h>
 
@@ -290,6 +291,23 @@ std::vector<std::string> suggest(std::string_view input) {
   return out;
 }
 
+// A misspelt Windows name ("Eastern Standart Time"): the nearest Windows
+// names, by the same measure as suggest().
+std::vector<std::string> suggest_windows(std::string_view input) {
+  auto in = to_lower(input);
+  std::vector<std::pair<std::size_t, const std::string*>> hits;
+  for (const auto& w : windows_zones())
+    if (auto d = near(in, to_lower(w.windows_name)))
+      hits.emplace_back(*d, &w.windows_name);
+  std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, *a.second) < std::tie(b.first, *b.second);
+  });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < hits.size() && i < 3; ++i)
+    out.push_back(*hits[i].second);
+  return out;
+}
+
 std::string join_names(const std::vector<std::string>& names,
                        const char* last_sep) {
   std::string out;
@@ -462,7 +480,22 @@ zone_lookup resolve_zone(std::string_view name,
   if (const auto* tz = locate(s))
     return {zone::iana(tz, std::string(s)), {}, {}};
 
-  auto suggestions = suggest(s);
+  // A Windows name is reported as the IANA zone it means. Only names with
+  // a space are looked up: Windows' others ("UTC", "UTC-02") are IANA names
+  // or offsets, already read above ("utc" stays refused like "asia/tokyo").
+  bool has_space = trim(s).find(' ') != std::string_view::npos;
+  const auto* w = has_space ? find_windows_zone(s) : nullptr;
+  if (w != nullptr) {
+    if (const auto* tz = locate(w->iana_name))
+      return {zone::iana(tz, w->iana_name), {}, {}};
+    return refuse("The Windows time zone " + quoted(std::string_view(w->windows_name))
+                    + " means " + w->iana_name
+                    + ", which the system's time zone database lacks; use "
+                      "another IANA name.");
+  }
+
+  // IANA names have no spaces; Windows names do.
+  auto suggestions = has_space ? suggest_windows(s) : suggest(s);
   std::string message = "Unknown time zone " + quoted(s) + ".";
   if (!suggestions.empty())
     message += " Did you mean: " + join_names(suggestions, ", ") + "?";
