@@ -1,5 +1,6 @@
 #include "domain/windows_zones.hpp"
 
+#include "domain/fuzzy_match.hpp"
 #include "domain/tzdata_files.hpp"
 
 #include <unicode/ucal.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <tuple>
 
 namespace ttm::domain {
 
@@ -61,6 +63,13 @@ std::vector<windows_zone> build() {
   return out;
 }
 
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size())
     return false;
@@ -83,6 +92,21 @@ const windows_zone* find_windows_zone(std::string_view name) {
     if (iequals(name, z.windows_name))
       return &z;
   return nullptr;
+}
+
+std::vector<std::string> suggest_windows_zones(std::string_view name) {
+  auto in = to_lower(name);
+  std::vector<std::pair<std::size_t, const std::string*>> hits;
+  for (const auto& w : windows_zones())
+    if (auto d = near(in, to_lower(w.windows_name)))
+      hits.emplace_back(*d, &w.windows_name);
+  std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, *a.second) < std::tie(b.first, *b.second);
+  });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < hits.size() && i < 3; ++i)
+    out.push_back(*hits[i].second);
+  return out;
 }
 
 } // namespace ttm::domain

@@ -32,4 +32,8 @@ const std::vector<windows_zone>& windows_zones();
 /// nullptr when it names none.
 const windows_zone* find_windows_zone(std::string_view name);
 
+/// A misspelt Windows name ("Eastern Standart Time"): up to 3 Windows names
+/// nearest first, by fuzzy_match's near() over lower-cased names.
+std::vector<std::string> suggest_windows_zones(std::string_view name);
+
 } // namespace ttm::domain

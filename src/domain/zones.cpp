@@ -1,5 +1,6 @@
 #include "domain/zones.hpp"
 
+#include "domain/fuzzy_match.hpp"
 #include "domain/tzdata_files.hpp"
 #include "domain/windows_zones.hpp"
 
@@ -192,42 +193,6 @@ bool zone_file_usable(std::string_view name) {
   return ok;
 }
 
-// Restricted Damerau-Levenshtein (optimal string alignment) distance.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev2(b.size() + 1), prev(b.size() + 1),
-    cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
-    }
-    std::swap(prev2, prev);
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-// Distance of `input` to `target` when close enough to be a plausible typo:
-// very short inputs allow almost nothing, longer ones about one edit in four
-// (looser limits turn "America/NewYork" into a list of unrelated cities).
-std::optional<std::size_t> near(std::string_view input,
-                                std::string_view target) {
-  std::size_t limit = input.size() < 4
-                        ? input.size() / 2
-                        : std::max<std::size_t>(2, input.size() / 4);
-  std::size_t gap = input.size() > target.size() ? input.size() - target.size()
-                                                 : target.size() - input.size();
-  if (gap > limit) // a lower bound of the distance: skip the work
-    return std::nullopt;
-  std::size_t d = edit_distance(input, target);
-  return d <= limit ? std::optional<std::size_t>{d} : std::nullopt;
-}
-
 struct candidate {
   std::string name;
   std::string lower;
@@ -288,23 +253,6 @@ std::vector<std::string> suggest(std::string_view input) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < hits.size() && i < 3; ++i)
     out.push_back(*std::get<2>(hits[i]));
-  return out;
-}
-
-// A misspelt Windows name ("Eastern Standart Time"): the nearest Windows
-// names, by the same measure as suggest().
-std::vector<std::string> suggest_windows(std::string_view input) {
-  auto in = to_lower(input);
-  std::vector<std::pair<std::size_t, const std::string*>> hits;
-  for (const auto& w : windows_zones())
-    if (auto d = near(in, to_lower(w.windows_name)))
-      hits.emplace_back(*d, &w.windows_name);
-  std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.first, *a.second) < std::tie(b.first, *b.second);
-  });
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < hits.size() && i < 3; ++i)
-    out.push_back(*hits[i].second);
   return out;
 }
 
@@ -495,7 +443,7 @@ zone_lookup resolve_zone(std::string_view name,
   }
 
   // IANA names have no spaces; Windows names do.
-  auto suggestions = has_space ? suggest_windows(s) : suggest(s);
+  auto suggestions = has_space ? suggest_windows_zones(s) : suggest(s);
   std::string message = "Unknown time zone " + quoted(s) + ".";
   if (!suggestions.empty())
     message += " Did you mean: " + join_names(suggestions, ", ") + "?";
