@@ -425,22 +425,23 @@ zone_lookup resolve_zone(std::string_view name,
   if (auto offset = parse_offset(s))
     return std::move(*offset);
 
-  if (const auto* tz = locate(s))
-    return {zone::iana(tz, std::string(s)), {}, {}};
-
   // A Windows name is reported as the IANA zone it means. Only names with
-  // a space are looked up: Windows' others ("UTC", "UTC-02") are IANA names
-  // or offsets, already read above ("utc" stays refused like "asia/tokyo").
+  // a space are looked up, and first: no IANA name has one (so no failed
+  // tz lookup), and Windows' others ("UTC", "UTC-02") are IANA names or
+  // offsets ("utc" stays refused like "asia/tokyo").
   bool has_space = trim(s).find(' ') != std::string_view::npos;
-  const auto* w = has_space ? find_windows_zone(s) : nullptr;
-  if (w != nullptr) {
+  if (const auto* w = has_space ? find_windows_zone(s) : nullptr) {
     if (const auto* tz = locate(w->iana_name))
       return {zone::iana(tz, w->iana_name), {}, {}};
-    return refuse("The Windows time zone " + quoted(std::string_view(w->windows_name))
-                    + " means " + w->iana_name
-                    + ", which the system's time zone database lacks; use "
-                      "another IANA name.");
+    return refuse("The Windows time zone "
+                  + quoted(std::string_view(w->windows_name)) + " means "
+                  + w->iana_name
+                  + ", which the system's time zone database lacks; use "
+                    "another IANA name.");
   }
+
+  if (const auto* tz = has_space ? nullptr : locate(s))
+    return {zone::iana(tz, std::string(s)), {}, {}};
 
   // IANA names have no spaces; Windows names do.
   auto suggestions = has_space ? suggest_windows_zones(s) : suggest(s);
