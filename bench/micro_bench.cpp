@@ -188,6 +188,13 @@ BENCHMARK_CAPTURE(get_current_tool, friendly_kathmandu,
 BENCHMARK_CAPTURE(get_current_tool, unix_ms_local, R"({"format":"unix_ms"})");
 BENCHMARK_CAPTURE(get_current_tool, invalid_zone_with_suggestions,
                   R"({"timezone":"America/NewYork"})");
+// Issue 18 item 6: a locale goes through ICU (a formatter cached per thread).
+BENCHMARK_CAPTURE(get_current_tool, friendly_de_DE,
+                  R"({"timezone":"Europe/Berlin","format":"friendly",)"
+                  R"("locale":"de-DE"})");
+// Issue 18 item 5: a Windows name, mapped to its IANA zone.
+BENCHMARK_CAPTURE(get_current_tool, windows_zone,
+                  R"({"timezone":"Eastern Standard Time"})");
 
 /// What the client actor does per request: decode a line, dispatch, encode.
 void get_current_request(benchmark::State& state) {
@@ -218,6 +225,34 @@ void convert_request(benchmark::State& state, const char* time) {
 BENCHMARK_CAPTURE(convert_request, local_20_zones, "2026-06-10T20:00");
 BENCHMARK_CAPTURE(convert_request, relative_20_zones, "next friday at 10:00");
 BENCHMARK_CAPTURE(convert_request, gap_refused, "2026-03-29T02:30");
+
+// Issue 18 items 5 and 6: the friendly field of the source and every target
+// in a locale: one ICU format call each (about 1.5 us) on a cached
+// formatter; en-US (no ICU) with Windows names for comparison.
+void convert_locale_request(benchmark::State& state, const char* locale,
+                            const char* zones) {
+  auto st = initialized_session();
+  auto line = tool_call("time_convert",
+                        std::string{R"({"time":"2026-06-10T20:00",)"
+                                    R"("from_timezone":"Europe/Berlin",)"
+                                    R"("locale":")"}
+                          + locale + R"(","to_timezones":)" + zones + "}");
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run(st, line));
+}
+BENCHMARK_CAPTURE(convert_locale_request, de_DE_3_zones, "de-DE",
+                  R"(["America/New_York","Asia/Tokyo","Asia/Kolkata"])");
+BENCHMARK_CAPTURE(convert_locale_request, de_DE_20_zones, "de-DE",
+                  R"(["UTC","Asia/Tokyo","America/New_York",)"
+                  R"("America/Los_Angeles","Europe/London","Asia/Kolkata",)"
+                  R"("Asia/Kathmandu","Australia/Sydney","Pacific/Auckland",)"
+                  R"("America/Sao_Paulo","Africa/Cairo","Asia/Shanghai",)"
+                  R"("Asia/Singapore","Europe/Moscow","America/Chicago",)"
+                  R"("America/Denver","Pacific/Honolulu","Asia/Dubai",)"
+                  R"("Europe/Paris","America/St_Johns"])");
+BENCHMARK_CAPTURE(convert_locale_request, en_US_3_windows_zones, "en-US",
+                  R"(["Eastern Standard Time","Tokyo Standard Time",)"
+                  R"("India Standard Time"])");
 
 // -- session tool handlers in-process: schema validation, handler and result
 // encoding through tool::call, without JSON-RPC or the client state.

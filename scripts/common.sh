@@ -10,7 +10,7 @@ export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 # Debian packages needed to build the server; the tests and benchmarks need
 # TEST_PACKAGES too.
 BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
-  libhowardhinnant-date-dev libboost-dev libsqlite3-dev tzdata)
+  libhowardhinnant-date-dev libboost-dev libsqlite3-dev tzdata libicu-dev)
 TEST_PACKAGES=(catch2 libbenchmark-dev)
 
 say() { printf '==> %s\n' "$*" >&2; }

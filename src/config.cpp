@@ -214,8 +214,8 @@ const std::vector<option>& options() {
      }},
     {"--local-timezone", "local_timezone", "TIME_TRACKER_MCP_LOCAL_TIMEZONE",
      "ZONE",
-     "IANA zone that 'local' stands for (default: detected from TZ, "
-     "/etc/timezone, /etc/localtime; UTC if none)",
+     "IANA (or Windows) zone that 'local' stands for (default: detected "
+     "from TZ, /etc/timezone, /etc/localtime; UTC if none)",
      [](config& c, const std::string& v) {
        c.local_timezone = v;
        return std::string{};

@@ -84,13 +84,15 @@ const char* instructions_text
 std::optional<std::string> resolve_local_zone(const config& cfg) {
   if (!cfg.local_timezone.empty()) {
     // The usual case, a zone name, is checked without loading the tz
-    // database; anything else gets resolve_zone's full answer.
+    // database; anything else (a Windows name: reported as its IANA zone)
+    // gets resolve_zone's full answer.
     if (domain::names_iana_zone(cfg.local_timezone))
       return cfg.local_timezone;
     auto z = domain::resolve_zone(cfg.local_timezone, "UTC");
     if (!z.found || z.found->is_fixed()) {
       TTM_LOG(error, "main", "--local-timezone '" + cfg.local_timezone
-                               + "' is not an IANA zone. " + z.message);
+                               + "' is not an IANA or Windows zone. "
+                               + z.message);
       return std::nullopt;
     }
     return z.found->name();

@@ -1,5 +1,9 @@
 #include "domain/zones.hpp"
 
+#include "domain/fuzzy_match.hpp"
+#include "domain/tzdata_files.hpp"
+#include "domain/windows_zones.hpp"
+
 #include <date/tz.h>
 
 #include <algorithm>
@@ -11,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <tuple>
-#include <unordered_set>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -22,19 +25,6 @@ namespace ttm::domain {
 namespace {
 
 using namespace std::chrono_literals;
-
-// The directory date/tz (USE_OS_TZDB, as Debian builds it) reads, found the
-// way its discover_tz_dir() finds it; tzdata.zi in it carries the version and
-// the list of backward links.
-const std::string& zoneinfo_dir() {
-  static const std::string dir = [] {
-    struct stat sb {};
-    if (::stat("/usr/share/zoneinfo/uclibc", &sb) == 0 && S_ISDIR(sb.st_mode))
-      return std::string{"/usr/share/zoneinfo/uclibc"};
-    return std::string{"/usr/share/zoneinfo"};
-  }();
-  return dir;
-}
 
 // No IANA name is longer than about 32 characters; anything past this is
 // refused without a suggestion search, so huge inputs cost nothing.
@@ -211,62 +201,12 @@ bool zone_file_usable(std::string_view name) {
   return ok;
 }
 
-// Restricted Damerau-Levenshtein (optimal string alignment) distance.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev2(b.size() + 1), prev(b.size() + 1),
-    cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
-    }
-    std::swap(prev2, prev);
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-// Distance of `input` to `target` when close enough to be a plausible typo:
-// very short inputs allow almost nothing, longer ones about one edit in four
-// (looser limits turn "America/NewYork" into a list of unrelated cities).
-std::optional<std::size_t> near(std::string_view input,
-                                std::string_view target) {
-  std::size_t limit = input.size() < 4
-                        ? input.size() / 2
-                        : std::max<std::size_t>(2, input.size() / 4);
-  std::size_t gap = input.size() > target.size() ? input.size() - target.size()
-                                                 : target.size() - input.size();
-  if (gap > limit) // a lower bound of the distance: skip the work
-    return std::nullopt;
-  std::size_t d = edit_distance(input, target);
-  return d <= limit ? std::optional<std::size_t>{d} : std::nullopt;
-}
-
 struct candidate {
   std::string name;
   std::string lower;
   std::string lower_last;
   bool is_link;
 };
-
-std::unordered_set<std::string> read_link_names() {
-  std::unordered_set<std::string> links;
-  std::ifstream in(zoneinfo_dir() + "/tzdata.zi");
-  std::string line;
-  while (std::getline(in, line)) {
-    // "L <target> <link name>"
-    if (line.size() > 2 && line[0] == 'L' && line[1] == ' ') {
-      auto space = line.rfind(' ');
-      links.insert(line.substr(space + 1));
-    }
-  }
-  return links;
-}
 
 // The names worth suggesting: every zone the database resolves, minus
 // "localtime" and the legacy zones that are refused as abbreviations. Built
@@ -275,7 +215,7 @@ const std::vector<candidate>& catalog() {
   static const std::vector<candidate> all = [] {
     std::vector<candidate> out;
     try {
-      auto links = read_link_names();
+      auto links = read_tz_links();
       for (const auto& z : date::get_tzdb().zones) {
         const auto& n = z.name();
         if (n == "localtime" || find_abbreviation(n) != nullptr)
@@ -493,10 +433,26 @@ zone_lookup resolve_zone(std::string_view name,
   if (auto offset = parse_offset(s))
     return std::move(*offset);
 
-  if (const auto* tz = locate(s))
+  // A Windows name is reported as the IANA zone it means. Only names with
+  // a space are looked up, and first: no IANA name has one (so no failed
+  // tz lookup), and Windows' others ("UTC", "UTC-02") are IANA names or
+  // offsets ("utc" stays refused like "asia/tokyo").
+  bool has_space = trim(s).find(' ') != std::string_view::npos;
+  if (const auto* w = has_space ? find_windows_zone(s) : nullptr) {
+    if (const auto* tz = locate(w->iana_name))
+      return {zone::iana(tz, w->iana_name), {}, {}};
+    return refuse("The Windows time zone "
+                  + quoted(std::string_view(w->windows_name)) + " means "
+                  + w->iana_name
+                  + ", which the system's time zone database lacks; use "
+                    "another IANA name.");
+  }
+
+  if (const auto* tz = has_space ? nullptr : locate(s))
     return {zone::iana(tz, std::string(s)), {}, {}};
 
-  auto suggestions = suggest(s);
+  // IANA names have no spaces; Windows names do.
+  auto suggestions = has_space ? suggest_windows_zones(s) : suggest(s);
   std::string message = "Unknown time zone " + quoted(s) + ".";
   if (!suggestions.empty())
     message += " Did you mean: " + join_names(suggestions, ", ") + "?";

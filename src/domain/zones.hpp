@@ -100,10 +100,16 @@ struct zone_lookup {
 /// - a bare abbreviation ("EST", "IST", "PST", "CET", ...) is never guessed,
 ///   even where the tz database has a legacy zone of that name: it is refused
 ///   with the zones it commonly stands for as suggestions;
+/// - a Windows zone name with a space as ICU's CLDR windowsZones data knows
+///   it, ASCII case-insensitively ("Eastern Standard Time" ->
+///   America/New_York, reported under that IANA name; see
+///   windows_zones.hpp); Windows' other ids are read as the IANA name
+///   ("UTC") or fixed offset ("UTC-02") they also are;
 /// - anything else is refused with up to 3 nearest valid names
 ///   (case-insensitive edit distance over full names and their last
 ///   component: "asia/tokyo" -> "Asia/Tokyo", "America/NewYork" ->
-///   "America/New_York").
+///   "America/New_York"); an input with a space is matched against the
+///   Windows names instead ("Eastern Standart Time").
 zone_lookup resolve_zone(std::string_view name,
                          std::string_view local_zone_name);
 

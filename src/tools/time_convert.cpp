@@ -17,6 +17,7 @@ struct convert_args {
   std::string format;
   std::string disambiguation;
   std::string week_start;
+  std::string locale;
 };
 
 // The fields source and every target share.
@@ -61,7 +62,8 @@ void add_zoned_fields(object_schema<S>& s) {
         "The instant in the requested format; by default ISO 8601 local "
         "time with offset, e.g. 2026-03-29T03:30:00.000+02:00.");
   s.template add<std::string>("friendly", &S::friendly,
-        "e.g. 'March 29, 2026 3:30:00 AM CEST'.");
+        "e.g. 'March 29, 2026 3:30:00 AM CEST'; in the requested locale "
+        "(de-DE: '29. März 2026 um 03:30:00 CEST').");
   s.template add<std::string>("utc_offset", &S::utc_offset, "UTC offset in ±HH:MM format.");
   s.template add<std::string>("abbreviation", &S::abbreviation,
         "The zone's abbreviation at this instant, e.g. 'CEST', '+0545'.");
@@ -72,8 +74,10 @@ void add_zoned_fields(object_schema<S>& s) {
 
 // Returns the local date (days since 1970-01-01) for date differences.
 long long fill(zoned_fields& f, domain::wall_time t, const domain::zone& z,
-               const std::string& format) {
+               const std::string& format,
+               const domain::friendly_locale& locale) {
   auto d = domain::describe(t, z);
+  domain::localize_friendly(d, t, locale);
   f.timezone = z.name();
   // The ISO text is moved, not copied: this runs for up to 21 zones.
   f.timestamp = format == "iso8601" ? std::move(d.iso8601)
@@ -128,6 +132,10 @@ outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
                         std::move(found.suggestions)};
     targets.push_back(std::move(*found.found));
   }
+  auto locale_arg = resolve_locale_arg(args.locale);
+  if (auto* err = std::get_if<tool_error>(&locale_arg))
+    return std::move(*err);
+  const auto& locale = std::get<domain::friendly_locale>(locale_arg);
   domain::time_input_options opts;
   opts.now = ctx.clock.wall_now();
   opts.in = &*from.found;
@@ -151,7 +159,7 @@ outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
                          std::chrono::duration_cast<std::chrono::minutes>(
                            *in.input_offset))
                        : *from.found;
-  auto source_day = fill(src, in.instant, source_zone, args.format);
+  auto source_day = fill(src, in.instant, source_zone, args.format, locale);
   src.input = args.time;
   src.interpreted_as = form_name(in.form);
   if (in.input_offset)
@@ -162,7 +170,7 @@ outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
   for (const auto& z : targets) {
     convert_target t;
     t.date_difference
-      = date_difference(fill(t, in.instant, z, args.format) - source_day);
+      = date_difference(fill(t, in.instant, z, args.format, locale) - source_day);
     res.results.push_back(std::move(t));
   }
   return res;
@@ -225,13 +233,15 @@ tool make_time_convert() {
     .max_length(128);
   in->add("from_timezone", &convert_args::from_timezone,
           "Zone a local date-time, date or relative expression is read in: "
-          "IANA name, fixed offset ('+05:30') or 'local' (default): the "
+          "IANA name, Windows name ('W. Europe Standard Time'), fixed offset "
+          "('+05:30') or 'local' (default): the "
           "server's zone, which may not be the user's. Not used for an input "
           "that carries an offset.")
     .max_length(128)
     .default_to("local");
   in->add("to_timezones", &convert_args::to_timezones,
-          "1 to 20 distinct target zones (IANA names, offsets or 'local').")
+          "1 to 20 distinct target zones (IANA names, Windows names, "
+          "offsets or 'local').")
     .required()
     .min_items(1)
     .max_items(max_targets)
@@ -253,6 +263,9 @@ tool make_time_convert() {
           "'this <weekday>'.")
     .one_of(weekdays)
     .default_to("monday");
+  in->add("locale", &convert_args::locale, locale_description)
+    .max_length(64)
+    .default_to("en-US");
   auto out = std::make_shared<output_schema<convert_result>>();
   out->add("source", &convert_result::source,
            "The instant the input names, in the zone it was read in.");

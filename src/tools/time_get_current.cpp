@@ -12,6 +12,7 @@ namespace {
 struct get_current_args {
   std::string format;
   std::string timezone;
+  std::string locale;
 };
 
 struct get_current_result {
@@ -38,9 +39,14 @@ outcome<get_current_result> run(const get_current_args& args,
     return tool_error{"INVALID_TIMEZONE", std::move(lookup.message),
                       std::move(lookup.suggestions)};
   const auto& zone = *lookup.found;
+  auto locale = resolve_locale_arg(args.locale);
+  if (auto* err = std::get_if<tool_error>(&locale))
+    return std::move(*err);
   auto now = ctx.clock.wall_now();
   // One look at the zone for the timestamp, the flags and the local date.
   auto d = domain::describe(now, zone);
+  if (args.format == "friendly") // ICU only for text that is shown
+    domain::localize_friendly(d, now, std::get<domain::friendly_locale>(locale));
   get_current_result res;
   res.timestamp = format_timestamp(args.format, now, d);
   res.timezone = zone.name();
@@ -70,12 +76,16 @@ tool make_time_get_current() {
     .one_of(timestamp_formats())
     .default_to("iso8601");
   in->add("timezone", &get_current_args::timezone,
-          "IANA time zone name (e.g. 'America/New_York', 'UTC'), a fixed "
+          "IANA time zone name (e.g. 'America/New_York', 'UTC'), a Windows "
+          "name ('Eastern Standard Time', reported as its IANA zone), a fixed "
           "offset ('+05:30', 'UTC-3'), or 'local' (default): the server's "
           "zone, which may not be the user's. "
           "Abbreviations such as 'EST' are ambiguous and refused.")
     .max_length(128)
     .default_to("local");
+  in->add("locale", &get_current_args::locale, locale_description)
+    .max_length(64)
+    .default_to("en-US");
   auto out = std::make_shared<output_schema<get_current_result>>();
   out->add("timestamp", &get_current_result::timestamp,
            "The current time in the requested format.");

@@ -19,4 +19,17 @@ std::string format_timestamp(const std::string& format, domain::wall_time t,
   return d.iso8601;
 }
 
+const char* const locale_description
+  = "BCP 47 locale of the friendly format, e.g. 'de-DE', 'ja-JP', 'fr-CA' "
+    "(default 'en-US'): that locale's long date and time, then the zone's "
+    "abbreviation.";
+
+outcome<domain::friendly_locale> resolve_locale_arg(const std::string& tag) {
+  auto l = domain::resolve_locale(tag);
+  if (!l.found)
+    return tool_error{"VALIDATION_ERROR", "locale: " + l.message,
+                      std::move(l.suggestions)};
+  return std::move(*l.found);
+}
+
 } // namespace ttm::tools

@@ -1,9 +1,12 @@
 #pragma once
 
-// The `format` argument the time tools share (time_get_current,
-// time_convert): its values and what each makes of an instant.
+// The `format` and `locale` arguments the time tools share
+// (time_get_current, time_convert): their values and what each makes of an
+// instant.
 
+#include "domain/locale_format.hpp"
 #include "domain/time_format.hpp"
+#include "tools/tool.hpp"
 
 #include <string>
 #include <vector>
@@ -17,5 +20,12 @@ const std::vector<std::string>& timestamp_formats();
 /// of timestamp_formats(): ISO 8601 for anything else.
 std::string format_timestamp(const std::string& format, domain::wall_time t,
                              const domain::zoned_description& d);
+
+/// The `locale` argument's description.
+extern const char* const locale_description;
+
+/// `locale` as a tool reads it: VALIDATION_ERROR "locale: 'xx-YY' is not a
+/// locale this server knows; e.g. ..." with valid tags as suggestions.
+outcome<domain::friendly_locale> resolve_locale_arg(const std::string& tag);
 
 } // namespace ttm::tools

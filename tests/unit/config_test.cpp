@@ -1,6 +1,7 @@
 // Unit tests for src/config: command line, environment and config file.
 
 #include "config.hpp"
+#include "domain/zones.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -165,6 +166,14 @@ TEST_CASE("config: command line options") {
     CHECK(c.max_clients == 5);
     CHECK(c.worker_threads == 4);
     CHECK(c.local_timezone == "Europe/Paris");
+  }
+  SECTION("a Windows zone name is kept as given; 'local' means its IANA zone") {
+    auto c = must_load({"stdio", "--local-timezone", "Eastern Standard Time"});
+    CHECK(c.local_timezone == "Eastern Standard Time");
+    // What main makes of it (resolve_local_zone): the IANA name.
+    auto z = domain::resolve_zone(c.local_timezone, "UTC");
+    REQUIRE(z.found);
+    CHECK(z.found->name() == "America/New_York");
   }
   SECTION("range limits are inclusive") {
     CHECK(must_load({"stdio", "--max-line-bytes", "256"}).max_line_bytes

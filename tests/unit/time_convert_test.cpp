@@ -241,7 +241,7 @@ TEST_CASE("time_convert: limits, duplicates, unknown zones and unreadable "
                       R"({"time":"next fortnight","to_timezones":["UTC"]})",
                       "VALIDATION_ERROR");
   CHECK(str(time["message"]).find("Accepted forms:") != std::string::npos);
-  c.fails("time_convert", R"({"time":"now","to_timezones":["UTC"],"locale":"de-DE"})",
+  c.fails("time_convert", R"({"time":"now","to_timezones":["UTC"],"language":"de-DE"})",
           "VALIDATION_ERROR");
   c.fails("time_convert", R"({"to_timezones":["UTC"]})", "VALIDATION_ERROR");
 }

@@ -188,7 +188,7 @@ TEST_CASE("tools: time_get_current input schema") {
   CHECK(s["required"].Empty());
   const auto& props = s["properties"];
   REQUIRE(props.IsObject());
-  CHECK(props.MemberCount() == 2);
+  CHECK(props.MemberCount() == 3);
 
   const auto& format = props["format"];
   CHECK(str(format["type"]) == "string");
@@ -204,6 +204,14 @@ TEST_CASE("tools: time_get_current input schema") {
   CHECK(tz["maxLength"].GetUint() == 128);
   CHECK_FALSE(tz.HasMember("enum"));
   CHECK_FALSE(str(tz["description"]).empty());
+
+  // Issue 18 item 6: BCP 47, checked by the handler (VALIDATION_ERROR).
+  const auto& locale = props["locale"];
+  CHECK(str(locale["type"]) == "string");
+  CHECK(str(locale["default"]) == "en-US");
+  REQUIRE(locale["maxLength"].IsUint());
+  CHECK(locale["maxLength"].GetUint() == 64);
+  CHECK_FALSE(locale.HasMember("enum"));
 }
 
 TEST_CASE("tools: time_get_current output schema") {
@@ -656,7 +664,7 @@ TEST_CASE("tools: an unknown argument's message lists the known ones") {
   // reports the unexpected property itself ("/timzone"), so the generic
   // "Argument 'timzone' is invalid (fails 'additionalProperties')." is sent.
   CHECK(invalid_message(time_tool(), R"({"timzone":"UTC"})")
-        == "Unknown argument 'timzone' (expected: format, timezone).");
+        == "Unknown argument 'timzone' (expected: format, timezone, locale).");
   demo_tool demo;
   CHECK(invalid_message(demo.tool, R"({"name":"a","colour":"red"})")
         == "Unknown argument 'colour' (expected: name, verbose, tags, "

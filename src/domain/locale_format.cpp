@@ -1,0 +1,234 @@
+#include "domain/locale_format.hpp"
+
+#include <unicode/udat.h>
+#include <unicode/uloc.h>
+#include <unicode/ustring.h>
+
+#include <date/date.h>
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <set>
+
+namespace ttm::domain {
+
+namespace {
+
+constexpr std::size_t max_tag_length = 64;
+
+// What ICU has data for, from uloc_getAvailable; built once.
+struct icu_catalog {
+  std::set<std::string> languages;
+  std::set<std::string> scripts;
+  std::set<std::string> regions; // ISO 3166 alpha-2
+  std::vector<std::string> tags; // "de-DE": available language-region pairs
+};
+
+const icu_catalog& catalog() {
+  static const icu_catalog c = [] {
+    icu_catalog out;
+    char buf[ULOC_FULLNAME_CAPACITY];
+    for (int32_t i = 0, n = uloc_countAvailable(); i < n; ++i) {
+      const char* id = uloc_getAvailable(i);
+      UErrorCode s = U_ZERO_ERROR;
+      if (uloc_getLanguage(id, buf, sizeof buf, &s) > 0 && U_SUCCESS(s))
+        out.languages.insert(buf);
+      std::string language = buf;
+      s = U_ZERO_ERROR;
+      if (uloc_getScript(id, buf, sizeof buf, &s) > 0 && U_SUCCESS(s))
+        out.scripts.insert(buf);
+      s = U_ZERO_ERROR;
+      int32_t len = uloc_toLanguageTag(id, buf, sizeof buf, true, &s);
+      if (U_SUCCESS(s) && len > 0)
+        out.tags.emplace_back(buf, static_cast<std::size_t>(len));
+    }
+    for (const char* const* r = uloc_getISOCountries(); *r != nullptr; ++r)
+      out.regions.insert(*r);
+    return out;
+  }();
+  return c;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i]))
+        != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+std::string quoted(std::string_view s) {
+  if (s.size() <= max_tag_length)
+    return "'" + std::string(s) + "'";
+  // Cut at a character boundary: the reply must stay valid UTF-8.
+  auto cut = max_tag_length;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+    --cut;
+  return "'" + std::string(s.substr(0, cut)) + "...'";
+}
+
+locale_lookup refuse(std::string_view tag, const std::string& language) {
+  std::vector<std::string> suggestions;
+  if (!language.empty()) {
+    // The language's likely region first: "de-XX" -> de-DE before de-AT.
+    char likely[ULOC_FULLNAME_CAPACITY], region[ULOC_COUNTRY_CAPACITY];
+    UErrorCode s = U_ZERO_ERROR;
+    uloc_addLikelySubtags(language.c_str(), likely, sizeof likely, &s);
+    uloc_getCountry(likely, region, sizeof region, &s);
+    if (U_SUCCESS(s) && *region != '\0') {
+      auto t = language + "-" + region;
+      if (std::find(catalog().tags.begin(), catalog().tags.end(), t)
+          != catalog().tags.end())
+        suggestions.push_back(t);
+    }
+  }
+  if (!language.empty())
+    for (const auto& t : catalog().tags)
+      if (suggestions.size() < 3 && t.size() > language.size()
+          && t.compare(0, language.size(), language) == 0
+          && t[language.size()] == '-'
+          && std::find(suggestions.begin(), suggestions.end(), t)
+               == suggestions.end())
+        suggestions.push_back(t);
+  for (const char* t : {"en-US", "de-DE", "ja-JP", "fr-CA"})
+    if (suggestions.size() < 4)
+      suggestions.emplace_back(t);
+  std::string message = quoted(tag) + " is not a locale this server knows; e.g. ";
+  for (std::size_t i = 0; i < suggestions.size(); ++i)
+    message += (i > 0 ? ", " : "") + suggestions[i];
+  return {std::nullopt, std::move(message), std::move(suggestions)};
+}
+
+bool known_region(const std::string& r) {
+  if (r.size() == 3)
+    return std::all_of(r.begin(), r.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+  return catalog().regions.count(r) > 0;
+}
+
+// -- the per-thread formatters ---------------------------------------------
+
+struct udat_closer {
+  void operator()(UDateFormat* f) const {
+    udat_close(f);
+  }
+};
+
+struct cached_formatter {
+  std::string icu_id;
+  std::unique_ptr<UDateFormat, udat_closer> format;
+};
+
+// Actors run on several threads: each keeps its own few formatters, most
+// recently used first, so no ICU object is shared between threads.
+constexpr std::size_t cache_size = 8;
+thread_local std::vector<cached_formatter> formatters;
+
+UDateFormat* formatter_for(const std::string& icu_id) {
+  auto hit = std::find_if(formatters.begin(), formatters.end(),
+                          [&](const auto& f) { return f.icu_id == icu_id; });
+  if (hit != formatters.end()) {
+    std::rotate(formatters.begin(), hit, hit + 1);
+    return formatters.front().format.get();
+  }
+  UErrorCode s = U_ZERO_ERROR;
+  // Long date, medium time: no zone field (a long time would print ICU's
+  // "GMT" name for the UTC it is given). Zone "UTC": the instant given is
+  // already the local wall time.
+  static const UChar utc[] = {'U', 'T', 'C', 0};
+  std::unique_ptr<UDateFormat, udat_closer> f{udat_open(
+    UDAT_MEDIUM, UDAT_LONG, icu_id.c_str(), utc, -1, nullptr, 0, &s)};
+  if (U_FAILURE(s) || !f)
+    return nullptr;
+  if (formatters.size() == cache_size)
+    formatters.pop_back();
+  formatters.insert(formatters.begin(), {icu_id, std::move(f)});
+  return formatters.front().format.get();
+}
+
+// UTF-16 -> UTF-8 for the JSON reply, no-break spaces made plain.
+std::string to_utf8(std::u16string_view text) {
+  std::u16string plain(text);
+  for (auto& c : plain)
+    if (c == 0x202F || c == 0x00A0)
+      c = u' ';
+  std::string out(plain.size() * 3, '\0');
+  int32_t len = 0;
+  UErrorCode s = U_ZERO_ERROR;
+  u_strToUTF8WithSub(out.data(), static_cast<int32_t>(out.size()), &len,
+                     reinterpret_cast<const UChar*>(plain.data()),
+                     static_cast<int32_t>(plain.size()), 0xFFFD, nullptr, &s);
+  out.resize(U_SUCCESS(s) ? static_cast<std::size_t>(len) : 0);
+  return out;
+}
+
+} // namespace
+
+locale_lookup resolve_locale(std::string_view tag) {
+  if (iequals(tag, "en-US"))
+    return {friendly_locale{}, {}, {}};
+  if (tag.empty() || tag.size() > max_tag_length
+      || tag.find('\0') != std::string_view::npos)
+    return refuse(tag, {});
+  std::string input(tag);
+  char id[ULOC_FULLNAME_CAPACITY];
+  int32_t parsed = 0;
+  UErrorCode s = U_ZERO_ERROR;
+  int32_t len = uloc_forLanguageTag(input.c_str(), id, sizeof id, &parsed, &s);
+  if (U_FAILURE(s) || s == U_STRING_NOT_TERMINATED_WARNING || len <= 0
+      || parsed != static_cast<int32_t>(input.size()))
+    return refuse(tag, {});
+  char part[ULOC_FULLNAME_CAPACITY];
+  s = U_ZERO_ERROR;
+  uloc_getLanguage(id, part, sizeof part, &s);
+  std::string language = U_SUCCESS(s) ? part : "";
+  if (language.empty() || catalog().languages.count(language) == 0)
+    return refuse(tag, {});
+  s = U_ZERO_ERROR;
+  uloc_getScript(id, part, sizeof part, &s);
+  if (U_FAILURE(s) || (*part != '\0' && catalog().scripts.count(part) == 0))
+    return refuse(tag, language);
+  s = U_ZERO_ERROR;
+  uloc_getCountry(id, part, sizeof part, &s);
+  if (U_FAILURE(s) || (*part != '\0' && !known_region(part)))
+    return refuse(tag, language);
+  friendly_locale l;
+  l.is_default = false;
+  l.icu_id = id;
+  return {std::move(l), {}, {}};
+}
+
+void localize_friendly(zoned_description& d, wall_time t,
+                       const friendly_locale& locale) {
+  if (locale.is_default)
+    return; // describe's en-US text, no ICU
+  UDateFormat* f = formatter_for(locale.icu_id);
+  if (f == nullptr)
+    return; // not reached for a resolved locale; keep the en-US text
+  auto local = date::floor<std::chrono::milliseconds>(t) + d.state.utc_offset;
+  auto udate = static_cast<UDate>(local.time_since_epoch().count());
+  UChar buf[128];
+  UErrorCode s = U_ZERO_ERROR;
+  int32_t n = udat_format(f, udate, buf, 128, nullptr, &s);
+  std::u16string text;
+  if (s == U_BUFFER_OVERFLOW_ERROR) {
+    text.resize(static_cast<std::size_t>(n));
+    s = U_ZERO_ERROR;
+    udat_format(f, udate, reinterpret_cast<UChar*>(text.data()), n, nullptr,
+                &s);
+  } else {
+    text.assign(reinterpret_cast<const char16_t*>(buf),
+                static_cast<std::size_t>(n > 0 ? n : 0));
+  }
+  if (U_FAILURE(s))
+    return;
+  d.friendly = to_utf8(text);
+  d.friendly += ' ';
+  d.friendly += d.state.abbreviation;
+}
+
+} // namespace ttm::domain

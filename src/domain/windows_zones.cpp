@@ -1,0 +1,112 @@
+#include "domain/windows_zones.hpp"
+
+#include "domain/fuzzy_match.hpp"
+#include "domain/tzdata_files.hpp"
+
+#include <unicode/ucal.h>
+#include <unicode/uenum.h>
+#include <unicode/ustring.h>
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <tuple>
+
+namespace ttm::domain {
+
+namespace {
+
+// ICU ids and Windows names are ASCII: a plain widening/narrowing suffices.
+std::string narrow(const UChar* s, int32_t n) {
+  std::string out(static_cast<std::size_t>(n), '\0');
+  for (int32_t i = 0; i < n; ++i)
+    out[static_cast<std::size_t>(i)] = static_cast<char>(s[i]);
+  return out;
+}
+
+std::vector<windows_zone> build() {
+  std::vector<windows_zone> out;
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<UEnumeration, void (*)(UEnumeration*)> ids{
+    ucal_openTimeZoneIDEnumeration(UCAL_ZONE_TYPE_CANONICAL, nullptr, nullptr,
+                                   &status),
+    uenum_close};
+  if (U_FAILURE(status))
+    return out;
+  std::vector<std::string> names;
+  int32_t len = 0;
+  while (const UChar* id = uenum_unext(ids.get(), &len, &status)) {
+    UChar win[128];
+    UErrorCode s = U_ZERO_ERROR;
+    int32_t n = ucal_getWindowsTimeZoneID(id, len, win, 128, &s);
+    if (U_SUCCESS(s) && n > 0 && n < 128)
+      names.push_back(narrow(win, n));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  auto links = read_tz_links();
+  for (const auto& name : names) {
+    std::u16string w(name.begin(), name.end());
+    UChar iana[128];
+    UErrorCode s = U_ZERO_ERROR;
+    // "001": CLDR's territory for the zone a Windows name means by default.
+    int32_t n = ucal_getTimeZoneIDForWindowsID(w.data(),
+                                               static_cast<int32_t>(w.size()),
+                                               "001", iana, 128, &s);
+    if (U_FAILURE(s) || n <= 0 || n >= 128)
+      continue;
+    auto icu_id = narrow(iana, n);
+    auto link = links.find(icu_id);
+    auto reported = link == links.end() ? icu_id : link->second;
+    out.push_back({name, std::move(icu_id), std::move(reported)});
+  }
+  return out;
+}
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i]))
+        != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+} // namespace
+
+const std::vector<windows_zone>& windows_zones() {
+  static const std::vector<windows_zone> all = build();
+  return all;
+}
+
+const windows_zone* find_windows_zone(std::string_view name) {
+  for (const auto& z : windows_zones())
+    if (iequals(name, z.windows_name))
+      return &z;
+  return nullptr;
+}
+
+std::vector<std::string> suggest_windows_zones(std::string_view name) {
+  auto in = to_lower(name);
+  std::vector<std::pair<std::size_t, const std::string*>> hits;
+  for (const auto& w : windows_zones())
+    if (auto d = near(in, to_lower(w.windows_name)))
+      hits.emplace_back(*d, &w.windows_name);
+  std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, *a.second) < std::tie(b.first, *b.second);
+  });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < hits.size() && i < 3; ++i)
+    out.push_back(*hits[i].second);
+  return out;
+}
+
+} // namespace ttm::domain
