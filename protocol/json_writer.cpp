@@ -103,15 +103,23 @@ char* write_body(char* dst, std::string_view s) {
   // before each are moved with one 16-byte load and store (the source has
   // 32 bytes left, the destination its slack).
   while (end - p >= 32) {
-    unsigned mask = escapes_in(
-      _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))).any;
+    auto m = escapes_in(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    unsigned mask = m.any;
     unsigned pos = 0;
     while (mask != 0) {
       auto i = static_cast<unsigned>(__builtin_ctz(mask));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos)));
-      dst = write_escape(dst + (i - pos), p[i]);
-      pos = i + 1;
+      dst += i - pos;
+      if (m.ctrl == 0) {
+        // '"' or '\\': a backslash goes before it, and the byte itself is
+        // copied with what follows.
+        *dst++ = '\\';
+        pos = i;
+      } else {
+        dst = write_escape(dst, p[i]);
+        pos = i + 1;
+      }
       mask &= mask - 1;
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
