@@ -113,6 +113,10 @@ public:
                     std::vector<day_number> holidays);
 
   bool is_business_day(day_number d) const;
+  /// Weekday w (0 = Sunday) is a weekend day.
+  bool is_weekend(unsigned w) const {
+    return weekend_[w];
+  }
 
   /// Business days d with from < d <= to when from <= to; when to < from,
   /// minus those with to <= d < from. So count(a, add(a, n)) == n.

@@ -5,6 +5,8 @@
 #include "tools/registry.hpp"
 #include "tools/timestamp_format.hpp"
 
+#include <date/date.h>
+
 #include <algorithm>
 
 namespace ttm::tools {
@@ -211,11 +213,9 @@ std::optional<tool_error> unused(const calculate_args& a) {
   return std::nullopt;
 }
 
-outcome<calculate_result> run_business(const calculate_args& args,
-                                       calculate_result& res,
-                                       const domain::time_input& start,
-                                       const std::optional<domain::time_input>& end,
-                                       const domain::zone& z) {
+// The weekend and holidays, checked before any time is read.
+std::variant<domain::business_calendar, tool_error>
+business_rules(const calculate_args& args) {
   std::array<bool, 7> weekend{};
   std::vector<std::string> names{"saturday", "sunday"};
   if (args.weekend)
@@ -248,9 +248,21 @@ outcome<calculate_result> run_business(const calculate_args& args,
       && (*args.days > max_business_days || *args.days < -max_business_days))
     return invalid("days: " + std::to_string(*args.days)
                    + " is outside -100000 to 100000.");
-  domain::business_calendar cal{weekend, std::move(holidays)};
+  return domain::business_calendar{weekend, std::move(holidays)};
+}
+
+outcome<calculate_result> run_business(const calculate_args& args,
+                                       calculate_result& res,
+                                       const domain::business_calendar& cal,
+                                       const domain::time_input& start,
+                                       const std::optional<domain::time_input>& end,
+                                       const domain::zone& z) {
   auto day_of = [&](domain::wall_time t) {
-    return domain::describe(t, z).local_day;
+    return date::floor<date::days>(
+             date::local_time<std::chrono::milliseconds>{
+               z.local_at(t).since_epoch})
+      .time_since_epoch()
+      .count();
   };
   auto from = day_of(start.instant);
   domain::day_number to;
@@ -271,9 +283,9 @@ outcome<calculate_result> run_business(const calculate_args& args,
   b.end_is_business_day = cal.is_business_day(to);
   b.count = cal.count(from, to);
   b.holidays_excluded = cal.holidays_in(from, to);
-  for (std::size_t w = 0; w < 7; ++w)
-    if (weekend[(w + 1) % 7]) // Monday first
-      b.weekend.push_back(weekdays[(w + 1) % 7]);
+  for (std::size_t w = 1; w <= 7; ++w) // Monday first
+    if (cal.is_weekend(w % 7))
+      b.weekend.push_back(weekdays[w % 7]);
   res.business_days = std::move(b);
   return std::move(res);
 }
@@ -295,6 +307,13 @@ outcome<calculate_result> run(const calculate_args& args, tool_context& ctx) {
       return invalid("duration: cannot read '" + *args.duration + "': " + *why
                      + ". " + domain::iso_duration_form());
     duration = std::get<domain::iso_duration>(parsed);
+  }
+  std::optional<domain::business_calendar> calendar;
+  if (args.operation == "business_days") {
+    auto rules = business_rules(args);
+    if (auto* err = std::get_if<tool_error>(&rules))
+      return std::move(*err);
+    calendar = std::get<domain::business_calendar>(std::move(rules));
   }
   domain::time_input_options opts;
   opts.now = ctx.clock.wall_now();
@@ -357,7 +376,7 @@ outcome<calculate_result> run(const calculate_args& args, tool_context& ctx) {
     res.difference = std::move(o);
     return res;
   }
-  return run_business(args, res, s, end, z);
+  return run_business(args, res, *calendar, s, end, z);
 }
 
 } // namespace

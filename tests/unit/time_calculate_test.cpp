@@ -241,6 +241,11 @@ TEST_CASE("time_calculate: refusals name the field", "[time_calculate]") {
              "VALIDATION_ERROR", "weekend: all seven days are weekend"},
          row{R"("operation":"business_days","start":"now","days":100001)",
              "VALIDATION_ERROR", "days: 100001 is outside -100000 to 100000"},
+         // Every argument is checked before a time is read.
+         row{R"("operation":"business_days","start":"soon","days":1,"holidays":["2026-13-01"])",
+             "VALIDATION_ERROR", "holidays[0]: '2026-13-01' is not a date"},
+         row{R"("operation":"add","start":"soon","duration":"PT","timezone":"UTC")",
+             "VALIDATION_ERROR", "duration: cannot read 'PT': 'T' is not followed"},
          row{R"("operation":"business_days","start":"2200-12-01","days":100000)",
              "VALIDATION_ERROR", "days: the result is outside the years 1800"},
        }) {
