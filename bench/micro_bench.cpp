@@ -253,6 +253,27 @@ BENCHMARK_CAPTURE(convert_locale_request, de_DE_20_zones, "de-DE",
 BENCHMARK_CAPTURE(convert_locale_request, en_US_3_windows_zones, "en-US",
                   R"(["Eastern Standard Time","Tokyo Standard Time",)"
                   R"("India Standard Time"])");
+// -- time_calculate (issue 18 item 8): the whole request in-process, one per
+// operation: a calendar add across the Berlin spring change, a difference
+// with its calendar breakdown, business days over a year with holidays.
+void calculate_request(benchmark::State& state, const char* args) {
+  auto st = initialized_session();
+  auto line = tool_call("time_calculate", args);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run(st, line));
+}
+BENCHMARK_CAPTURE(calculate_request, add,
+                  R"({"operation":"add","start":"2026-03-28T12:00",)"
+                  R"("duration":"P1M1DT2H","timezone":"Europe/Berlin"})");
+BENCHMARK_CAPTURE(calculate_request, difference,
+                  R"({"operation":"difference","start":"2026-01-31T08:30",)"
+                  R"("end":"2027-03-29T02:15","timezone":"Europe/Berlin"})");
+BENCHMARK_CAPTURE(calculate_request, business_days,
+                  R"({"operation":"business_days","start":"2026-01-02",)"
+                  R"("end":"2026-12-31","timezone":"Europe/Berlin",)"
+                  R"("holidays":["2026-01-01","2026-04-03","2026-04-06",)"
+                  R"("2026-05-01","2026-05-14","2026-05-25","2026-10-03",)"
+                  R"("2026-12-25","2026-12-26"]})");
 
 // -- session tool handlers in-process: schema validation, handler and result
 // encoding through tool::call, without JSON-RPC or the client state.

@@ -270,7 +270,8 @@ const std::string& accepted_time_forms() {
 
 time_input_result resolve_local_time(local_time t, const zone& z,
                                      disambiguation rule,
-                                     std::string_view written) {
+                                     std::string_view written,
+                                     std::string_view rule_argument) {
   auto r = z.resolve(t);
   time_input out;
   out.form = time_input::local;
@@ -302,6 +303,7 @@ time_input_result resolve_local_time(local_time t, const zone& z,
                   + format_utc_offset(r.offset_before) + " to "
                   + format_clock(wall_after) + " "
                   + format_utc_offset(r.offset_after);
+    std::string arg(rule_argument);
     auto first = format_instant(r.earlier, z);
     auto second = format_instant(r.later, z);
     if (gap)
@@ -309,15 +311,15 @@ time_input_result resolve_local_time(local_time t, const zone& z,
         "NONEXISTENT_LOCAL_TIME",
         shown + " does not exist in " + z.name() + ": clocks went from "
           + change + ". The nearest valid times are " + first
-          + " (disambiguation \"earlier\") and " + second
-          + " (\"later\" or \"compatible\"); pass disambiguation to choose.",
+          + " (" + arg + " \"earlier\") and " + second
+          + " (\"later\" or \"compatible\"); pass " + arg + " to choose.",
         {first, second}};
     return time_input_error{
       "AMBIGUOUS_LOCAL_TIME",
       shown + " is ambiguous in " + z.name() + ": clocks went back from "
         + change + ", so it happens twice: " + first
-        + " (disambiguation \"earlier\" or \"compatible\") and " + second
-        + " (\"later\"); pass disambiguation to choose.",
+        + " (" + arg + " \"earlier\" or \"compatible\") and " + second
+        + " (\"later\"); pass " + arg + " to choose.",
       {first, second}};
   }
   bool later = rule == disambiguation::later

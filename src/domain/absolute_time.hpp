@@ -62,10 +62,13 @@ using time_input_result = std::variant<time_input, time_input_error>;
 
 /// Resolves a local time the caller wrote in `z` by `rule`: the instant, or
 /// NONEXISTENT_LOCAL_TIME / AMBIGUOUS_LOCAL_TIME naming the transition and
-/// the candidates. `written` is how the input spelled it, for the message.
+/// the candidates. `written` is how the input spelled it, for the message;
+/// `rule_argument` is the argument the message tells the caller to pass.
 time_input_result resolve_local_time(local_time t, const zone& z,
                                      disambiguation rule,
-                                     std::string_view written);
+                                     std::string_view written,
+                                     std::string_view rule_argument
+                                     = "disambiguation");
 
 /// The accepted forms, one sentence, as error messages quote them.
 const std::string& accepted_time_forms();

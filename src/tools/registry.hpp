@@ -60,5 +60,6 @@ registry_ptr make_registry(const domain::tracking_limits& limits = {});
 // tools are declared in session_common.hpp).
 tool make_time_get_current();
 tool make_time_convert();
+tool make_time_calculate();
 
 } // namespace ttm::tools

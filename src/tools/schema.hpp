@@ -40,10 +40,19 @@ inline void write_type(json_writer& w, const char* name) {
 struct item_limit {
   std::optional<std::size_t> min_length;
   std::optional<std::size_t> max_length;
+  /// Array items: the allowed values ("enum"), when not empty.
+  std::vector<std::string> one_of = {};
 };
 
 /// Writes "minLength" / "maxLength" for a string item schema.
 inline void write_item_limit(json_writer& w, const item_limit& limit) {
+  if (!limit.one_of.empty()) {
+    w.Key("enum");
+    w.StartArray();
+    for (const auto& x : limit.one_of)
+      w.String(x.c_str());
+    w.EndArray();
+  }
   if (limit.min_length) {
     w.Key("minLength");
     w.Uint64(*limit.min_length);
@@ -266,6 +275,12 @@ public:
 
     field& item_max_length(std::size_t n) {
       constraints_.items.max_length = n;
+      return *this;
+    }
+
+    /// Array items: one of `values`.
+    field& item_one_of(std::vector<std::string> values) {
+      constraints_.items.one_of = std::move(values);
       return *this;
     }
 
