@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <tuple>
+#include <unordered_set>
 
 #include <fcntl.h>
 #include <sys/stat.h>

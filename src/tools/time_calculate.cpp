@@ -4,6 +4,7 @@
 #include "domain/zones.hpp"
 #include "tools/registry.hpp"
 #include "tools/timestamp_format.hpp"
+#include "tools/zoned_fields.hpp"
 
 #include <date/date.h>
 
@@ -26,17 +27,7 @@ struct calculate_args {
   std::string disambiguation;
   std::optional<std::string> result_disambiguation;
   std::string week_start;
-};
-
-// What time_convert shows of an instant in a zone.
-struct zoned_fields {
-  std::string timezone;
-  std::string timestamp;
-  std::string friendly;
-  std::string utc_offset;
-  std::string abbreviation;
-  bool is_dst = false;
-  std::string day_of_week;
+  std::string locale;
 };
 
 struct calc_input : zoned_fields {
@@ -104,44 +95,6 @@ constexpr const char* weekday_titles[] = {"Sunday",   "Monday", "Tuesday",
 constexpr std::size_t max_holidays = 366;
 constexpr std::int64_t max_business_days = 100'000;
 
-template <class S>
-void add_zoned_fields(object_schema<S>& s) {
-  s.template add<std::string>("timezone", &S::timezone,
-        "The zone: an IANA name (never 'local') or 'UTC+05:30'.");
-  s.template add<std::string>("timestamp", &S::timestamp,
-        "The instant in the requested format; by default ISO 8601 local "
-        "time with offset, e.g. 2026-03-29T03:30:00.000+02:00.");
-  s.template add<std::string>("friendly", &S::friendly,
-        "e.g. 'March 29, 2026 3:30:00 AM CEST'.");
-  s.template add<std::string>("utc_offset", &S::utc_offset, "UTC offset in ±HH:MM format.");
-  s.template add<std::string>("abbreviation", &S::abbreviation,
-        "The zone's abbreviation at this instant, e.g. 'CEST', '+0545'.");
-  s.template add<bool>("is_dst", &S::is_dst,
-        "True when daylight saving time is in effect at this instant.");
-  s.template add<std::string>("day_of_week", &S::day_of_week, "Weekday in that zone, e.g. 'Sunday'.");
-}
-
-void fill(zoned_fields& f, domain::wall_time t, const domain::zone& z,
-          const std::string& format) {
-  auto d = domain::describe(t, z);
-  f.timezone = z.name();
-  f.timestamp = format_timestamp(format, t, d);
-  f.friendly = std::move(d.friendly);
-  f.utc_offset = domain::format_utc_offset(d.state.utc_offset);
-  f.abbreviation = std::move(d.state.abbreviation);
-  f.is_dst = d.state.is_dst;
-  f.day_of_week = d.day_of_week;
-}
-
-const char* form_name(domain::time_input::form_t f) {
-  switch (f) {
-    case domain::time_input::offset: return "offset";
-    case domain::time_input::local: return "local";
-    case domain::time_input::date: return "date";
-    case domain::time_input::unix: return "unix";
-    default: return "relative";
-  }
-}
 
 tool_error invalid(std::string message) {
   return tool_error{"VALIDATION_ERROR", std::move(message)};
@@ -170,11 +123,12 @@ read_time(const std::string& field, const std::string& text,
 }
 
 calc_input describe_input(const std::string& text, const domain::time_input& in,
-                          const domain::zone& z, const std::string& format) {
+                          const domain::zone& z, const std::string& format,
+                          const domain::friendly_locale& locale) {
   calc_input c;
-  fill(c, in.instant, z, format);
+  fill_zoned_fields(c, in.instant, z, format, locale);
   c.input = text;
-  c.interpreted_as = form_name(in.form);
+  c.interpreted_as = input_form_name(in.form);
   if (!in.disambiguated.empty())
     c.disambiguation = in.disambiguated;
   return c;
@@ -315,6 +269,10 @@ outcome<calculate_result> run(const calculate_args& args, tool_context& ctx) {
       return std::move(*err);
     calendar = std::get<domain::business_calendar>(std::move(rules));
   }
+  auto locale_arg = resolve_locale_arg(args.locale);
+  if (auto* err = std::get_if<tool_error>(&locale_arg))
+    return std::move(*err);
+  const auto& locale = std::get<domain::friendly_locale>(locale_arg);
   domain::time_input_options opts;
   opts.now = ctx.clock.wall_now();
   opts.in = &z;
@@ -337,9 +295,9 @@ outcome<calculate_result> run(const calculate_args& args, tool_context& ctx) {
 
   calculate_result res;
   res.operation = args.operation;
-  res.start = describe_input(args.start, s, z, args.format);
+  res.start = describe_input(args.start, s, z, args.format, locale);
   if (end)
-    res.end = describe_input(*args.end, *end, z, args.format);
+    res.end = describe_input(*args.end, *end, z, args.format, locale);
   if (duration) {
     bool subtract = args.operation == "subtract";
     auto canonical = domain::format_iso_duration(*duration);
@@ -355,7 +313,7 @@ outcome<calculate_result> run(const calculate_args& args, tool_context& ctx) {
                         std::move(err->suggestions)};
     const auto& r = std::get<domain::time_input>(added);
     calc_output out;
-    fill(out, r.instant, z, args.format);
+    fill_zoned_fields(out, r.instant, z, args.format, locale);
     if (!r.disambiguated.empty())
       out.disambiguation = r.disambiguated;
     out.elapsed_ms = domain::unix_millis(r.instant) - domain::unix_millis(s.instant);
@@ -565,6 +523,9 @@ tool make_time_calculate() {
           "'this <weekday>' in start and end.")
     .one_of(weekdays)
     .default_to("monday");
+  in->add("locale", &calculate_args::locale, locale_description)
+    .max_length(64)
+    .default_to("en-US");
   auto out = std::make_shared<output_schema<calculate_result>>();
   out->add("operation", &calculate_result::operation, "As given.")
     .one_of(operations);

@@ -3,6 +3,7 @@
 #include "domain/zones.hpp"
 #include "tools/registry.hpp"
 #include "tools/timestamp_format.hpp"
+#include "tools/zoned_fields.hpp"
 
 #include <algorithm>
 
@@ -18,17 +19,6 @@ struct convert_args {
   std::string disambiguation;
   std::string week_start;
   std::string locale;
-};
-
-// The fields source and every target share.
-struct zoned_fields {
-  std::string timezone;
-  std::string timestamp;
-  std::string friendly;
-  std::string utc_offset;
-  std::string abbreviation;
-  bool is_dst = false;
-  std::string day_of_week;
 };
 
 struct convert_source : zoned_fields {
@@ -54,57 +44,11 @@ const std::vector<std::string> weekdays{"sunday",   "monday", "tuesday",
                                         "saturday"};
 constexpr std::size_t max_targets = 20;
 
-template <class S>
-void add_zoned_fields(object_schema<S>& s) {
-  s.template add<std::string>("timezone", &S::timezone,
-        "The zone: an IANA name (never 'local') or 'UTC+05:30'.");
-  s.template add<std::string>("timestamp", &S::timestamp,
-        "The instant in the requested format; by default ISO 8601 local "
-        "time with offset, e.g. 2026-03-29T03:30:00.000+02:00.");
-  s.template add<std::string>("friendly", &S::friendly,
-        "e.g. 'March 29, 2026 3:30:00 AM CEST'; in the requested locale "
-        "(de-DE: '29. März 2026 um 03:30:00 CEST').");
-  s.template add<std::string>("utc_offset", &S::utc_offset, "UTC offset in ±HH:MM format.");
-  s.template add<std::string>("abbreviation", &S::abbreviation,
-        "The zone's abbreviation at this instant, e.g. 'CEST', '+0545'.");
-  s.template add<bool>("is_dst", &S::is_dst,
-        "True when daylight saving time is in effect at this instant.");
-  s.template add<std::string>("day_of_week", &S::day_of_week, "Weekday in that zone, e.g. 'Sunday'.");
-}
-
-// Returns the local date (days since 1970-01-01) for date differences.
-long long fill(zoned_fields& f, domain::wall_time t, const domain::zone& z,
-               const std::string& format,
-               const domain::friendly_locale& locale) {
-  auto d = domain::describe(t, z);
-  domain::localize_friendly(d, t, locale);
-  f.timezone = z.name();
-  // The ISO text is moved, not copied: this runs for up to 21 zones.
-  f.timestamp = format == "iso8601" ? std::move(d.iso8601)
-                                    : format_timestamp(format, t, d);
-  f.friendly = std::move(d.friendly);
-  f.utc_offset = domain::format_utc_offset(d.state.utc_offset);
-  f.abbreviation = std::move(d.state.abbreviation);
-  f.is_dst = d.state.is_dst;
-  f.day_of_week = d.day_of_week;
-  return d.local_day;
-}
-
 std::string date_difference(long long days) {
   if (days == 0)
     return "same day";
   auto n = std::to_string(days < 0 ? -days : days);
   return (days < 0 ? "-" : "+") + n + (days == 1 || days == -1 ? " day" : " days");
-}
-
-const char* form_name(domain::time_input::form_t f) {
-  switch (f) {
-    case domain::time_input::offset: return "offset";
-    case domain::time_input::local: return "local";
-    case domain::time_input::date: return "date";
-    case domain::time_input::unix: return "unix";
-    default: return "relative";
-  }
 }
 
 outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
@@ -118,17 +62,17 @@ outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
   targets.reserve(args.to_timezones.size());
   for (std::size_t i = 0; i < args.to_timezones.size(); ++i) {
     const auto& name = args.to_timezones[i];
-    auto field = "to_timezones[" + std::to_string(i) + "]";
+    auto field = [i] { return "to_timezones[" + std::to_string(i) + "]"; };
     if (std::find(args.to_timezones.begin(), args.to_timezones.begin()
                                                + static_cast<long>(i),
                   name)
         != args.to_timezones.begin() + static_cast<long>(i))
       return tool_error{"VALIDATION_ERROR",
-                        field + ": '" + name
+                        field() + ": '" + name
                           + "' is listed twice; name each zone once."};
     auto found = domain::resolve_zone(name, ctx.local_zone);
     if (!found.found)
-      return tool_error{"INVALID_TIMEZONE", field + ": " + found.message,
+      return tool_error{"INVALID_TIMEZONE", field() + ": " + found.message,
                         std::move(found.suggestions)};
     targets.push_back(std::move(*found.found));
   }
@@ -159,9 +103,9 @@ outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
                          std::chrono::duration_cast<std::chrono::minutes>(
                            *in.input_offset))
                        : *from.found;
-  auto source_day = fill(src, in.instant, source_zone, args.format, locale);
+  auto source_day = fill_zoned_fields(src, in.instant, source_zone, args.format, locale);
   src.input = args.time;
-  src.interpreted_as = form_name(in.form);
+  src.interpreted_as = input_form_name(in.form);
   if (in.input_offset)
     src.input_offset = domain::format_utc_offset(*in.input_offset);
   if (!in.disambiguated.empty())
@@ -170,7 +114,7 @@ outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
   for (const auto& z : targets) {
     convert_target t;
     t.date_difference
-      = date_difference(fill(t, in.instant, z, args.format, locale) - source_day);
+      = date_difference(fill_zoned_fields(t, in.instant, z, args.format, locale) - source_day);
     res.results.push_back(std::move(t));
   }
   return res;

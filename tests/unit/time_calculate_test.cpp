@@ -261,7 +261,7 @@ TEST_CASE("time_calculate: refusals name the field", "[time_calculate]") {
          R"("operation":"business_days","start":"now","days":1,"weekend":["sat"])",
          R"("operation":"difference","start":"now","end":"now","x":1)",
          R"("operation":"business_days","start":"now","days":1,"holidays":["2026-1-1"])",
-         R"("operation":"add","start":"now","duration":"P1D","locale":"de")",
+         R"("operation":"add","start":"now","duration":"P1D","language":"de")",
        }) {
     INFO(args);
     c.fails("time_calculate", calc(args), "VALIDATION_ERROR");

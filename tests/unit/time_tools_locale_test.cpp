@@ -1,5 +1,5 @@
-// The `locale` argument and Windows zone names in time_get_current and
-// time_convert (issue 18 items 5 and 6), through the MCP session on a fake
+// The `locale` argument and Windows zone names in time_get_current,
+// time_convert and time_calculate (issue 18 items 5 and 6), through the MCP session on a fake
 // clock (results checked against the output schema).
 
 #include "session_client.hpp"
@@ -86,4 +86,21 @@ TEST_CASE("time_convert: an unknown locale is refused before anything else "
                     R"({"time":"now","to_timezones":["Eastern Standart Time"]})",
                     "INVALID_TIMEZONE");
   CHECK(strings(tz["suggestions"]).front() == "Eastern Standard Time");
+}
+
+TEST_CASE("time_calculate: locale shapes the friendly fields of its times",
+          "[time_tools_locale]") {
+  auto c = berlin_client();
+  auto r = c.ok("time_calculate",
+                R"({"operation":"add","start":"2026-03-28T03:30",)"
+                R"("duration":"P1D","timezone":"W. Europe Standard Time",)"
+                R"("locale":"de-DE"})");
+  CHECK(str(r["start"]["timezone"]) == "Europe/Berlin");
+  CHECK(str(r["start"]["friendly"]) == "28. März 2026 um 03:30:00 CET");
+  CHECK(str(r["result"]["friendly"]) == "29. März 2026 um 03:30:00 CEST");
+  auto bad = c.fails("time_calculate",
+                     R"({"operation":"difference","start":"now","end":"now",)"
+                     R"("locale":"xx-YY"})",
+                     "VALIDATION_ERROR");
+  CHECK(str(bad["message"]).find("locale: 'xx-YY' is not a locale") == 0);
 }
