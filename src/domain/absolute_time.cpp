@@ -255,8 +255,8 @@ std::optional<disambiguation> parse_disambiguation(std::string_view s) {
 const std::string& accepted_time_forms() {
   static const std::string forms
     = "Accepted forms: ISO 8601 with an offset (2026-03-29T02:30:00+01:00, "
-      "2026-03-29T01:30:00.250Z); a local date-time read in from_timezone "
-      "(2026-03-29T02:30 or 2026-03-29T02:30:00); a date (2026-03-29, local "
+      "2026-03-29T01:30:00.250Z); a local date-time read in the request's "
+      "zone (2026-03-29T02:30 or 2026-03-29T02:30:00); a date (2026-03-29, local "
       "midnight); unix:SECONDS or unix_ms:MILLISECONDS (unix:1774747800); "
       "now, today, tomorrow, yesterday; next|last|this <weekday>; in <N> "
       "<unit> [<N> <unit> ...] or <N> <unit> [...] ago (units: seconds, "

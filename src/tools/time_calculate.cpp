@@ -109,13 +109,8 @@ read_time(const std::string& field, const std::string& text,
     // Grammar refusals name the field; gap and overlap messages quote the
     // input, which is enough.
     auto message = std::move(err->message);
-    if (err->code == "VALIDATION_ERROR") {
-      // The grammar's list of forms names time_convert's zone argument.
-      auto at = message.find("from_timezone");
-      if (at != std::string::npos)
-        message.replace(at, 13, "timezone");
+    if (err->code == "VALIDATION_ERROR")
       message = field + ": " + message;
-    }
     return tool_error{std::move(err->code), std::move(message),
                       std::move(err->suggestions)};
   }
