@@ -137,6 +137,22 @@ char* write_body(char* dst, std::string_view s) {
   return dst;
 }
 
+// Whether any byte of `s` needs an escape; no branch per byte.
+bool needs_escape(std::string_view s) {
+  auto p = reinterpret_cast<const unsigned char*>(s.data());
+  auto end = p + s.size();
+#ifdef __SSE2__
+  for (; end - p >= 16; p += 16)
+    if (escapes_in(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))).any
+        != 0)
+      return true;
+#endif
+  unsigned char any = 0;
+  for (; p < end; ++p)
+    any |= extra.of[*p];
+  return any != 0;
+}
+
 } // namespace
 
 std::size_t json_string_length(std::string_view s) {
@@ -181,6 +197,15 @@ bool json_writer::string(std::string_view s) {
   // Prefix writes the comma or colon and checks the nesting (asserts);
   // after it the value is raw bytes, as in Writer::RawValue.
   Prefix(rapidjson::kStringType);
+  // Most values (timestamps, names, offsets) need no escape at all: one
+  // check, one copy.
+  if (!needs_escape(s)) {
+    char* dst = os_->Push(s.size() + 2);
+    *dst++ = '"';
+    std::memcpy(dst, s.data(), s.size());
+    dst[s.size()] = '"';
+    return EndValue(true);
+  }
   // A short string gets room for the worst case (six bytes per byte)
   // rather than a counting pass; a long one is counted exactly.
   auto room = s.size() <= 256 ? 2 + 6 * s.size() : json_string_length(s);

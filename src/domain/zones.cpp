@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <tuple>
 #include <unordered_set>
 
@@ -334,6 +335,9 @@ std::optional<zone_lookup> parse_offset(std::string_view s) {
   return zone_lookup{zone::fixed(negative ? -offset : offset), {}, {}};
 }
 
+// resolve_zone without its per-thread cache; never for "local".
+zone_lookup resolve_uncached(std::string_view s);
+
 } // namespace
 
 zone zone::iana(const date::time_zone* tz, std::string name) {
@@ -419,6 +423,21 @@ zone_lookup resolve_zone(std::string_view name,
                   + " is not in the time zone database; use an IANA name.");
   }
 
+  // Names resolved before (per thread: no locks; the tz database never
+  // changes while the server runs). A conversion resolves up to 21 names;
+  // the checks below cost more than this one ordered lookup.
+  thread_local std::map<std::string, zone, std::less<>> resolved;
+  if (auto hit = resolved.find(s); hit != resolved.end())
+    return {hit->second, {}, {}};
+  auto found = resolve_uncached(s);
+  if (found.found && resolved.size() < 4096)
+    resolved.emplace(std::string(s), *found.found);
+  return found;
+}
+
+namespace {
+
+zone_lookup resolve_uncached(std::string_view s) {
   if (const auto* e = find_abbreviation(s)) {
     std::vector<std::string> names;
     for (const char* z : e->zones)
@@ -459,6 +478,8 @@ zone_lookup resolve_zone(std::string_view name,
     message += " Did you mean: " + join_names(suggestions, ", ") + "?";
   return refuse(std::move(message), std::move(suggestions));
 }
+
+} // namespace
 
 namespace {
 
