@@ -1,14 +1,16 @@
 #include "domain/locale_format.hpp"
 
+#include "domain/locale_pattern.hpp"
+
 #include <unicode/udat.h>
 #include <unicode/uloc.h>
-#include <unicode/ustring.h>
 
 #include <date/date.h>
 
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace ttm::domain {
@@ -121,6 +123,8 @@ struct udat_closer {
 struct cached_formatter {
   std::string icu_id;
   std::unique_ptr<UDateFormat, udat_closer> format;
+  /// Its pattern without ICU, when that gives ICU's text exactly.
+  std::optional<locale_pattern> fast;
 };
 
 // Actors run on several threads: each keeps its own few formatters, most
@@ -128,12 +132,75 @@ struct cached_formatter {
 constexpr std::size_t cache_size = 8;
 thread_local std::vector<cached_formatter> formatters;
 
-UDateFormat* formatter_for(const std::string& icu_id) {
+using local_millis = date::sys_time<std::chrono::milliseconds>;
+
+// ICU's text for the wall time `local` given as a UTC instant, its spaces
+// plain; nullopt if ICU fails.
+std::optional<std::string> icu_text(UDateFormat* f, local_millis local) {
+  auto udate = static_cast<UDate>(local.time_since_epoch().count());
+  UChar buf[128];
+  UErrorCode s = U_ZERO_ERROR;
+  int32_t n = udat_format(f, udate, buf, 128, nullptr, &s);
+  std::u16string text;
+  if (s == U_BUFFER_OVERFLOW_ERROR) {
+    text.resize(static_cast<std::size_t>(n));
+    s = U_ZERO_ERROR;
+    udat_format(f, udate, reinterpret_cast<UChar*>(text.data()), n, nullptr,
+                &s);
+  } else {
+    text.assign(reinterpret_cast<const char16_t*>(buf),
+                static_cast<std::size_t>(n > 0 ? n : 0));
+  }
+  if (U_FAILURE(s))
+    return std::nullopt;
+  return plain_utf8(text);
+}
+
+local_fields fields_of(local_millis local) {
+  auto day = date::floor<date::days>(local);
+  date::year_month_day ymd{day};
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(local - day).count();
+  local_fields t;
+  t.year = static_cast<int>(ymd.year());
+  t.month = static_cast<unsigned>(ymd.month());
+  t.day = static_cast<unsigned>(ymd.day());
+  t.hour = static_cast<unsigned>(secs / 3600);
+  t.minute = static_cast<unsigned>(secs / 60 % 60);
+  t.second = static_cast<unsigned>(secs % 60);
+  t.weekday = date::weekday{day}.c_encoding();
+  return t;
+}
+
+// The interpreter for `f`, if it gives ICU's text for a few probe times
+// too: a last guard for what compile() cannot see (tests compare every
+// available locale on many more times).
+std::optional<locale_pattern> fast_pattern_for(UDateFormat* f) {
+  auto p = locale_pattern::compile(f);
+  if (!p)
+    return p;
+  using namespace std::chrono;
+  using namespace date;
+  static const local_millis probes[] = {
+    sys_days{2026_y / March / 9} + 0h + 5min + 7s,
+    sys_days{1999_y / December / 31} + 23h + 59min + 59s,
+    sys_days{2009_y / July / 4} + 12h + 30min,
+    sys_days{1905_y / February / 28} + 11h + 1min + 30s,
+  };
+  for (auto probe : probes) {
+    std::string mine;
+    p->format(fields_of(probe), mine);
+    if (icu_text(f, probe) != mine)
+      return std::nullopt;
+  }
+  return p;
+}
+
+cached_formatter* formatter_for(const std::string& icu_id) {
   auto hit = std::find_if(formatters.begin(), formatters.end(),
                           [&](const auto& f) { return f.icu_id == icu_id; });
   if (hit != formatters.end()) {
     std::rotate(formatters.begin(), hit, hit + 1);
-    return formatters.front().format.get();
+    return &formatters.front();
   }
   UErrorCode s = U_ZERO_ERROR;
   // Long date, medium time: no zone field (a long time would print ICU's
@@ -144,26 +211,25 @@ UDateFormat* formatter_for(const std::string& icu_id) {
     UDAT_MEDIUM, UDAT_LONG, icu_id.c_str(), utc, -1, nullptr, 0, &s)};
   if (U_FAILURE(s) || !f)
     return nullptr;
+  auto fast = fast_pattern_for(f.get());
   if (formatters.size() == cache_size)
     formatters.pop_back();
-  formatters.insert(formatters.begin(), {icu_id, std::move(f)});
-  return formatters.front().format.get();
+  formatters.insert(formatters.begin(), {icu_id, std::move(f), std::move(fast)});
+  return &formatters.front();
 }
 
-// UTF-16 -> UTF-8 for the JSON reply, no-break spaces made plain.
-std::string to_utf8(std::u16string_view text) {
-  std::u16string plain(text);
-  for (auto& c : plain)
-    if (c == 0x202F || c == 0x00A0)
-      c = u' ';
-  std::string out(plain.size() * 3, '\0');
-  int32_t len = 0;
-  UErrorCode s = U_ZERO_ERROR;
-  u_strToUTF8WithSub(out.data(), static_cast<int32_t>(out.size()), &len,
-                     reinterpret_cast<const UChar*>(plain.data()),
-                     static_cast<int32_t>(plain.size()), 0xFFFD, nullptr, &s);
-  out.resize(U_SUCCESS(s) ? static_cast<std::size_t>(len) : 0);
-  return out;
+std::optional<std::string> format_local(cached_formatter& f, local_millis local,
+                                        bool allow_fast) {
+  if (allow_fast && f.fast) {
+    auto t = fields_of(local);
+    if (locale_pattern::in_range(t.year)) {
+      std::string out;
+      out.reserve(64);
+      f.fast->format(t, out);
+      return out;
+    }
+  }
+  return icu_text(f.format.get(), local);
 }
 
 } // namespace
@@ -206,29 +272,46 @@ void localize_friendly(zoned_description& d, wall_time t,
                        const friendly_locale& locale) {
   if (locale.is_default)
     return; // describe's en-US text, no ICU
-  UDateFormat* f = formatter_for(locale.icu_id);
+  cached_formatter* f = formatter_for(locale.icu_id);
   if (f == nullptr)
     return; // not reached for a resolved locale; keep the en-US text
   auto local = date::floor<std::chrono::milliseconds>(t) + d.state.utc_offset;
-  auto udate = static_cast<UDate>(local.time_since_epoch().count());
-  UChar buf[128];
-  UErrorCode s = U_ZERO_ERROR;
-  int32_t n = udat_format(f, udate, buf, 128, nullptr, &s);
-  std::u16string text;
-  if (s == U_BUFFER_OVERFLOW_ERROR) {
-    text.resize(static_cast<std::size_t>(n));
-    s = U_ZERO_ERROR;
-    udat_format(f, udate, reinterpret_cast<UChar*>(text.data()), n, nullptr,
-                &s);
-  } else {
-    text.assign(reinterpret_cast<const char16_t*>(buf),
-                static_cast<std::size_t>(n > 0 ? n : 0));
+  if (f->fast) {
+    auto fields = fields_of(local);
+    if (locale_pattern::in_range(fields.year)) {
+      // Into d.friendly's own buffer: one allocation less per zone.
+      d.friendly.clear();
+      d.friendly.reserve(64);
+      f->fast->format(fields, d.friendly);
+      d.friendly += ' ';
+      d.friendly += d.state.abbreviation;
+      return;
+    }
   }
-  if (U_FAILURE(s))
+  auto text = icu_text(f->format.get(), local);
+  if (!text)
     return;
-  d.friendly = to_utf8(text);
+  d.friendly = std::move(*text);
   d.friendly += ' ';
   d.friendly += d.state.abbreviation;
 }
+
+namespace detail {
+
+bool has_fast_path(const std::string& icu_id) {
+  auto* f = formatter_for(icu_id);
+  return f != nullptr && f->fast.has_value();
+}
+
+std::optional<std::string> friendly_local_text(wall_time local,
+                                               const std::string& icu_id,
+                                               bool fast) {
+  auto* f = formatter_for(icu_id);
+  if (f == nullptr || (fast && !f->fast))
+    return std::nullopt;
+  return format_local(*f, date::floor<std::chrono::milliseconds>(local), fast);
+}
+
+} // namespace detail
 
 } // namespace ttm::domain
