@@ -23,7 +23,8 @@ bool names_modern_era(std::string_view revision) noexcept {
 
 bool is_modern_method(std::string_view method) noexcept {
   return method == "server/discover" || method == "tools/list"
-         || method == "tools/call" || method == "completion/complete"
+         || method == "tools/call" || method == "prompts/list"
+         || method == "prompts/get" || method == "completion/complete"
          || method == "subscriptions/listen";
 }
 

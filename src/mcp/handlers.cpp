@@ -4,16 +4,46 @@
 
 #include "log.hpp"
 #include "mcp/methods.hpp"
+#include "mcp/prompts.hpp"
+#include "domain/zone_completion.hpp"
 #include "mcp/session.hpp"
 #include "protocol/mcp.hpp"
 #include "protocol/modern.hpp"
 
 #include <rapidjson/stringbuffer.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
 namespace ttm::mcp {
+
+namespace {
+
+// The protocol's cap on completion values per reply.
+constexpr std::size_t max_completions = 100;
+
+// The day forms of the time grammar a `date` argument is typed as.
+domain::completion_values complete_day_forms(std::string_view typed) {
+  static const char* const forms[]
+    = {"today",         "yesterday",     "last monday",  "last tuesday",
+       "last wednesday", "last thursday", "last friday",  "last saturday",
+       "last sunday"};
+  domain::completion_values out;
+  for (std::string_view f : forms) {
+    bool match = typed.size() <= f.size();
+    for (std::size_t i = 0; match && i < typed.size(); ++i)
+      match = (typed[i] >= 'A' && typed[i] <= 'Z' ? typed[i] - 'A' + 'a'
+                                                  : typed[i])
+              == f[i];
+    if (match)
+      out.values.emplace_back(f);
+  }
+  out.total = out.values.size();
+  return out;
+}
+
+} // namespace
 
 const method_table& server_methods() {
   static const method_table table = [] {
@@ -60,6 +90,23 @@ const method_table& server_methods() {
       m.params_error
         = "logging/setLevel takes an object with a string 'level'";
       m.handle = &session::on_set_level;
+      return m;
+    }());
+    t.add([] {
+      method m;
+      m.name = "prompts/list";
+      m.implies = capability::prompts;
+      m.cacheable = true;
+      m.params_error = "prompts/list takes an object";
+      m.handle = &session::on_prompts_list;
+      return m;
+    }());
+    t.add([] {
+      method m;
+      m.name = "prompts/get";
+      m.implies = capability::prompts;
+      m.params_error = "prompts/get takes an object";
+      m.handle = &session::on_prompts_get;
       return m;
     }());
     t.add([] {
@@ -212,9 +259,9 @@ std::string session::on_set_level(const method_call& c) {
   return result_builder{c.msg.id, c.stamp}.finish();
 }
 
-/// The server has no prompts and no resource templates, so no argument has
-/// suggestions: a well-formed request gets an empty list (declaring
-/// `completions` lets clients ask without failing).
+/// Completes prompt arguments: `timezone` with zone names (IANA, then
+/// Windows). Other arguments have no suggestions: an empty list, so that
+/// clients may ask without failing.
 std::string session::on_complete(const method_call& c) {
   const auto& params = c.params;
   const auto& id = c.msg.id;
@@ -233,17 +280,44 @@ std::string session::on_complete(const method_call& c) {
       || !arg->value.HasMember("value") || !arg->value["value"].IsString())
     return invalid_params(id, "completion/complete needs 'argument' with "
                               "string 'name' and 'value'");
+  std::string_view arg_name{arg->value["name"].GetString(),
+                            arg->value["name"].GetStringLength()};
+  std::string_view value{arg->value["value"].GetString(),
+                         arg->value["value"].GetStringLength()};
+  domain::completion_values found;
+  if (std::string_view{type->value.GetString()} == "ref/prompt") {
+    auto pn = ref->value.FindMember("name");
+    if (pn == ref->value.MemberEnd() || !pn->value.IsString())
+      return invalid_params(id, "'ref.name' must name a prompt");
+    const auto* p = find_prompt(
+      {pn->value.GetString(), pn->value.GetStringLength()});
+    if (p == nullptr)
+      return invalid_params(id, "unknown prompt "
+                                  + protocol::json_quote(pn->value.GetString()));
+    bool has_arg = std::any_of(
+      p->arguments.begin(), p->arguments.end(),
+      [arg_name](const prompt_argument& a) { return a.name == arg_name; });
+    if (!has_arg)
+      return invalid_params(id, "prompt '" + p->name + "' has no argument "
+                                  + protocol::json_quote(arg_name));
+    if (arg_name == "timezone")
+      found = domain::complete_zone_names(value, max_completions);
+    if (arg_name == "date")
+      found = complete_day_forms(value);
+  }
   result_builder b{id, c.stamp};
   auto& w = b.writer();
-  w.Key("completion");
+  w.string("completion");
   w.StartObject();
-  w.Key("values");
+  w.string("values");
   w.StartArray();
+  for (const auto& v : found.values)
+    w.string(v);
   w.EndArray();
-  w.Key("total");
-  w.Int(0);
-  w.Key("hasMore");
-  w.Bool(false);
+  w.string("total");
+  w.Uint64(found.total);
+  w.string("hasMore");
+  w.Bool(found.total > found.values.size());
   w.EndObject();
   return b.finish();
 }
@@ -296,6 +370,70 @@ std::string session::requested_version(const protocol::message& msg) {
   if (pv == params.MemberEnd() || !pv->value.IsString())
     return {};
   return {pv->value.GetString(), pv->value.GetStringLength()};
+}
+
+std::string session::on_prompts_list(const method_call& c) {
+  if (auto cur = c.params.FindMember("cursor"); cur != c.params.MemberEnd())
+    return invalid_params(c.msg.id,
+                          "prompts/list has a single page; no cursor");
+  result_builder b{c.msg.id, c.stamp};
+  b.writer().string("prompts");
+  write_prompt_list(b.writer());
+  return b.finish();
+}
+
+std::string session::on_prompts_get(const method_call& c) {
+  auto name = c.params.FindMember("name");
+  if (name == c.params.MemberEnd() || !name->value.IsString())
+    return invalid_params(c.msg.id, "prompts/get needs a string 'name'");
+  std::string_view n{name->value.GetString(), name->value.GetStringLength()};
+  const auto* p = find_prompt(n);
+  if (p == nullptr) {
+    std::string known;
+    for (const auto& q : server_prompts())
+      known += (known.empty() ? "" : ", ") + q.name;
+    return invalid_params(c.msg.id, "unknown prompt "
+                                      + protocol::json_quote(n)
+                                      + "; the prompts are " + known);
+  }
+  prompt_args args;
+  if (auto a = c.params.FindMember("arguments");
+      a != c.params.MemberEnd() && !a->value.IsNull()) {
+    if (!a->value.IsObject())
+      return invalid_params(c.msg.id, "'arguments' must be an object of "
+                                      "strings");
+    for (const auto& m : a->value.GetObject()) {
+      if (!m.value.IsString())
+        return invalid_params(c.msg.id,
+                              "argument "
+                                + protocol::json_quote(m.name.GetString())
+                                + " must be a string");
+      args.emplace_back(
+        std::string{m.name.GetString(), m.name.GetStringLength()},
+        std::string{m.value.GetString(), m.value.GetStringLength()});
+    }
+  }
+  auto out = render_prompt(*p, args,
+                           prompt_context{cfg_.clock->wall_now(),
+                                          cfg_.local_zone});
+  if (auto* why = std::get_if<std::string>(&out))
+    return invalid_params(c.msg.id, *why);
+  const auto& text = std::get<prompt_text>(out);
+  result_builder b{c.msg.id, c.stamp};
+  auto& w = b.writer();
+  write_member(w, "description", text.description);
+  w.string("messages");
+  w.StartArray();
+  w.StartObject();
+  write_member(w, "role", "user");
+  w.string("content");
+  w.StartObject();
+  write_member(w, "type", "text");
+  write_member(w, "text", text.text);
+  w.EndObject();
+  w.EndObject();
+  w.EndArray();
+  return b.finish();
 }
 
 } // namespace ttm::mcp

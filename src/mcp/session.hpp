@@ -169,6 +169,8 @@ public:
   std::string on_tools_call(const method_call& c);
   std::string on_set_level(const method_call& c);
   std::string on_complete(const method_call& c);
+  std::string on_prompts_list(const method_call& c);
+  std::string on_prompts_get(const method_call& c);
   std::string on_discover(const method_call& c);
   std::string on_listen(const method_call& c);
 

@@ -109,7 +109,8 @@ describe('2026-07-28 results over HTTP', () => {
     assert.match(res.headers['content-type'], /^application\/json/);
     const result = assertResult(res, 'discover-1');
     assert.deepEqual(result.supportedVersions, ALL_REVISIONS);
-    assert.deepEqual(result.capabilities, { completions: {}, logging: {}, tools: { listChanged: false } });
+    assert.deepEqual(result.capabilities,
+      { completions: {}, logging: {}, prompts: { listChanged: false }, tools: { listChanged: false } });
     assert.equal(typeof result.instructions, 'string');
     assert.ok(result.instructions.length > 0);
     assertCacheHints(result);
@@ -162,12 +163,12 @@ describe('2026-07-28 results over HTTP', () => {
     assertToolError(assertResult(res, 4), 'VALIDATION_ERROR');
   });
 
-  test('completion/complete: an empty completion', T, async () => {
+  test('completion/complete: zone names for a prompt argument', T, async () => {
     const res = await modern(server, 5, 'completion/complete', {
-      ref: { type: 'ref/prompt', name: 'x' }, argument: { name: 'a', value: 'b' },
+      ref: { type: 'ref/prompt', name: 'standup' }, argument: { name: 'timezone', value: 'europe/ber' },
     });
     const result = assertResult(res, 5);
-    assert.deepEqual(result.completion, { values: [], total: 0, hasMore: false });
+    assert.deepEqual(result.completion, { values: ['Europe/Berlin'], total: 1, hasMore: false });
   });
 
   test('subscriptions/listen: acknowledged with no subscriptions, then ended', T, async () => {
@@ -304,7 +305,7 @@ describe('2026-07-28 envelope and header checks (in order)', () => {
   test('404 -32601 for every method 2026-07-28 does not have (with a valid envelope and headers)', T, async () => {
     const methods = [
       ['initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }],
-      ['ping'], ['logging/setLevel', { level: 'debug' }], ['prompts/list'], ['prompts/get', { name: 'p' }],
+      ['ping'], ['logging/setLevel', { level: 'debug' }],
       ['resources/list'], ['resources/templates/list'], ['resources/read', { uri: 'file:///x' }],
       ['resources/subscribe', { uri: 'file:///x' }], ['resources/unsubscribe', { uri: 'file:///x' }],
       ['tasks/list'], ['sampling/createMessage'], ['no/such-method'],

@@ -96,7 +96,7 @@ describe('the first request decides the era', () => {
   stdioTest('and initialize, ping, logging/setLevel with the envelope are -32601', async (server) => {
     await modernOk(server, 'tools/list');
     for (const [method, params] of [
-      ['initialize', INITIALIZE_PARAMS], ['ping', {}], ['logging/setLevel', { level: 'debug' }], ['prompts/list', {}],
+      ['initialize', INITIALIZE_PARAMS], ['ping', {}], ['logging/setLevel', { level: 'debug' }],
     ]) {
       const id = `claimed-${method}`;
       assertModernError(await modern(server, method, params, { id }), Code.MethodNotFound, id);
@@ -159,7 +159,8 @@ describe('2026-07-28 over stdio', () => {
     for (const id of ['a', 0, 9, 'x-y-z']) {
       await modernOk(server, 'server/discover', {}, { id });
     }
-    const done = await modernOk(server, 'completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' } });
+    const done = await modernOk(server, 'completion/complete',
+      { ref: { type: 'ref/prompt', name: 'execution_report' }, argument: { name: 'session_id', value: '' } });
     assert.deepEqual(done.completion, { values: [], total: 0, hasMore: false });
   });
 

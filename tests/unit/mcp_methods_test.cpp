@@ -60,12 +60,14 @@ TEST_CASE("methods: the server's table gates methods by era",
     CHECK(t.find(name, era::legacy) == nullptr);
     CHECK(t.find(name, era::modern) != nullptr);
   }
-  for (auto name : {"tools/call", "tools/list", "completion/complete"}) {
+  for (auto name : {"tools/call", "tools/list", "prompts/list", "prompts/get",
+                    "completion/complete"}) {
     INFO(name);
     CHECK(t.find(name, era::legacy) != nullptr);
     CHECK(t.find(name, era::modern) != nullptr);
   }
-  for (auto name : {"resources/list", "prompts/get", "", "tools/List"}) {
+  for (auto name : {"resources/subscribe", "sampling/createMessage", "",
+                    "tools/List"}) {
     INFO(name);
     CHECK(t.find(name, era::legacy) == nullptr);
     CHECK(t.find(name, era::modern) == nullptr);
@@ -91,7 +93,8 @@ TEST_CASE("methods: capabilities are derived from the registrations",
           "[mcp][methods]") {
   // What initialize and server/discover announce today, byte for byte.
   CHECK(capabilities(mcp::server_methods())
-        == R"({"completions":{},"logging":{},"tools":{"listChanged":false}})");
+        == R"({"completions":{},"logging":{},"prompts":{"listChanged":false},)"
+           R"("tools":{"listChanged":false}})");
 
   mcp::method_table t;
   CHECK(capabilities(t) == "{}");
@@ -169,12 +172,12 @@ TEST_CASE("methods: initialize announces the derived capabilities",
   auto out = send(s, initialize_request("2025-11-25"));
   CHECK(out.response.find(
           R"("capabilities":{"completions":{},"logging":{},)"
-          R"("tools":{"listChanged":false}})")
+          R"("prompts":{"listChanged":false},"tools":{"listChanged":false}})")
         != std::string::npos);
   auto d = session();
   auto discovered = send(d, modern("server/discover"));
   CHECK(discovered.response.find(
           R"("capabilities":{"completions":{},"logging":{},)"
-          R"("tools":{"listChanged":false}})")
+          R"("prompts":{"listChanged":false},"tools":{"listChanged":false}})")
         != std::string::npos);
 }

@@ -518,17 +518,35 @@ TEST_CASE("mcp: ids are echoed exactly") {
 
 // -- completion ---------------------------------------------------------------
 
-TEST_CASE("mcp: completion/complete is declared and answers an empty list") {
+TEST_CASE("mcp: completion/complete completes prompt arguments") {
   auto s = session();
   auto init = call(s, initialize_request("2025-11-25"));
   CHECK(init["result"]["capabilities"]["completions"].IsObject());
   auto res = call(s, request("completion/complete", "2",
-                             R"({"ref":{"type":"ref/prompt","name":"p"},)"
-                             R"("argument":{"name":"a","value":"x"}})"));
+                             R"({"ref":{"type":"ref/prompt","name":"standup"},)"
+                             R"("argument":{"name":"timezone","value":"Asia/Tok"}})"));
   REQUIRE(res.HasMember("result"));
-  CHECK(res["result"]["completion"]["values"].IsArray());
-  CHECK(res["result"]["completion"]["values"].Empty());
+  REQUIRE(res["result"]["completion"]["values"].IsArray());
+  REQUIRE(res["result"]["completion"]["values"].Size() == 1);
+  CHECK(res["result"]["completion"]["values"][0] == "Asia/Tokyo");
+  CHECK(res["result"]["completion"]["total"] == 1);
   CHECK(res["result"]["completion"]["hasMore"] == false);
+  // An argument without suggestions: an empty list.
+  auto none = call(s, request("completion/complete", "5",
+                              R"({"ref":{"type":"ref/prompt","name":"execution_report"},)"
+                              R"("argument":{"name":"session_id","value":"x"}})"));
+  CHECK(none["result"]["completion"]["values"].Empty());
+  // An unknown prompt, or an argument it does not have: -32602.
+  CHECK(contains(error_message(call(s, request("completion/complete", "6",
+                                               R"({"ref":{"type":"ref/prompt","name":"p"},)"
+                                               R"("argument":{"name":"a","value":"x"}})")),
+                               -32602),
+                 "unknown prompt"));
+  CHECK(contains(error_message(call(s, request("completion/complete", "7",
+                                               R"({"ref":{"type":"ref/prompt","name":"standup"},)"
+                                               R"("argument":{"name":"a","value":"x"}})")),
+                               -32602),
+                 "has no argument"));
   // Malformed requests are -32602 naming what is wrong.
   CHECK(contains(error_message(call(s, request("completion/complete", "3",
                                                R"({"argument":{}})")),

@@ -217,7 +217,7 @@ TEST_CASE("modern: is_modern_method lists what a modern request may call",
     CHECK(protocol::is_modern_method(m));
   }
   for (std::string m : {"initialize", "ping", "logging/setLevel",
-                        "resources/list", "prompts/get", "Tools/list",
+                        "resources/list", "sampling/createMessage", "Tools/list",
                         "tools/list ", "", "notifications/initialized"}) {
     INFO("method: '" << m << "'");
     CHECK_FALSE(protocol::is_modern_method(m));
@@ -490,7 +490,7 @@ TEST_CASE("modern: check_version and check_method", "[modern]") {
                    "is not part of protocol revision 2026-07-28"));
     CHECK(refusal.data_json.empty());
   }
-  for (std::string m : {"resources/list", "prompts/get", "nope"}) {
+  for (std::string m : {"resources/list", "sampling/createMessage", "nope"}) {
     INFO("method: " << m);
     CHECK_FALSE(contains(method_not_found(m).message, "not part of"));
   }
@@ -577,10 +577,10 @@ TEST_CASE("modern: tools/list carries cache hints and is the same for every "
   SECTION("completion/complete gets the additions but no cache hints") {
     auto done = call(a, modern_request(
                           "completion/complete", "9",
-                          R"("ref":{"type":"ref/prompt","name":"p"},)"
-                          R"("argument":{"name":"a","value":"x"})"));
+                          R"("ref":{"type":"ref/prompt","name":"standup"},)"
+                          R"("argument":{"name":"timezone","value":"europe/ber"})"));
     const auto& c = modern_result(done);
-    CHECK(c["completion"]["values"].Empty());
+    CHECK(c["completion"]["values"].Size() == 1);
     CHECK_FALSE(c.HasMember("ttlMs"));
   }
 }
@@ -723,7 +723,7 @@ TEST_CASE("modern: removed methods are -32601 and decide nothing",
     CHECK(contains(text, "not part of protocol revision 2026-07-28"));
     CHECK(s.current_era() == std::nullopt);
   }
-  for (std::string m : {"resources/list", "prompts/list", "no/such"}) {
+  for (std::string m : {"resources/list", "resources/subscribe", "no/such"}) {
     INFO("method: " << m);
     CHECK(contains(error_message(call(s, modern_request(m, "5")), -32601), m));
     CHECK(s.current_era() == std::nullopt);
