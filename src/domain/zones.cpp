@@ -3,6 +3,7 @@
 #include "domain/fuzzy_match.hpp"
 #include "domain/tzdata_files.hpp"
 #include "domain/windows_zones.hpp"
+#include "domain/zone_footer.hpp"
 
 #include <date/tz.h>
 
@@ -357,7 +358,11 @@ zone_state zone::state_at(wall_time t) const {
   if (tz_ == nullptr)
     return {fixed_offset_, false, name_};
   try {
-    auto info = tz_->get_info(date::floor<std::chrono::seconds>(t));
+    auto secs = date::floor<std::chrono::seconds>(t);
+    // After the file's last transition (2037): the file's POSIX rule.
+    if (auto f = footer_state_at(tz_, secs))
+      return {f->utc_offset, f->is_dst, std::move(f->abbreviation)};
+    auto info = tz_->get_info(secs);
     // In OS mode `save` is only a flag (its magnitude is not the real amount).
     return {info.offset, info.save != 0min, info.abbrev};
   } catch (const std::exception&) {
@@ -380,10 +385,29 @@ local_resolution zone::resolve(local_time t) const {
     return r;
   }
   auto secs = date::floor<std::chrono::seconds>(t.since_epoch);
-  auto info = tz_->get_info(date::local_seconds{secs});
   auto at = [&](std::chrono::seconds offset) {
     return wall_time{t.since_epoch - offset};
   };
+  if (auto f = footer_resolve(tz_, secs)) {
+    if (f->kind == footer_resolution::unique) {
+      r.earlier = r.later = at(f->offset_before);
+      return r;
+    }
+    r.kind = f->kind == footer_resolution::ambiguous
+               ? local_resolution::ambiguous
+               : local_resolution::nonexistent;
+    // As below: a gap's "earlier" reads the local time with the offset
+    // after it; an overlap's first occurrence has the offset before it.
+    r.earlier = at(f->kind == footer_resolution::ambiguous ? f->offset_before
+                                                           : f->offset_after);
+    r.later = at(f->kind == footer_resolution::ambiguous ? f->offset_after
+                                                         : f->offset_before);
+    r.transition = wall_time{f->transition.time_since_epoch()};
+    r.offset_before = f->offset_before;
+    r.offset_after = f->offset_after;
+    return r;
+  }
+  auto info = tz_->get_info(date::local_seconds{secs});
   switch (info.result) {
   case date::local_info::unique:
     r.earlier = r.later = at(info.first.offset);
