@@ -93,10 +93,12 @@ std::string timeline(const report_model& m) {
     span = std::max<long long>(span, r.offset_end.count());
   int height = axis_height + static_cast<int>(m.runs.size()) * row_height + 10;
   int width = label_width + chart_width + 20;
-  std::string s = "<svg class=\"timeline\" width=\"" + std::to_string(width) + "\" height=\""
-                  + std::to_string(height) + "\" viewBox=\"0 0 "
-                  + std::to_string(width) + " " + std::to_string(height)
-                  + "\" role=\"img\" aria-label=\"Timeline of the task runs\">\n";
+  auto wide = std::to_string(width);
+  auto high = std::to_string(height);
+  std::string s = "<svg class=\"timeline\" width=\"" + wide + "\" height=\""
+                  + high + "\" viewBox=\"0 0 " + wide + " " + high
+                  + "\" role=\"img\" aria-label=\"Timeline of the task "
+                    "runs\">\n";
   auto x_of = [&](long long ms) {
     return label_width + static_cast<double>(ms) / span * chart_width;
   };
@@ -197,7 +199,8 @@ std::string render_html(const report_model& m, const report_options& o) {
   }
   for (const auto& id : m.not_started)
     h += "<tr class=\"not_started\"><td>" + esc(id)
-         + "</td><td></td><td></td><td></td><td></td><td>not started</td></tr>\n";
+         + "</td><td></td><td></td><td></td><td></td><td>not started</td>"
+           "</tr>\n";
   h += "</tbody>\n</table>\n<h2>Summary</h2>\n<ul>\n";
   const auto& c = m.counts;
   auto item = [&](const std::string& k, const std::string& v) {

@@ -209,7 +209,8 @@ std::string render_markdown(const report_model& m, const report_options& o) {
           + text::status_symbol(r) + " " + text::status_word(r) + " |\n";
   }
   for (const auto& id : m.not_started)
-    md += "| " + cell(id) + " |  |  |  |  | \xE2\x8F\xB3 not started |\n"; // ⏳
+    md += "| " + cell(id)
+          + " |  |  |  |  | \xE2\x8F\xB3 not started |\n"; // ⏳
   const auto& c = m.counts;
   md += "\n---\n\n## Summary\n\n";
   md += "- **Tasks Completed:** " + std::to_string(c.completed) + "/"

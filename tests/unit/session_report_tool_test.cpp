@@ -63,7 +63,8 @@ TEST_CASE("time_session_report: every format, and another zone",
   c.clock->advance(2s);
   c.ok("time_task_end", task_args(sid, "a"));
 
-  auto csv = c.ok("time_session_report", session_args(sid, R"(,"format":"csv")"));
+  auto csv = c.ok("time_session_report",
+                  session_args(sid, R"(,"format":"csv")"));
   CHECK(str(csv["mime_type"]) == "text/csv; charset=utf-8; header=present");
   CHECK(str(csv["report"]).rfind("session_id,milestone_id,task_id,", 0) == 0);
 
