@@ -349,6 +349,20 @@ void session_summary_handler(benchmark::State& state) {
 }
 BENCHMARK(session_summary_handler)->Arg(5)->Arg(500);
 
+/// time_session_report of a 50-task session (half the tasks still running)
+/// in each format: the whole tool call, rendering and encoding included.
+void session_report_handler(benchmark::State& state, const char* format) {
+  handler_fixture f;
+  auto args = session_args(f.session_with_runs(50),
+                           std::string{R"(,"format":")"} + format + "\"");
+  for (auto _ : state)
+    benchmark::DoNotOptimize(f.call("time_session_report", args));
+}
+BENCHMARK_CAPTURE(session_report_handler, markdown_50_tasks, "markdown");
+BENCHMARK_CAPTURE(session_report_handler, csv_50_tasks, "csv");
+BENCHMARK_CAPTURE(session_report_handler, json_50_tasks, "json");
+BENCHMARK_CAPTURE(session_report_handler, html_50_tasks, "html");
+
 void session_end_handler(benchmark::State& state) {
   auto tasks = static_cast<std::size_t>(state.range(0));
   std::unique_ptr<handler_fixture> f;

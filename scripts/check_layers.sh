@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Checks the #include "..." lines of the server's sources against the layers
 # (docs/architecture.md), lowest first:
-#   protocol, log  <  domain, tools, storage  <  journal  <  mcp  <  actors
-#   <  edge, config, main
+#   protocol, log  <  domain, reports, tools, storage  <  journal  <  mcp
+#   <  actors  <  edge, config, main
 # A file may include its own layer and any lower one; of two layers on one
-# level only tools -> domain, edge -> config and main -> edge/config are
-# allowed (storage stays testable alone, domain knows no storage). Also
+# level only tools -> reports -> domain, tools -> domain, edge -> config and
+# main -> edge/config are allowed (storage stays testable alone, domain knows no storage). Also
 # fails on an include cycle between units (x.hpp and x.cpp are one unit).
 # Folders that do not exist (yet) are skipped. Usage: check_layers.sh [ROOT]
 set -u
@@ -17,6 +17,7 @@ layer_of() {
     protocol/*) echo protocol ;;
     src/log.*) echo log ;;
     src/domain/*) echo domain ;;
+    src/reports/*) echo reports ;;
     src/tools/*) echo tools ;;
     src/storage/*) echo storage ;;
     src/journal/*) echo journal ;;
@@ -32,7 +33,7 @@ layer_of() {
 rank_of() {
   case $1 in
     protocol | log) echo 0 ;;
-    domain | tools | storage) echo 1 ;;
+    domain | reports | tools | storage) echo 1 ;;
     journal) echo 2 ;;
     mcp) echo 3 ;;
     actors) echo 4 ;;
@@ -44,7 +45,7 @@ rank_of() {
 # Same level, different layer: allowed only for these.
 peer_allowed() {
   case "$1>$2" in
-    "tools>domain" | "edge>config" | "main>edge" | "main>config") return 0 ;;
+    "tools>domain" | "tools>reports" | "reports>domain" | "edge>config" | "main>edge" | "main>config") return 0 ;;
     *) return 1 ;;
   esac
 }

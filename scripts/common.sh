@@ -11,7 +11,8 @@ export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 # TEST_PACKAGES too.
 BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
   libhowardhinnant-date-dev libboost-dev libsqlite3-dev tzdata libicu-dev)
-TEST_PACKAGES=(catch2 libbenchmark-dev)
+# chromium: the browser checks of the reports (tests/browser), headless.
+TEST_PACKAGES=(catch2 libbenchmark-dev chromium)
 
 say() { printf '==> %s\n' "$*" >&2; }
 

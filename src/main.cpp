@@ -78,7 +78,9 @@ const char* instructions_text
     "time_session_start with its task_ids, then time_task_start and "
     "time_task_end around each task (tasks may overlap), "
     "time_session_summary for progress, and time_session_end for the final "
-    "report (durations come from a monotonic clock).";
+    "summary (durations come from a monotonic clock); time_session_report "
+    "renders a session as Markdown (with a Mermaid gantt chart), CSV, JSON "
+    "or an HTML page.";
 
 /// The zone "local" stands for: configured, else detected, else UTC.
 std::optional<std::string> resolve_local_zone(const config& cfg) {

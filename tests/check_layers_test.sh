@@ -41,6 +41,14 @@ expect 1 "back-edge: src/domain/d.hpp (domain) includes actors/a.hpp" "$t"
 t=$(tree peer); printf '#include "domain/d.hpp"\n' >>"$t/src/storage/s.hpp"
 expect 1 "back-edge: src/storage/s.hpp (storage) includes domain/d.hpp" "$t"
 
+# reports sits beside tools: tools -> reports -> domain, never back.
+t=$(tree reports); mkdir -p "$t/src/reports"
+printf '#include "domain/d.hpp"\n' >"$t/src/reports/r.hpp"
+printf '#include "reports/r.hpp"\n' >>"$t/src/tools/t.hpp"
+expect 0 "no back-edges, no cycles" "$t"
+printf '#include "tools/t.hpp"\n' >"$t/src/reports/r.cpp"
+expect 1 "back-edge: src/reports/r.cpp (reports) includes tools/t.hpp" "$t"
+
 t=$(tree cycle)
 printf '#include "protocol/q.hpp"\n' >"$t/protocol/p.cpp"
 printf '#include "protocol/p.hpp"\n' >"$t/protocol/q.hpp"

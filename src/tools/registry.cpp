@@ -66,6 +66,7 @@ registry_ptr make_registry(const domain::tracking_limits& limits) {
     tools.push_back(make_time_task_end());
     tools.push_back(make_time_session_end());
     tools.push_back(make_time_session_summary());
+    tools.push_back(make_time_session_report());
     tools.push_back(make_time_convert());
     tools.push_back(make_time_calculate());
     return tools;

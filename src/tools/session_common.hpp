@@ -156,5 +156,6 @@ tool make_time_task_start();
 tool make_time_task_end();
 tool make_time_session_end();
 tool make_time_session_summary();
+tool make_time_session_report();
 
 } // namespace ttm::tools

@@ -386,14 +386,14 @@ TEST_CASE("session tools: before 2025-11-25 schema violations are -32602",
 
 // -- tools/list ---------------------------------------------------------------
 
-TEST_CASE("session tools: tools/list lists eight tools with schemas and "
+TEST_CASE("session tools: tools/list lists nine tools with schemas and "
           "annotations",
           "[session_tools]") {
   client c;
   auto res = c.rpc(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
   const auto& list = res["result"]["tools"];
   REQUIRE(list.IsArray());
-  REQUIRE(list.Size() == 8);
+  REQUIRE(list.Size() == 9);
   std::vector<std::string> names;
   for (const auto& t : list.GetArray()) {
     names.push_back(str(t["name"]));
@@ -412,7 +412,8 @@ TEST_CASE("session tools: tools/list lists eight tools with schemas and "
         == std::vector<std::string>{"time_get_current", "time_session_start",
                                     "time_task_start", "time_task_end",
                                     "time_session_end",
-                                    "time_session_summary", "time_convert",
+                                    "time_session_summary",
+                                    "time_session_report", "time_convert",
                                     "time_calculate"});
   auto hint = [&](std::size_t i, const char* name) {
     const auto& t = list[static_cast<rapidjson::SizeType>(i)];
@@ -436,12 +437,15 @@ TEST_CASE("session tools: tools/list lists eight tools with schemas and "
   CHECK(hint(5, "readOnlyHint")); // session_summary
   CHECK(hint(5, "idempotentHint"));
   CHECK(required(5) == names_t{"session_id"});
-  CHECK(hint(6, "readOnlyHint")); // time_convert
+  CHECK(hint(6, "readOnlyHint")); // session_report
   CHECK(hint(6, "idempotentHint"));
-  CHECK(required(6) == names_t{"time", "to_timezones"});
-  CHECK(hint(7, "readOnlyHint")); // time_calculate
+  CHECK(required(6) == names_t{"session_id"});
+  CHECK(hint(7, "readOnlyHint")); // time_convert
   CHECK(hint(7, "idempotentHint"));
-  CHECK(required(7) == names_t{"operation", "start"});
+  CHECK(required(7) == names_t{"time", "to_timezones"});
+  CHECK(hint(8, "readOnlyHint")); // time_calculate
+  CHECK(hint(8, "idempotentHint"));
+  CHECK(required(8) == names_t{"operation", "start"});
 }
 
 // -- isolation ----------------------------------------------------------------
@@ -460,6 +464,7 @@ TEST_CASE("session tools: another client's session is indistinguishable from "
     {"time_task_start", R"(,"task_id":"a")"},
     {"time_task_end", R"(,"task_id":"a")"},
     {"time_session_summary", ""},
+    {"time_session_report", R"(,"format":"csv")"},
     {"time_session_end", ""},
   };
   for (const auto& [tool_name, extra] : calls) {

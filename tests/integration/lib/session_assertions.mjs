@@ -19,7 +19,10 @@ export const SESSION_TOOLS = [
   'time_session_start', 'time_task_start', 'time_task_end', 'time_session_end', 'time_session_summary',
 ];
 
-/** Tools listed after the session tools (issue 18). */
+/** Listed right after the session tools (issue 16): session-bound, read-only, not in the spec. */
+export const REPORT_TOOLS = ['time_session_report'];
+
+/** Tools listed after the session and report tools (issue 18). */
 export const CONVERT_TOOLS = ['time_convert', 'time_calculate'];
 
 /** RFC 9562 version 4 (random) UUID, lower case. */

@@ -1,0 +1,235 @@
+// The Markdown report: the spec's template ("Execution Report
+// Integration") field for field, then busy time, runs and a Mermaid gantt.
+
+#include "reports/report.hpp"
+#include "reports/report_text.hpp"
+
+#include "domain/time_format.hpp"
+
+#include <string_view>
+
+namespace ttm::reports {
+
+namespace {
+
+/// User text on one line of prose: line breaks become spaces, and '<'
+/// an entity (it would start inline HTML: a name shows as typed, never as
+/// markup).
+std::string one_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    char c = s[k];
+    if (c == '\r' && k + 1 < s.size() && s[k + 1] == '\n')
+      continue;
+    if (c == '<')
+      out += "&lt;";
+    else
+      out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out;
+}
+
+/// A table cell: `|` and `\` escaped, '<' an entity, line breaks as <br>
+/// (GFM tables cannot hold a newline).
+std::string cell(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    char c = s[k];
+    if (c == '|' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\r') {
+      if (k + 1 < s.size() && s[k + 1] == '\n')
+        continue;
+      out += "<br>";
+    } else if (c == '\n') {
+      out += "<br>";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string count_line(const char* label, std::size_t n) {
+  return std::string("- **") + label + ":** " + std::to_string(n) + "\n";
+}
+
+/// A Mermaid gantt label or section: the characters its grammar reads as
+/// syntax (`:` ends a label, `#` and `%%` start comments, `;` ends a
+/// statement, line breaks end the line) and '<', '>' become look-alikes or
+/// spaces, and a leading keyword is guarded so a task named "section x"
+/// stays a task.
+std::string mermaid_text(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case ':':
+        out += "\xEA\x9E\x89"; // ꞉ MODIFIER LETTER COLON
+        break;
+      case '#':
+        out += "\xEF\xBC\x83"; // ＃ FULLWIDTH NUMBER SIGN
+        break;
+      case ';':
+        out += "\xCD\xBE"; // ; GREEK QUESTION MARK (looks like ;)
+        break;
+      case '%':
+        out += "\xEF\xBC\x85"; // ％ FULLWIDTH PERCENT SIGN
+        break;
+      case '<': // no markup, whatever Mermaid's security level
+        out += "\xE2\x80\xB9"; // ‹
+        break;
+      case '>':
+        out += "\xE2\x80\xBA"; // ›
+        break;
+      case '\n':
+      case '\r':
+      case '\t':
+        out += ' ';
+        break;
+      default:
+        out += c;
+    }
+  }
+  auto first = out.find_first_not_of(' ');
+  if (first == std::string::npos)
+    return "(unnamed)";
+  out = out.substr(first);
+  while (!out.empty() && out.back() == ' ')
+    out.pop_back();
+  static constexpr std::string_view keywords[] = {
+    "title", "section", "dateformat", "axisformat", "tickinterval",
+    "excludes", "includes", "todaymarker", "weekday", "weekend",
+    "inclusiveenddates", "topaxis", "acctitle", "accdescr", "click",
+    "displaymode", "gantt"};
+  std::string lower;
+  for (char c : out)
+    lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  for (auto k : keywords)
+    if (lower.compare(0, k.size(), k) == 0)
+      return "\xE2\x80\xA3 " + out; // ‣
+  return out;
+}
+
+/// Mermaid's tags for a run's status: done, active, crit (failed and
+/// interrupted stand out in red).
+const char* mermaid_tags(const report_run& r) {
+  if (r.running)
+    return "active, ";
+  switch (r.status) {
+    case domain::run_status::completed:
+    case domain::run_status::skipped:
+      return "done, ";
+    case domain::run_status::failed:
+      return "crit, ";
+    case domain::run_status::interrupted:
+      return "crit, done, ";
+    case domain::run_status::in_progress:
+      break;
+  }
+  return "active, ";
+}
+
+} // namespace
+
+std::string render_mermaid_gantt(const report_model& m) {
+  std::string g = "gantt\n";
+  g += "    title " + mermaid_text("Milestone " + m.milestone_id
+                                   + (m.milestone_name
+                                        ? " - " + *m.milestone_name
+                                        : std::string{}))
+       + "\n";
+  g += "    dateFormat YYYY-MM-DD HH:mm:ss\n";
+  g += "    axisFormat %H:%M:%S\n";
+  const std::string* section = nullptr;
+  for (const auto& r : m.runs) {
+    if (section == nullptr || *section != r.task_id) {
+      g += "    section " + mermaid_text(r.task_id) + "\n";
+      section = &r.task_id;
+    }
+    std::string label = text::display_name(r);
+    if (r.run > 1)
+      label += " (run " + std::to_string(r.run) + ")";
+    if (r.status != domain::run_status::completed)
+      label += std::string(" (") + text::status_word(r) + ")";
+    // The end is the start plus the monotonic duration, so the bar has the
+    // length the table states.
+    g += "    " + mermaid_text(label) + " :" + mermaid_tags(r) + "run"
+         + std::to_string(r.ordinal + 1) + ", "
+         + text::local_datetime(r.start, m.tz) + ", "
+         + text::local_datetime(r.start + r.duration, m.tz) + "\n";
+  }
+  return g;
+}
+
+std::string render_markdown(const report_model& m, const report_options& o) {
+  std::string md = "# Milestone " + one_line(m.milestone_id)
+                   + " Execution Report";
+  if (m.milestone_name)
+    md += ": " + one_line(*m.milestone_name);
+  md += "\n";
+  md += "**Execution Date:** " + text::friendly_date(m.start, m.tz) + "\n";
+  md += "**Start Time:** " + text::friendly_time_zone(m.start, m.tz) + "\n";
+  if (m.ended)
+    md += "**End Time:** " + text::friendly_time_zone(m.end, m.tz) + "\n";
+  else
+    md += "**End Time:** still running (report as of "
+          + text::friendly_time_zone(m.end, m.tz) + ")\n";
+  md += "**Actual Duration:** " + domain::format_duration(m.total)
+        + (m.ended ? "" : " so far") + "\n";
+  md += "**Session:** " + m.session_id + " (" + (m.ended ? "ended" : "active")
+        + ", times in " + m.tz.name() + ")\n";
+  // The branch first, as the template has it; then the other metadata.
+  for (const auto& [k, v] : m.metadata)
+    if (k == "branch")
+      md += "**Branch:** " + one_line(v) + "\n";
+  for (const auto& [k, v] : m.metadata)
+    if (k != "branch")
+      md += "**" + one_line(k) + ":** " + one_line(v) + "\n";
+  std::string tags;
+  for (const auto& t : m.tags)
+    tags += (tags.empty() ? "" : ", ") + one_line(t);
+  md += "**Tags:** " + (tags.empty() ? std::string{"none"} : tags) + "\n";
+  md += "\n---\n\n## Task Execution Log\n\n";
+  md += "| Task ID | Task Name | Start | End | Duration | Status |\n";
+  md += "|---|---|---|---|---|---|\n";
+  for (const auto& r : m.runs) {
+    std::string id = cell(r.task_id);
+    if (r.run > 1)
+      id += " (run " + std::to_string(r.run) + ")";
+    md += "| " + id + " | " + cell(r.task_name ? *r.task_name : "") + " | "
+          + text::friendly_time(r.start, m.tz) + " | "
+          + (r.running ? std::string{"running"}
+                       : text::friendly_time(r.end, m.tz))
+          + " | " + text::compact_duration(r.duration) + " | "
+          + text::status_symbol(r) + " " + text::status_word(r) + " |\n";
+  }
+  for (const auto& id : m.not_started)
+    md += "| " + cell(id)
+          + " |  |  |  |  | \xE2\x8F\xB3 not started |\n"; // ⏳
+  const auto& c = m.counts;
+  md += "\n---\n\n## Summary\n\n";
+  md += "- **Tasks Completed:** " + std::to_string(c.completed) + "/"
+        + std::to_string(m.task_count) + "\n";
+  md += count_line("Tasks Skipped", c.skipped);
+  md += count_line("Tasks Failed", c.failed);
+  md += count_line("Tasks Interrupted", c.interrupted);
+  md += count_line("Tasks In Progress", c.in_progress);
+  md += count_line("Tasks Not Started", c.not_started);
+  md += count_line("Runs", m.runs.size());
+  md += "- **Total Duration:** " + domain::format_duration(m.total) + "\n";
+  md += "- **Busy Time:** " + domain::format_duration(m.busy)
+        + " (at least one task running)\n";
+  md += "- **Summed Task Time:** " + domain::format_duration(m.task_time)
+        + " (parallel runs each count)\n";
+  if (o.include_gantt && !m.runs.empty())
+    md += "\n## Timeline\n\n```mermaid\n" + render_mermaid_gantt(m)
+          + "```\n";
+  return md;
+}
+
+} // namespace ttm::reports

@@ -1,0 +1,110 @@
+#include "reports/report.hpp"
+
+#include <stdexcept>
+
+namespace ttm::reports {
+
+using std::chrono::milliseconds;
+
+report_model build_report(const domain::tracking_session& s,
+                          domain::instant now, const domain::zone& tz) {
+  report_model m;
+  auto end = s.end ? *s.end : now;
+  m.session_id = s.id;
+  m.milestone_id = s.milestone_id;
+  m.milestone_name = s.milestone_name;
+  m.ended = s.ended();
+  m.tz = tz;
+  m.start = s.start.wall;
+  m.end = end.wall;
+  m.total = s.elapsed(now.mono);
+  auto totals = s.task_totals(end.mono);
+  m.busy = totals.busy;
+  m.task_time = totals.task_time;
+  m.metadata = s.metadata;
+  m.tags = s.tags;
+  m.counts = s.counts();
+  m.task_count = s.tasks.size();
+  for (const auto& t : s.tasks) {
+    if (t.runs.empty())
+      m.not_started.push_back(t.id);
+    for (const auto& run : t.runs) {
+      report_run r;
+      r.task_id = t.id;
+      r.task_name = run.task_name;
+      r.external_task_id = run.external_task_id;
+      r.work_item_id = run.work_item_id;
+      r.run = run.number;
+      r.ordinal = m.runs.size();
+      r.status = run.status;
+      r.start = run.start.wall;
+      r.running = !run.end;
+      r.end = run.end ? run.end->wall : end.wall;
+      r.duration = run.duration(end.mono);
+      // Monotonic offsets: the bars agree with the durations even if the
+      // wall clock was stepped during the session.
+      auto since = run.start.mono - s.start.mono;
+      r.offset_start = std::chrono::duration_cast<milliseconds>(since);
+      if (r.offset_start.count() < 0)
+        r.offset_start = milliseconds{0};
+      r.offset_end = r.offset_start + r.duration;
+      r.metadata = run.metadata;
+      r.completion_metadata = run.completion_metadata;
+      m.runs.push_back(std::move(r));
+    }
+  }
+  return m;
+}
+
+const char* to_string(report_format f) {
+  switch (f) {
+    case report_format::markdown:
+      return "markdown";
+    case report_format::csv:
+      return "csv";
+    case report_format::json:
+      return "json";
+    case report_format::html:
+      return "html";
+  }
+  return "markdown";
+}
+
+std::optional<report_format> parse_report_format(std::string_view name) {
+  for (auto f : {report_format::markdown, report_format::csv,
+                 report_format::json, report_format::html})
+    if (name == to_string(f))
+      return f;
+  return std::nullopt;
+}
+
+const char* mime_type(report_format f) {
+  switch (f) {
+    case report_format::markdown:
+      return "text/markdown; charset=utf-8";
+    case report_format::csv:
+      return "text/csv; charset=utf-8; header=present";
+    case report_format::json:
+      return "application/json";
+    case report_format::html:
+      return "text/html; charset=utf-8";
+  }
+  return "text/plain; charset=utf-8";
+}
+
+std::string render_report(const report_model& m, report_format f,
+                          const report_options& opts) {
+  switch (f) {
+    case report_format::markdown:
+      return render_markdown(m, opts);
+    case report_format::csv:
+      return render_csv(m);
+    case report_format::json:
+      return render_json(m);
+    case report_format::html:
+      return render_html(m, opts);
+  }
+  throw std::invalid_argument("render_report: unknown format");
+}
+
+} // namespace ttm::reports

@@ -1,0 +1,101 @@
+#pragma once
+
+// Execution reports of a tracking session (time_session_report; reusable
+// for MCP resources): a model built once from the domain session in one
+// zone, and pure renderers from the model to Markdown, CSV, JSON or HTML.
+// Nothing here reads a clock: "now" comes in with the session.
+
+#include "domain/tracking.hpp"
+#include "domain/zones.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ttm::reports {
+
+/// Version of the JSON report's shape (docs/tools.md); bump on any
+/// incompatible change.
+inline constexpr int json_report_version = 1;
+
+/// One run of a task, as every format shows it.
+struct report_run {
+  std::string task_id;
+  std::optional<std::string> task_name;
+  std::optional<std::string> external_task_id;
+  std::optional<std::string> work_item_id;
+  std::size_t run = 1;    ///< 1, 2, ... (a task started again after it ended)
+  std::size_t ordinal = 0; ///< position among all runs of the report, from 0
+  domain::run_status status = domain::run_status::in_progress;
+  domain::wall_time start{};
+  /// The end; for a running run the report's as-of instant.
+  domain::wall_time end{};
+  bool running = false;
+  std::chrono::milliseconds duration{0}; ///< monotonic (so far, if running)
+  /// From the session start to the run's start/end on the monotonic clock:
+  /// where the timeline draws the bar.
+  std::chrono::milliseconds offset_start{0};
+  std::chrono::milliseconds offset_end{0};
+  domain::string_map metadata;
+  domain::string_map completion_metadata;
+};
+
+/// Everything a report shows, times as instants plus the zone to show them
+/// in, so each renderer formats what it needs.
+struct report_model {
+  std::string session_id;
+  std::string milestone_id;
+  std::optional<std::string> milestone_name;
+  bool ended = false;
+  domain::zone tz = domain::zone::fixed(std::chrono::minutes{0});
+  domain::wall_time start{};
+  domain::wall_time end{}; ///< the session's end, or the as-of instant
+  std::chrono::milliseconds total{0};
+  std::chrono::milliseconds busy{0};
+  std::chrono::milliseconds task_time{0};
+  domain::string_map metadata;
+  std::vector<std::string> tags;
+  domain::task_counts counts;
+  std::size_t task_count = 0;
+  std::vector<report_run> runs; ///< by task (task_ids order), then run
+  std::vector<std::string> not_started; ///< task ids never started
+};
+
+/// The report of `s` as of `now`, its times shown in `tz`. Open sessions
+/// end "now"; running runs end there too, marked running.
+report_model build_report(const domain::tracking_session& s,
+                          domain::instant now, const domain::zone& tz);
+
+enum class report_format { markdown, csv, json, html };
+
+/// "markdown", "csv", "json", "html".
+const char* to_string(report_format f);
+/// The format named `name` (as to_string spells it), or nullopt.
+std::optional<report_format> parse_report_format(std::string_view name);
+/// "text/markdown", "text/csv", "application/json", "text/html" (with
+/// "; charset=utf-8" for the text ones).
+const char* mime_type(report_format f);
+
+struct report_options {
+  /// Markdown: a Mermaid gantt block of every run.
+  bool include_gantt = true;
+};
+
+/// The report text in `f`.
+std::string render_report(const report_model& m, report_format f,
+                          const report_options& opts = {});
+
+// One renderer per format (markdown.cpp, csv.cpp, json.cpp, html.cpp).
+std::string render_markdown(const report_model& m, const report_options& o);
+std::string render_csv(const report_model& m);
+std::string render_json(const report_model& m);
+std::string render_html(const report_model& m, const report_options& o);
+
+/// The Mermaid gantt chart of every run (no code fence), one section per
+/// task so parallel runs show as overlapping bars.
+std::string render_mermaid_gantt(const report_model& m);
+
+} // namespace ttm::reports

@@ -1,0 +1,29 @@
+#pragma once
+
+// Formatting the renderers share: local times, compact durations, status
+// words and symbols. Internal to src/reports.
+
+#include "reports/report.hpp"
+
+#include <string>
+
+namespace ttm::reports::text {
+
+/// "2025-12-14 09:45:32": local time in `tz`, whole seconds.
+std::string local_datetime(domain::wall_time t, const domain::zone& tz);
+/// "December 14, 2025".
+std::string friendly_date(domain::wall_time t, const domain::zone& tz);
+/// "9:45:32 AM".
+std::string friendly_time(domain::wall_time t, const domain::zone& tz);
+/// "9:45:32 AM EST".
+std::string friendly_time_zone(domain::wall_time t, const domain::zone& tz);
+/// "1m 13s", "2h 5m 0s" → "2h 5m", "0s": compact, whole seconds.
+std::string compact_duration(std::chrono::milliseconds d);
+/// "completed", ... ; "running" for a run still in progress.
+const char* status_word(const report_run& r);
+/// "✅", "⏭️", "❌", "⚠️", "🔄".
+const char* status_symbol(const report_run& r);
+/// The name to show: the task name, else the task id.
+const std::string& display_name(const report_run& r);
+
+} // namespace ttm::reports::text

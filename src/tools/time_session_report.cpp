@@ -1,0 +1,117 @@
+// time_session_report: a session's execution report as Markdown, CSV, JSON
+// or HTML. Session-bound and read-only like time_session_summary: the MCP
+// layer claims the session by its id (ended and historical sessions of the
+// caller load from the journal; others' are SESSION_NOT_FOUND) and the call
+// records no change. The rendering lives in src/reports.
+
+#include "domain/zones.hpp"
+#include "reports/report.hpp"
+#include "tools/registry.hpp"
+#include "tools/session_common.hpp"
+
+namespace ttm::tools {
+
+namespace {
+
+struct session_report_args {
+  std::string session_id;
+  std::string format;
+  bool include_gantt = true;
+  std::optional<std::string> timezone;
+};
+
+struct session_report_result {
+  std::string session_id;
+  std::string format;
+  std::string mime_type;
+  std::string timezone;
+  std::string status;
+  std::string report;
+};
+
+outcome<session_report_result> run(const session_report_args& args,
+                                   tool_context& ctx) {
+  // Arguments first: a bad one changes nothing, not even the session's
+  // last activity.
+  std::optional<domain::zone> zone;
+  if (args.timezone) {
+    auto lookup = domain::resolve_zone(*args.timezone, ctx.local_zone);
+    if (!lookup.found)
+      return tool_error{"INVALID_TIMEZONE", "timezone: " + lookup.message,
+                        std::move(lookup.suggestions)};
+    zone = *lookup.found;
+  }
+  // The schema admits only the four names.
+  auto format = reports::parse_report_format(args.format)
+                  .value_or(reports::report_format::markdown);
+  return on_session<session_report_result>(
+    ctx, args.session_id,
+    [&](domain::tracking_session& s,
+        domain::instant now) -> outcome<session_report_result> {
+      auto model = reports::build_report(s, now, zone ? *zone : s.tz);
+      session_report_result res;
+      res.session_id = s.id;
+      res.format = reports::to_string(format);
+      res.mime_type = reports::mime_type(format);
+      res.timezone = model.tz.name();
+      res.status = s.ended() ? "ended" : "active";
+      reports::report_options opts;
+      opts.include_gantt = args.include_gantt;
+      res.report = reports::render_report(model, format, opts);
+      return res;
+    });
+}
+
+} // namespace
+
+tool make_time_session_report() {
+  using a = session_report_args;
+  using r = session_report_result;
+  auto in = std::make_shared<input_schema<a>>();
+  add_session_id_arg(*in, &a::session_id);
+  in->add("format", &a::format,
+          "'markdown' (default): the execution report with a task table, "
+          "summary and a Mermaid gantt chart; 'csv': one row per task run "
+          "(RFC 4180); 'json': the summary and the runs (versioned shape, "
+          "'version': 1); 'html': a self-contained page with the report and "
+          "an SVG timeline of the runs.")
+    .one_of({"markdown", "csv", "json", "html"})
+    .default_to("markdown");
+  in->add("include_gantt", &a::include_gantt,
+          "Include the timeline: the Mermaid gantt block (markdown) or the "
+          "SVG timeline (html).")
+    .default_to(true);
+  in->add("timezone", &a::timezone,
+          "Zone to show the times in: IANA name, Windows name or fixed "
+          "offset; default: the session's zone.")
+    .max_length(max_id_length);
+  auto out = std::make_shared<output_schema<r>>();
+  out->add("session_id", &r::session_id, "The session.");
+  out->add("format", &r::format, "The format of 'report'.")
+    .one_of({"markdown", "csv", "json", "html"});
+  out->add("mime_type", &r::mime_type,
+           "MIME type of 'report', e.g. 'text/markdown; charset=utf-8'.");
+  out->add("timezone", &r::timezone, "Zone the report's times are in.");
+  out->add("status", &r::status,
+           "'active' (the report is as of now; running tasks show their "
+           "time so far) or 'ended'.")
+    .one_of({"active", "ended"});
+  out->add("report", &r::report,
+           "The report text (for 'json', a JSON document as a string).");
+  tool_spec<a, r> spec;
+  spec.name = "time_session_report";
+  spec.title = "Execution report of a tracking session";
+  spec.description
+    = "Renders the execution report of a tracking session (active: as of "
+      "now; ended; or an earlier session of yours from the journal) as "
+      "Markdown (the spec's report template plus a Mermaid gantt chart), "
+      "CSV, JSON or a self-contained HTML page with a timeline. Read-only: "
+      "the session does not change.";
+  spec.input = std::move(in);
+  spec.output = std::move(out);
+  spec.annotations = hint::read_only | hint::idempotent;
+  spec.handler = run;
+  return make_tool(std::move(spec));
+}
+
+} // namespace ttm::tools

@@ -1,0 +1,163 @@
+// The session reports (src/reports): golden files of a fixed session in
+// every format (tests/golden/; TTM_UPDATE_GOLDEN=1 rewrites them after a
+// deliberate change, to be reviewed in the diff), CSV quoting and formula
+// neutralising, HTML escaping, Mermaid label sanitising, active sessions.
+
+#include "reports/report.hpp"
+
+#include "report_fixture.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace ttm;
+using namespace ttm::reports;
+
+namespace {
+
+std::string golden_path(const std::string& name) {
+  return std::string{TTM_GOLDEN_DIR} + "/" + name;
+}
+
+void check_golden(const std::string& name, const std::string& actual) {
+  auto path = golden_path(name);
+  if (const char* up = std::getenv("TTM_UPDATE_GOLDEN"); up && *up == '1') {
+    std::ofstream{path, std::ios::binary} << actual;
+    WARN("rewrote " << path);
+  }
+  std::ifstream in{path, std::ios::binary};
+  REQUIRE(in.good());
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(actual == expected.str());
+}
+
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = hay.find(needle); at != std::string::npos;
+       at = hay.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+report_model fixed_model() {
+  test::report_fixture f;
+  return build_report(*f.s, f.now(), f.s->tz);
+}
+
+} // namespace
+
+TEST_CASE("report: golden files of the fixed session", "[report]") {
+  auto m = fixed_model();
+  REQUIRE(m.runs.size() == 7);
+  check_golden("report.md", render_report(m, report_format::markdown));
+  check_golden("report.csv", render_report(m, report_format::csv));
+  check_golden("report.json", render_report(m, report_format::json));
+  check_golden("report.html", render_report(m, report_format::html));
+}
+
+TEST_CASE("report: formats, names and MIME types", "[report]") {
+  CHECK(parse_report_format("markdown") == report_format::markdown);
+  CHECK(parse_report_format("html") == report_format::html);
+  CHECK_FALSE(parse_report_format("Markdown"));
+  CHECK_FALSE(parse_report_format("pdf"));
+  CHECK(std::string{mime_type(report_format::csv)}.rfind("text/csv", 0) == 0);
+  CHECK(std::string{mime_type(report_format::json)} == "application/json");
+}
+
+TEST_CASE("report: markdown escapes table cells and drops the gantt on "
+          "request",
+          "[report]") {
+  auto m = fixed_model();
+  auto md = render_markdown(m, {});
+  CHECK(md.find("| Parse \\| pipes<br>and lines |") != std::string::npos);
+  // '<' would start inline HTML in most renderers.
+  CHECK(md.find("| &lt;script>alert(1)&lt;/script> |") != std::string::npos);
+  CHECK(md.find("<script") == std::string::npos);
+  CHECK(md.find("| M2-004 (run 2) |") != std::string::npos);
+  CHECK(count(md, "```mermaid") == 1);
+  report_options no_gantt;
+  no_gantt.include_gantt = false;
+  CHECK(render_markdown(m, no_gantt).find("mermaid") == std::string::npos);
+}
+
+TEST_CASE("report: the gantt has one line per run with sanitised labels",
+          "[report]") {
+  auto m = fixed_model();
+  auto g = render_mermaid_gantt(m);
+  CHECK(count(g, ", run") == m.runs.size());
+  CHECK(count(g, "    section ") == 6); // the tasks that ran
+  // Line breaks, ':', '#', ';' and '%' never reach Mermaid's grammar.
+  auto body = g.substr(g.find("section"));
+  std::istringstream lines{body};
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("    section ", 0) == 0) {
+      CHECK(line.find_first_of(":#;%") == std::string::npos);
+      continue;
+    }
+    INFO(line);
+    // The label ends at the first ':'; what follows is tags, id and times.
+    auto label = line.substr(0, line.find(" :"));
+    CHECK(label.find_first_of(":#;%") == std::string::npos);
+    CHECK(line.find_first_of("#;%") == std::string::npos);
+  }
+  CHECK(g.find(":crit, done, run7") != std::string::npos); // interrupted
+  CHECK(g.find(":crit, run3") != std::string::npos);       // failed
+}
+
+TEST_CASE("report: CSV quotes per RFC 4180 and neutralises formulas",
+          "[report]") {
+  auto csv = render_csv(fixed_model());
+  CHECK(csv.rfind("session_id,milestone_id,task_id,task_name,run,status,"
+                  "start_time,end_time,duration_ms,duration,"
+                  "external_task_id,work_item_id\r\n",
+                  0)
+        == 0);
+  CHECK(count(csv, "\r\n") == 8); // header + 7 runs (the newline is quoted)
+  CHECK(csv.find(",\"Parse | pipes\nand lines\",") != std::string::npos);
+  CHECK(csv.find(",\"Quote \"\"q\"\", comma\",") != std::string::npos);
+  CHECK(csv.find(",\"'=cmd|' /C calc'!A0\",") != std::string::npos);
+  CHECK(csv.find(",=cmd") == std::string::npos);
+}
+
+TEST_CASE("report: HTML escapes user text and names no URL", "[report]") {
+  auto html = render_html(fixed_model(), {});
+  CHECK(html.find("<script>") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;alert(1)&lt;/script&gt;")
+        != std::string::npos);
+  CHECK(html.find("Quote &quot;q&quot;, comma") != std::string::npos);
+  CHECK(html.find("http") == std::string::npos);
+  CHECK(html.find("src=") == std::string::npos);
+  CHECK(count(html, "<rect class=\"bar ") == 7);
+}
+
+TEST_CASE("report: an active session is reported as of now", "[report]") {
+  test::report_fixture f{false};
+  auto m = build_report(*f.s, f.now(), f.s->tz);
+  CHECK_FALSE(m.ended);
+  REQUIRE(m.runs.back().running);
+  CHECK(m.runs.back().duration == std::chrono::seconds{90});
+  auto md = render_markdown(m, {});
+  CHECK(md.find("**End Time:** still running (report as of 9:51:02 AM EST)")
+        != std::string::npos);
+  CHECK(md.find("| running | 1m 30s | \xF0\x9F\x94\x84 running |")
+        != std::string::npos);
+  CHECK(md.find(":active, run7") != std::string::npos);
+  auto json = render_json(m);
+  CHECK(json.find("\"status\": \"active\"") != std::string::npos);
+  CHECK(json.find("\"end_time\": null") != std::string::npos);
+}
+
+TEST_CASE("report: times shown in another zone", "[report]") {
+  test::report_fixture f;
+  auto utc = domain::resolve_zone("UTC", "UTC");
+  REQUIRE(utc.found);
+  auto md = render_markdown(build_report(*f.s, f.now(), *utc.found), {});
+  CHECK(md.find("**Start Time:** 2:45:32 PM UTC") != std::string::npos);
+  CHECK(md.find("times in UTC") != std::string::npos);
+}
