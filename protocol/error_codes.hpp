@@ -10,6 +10,9 @@ enum error_code : int {
   method_not_found = -32601,
   invalid_params = -32602,
   internal_error = -32603,
+  /// resources/read of a URI that names nothing, in the 2025 revisions
+  /// (2026-07-28 uses invalid_params, SEP-2164).
+  resource_not_found = -32002,
   // 2026-07-28 (modern era) only.
   /// An HTTP header disagrees with the body, or a required one is missing.
   header_mismatch = -32020,

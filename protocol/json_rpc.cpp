@@ -162,8 +162,11 @@ void read_params(const rapidjson::Value& params, message& msg,
       n != params.MemberEnd() && n->value.IsString())
     msg.name = view(n->value);
   else if (auto u = params.FindMember("uri");
-           u != params.MemberEnd() && u->value.IsString())
+           u != params.MemberEnd() && u->value.IsString()) {
     msg.name = view(u->value);
+    if (opts.uri_handle != nullptr)
+      msg.handle = opts.uri_handle(view(u->value));
+  }
   const auto& lift = opts.handle_argument;
   const auto& lookup = opts.lookup_argument;
   if (auto a = params.FindMember("arguments");

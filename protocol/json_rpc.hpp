@@ -110,6 +110,9 @@ struct decode_options {
   std::string_view handle_argument;
   /// A string argument copied into `message::lookup`; empty: none.
   std::string_view lookup_argument;
+  /// For `params.uri` (resources/read): the handle a URI names, or empty;
+  /// nullptr: URIs name none.
+  std::string_view (*uri_handle)(std::string_view uri) = nullptr;
 };
 
 /// Decodes a frame. Never throws; malformed input becomes error values.

@@ -24,7 +24,9 @@ bool names_modern_era(std::string_view revision) noexcept {
 bool is_modern_method(std::string_view method) noexcept {
   return method == "server/discover" || method == "tools/list"
          || method == "tools/call" || method == "prompts/list"
-         || method == "prompts/get" || method == "completion/complete"
+         || method == "prompts/get" || method == "resources/list"
+         || method == "resources/templates/list"
+         || method == "resources/read" || method == "completion/complete"
          || method == "subscriptions/listen";
 }
 

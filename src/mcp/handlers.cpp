@@ -111,6 +111,23 @@ const method_table& server_methods() {
     }());
     t.add([] {
       method m;
+      m.name = "resources/templates/list";
+      m.implies = capability::resources;
+      m.cacheable = true;
+      m.params_error = "resources/templates/list takes an object";
+      m.handle = &session::on_resource_templates;
+      return m;
+    }());
+    t.add([] {
+      method m;
+      m.name = "resources/read";
+      m.implies = capability::resources;
+      m.params_error = "resources/read takes an object";
+      m.handle = &session::on_resources_read;
+      return m;
+    }());
+    t.add([] {
+      method m;
       m.name = "completion/complete";
       m.implies = capability::completions;
       m.params_error = "completion/complete takes an object";

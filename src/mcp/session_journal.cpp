@@ -76,7 +76,8 @@ session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs) 
 std::optional<storage::claim_request>
 session::claim_for(const protocol::message& msg) {
   if (!cfg_.journal || msg.kind != protocol::message::request
-      || msg.method != "tools/call" || (msg.handle.empty() && msg.lookup.empty()))
+      || (msg.method != "tools/call" && msg.method != "resources/read")
+      || (msg.handle.empty() && msg.lookup.empty()))
     return std::nullopt;
   auto mode = mode_for(msg);
   // Requests the method table refuses anyway claim nothing.

@@ -19,8 +19,24 @@ inline constexpr std::string_view routing_argument = "session_id";
 /// the journal too, like a session id.
 inline constexpr std::string_view lookup_argument = "idempotency_key";
 
-inline constexpr protocol::decode_options frame_options{routing_argument,
-                                                        lookup_argument};
+/// The resource URIs that name a tracking session:
+/// time-tracker://sessions/{session_id}/report.{md,csv,json,html}.
+inline constexpr std::string_view session_uri_prefix = "time-tracker://sessions/";
+
+/// The session id a resource URI names (routed like a session_id
+/// argument), or empty.
+inline std::string_view session_of_uri(std::string_view uri) {
+  if (uri.substr(0, session_uri_prefix.size()) != session_uri_prefix)
+    return {};
+  auto rest = uri.substr(session_uri_prefix.size());
+  auto slash = rest.find('/');
+  if (slash == 0 || slash == std::string_view::npos)
+    return {};
+  return rest.substr(0, slash);
+}
+
+inline constexpr protocol::decode_options frame_options{
+  routing_argument, lookup_argument, &session_of_uri};
 
 /// Decodes one frame (a stdio line, an HTTP body).
 inline protocol::frame decode(std::string_view text) {
