@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ttm::storage {
@@ -127,6 +128,43 @@ struct append_answer {
   };
   kind_t kind = stored;
   std::string error;
+};
+
+/// One page of a principal's sessions, newest first (see store::list).
+/// Keyset pagination: `before` is the (started_wall_ns, session_id) of the
+/// last row of the previous page, so sessions started meanwhile (newer)
+/// never shift the pages after the first.
+struct list_query {
+  std::string principal;
+  std::string scope; ///< the era: a listed id is one its owner can name
+  std::optional<session_state> state;
+  std::optional<std::string> milestone_id;
+  std::vector<std::string> tags; ///< every one of them
+  /// Lower-case substring of the milestone's id or name or a task's id or
+  /// name (ASCII case folding).
+  std::optional<std::string> text;
+  std::optional<std::int64_t> since_wall_ns; ///< started at or after
+  std::optional<std::int64_t> until_wall_ns; ///< started before
+  std::optional<std::pair<std::int64_t, std::string>> before;
+  std::size_t limit = 20;
+};
+
+/// A session as a list row: the summary columns kept with each append.
+struct session_row {
+  std::string session_id;
+  std::string milestone_id;
+  std::optional<std::string> milestone_name;
+  session_state state = session_state::open;
+  std::int64_t started_wall_ns = 0;
+  std::optional<std::int64_t> closed_wall_ns;
+  std::vector<std::string> tags;
+  std::int64_t tasks_total = 0;
+  std::int64_t tasks_done = 0; ///< tasks whose latest run completed
+};
+
+struct list_page {
+  std::vector<session_row> rows;
+  bool more = false; ///< older rows match too
 };
 
 } // namespace ttm::storage

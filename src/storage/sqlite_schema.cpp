@@ -8,7 +8,7 @@ namespace ttm::storage::detail {
 
 namespace {
 
-constexpr int current_schema = 2;
+constexpr int current_schema = 3;
 
 /// "TTMJ": tells our journal from any other SQLite file at the same name.
 constexpr int journal_application_id = 0x54544d4a;
@@ -84,6 +84,46 @@ constexpr const char* migrations[] = {
     INSERT INTO meta (key, value) VALUES ('purged_wall_ns', '0');
     CREATE INDEX sessions_by_key ON sessions (principal, scope, idempotency_key)
       WHERE idempotency_key IS NOT NULL;
+  )sql",
+  // 3: history (time_session_list). A session row keeps what a list row
+  // shows and filters on, so a page reads no payloads: the milestone's
+  // name, the tags (a JSON array), the number of tasks, and `search`, the
+  // lower-cased milestone id and name and task ids and names, one a line
+  // (task names join it as tasks start). The owner's sessions, newest
+  // first, come from one index.
+  R"sql(
+    ALTER TABLE sessions ADD COLUMN milestone_name TEXT;
+    ALTER TABLE sessions ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE sessions ADD COLUMN tasks_total INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN search TEXT NOT NULL DEFAULT '';
+    UPDATE sessions SET
+      milestone_name = (SELECT CASE WHEN json_type(e.payload,
+                                 '$.milestone_name') = 'text'
+                               THEN json_extract(e.payload, '$.milestone_name')
+                               END
+                        FROM events e WHERE e.sid = sessions.sid
+                          AND e.kind = 'session_started'),
+      tags = COALESCE((SELECT CASE WHEN json_type(e.payload, '$.tags')
+                                     = 'array'
+                                   THEN json_extract(e.payload, '$.tags') END
+                       FROM events e WHERE e.sid = sessions.sid
+                         AND e.kind = 'session_started'), '[]'),
+      tasks_total = COALESCE((SELECT json_array_length(e.payload, '$.task_ids')
+                              FROM events e WHERE e.sid = sessions.sid
+                                AND e.kind = 'session_started'), 0);
+    UPDATE sessions SET search = lower(milestone_id || char(10)
+      || COALESCE(milestone_name, '') || char(10)
+      || COALESCE((SELECT group_concat(t.value, char(10))
+                   FROM events e, json_each(e.payload, '$.task_ids') t
+                   WHERE e.sid = sessions.sid
+                     AND e.kind = 'session_started'), '') || char(10)
+      || COALESCE((SELECT group_concat(json_extract(e.payload,
+                                            '$.task_name'), char(10))
+                   FROM events e WHERE e.sid = sessions.sid
+                     AND e.kind = 'task_started'
+                     AND json_type(e.payload, '$.task_name') = 'text'), ''));
+    CREATE INDEX sessions_by_owner
+      ON sessions (principal, scope, started_wall_ns, session_id);
   )sql",
 };
 

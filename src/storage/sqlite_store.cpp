@@ -47,10 +47,31 @@ int sqlite_store::prepare_kept() {
   prep(insert_session_,
        "INSERT INTO sessions (session_id, principal, milestone_id, state,"
        " epoch, holder, started_wall_ns, last_wall_ns, scope,"
-       " idempotency_key) VALUES (?1, ?2, " TTM_PAYLOAD_TEXT("milestone_id",
+       " idempotency_key, milestone_name, tags, tasks_total, search)"
+       " VALUES (?1, ?2, " TTM_PAYLOAD_TEXT("milestone_id",
                                                              "NULL")
        ", 'open', 1, ?4, ?5, ?5, " TTM_PAYLOAD_TEXT("era", "'2025'")
-       ", " TTM_PAYLOAD_TEXT("idempotency_key", "NULL") ")");
+       ", " TTM_PAYLOAD_TEXT("idempotency_key", "NULL")
+       // The list row's summary (schema 3): name, tags, task count, and
+       // the lower-cased names text filters search.
+       ", " TTM_PAYLOAD_TEXT("milestone_name", "NULL")
+       ", CASE WHEN json_valid(?3) AND json_type(?3, '$.tags') = 'array'"
+       " THEN json_extract(?3, '$.tags') ELSE '[]' END"
+       ", CASE WHEN json_valid(?3) AND json_type(?3, '$.task_ids') = 'array'"
+       " THEN json_array_length(?3, '$.task_ids') ELSE 0 END"
+       ", lower(COALESCE(" TTM_PAYLOAD_TEXT("milestone_id", "NULL")
+       ", '') || char(10) || COALESCE(" TTM_PAYLOAD_TEXT("milestone_name",
+                                                       "NULL")
+       ", '') || char(10) || CASE WHEN json_valid(?3)"
+       " AND json_type(?3, '$.task_ids') = 'array' THEN COALESCE((SELECT"
+       " group_concat(value, char(10)) FROM json_each(?3, '$.task_ids')), '')"
+       " ELSE '' END))");
+  // A task's name joins its session's search text when it first appears.
+  prep(note_task_name_,
+       "UPDATE sessions SET search = search || char(10)"
+       " || lower(json_extract(?2, '$.task_name')) WHERE sid = ?1"
+       " AND json_valid(?2) AND json_type(?2, '$.task_name') = 'text'"
+       " AND instr(search, lower(json_extract(?2, '$.task_name'))) = 0");
   prep(count_open_, "SELECT count(*) FROM sessions WHERE state = 'open'");
   prep(session_owner_,
        "SELECT state, epoch, sid, started_wall_ns, last_wall_ns"
@@ -311,6 +332,12 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
   } else if (ev.kind != event_kind::session_started) {
     stmt_use use{advance_session_};
     use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);
+    if (auto rc = use.step(); rc != SQLITE_DONE)
+      return fail(rc, what);
+  }
+  if (ev.kind == event_kind::task_started) {
+    stmt_use use{note_task_name_};
+    use.bind(1, sid).bind(2, ev.payload);
     if (auto rc = use.step(); rc != SQLITE_DONE)
       return fail(rc, what);
   }

@@ -74,6 +74,7 @@ public:
                                           std::size_t limit) override;
   result<std::vector<stored_session>>
   history(const history_query& q) override;
+  result<list_page> list(const list_query& q) override;
   result<std::optional<std::size_t>>
   purge_closed_before(std::int64_t cutoff_wall_ns, std::int64_t now_wall_ns,
                       std::int64_t interval_ns) override;
@@ -131,6 +132,9 @@ private:
   stmt_ptr claim_by_key_;
   stmt_ptr touch_held_;
   stmt_ptr release_;
+  stmt_ptr note_task_name_;
+  stmt_ptr json_values_; ///< the values of a JSON array (a row's tags)
+  stmt_ptr tasks_done_;
 };
 
 } // namespace ttm::storage::detail

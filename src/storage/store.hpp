@@ -135,6 +135,11 @@ public:
   virtual result<std::vector<stored_session>> history(const history_query& q)
     = 0;
 
+  /// One page of a principal's sessions in one scope (any state) matching
+  /// `q`, newest first (started time, then id). Reads summary columns and
+  /// one indexed count per row: no replay.
+  virtual result<list_page> list(const list_query& q) = 0;
+
   /// Deletes ended and expired sessions (and their events) closed before
   /// `cutoff_wall_ns`; returns how many, or nullopt when another instance
   /// purged less than `interval_ns` before `now_wall_ns` (one purge per

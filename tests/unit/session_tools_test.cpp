@@ -393,7 +393,7 @@ TEST_CASE("session tools: tools/list lists nine tools with schemas and "
   auto res = c.rpc(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
   const auto& list = res["result"]["tools"];
   REQUIRE(list.IsArray());
-  REQUIRE(list.Size() == 9);
+  REQUIRE(list.Size() == 10);
   std::vector<std::string> names;
   for (const auto& t : list.GetArray()) {
     names.push_back(str(t["name"]));
@@ -414,7 +414,7 @@ TEST_CASE("session tools: tools/list lists nine tools with schemas and "
                                     "time_session_end",
                                     "time_session_summary",
                                     "time_session_report", "time_convert",
-                                    "time_calculate"});
+                                    "time_calculate", "time_session_list"});
   auto hint = [&](std::size_t i, const char* name) {
     const auto& t = list[static_cast<rapidjson::SizeType>(i)];
     return boolean(t["annotations"][name]);
@@ -446,6 +446,9 @@ TEST_CASE("session tools: tools/list lists nine tools with schemas and "
   CHECK(hint(8, "readOnlyHint")); // time_calculate
   CHECK(hint(8, "idempotentHint"));
   CHECK(required(8) == names_t{"operation", "start"});
+  CHECK(hint(9, "readOnlyHint")); // time_session_list
+  CHECK(hint(9, "idempotentHint"));
+  CHECK(required(9).empty());
 }
 
 // -- isolation ----------------------------------------------------------------

@@ -1,0 +1,267 @@
+// Unit tests for store::list (issue 16, history): filters, keyset pages
+// that stay put while sessions arrive, ownership, the schema-3 migration
+// of a journal written by schema 2, and the retention purge.
+
+#include "storage_fixture.hpp"
+
+namespace {
+
+using ids_t = std::vector<std::string>;
+
+ids_t ids(const list_page& p) {
+  ids_t out;
+  for (const auto& r : p.rows)
+    out.push_back(r.session_id);
+  return out;
+}
+
+list_query of(const std::string& principal, const std::string& scope = "2025") {
+  list_query q;
+  q.principal = principal;
+  q.scope = scope;
+  return q;
+}
+
+/// A session_started with tasks and tags, as the journal codec writes it.
+event begun(const std::string& id, std::int64_t at, const std::string& who,
+            const std::string& milestone, const std::string& name,
+            const std::string& tags_json) {
+  auto ev = make_event(event_kind::session_started, id, at,
+                       R"({"milestone_id":")" + milestone
+                         + R"(","milestone_name":")" + name
+                         + R"(","task_ids":["t1","t2","t3"],"tags":)"
+                         + tags_json + "}");
+  ev.principal = who;
+  return ev;
+}
+
+event ended_task(const std::string& id, const std::string& task_id,
+                 std::int64_t at, const std::string& status) {
+  return make_event(event_kind::task_ended, id, at,
+                    R"({"status":")" + status + R"(","metadata":{}})", task_id);
+}
+
+event named_task(const std::string& id, const std::string& task_id,
+                 std::int64_t at, const std::string& name) {
+  return make_event(event_kind::task_started, id, at,
+                    R"({"task_name":")" + name + R"(","metadata":{}})",
+                    task_id);
+}
+
+} // namespace
+
+TEST_CASE("storage: list shows an owner's sessions as summary rows, newest "
+          "first, filtered",
+          "[storage][history]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  must_append(*st, chained({begun("S1", t0, "alice", "M-1", "Release 1",
+                                  R"(["backend","urgent"])"),
+                            named_task("S1", "t1", t0 + 1, "Write Parser"),
+                            ended_task("S1", "t1", t0 + 2, "completed"),
+                            named_task("S1", "t2", t0 + 3, "Docs"),
+                            ended_task("S1", "t2", t0 + 4, "skipped"),
+                            closing(event_kind::session_ended, "S1", t0 + 9)}));
+  must_append(*st, {begun("S2", t0 + 10, "alice", "M-2", "Audit",
+                          R"(["backend"])")});
+  must_append(*st, {begun("S3", t0 + 20, "alice", "M-1", "Release 1", "[]"),
+                    closing(event_kind::session_expired, "S3", t0 + 30)});
+  must_append(*st, {begun("B1", t0 + 15, "bob", "M-1", "Release 1", "[]")});
+
+  auto all = must(st->list(of("alice")));
+  CHECK(ids(all) == ids_t{"S3", "S2", "S1"});
+  CHECK_FALSE(all.more);
+  const auto& s1 = all.rows[2];
+  CHECK(s1.milestone_id == "M-1");
+  CHECK(s1.milestone_name == "Release 1");
+  CHECK(s1.state == session_state::ended);
+  CHECK(s1.started_wall_ns == t0);
+  CHECK(s1.closed_wall_ns == t0 + 9);
+  CHECK(s1.tags == ids_t{"backend", "urgent"});
+  CHECK(s1.tasks_total == 3);
+  CHECK(s1.tasks_done == 1); // t2 was skipped, t3 never started
+  CHECK(all.rows[1].state == session_state::open);
+  CHECK_FALSE(all.rows[1].closed_wall_ns);
+  CHECK(all.rows[0].state == session_state::expired);
+
+  auto q = of("alice");
+  q.state = session_state::open;
+  CHECK(ids(must(st->list(q))) == ids_t{"S2"});
+  q = of("alice");
+  q.milestone_id = "M-1";
+  CHECK(ids(must(st->list(q))) == ids_t{"S3", "S1"});
+  q = of("alice");
+  q.tags = {"backend"};
+  CHECK(ids(must(st->list(q))) == ids_t{"S2", "S1"});
+  q.tags = {"backend", "urgent"};
+  CHECK(ids(must(st->list(q))) == ids_t{"S1"});
+  q.tags = {"nope"};
+  CHECK(must(st->list(q)).rows.empty());
+  q = of("alice");
+  q.text = "parser"; // a task's name, case folded
+  CHECK(ids(must(st->list(q))) == ids_t{"S1"});
+  q.text = "audit"; // the milestone's name
+  CHECK(ids(must(st->list(q))) == ids_t{"S2"});
+  q.text = "t3"; // a declared task id
+  CHECK(ids(must(st->list(q))) == ids_t{"S3", "S2", "S1"});
+  q = of("alice");
+  q.since_wall_ns = t0 + 10;
+  q.until_wall_ns = t0 + 20;
+  CHECK(ids(must(st->list(q))) == ids_t{"S2"});
+  // Ownership: another principal, or the other era, sees none of them.
+  CHECK(ids(must(st->list(of("bob")))) == ids_t{"B1"});
+  CHECK(must(st->list(of("carol"))).rows.empty());
+  CHECK(must(st->list(of("alice", "2026-07-28"))).rows.empty());
+}
+
+TEST_CASE("storage: list pages by keyset and stays stable while new "
+          "sessions arrive",
+          "[storage][history]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  // Two at the same instant: the id breaks the tie.
+  for (auto [id, at] : std::vector<std::pair<std::string, std::int64_t>>{
+         {"A", t0}, {"B", t0 + 1}, {"C", t0 + 1}, {"D", t0 + 2}, {"E", t0 + 3}})
+    must_append(*st, {begun(id, at, "local", "M", "m", "[]")});
+  auto q = of("local");
+  q.limit = 2;
+  auto p1 = must(st->list(q));
+  CHECK(ids(p1) == ids_t{"E", "D"});
+  CHECK(p1.more);
+  // Newer sessions arrive between the pages: the next pages do not move.
+  must_append(*st, {begun("F", t0 + 4, "local", "M", "m", "[]")});
+  must_append(*st, {begun("G", t0 + 5, "local", "M", "m", "[]")});
+  q.before = std::make_pair(p1.rows.back().started_wall_ns,
+                            p1.rows.back().session_id);
+  auto p2 = must(st->list(q));
+  CHECK(ids(p2) == ids_t{"C", "B"});
+  CHECK(p2.more);
+  q.before = std::make_pair(p2.rows.back().started_wall_ns,
+                            p2.rows.back().session_id);
+  auto p3 = must(st->list(q));
+  CHECK(ids(p3) == ids_t{"A"});
+  CHECK_FALSE(p3.more);
+}
+
+TEST_CASE("storage: list follows the retention purge",
+          "[storage][history]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  must_append(*st, {begun("old", t0, "local", "M", "m", "[]"),
+                    closing(event_kind::session_ended, "old", t0 + 10)});
+  must_append(*st, {begun("new", t0 + 100, "local", "M", "m", "[]"),
+                    closing(event_kind::session_ended, "new", t0 + 1000)});
+  constexpr std::int64_t hour = 3'600'000'000'000;
+  CHECK(must(st->purge_closed_before(t0 + 500, t0 + hour, hour)) == 1);
+  CHECK(ids(must(st->list(of("local")))) == ids_t{"new"});
+}
+
+namespace {
+
+/// A journal as a schema-2 server left it: schema 1, then the schema-2
+/// step (both verbatim from sqlite_schema.cpp).
+constexpr const char* schema_2 = R"sql(
+    PRAGMA application_id = 1414810954;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)
+      WITHOUT ROWID;
+    INSERT INTO meta (key, value) VALUES ('epoch', '0');
+    CREATE TABLE sessions (
+      sid             INTEGER PRIMARY KEY,
+      session_id      TEXT NOT NULL UNIQUE,
+      principal       TEXT NOT NULL,
+      milestone_id    TEXT NOT NULL,
+      state           TEXT NOT NULL
+                      CHECK (state IN ('open', 'ended', 'expired')),
+      epoch           INTEGER NOT NULL,
+      started_wall_ns INTEGER NOT NULL,
+      closed_wall_ns  INTEGER,
+      CHECK ((state = 'open') = (closed_wall_ns IS NULL))
+    );
+    CREATE INDEX sessions_by_state_closed ON sessions (state, closed_wall_ns);
+    CREATE INDEX sessions_by_started ON sessions (started_wall_ns);
+    CREATE TABLE events (
+      seq        INTEGER PRIMARY KEY,
+      sid        INTEGER NOT NULL
+                 REFERENCES sessions (sid) ON DELETE CASCADE,
+      kind       TEXT NOT NULL,
+      task_id    TEXT,
+      wall_ns    INTEGER NOT NULL,
+      mono_ns    INTEGER NOT NULL,
+      boot_id    TEXT NOT NULL,
+      epoch      INTEGER NOT NULL,
+      payload    TEXT NOT NULL CHECK (json_valid(payload))
+    );
+    CREATE INDEX events_by_session ON events (sid, seq);
+    ALTER TABLE sessions ADD COLUMN holder INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN scope TEXT NOT NULL DEFAULT '2025';
+    ALTER TABLE sessions ADD COLUMN idempotency_key TEXT;
+    ALTER TABLE sessions ADD COLUMN last_wall_ns INTEGER NOT NULL DEFAULT 0;
+    UPDATE meta SET key = 'instances' WHERE key = 'epoch';
+    INSERT INTO meta (key, value) VALUES ('purged_wall_ns', '0');
+    CREATE INDEX sessions_by_key ON sessions (principal, scope, idempotency_key)
+      WHERE idempotency_key IS NOT NULL;
+    PRAGMA user_version = 2;
+)sql";
+
+} // namespace
+
+TEST_CASE("storage: a schema-2 journal migrates to schema 3, its list rows "
+          "taken from its events",
+          "[storage][history]") {
+  temp_dir tmp;
+  fs::create_directory(tmp.data());
+  auto at = [](std::int64_t d) { return std::to_string(t0 + d); };
+  {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(tmp.journal().c_str(), &raw) == SQLITE_OK);
+    sqlite3_close(raw);
+    raw_db db{tmp.journal()};
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(schema_2);
+    db.exec("INSERT INTO sessions (sid, session_id, principal, milestone_id,"
+            " state, epoch, started_wall_ns, closed_wall_ns, holder, scope,"
+            " last_wall_ns) VALUES"
+            " (1, 'OLD', 'local', 'M-9', 'ended', 5, " + at(0) + ", "
+            + at(50) + ", 0, '2025', " + at(50) + "),"
+            " (2, 'OPEN', 'local', 'M-8', 'open', 2, " + at(100)
+            + ", NULL, 0, '2025', " + at(101) + ")");
+    db.exec("INSERT INTO events (sid, kind, task_id, wall_ns, mono_ns,"
+            " boot_id, epoch, payload) VALUES"
+            " (1, 'session_started', NULL, " + at(0) + ", 1, 'b', 1,"
+            "  '{\"milestone_id\":\"M-9\",\"milestone_name\":\"Old One\","
+            "\"task_ids\":[\"a\",\"b\"],\"tags\":[\"x\"]}'),"
+            " (1, 'task_started', 'a', " + at(1) + ", 2, 'b', 2,"
+            "  '{\"task_name\":\"Migrate Data\",\"metadata\":{}}'),"
+            " (1, 'task_ended', 'a', " + at(2) + ", 3, 'b', 3,"
+            "  '{\"status\":\"completed\",\"metadata\":{}}'),"
+            " (1, 'session_ended', NULL, " + at(50) + ", 4, 'b', 4, '{}'),"
+            " (2, 'session_started', NULL, " + at(100) + ", 5, 'b', 1,"
+            "  '{\"milestone_id\":\"M-8\",\"task_ids\":[\"c\"]}')");
+  }
+  auto st = must_open(tmp.data());
+  {
+    raw_db db{tmp.journal()};
+    CHECK(db.integer("PRAGMA user_version") == 3);
+    CHECK(db.text("PRAGMA quick_check") == "ok");
+  }
+  auto all = must(st->list(of("local")));
+  REQUIRE(ids(all) == ids_t{"OPEN", "OLD"});
+  const auto& old = all.rows[1];
+  CHECK(old.milestone_name == "Old One");
+  CHECK(old.tags == ids_t{"x"});
+  CHECK(old.tasks_total == 2);
+  CHECK(old.tasks_done == 1);
+  CHECK_FALSE(all.rows[0].milestone_name);
+  CHECK(all.rows[0].tags.empty());
+  CHECK(all.rows[0].tasks_total == 1);
+  auto q = of("local");
+  q.text = "migrate data";
+  CHECK(ids(must(st->list(q))) == ids_t{"OLD"});
+  q.text = "old one";
+  CHECK(ids(must(st->list(q))) == ids_t{"OLD"});
+  // The migrated open session keeps working: a task's name joins it.
+  must_append(*st, {at_epoch(named_task("OPEN", "c", t0 + 200, "Fresh Name"),
+                             2)});
+  q.text = "fresh";
+  CHECK(ids(must(st->list(q))) == ids_t{"OPEN"});
+}
