@@ -386,7 +386,7 @@ TEST_CASE("session tools: before 2025-11-25 schema violations are -32602",
 
 // -- tools/list ---------------------------------------------------------------
 
-TEST_CASE("session tools: tools/list lists nine tools with schemas and "
+TEST_CASE("session tools: tools/list lists ten tools with schemas and "
           "annotations",
           "[session_tools]") {
   client c;

@@ -75,7 +75,7 @@ export function defineSdkSuite(transportName, connect) {
       return found;
     }
 
-    test('lists exactly the nine tools, each with title, description, schemas and annotations', T, () => {
+    test('lists exactly the ten tools, each with title, description, schemas and annotations', T, () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
       for (const tool of tools) {
         assert.equal(typeof tool.title, 'string', `${tool.name} needs a title`);
