@@ -5,6 +5,7 @@
 #include "log.hpp"
 #include "mcp/methods.hpp"
 #include "mcp/prompts.hpp"
+#include "mcp/resources.hpp"
 #include "domain/zone_completion.hpp"
 #include "mcp/session.hpp"
 #include "protocol/mcp.hpp"
@@ -22,6 +23,26 @@ namespace {
 
 // The protocol's cap on completion values per reply.
 constexpr std::size_t max_completions = 100;
+
+std::string completion_reply(const protocol::request_id& id,
+                             result_stamp stamp,
+                             const domain::completion_values& found) {
+  result_builder b{id, stamp};
+  auto& w = b.writer();
+  w.string("completion");
+  w.StartObject();
+  w.string("values");
+  w.StartArray();
+  for (const auto& v : found.values)
+    w.string(v);
+  w.EndArray();
+  w.string("total");
+  w.Uint64(found.total);
+  w.string("hasMore");
+  w.Bool(found.total > found.values.size());
+  w.EndObject();
+  return b.finish();
+}
 
 // The day forms of the time grammar a `date` argument is typed as.
 domain::completion_values complete_day_forms(std::string_view typed) {
@@ -107,6 +128,14 @@ const method_table& server_methods() {
       m.implies = capability::prompts;
       m.params_error = "prompts/get takes an object";
       m.handle = &session::on_prompts_get;
+      return m;
+    }());
+    t.add([] {
+      method m;
+      m.name = "resources/list";
+      m.implies = capability::resources;
+      m.params_error = "resources/list takes an object";
+      m.handle = &session::on_resources_list;
       return m;
     }());
     t.add([] {
@@ -297,9 +326,10 @@ std::string session::on_set_level(const method_call& c) {
   return result_builder{c.msg.id, c.stamp}.finish();
 }
 
-/// Completes prompt arguments: `timezone` with zone names (IANA, then
-/// Windows). Other arguments have no suggestions: an empty list, so that
-/// clients may ask without failing.
+/// Completes prompt and resource-template arguments: `timezone` with zone
+/// names (IANA, then Windows), `date` with day forms, `session_id` with the
+/// caller's 100 most recent sessions (a history query: the frame pauses
+/// for the journal). Other arguments get an empty list.
 std::string session::on_complete(const method_call& c) {
   const auto& params = c.params;
   const auto& id = c.msg.id;
@@ -342,22 +372,33 @@ std::string session::on_complete(const method_call& c) {
       found = domain::complete_zone_names(value, max_completions);
     if (arg_name == "date")
       found = complete_day_forms(value);
+  } else {
+    auto uri = ref->value.FindMember("uri");
+    if (uri == ref->value.MemberEnd() || !uri->value.IsString()
+        || !is_report_template(uri->value.GetString()))
+      return invalid_params(id, "'ref.uri' must be one of the resource "
+                                "templates (resources/templates/list)");
+    if (arg_name != "session_id")
+      return invalid_params(id, "the resource template has no argument "
+                                  + protocol::json_quote(arg_name));
   }
-  result_builder b{id, c.stamp};
-  auto& w = b.writer();
-  w.string("completion");
-  w.StartObject();
-  w.string("values");
-  w.StartArray();
-  for (const auto& v : found.values)
-    w.string(v);
-  w.EndArray();
-  w.string("total");
-  w.Uint64(found.total);
-  w.string("hasMore");
-  w.Bool(found.total > found.values.size());
-  w.EndObject();
-  return b.finish();
+  if (arg_name == "session_id") {
+    // The caller's most recent sessions whose id starts with what is typed.
+    domain::history_filter recent;
+    recent.limit = max_completions;
+    query_history(std::move(recent),
+                  [id, stamp = c.stamp, typed = std::string(value)](
+                    const history_answer& a, std::vector<std::string>&) {
+                    domain::completion_values ids;
+                    for (const auto& row : a.page.rows)
+                      if (row.session_id.compare(0, typed.size(), typed) == 0)
+                        ids.values.push_back(row.session_id);
+                    ids.total = ids.values.size();
+                    return completion_reply(id, stamp, ids);
+                  });
+    return {};
+  }
+  return completion_reply(id, c.stamp, found);
 }
 
 std::string session::on_discover(const method_call& c) {

@@ -2,6 +2,8 @@
 // report through time_session_report, and listing the caller's sessions.
 // Registered in handlers.cpp with the other methods.
 
+#include "domain/history_cursor.hpp"
+#include "domain/time_format.hpp"
 #include "log.hpp"
 #include "mcp/resources.hpp"
 #include "mcp/session.hpp"
@@ -14,6 +16,14 @@ namespace ttm::mcp {
 namespace {
 
 constexpr std::string_view report_tool = "time_session_report";
+
+// resources/list pages: the newest sessions first, as time_session_list.
+constexpr std::size_t list_page_size = 50;
+
+// A caller's session list changes with every session it starts or ends:
+// 2026-07-28 clients may keep a page this long, for themselves only.
+constexpr int list_ttl_ms = 5000;
+constexpr int ended_report_ttl_ms = 60000;
 
 } // namespace
 
@@ -88,7 +98,16 @@ std::string session::on_resources_read(const method_call& c) {
                                   "made: "
                                     + why);
   }
-  result_builder b{c.msg.id, c.stamp};
+  auto stamp = c.stamp;
+  if (stamp.modern != nullptr) {
+    // The caller's own text: an active session's report changes with
+    // every call (ttlMs 0: re-read it); an ended one's holds a minute.
+    bool active = out.HasMember("status") && out["status"].IsString()
+                  && std::string_view{out["status"].GetString()} == "active";
+    stamp.private_ttl_ms = active ? 0 : ended_report_ttl_ms;
+    stamp.private_scope = true;
+  }
+  result_builder b{c.msg.id, stamp};
   auto& w = b.writer();
   w.string("contents");
   w.StartArray();
@@ -100,6 +119,69 @@ std::string session::on_resources_read(const method_call& c) {
   w.EndObject();
   w.EndArray();
   return b.finish();
+}
+
+std::string session::on_resources_list(const method_call& c) {
+  domain::history_filter filter;
+  filter.limit = list_page_size;
+  if (auto cur = c.params.FindMember("cursor");
+      cur != c.params.MemberEnd() && !cur->value.IsNull()) {
+    auto before = cur->value.IsString()
+                    ? domain::decode_history_cursor(cur->value.GetString())
+                    : std::nullopt;
+    if (!before)
+      return invalid_params(c.msg.id, "unknown cursor; pass the nextCursor "
+                                      "of a previous resources/list "
+                                      "unchanged, or none for the first "
+                                      "page");
+    filter.before = std::move(before);
+  }
+  auto id = c.msg.id;
+  auto stamp = c.stamp;
+  if (stamp.modern != nullptr) {
+    stamp.private_ttl_ms = list_ttl_ms;
+    stamp.private_scope = true;
+  }
+  query_history(std::move(filter), [id, stamp](const history_answer& a,
+                                               std::vector<std::string>&) {
+    if (!a.error.empty())
+      return protocol::encode_error(
+        id, protocol::internal_error,
+        "Internal error: the session journal cannot be read: " + a.error);
+    const auto& md = report_resource_kinds().front();
+    result_builder b{id, stamp};
+    auto& w = b.writer();
+    w.string("resources");
+    w.StartArray();
+    for (const auto& row : a.page.rows) {
+      w.StartObject();
+      write_member(w, "uri", report_uri_of(row.session_id, md));
+      write_member(w, "name", "session-" + row.session_id + "-report");
+      auto title = row.milestone_id;
+      if (row.milestone_name)
+        title += " " + *row.milestone_name;
+      write_member(w, "title", title + ": execution report");
+      write_member(
+        w, "description",
+        std::string(domain::to_string(row.status)) + " session started "
+          + domain::format_iso8601_utc(row.start) + ", "
+          + std::to_string(row.tasks_done) + "/"
+          + std::to_string(row.tasks_total)
+          + " tasks completed; also as report.csv, report.json and "
+            "report.html");
+      write_member(w, "mimeType", md.mime_type);
+      w.EndObject();
+    }
+    w.EndArray();
+    if (a.page.more && !a.page.rows.empty()) {
+      const auto& last = a.page.rows.back();
+      write_member(w, "nextCursor",
+                   domain::encode_history_cursor(domain::to_ns(last.start),
+                                                 last.session_id));
+    }
+    return b.finish();
+  });
+  return {};
 }
 
 } // namespace ttm::mcp

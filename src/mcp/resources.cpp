@@ -38,6 +38,13 @@ std::string report_uri_of(std::string_view session_id,
   return out;
 }
 
+bool is_report_template(std::string_view uri) {
+  for (const auto& k : report_resource_kinds())
+    if (uri == report_uri_of("{session_id}", k))
+      return true;
+  return false;
+}
+
 void write_resource_templates(json_writer& w) {
   w.StartArray();
   for (const auto& k : report_resource_kinds()) {

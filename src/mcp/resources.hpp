@@ -39,6 +39,10 @@ std::optional<report_uri> parse_report_uri(std::string_view uri);
 std::string report_uri_of(std::string_view session_id,
                           const report_resource_kind& kind);
 
+/// Whether `uri` is one of the templates ("time-tracker://sessions/
+/// {session_id}/report.md", ...), as completion/complete names them.
+bool is_report_template(std::string_view uri);
+
 /// Writes the `resourceTemplates` array of resources/templates/list.
 void write_resource_templates(json_writer& w);
 

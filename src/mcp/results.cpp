@@ -35,6 +35,10 @@ std::string result_builder::finish(std::string_view meta_key,
       key(w_, "ttlMs");
       w_.Int(3600000);
       write_member(w_, "cacheScope", "public");
+    } else if (stamp_.private_scope) {
+      key(w_, "ttlMs");
+      w_.Int(stamp_.private_ttl_ms);
+      write_member(w_, "cacheScope", "private");
     }
     key(w_, "_meta");
     w_.StartObject();

@@ -31,6 +31,10 @@ struct result_stamp {
   /// nullptr: a 2025-era result, written as the handler built it.
   const server_info* modern = nullptr;
   bool cacheable = false;
+  /// A result that is the caller's own (2026-07-28: `cacheScope:
+  /// "private"` with `ttlMs` private_ttl_ms, 0 meaning "do not reuse").
+  bool private_scope = false;
+  int private_ttl_ms = 0;
 };
 
 /// {"jsonrpc":"2.0","id":ID,"result":{...}}: the envelope is written here,

@@ -207,6 +207,7 @@ public:
   std::string on_prompts_get(const method_call& c);
   std::string on_resource_templates(const method_call& c);
   std::string on_resources_read(const method_call& c);
+  std::string on_resources_list(const method_call& c);
   std::string resource_not_found(const protocol::message& msg,
                                  std::string_view uri) const;
   std::string on_discover(const method_call& c);

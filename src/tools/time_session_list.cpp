@@ -6,6 +6,7 @@
 
 #include "domain/absolute_time.hpp"
 #include "domain/history.hpp"
+#include "domain/history_cursor.hpp"
 #include "domain/time_format.hpp"
 #include "domain/time_input.hpp"
 #include "domain/zones.hpp"
@@ -57,62 +58,6 @@ struct list_result {
   std::optional<std::string> next_cursor;
   std::string timezone;
 };
-
-// -- the cursor: base64url of "1:<start ns>:<session id>" -------------------
-
-constexpr const char* b64
-  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string encode_cursor(std::int64_t start_ns, const std::string& id) {
-  auto plain = "1:" + std::to_string(start_ns) + ":" + id;
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (unsigned char c : plain) {
-    acc = (acc << 8) | c;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out += b64[(acc >> bits) & 63];
-    }
-  }
-  if (bits > 0)
-    out += b64[(acc << (6 - bits)) & 63];
-  return out;
-}
-
-std::optional<std::pair<std::int64_t, std::string>>
-decode_cursor(const std::string& text) {
-  std::string plain;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    const char* at = std::char_traits<char>::find(b64, 64, c);
-    if (at == nullptr)
-      return std::nullopt;
-    acc = (acc << 6) | static_cast<std::uint32_t>(at - b64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      plain += static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  if (plain.rfind("1:", 0) != 0)
-    return std::nullopt;
-  auto colon = plain.find(':', 2);
-  if (colon == std::string::npos || colon == 2 || colon + 1 == plain.size())
-    return std::nullopt;
-  auto digits = plain.substr(2, colon - 2);
-  bool negative = digits[0] == '-';
-  if (!domain::all_digits(negative ? digits.substr(1) : digits)
-      || digits.size() > 19)
-    return std::nullopt;
-  try {
-    return std::make_pair(std::stoll(digits), plain.substr(colon + 1));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
 
 tool_error invalid(std::string message) {
   return {"VALIDATION_ERROR", std::move(message)};
@@ -171,7 +116,7 @@ slot_outcome<list_result> run(const list_args& args, tool_context& ctx) {
       && !(*f.started_after < *f.started_before))
     return invalid("started_before: it must be later than started_after");
   if (args.cursor) {
-    f.before = decode_cursor(*args.cursor);
+    f.before = domain::decode_history_cursor(*args.cursor);
     if (!f.before)
       return invalid("cursor: not a cursor of time_session_list; pass the "
                      "next_cursor of a previous reply unchanged, or omit it "
@@ -211,7 +156,7 @@ slot_outcome<list_result> run(const list_args& args, tool_context& ctx) {
         res.sessions.push_back(std::move(row));
       }
       if (page.more && !page.rows.empty())
-        res.next_cursor = encode_cursor(domain::to_ns(page.rows.back().start),
+        res.next_cursor = domain::encode_history_cursor(domain::to_ns(page.rows.back().start),
                                         page.rows.back().session_id);
       return res;
     }};

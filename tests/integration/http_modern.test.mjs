@@ -110,7 +110,8 @@ describe('2026-07-28 results over HTTP', () => {
     const result = assertResult(res, 'discover-1');
     assert.deepEqual(result.supportedVersions, ALL_REVISIONS);
     assert.deepEqual(result.capabilities,
-      { completions: {}, logging: {}, prompts: { listChanged: false }, tools: { listChanged: false } });
+      { completions: {}, logging: {}, prompts: { listChanged: false }, resources: { listChanged: false },
+        tools: { listChanged: false } });
     assert.equal(typeof result.instructions, 'string');
     assert.ok(result.instructions.length > 0);
     assertCacheHints(result);
@@ -306,7 +307,6 @@ describe('2026-07-28 envelope and header checks (in order)', () => {
     const methods = [
       ['initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }],
       ['ping'], ['logging/setLevel', { level: 'debug' }],
-      ['resources/list'], ['resources/templates/list'], ['resources/read', { uri: 'file:///x' }],
       ['resources/subscribe', { uri: 'file:///x' }], ['resources/unsubscribe', { uri: 'file:///x' }],
       ['tasks/list'], ['sampling/createMessage'], ['no/such-method'],
     ];

@@ -102,7 +102,8 @@ function definePinnedSuite(transportName, connect) {
       assert.ok(discover, 'the client kept its server/discover result');
       assert.deepEqual(discover.supportedVersions, ALL_REVISIONS);
       assert.deepEqual(conn.client.getServerCapabilities(),
-        { completions: {}, logging: {}, prompts: { listChanged: false }, tools: { listChanged: false } });
+        { completions: {}, logging: {}, prompts: { listChanged: false }, resources: { listChanged: false },
+          tools: { listChanged: false } });
       const info = conn.client.getServerVersion();
       assert.equal(info?.name, 'time-tracker-mcp');
       assert.equal(info?.title, 'Time Tracker MCP');

@@ -171,7 +171,7 @@ describe('2026-07-28 over stdio', () => {
       [{ [META.clientCapabilities]: [] }, 'tools/list', Code.InvalidParams],
       [{ [META.logLevel]: 'loud' }, 'tools/list', Code.InvalidParams],
       [{ [META.protocolVersion]: '2025-06-18' }, 'tools/list', Code.UnsupportedProtocolVersion],
-      [{}, 'resources/list', Code.MethodNotFound],
+      [{}, 'resources/subscribe', Code.MethodNotFound],
     ];
     for (const [meta, method, code] of cases) {
       const id = `case-${server.newId()}`;

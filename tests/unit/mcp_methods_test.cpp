@@ -61,7 +61,8 @@ TEST_CASE("methods: the server's table gates methods by era",
     CHECK(t.find(name, era::modern) != nullptr);
   }
   for (auto name : {"tools/call", "tools/list", "prompts/list", "prompts/get",
-                    "completion/complete"}) {
+                    "resources/list", "resources/templates/list",
+                    "resources/read", "completion/complete"}) {
     INFO(name);
     CHECK(t.find(name, era::legacy) != nullptr);
     CHECK(t.find(name, era::modern) != nullptr);
@@ -94,7 +95,7 @@ TEST_CASE("methods: capabilities are derived from the registrations",
   // What initialize and server/discover announce today, byte for byte.
   CHECK(capabilities(mcp::server_methods())
         == R"({"completions":{},"logging":{},"prompts":{"listChanged":false},)"
-           R"("tools":{"listChanged":false}})");
+           R"("resources":{"listChanged":false},"tools":{"listChanged":false}})");
 
   mcp::method_table t;
   CHECK(capabilities(t) == "{}");
@@ -129,7 +130,7 @@ TEST_CASE("methods: unknown methods and methods of the other era get -32601",
   SECTION("2025 session") {
     auto s = session();
     call(s, initialize_request("2025-11-25"));
-    for (std::string m : {"resources/list", "server/discover",
+    for (std::string m : {"resources/subscribe", "server/discover",
                           "subscriptions/listen", "nope"}) {
       auto res = call(s, request(m, "7"));
       CHECK(error_message(res, protocol::method_not_found)
@@ -141,7 +142,7 @@ TEST_CASE("methods: unknown methods and methods of the other era get -32601",
     // Refused as they arrive (protocol::check_modern_request): the era
     // stays undecided.
     auto s = session();
-    for (std::string m : {"resources/read", "nope"}) {
+    for (std::string m : {"resources/subscribe", "nope"}) {
       auto res = call(s, modern(m, "8"));
       CHECK(error_message(res, protocol::method_not_found)
             == "Method not found: '" + m + "'");
@@ -172,12 +173,14 @@ TEST_CASE("methods: initialize announces the derived capabilities",
   auto out = send(s, initialize_request("2025-11-25"));
   CHECK(out.response.find(
           R"("capabilities":{"completions":{},"logging":{},)"
-          R"("prompts":{"listChanged":false},"tools":{"listChanged":false}})")
+          R"("prompts":{"listChanged":false},"resources":{"listChanged":false},)"
+          R"("tools":{"listChanged":false}})")
         != std::string::npos);
   auto d = session();
   auto discovered = send(d, modern("server/discover"));
   CHECK(discovered.response.find(
           R"("capabilities":{"completions":{},"logging":{},)"
-          R"("prompts":{"listChanged":false},"tools":{"listChanged":false}})")
+          R"("prompts":{"listChanged":false},"resources":{"listChanged":false},)"
+          R"("tools":{"listChanged":false}})")
         != std::string::npos);
 }

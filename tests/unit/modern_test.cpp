@@ -217,7 +217,7 @@ TEST_CASE("modern: is_modern_method lists what a modern request may call",
     CHECK(protocol::is_modern_method(m));
   }
   for (std::string m : {"initialize", "ping", "logging/setLevel",
-                        "resources/list", "sampling/createMessage", "Tools/list",
+                        "resources/subscribe", "sampling/createMessage", "Tools/list",
                         "tools/list ", "", "notifications/initialized"}) {
     INFO("method: '" << m << "'");
     CHECK_FALSE(protocol::is_modern_method(m));
@@ -490,7 +490,7 @@ TEST_CASE("modern: check_version and check_method", "[modern]") {
                    "is not part of protocol revision 2026-07-28"));
     CHECK(refusal.data_json.empty());
   }
-  for (std::string m : {"resources/list", "sampling/createMessage", "nope"}) {
+  for (std::string m : {"resources/subscribe", "sampling/createMessage", "nope"}) {
     INFO("method: " << m);
     CHECK_FALSE(contains(method_not_found(m).message, "not part of"));
   }
@@ -723,7 +723,7 @@ TEST_CASE("modern: removed methods are -32601 and decide nothing",
     CHECK(contains(text, "not part of protocol revision 2026-07-28"));
     CHECK(s.current_era() == std::nullopt);
   }
-  for (std::string m : {"resources/list", "resources/subscribe", "no/such"}) {
+  for (std::string m : {"resources/unsubscribe", "resources/subscribe", "no/such"}) {
     INFO("method: " << m);
     CHECK(contains(error_message(call(s, modern_request(m, "5")), -32601), m));
     CHECK(s.current_era() == std::nullopt);

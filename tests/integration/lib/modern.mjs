@@ -28,7 +28,7 @@ export const Code = Object.freeze({
 
 /** Every method a 2026-07-28 request may call here. */
 export const MODERN_METHODS = ['server/discover', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get',
-  'completion/complete', 'subscriptions/listen'];
+  'resources/list', 'resources/templates/list', 'resources/read', 'completion/complete', 'subscriptions/listen'];
 
 const SEMVER_RE = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
