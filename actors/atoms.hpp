@@ -39,5 +39,6 @@ using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using purge_atom = caf::atom_constant<caf::atom("purge")>;
 using claim_atom = caf::atom_constant<caf::atom("claim")>;
 using verify_atom = caf::atom_constant<caf::atom("verify")>;
+using history_atom = caf::atom_constant<caf::atom("history")>;
 
 } // namespace ttm::actors

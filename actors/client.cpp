@@ -87,6 +87,26 @@ void ask_journal(self_ptr self, storage::claim_request req) {
       });
 }
 
+/// Runs the paused call's history query in the journal, then resumes it.
+/// Never `await`, as above.
+void ask_history(self_ptr self, storage::list_query q) {
+  auto& st = self->state;
+  if (!st.journal) {
+    advance(self, st.mcp->resume_history({}, "the journal is not running"));
+    return;
+  }
+  self->request(st.journal, caf::infinite, history_atom::value, std::move(q))
+    .then(
+      [=](const list_reply& r) {
+        advance(self, self->state.mcp->resume_history(r.page, r.error));
+      },
+      [=](caf::error& err) {
+        advance(self, self->state.mcp->resume_history(
+                        {}, "the journal actor failed: "
+                              + self->system().render(err)));
+      });
+}
+
 /// Asks the supervisor for a slot for `session_id`, then resumes the paused
 /// frame. Never `await`: the supervisor may need this actor's answer to an
 /// `expire` request before it can decide.
@@ -117,6 +137,10 @@ void advance(self_ptr self, mcp::rpc_step step) {
     }
     if (step.claim) {
       ask_journal(self, std::move(*step.claim));
+      return;
+    }
+    if (step.history) {
+      ask_history(self, std::move(*step.history));
       return;
     }
     if (step.waiting()) {

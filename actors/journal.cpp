@@ -327,6 +327,25 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       out.result = claim(self, req, out.error);
       return out;
     },
+    [=](history_atom, const storage::list_query& q) -> list_reply {
+      auto& st = self->state;
+      list_reply out;
+      open_store(self);
+      if (!st.cfg.store) {
+        out.error = st.cfg.unavailable.empty()
+                      ? std::string{"the session journal is not open yet"}
+                      : st.cfg.unavailable;
+        return out;
+      }
+      auto r = st.cfg.store->list(q);
+      if (auto* err = std::get_if<storage::error>(&r)) {
+        TTM_LOG(error, "journal", "cannot list sessions: " + describe(*err));
+        out.error = public_reason(*err);
+        return out;
+      }
+      out.page = std::move(std::get<storage::list_page>(r));
+      return out;
+    },
     [=](verify_atom, const held_sessions& held) -> std::vector<std::string> {
       auto& st = self->state;
       if (!st.cfg.store || held.empty())

@@ -155,6 +155,13 @@ struct claim_reply {
   std::string error;
 };
 
+/// The journal's answer to a history query: `error` not empty when the
+/// journal could not be read (then `page` means nothing).
+struct list_reply {
+  storage::list_page page;
+  std::string error;
+};
+
 /// (session id, epoch) of sessions a client actor lets go of.
 using held_sessions = std::vector<std::pair<std::string, std::int64_t>>;
 
@@ -164,7 +171,8 @@ using held_sessions = std::vector<std::pair<std::string, std::int64_t>>;
 /// arrive together share one transaction (`flush`, sent to itself: group
 /// commit). `claim` checks a client actor's copy of a session, or loads
 /// its latest state; `verify` answers which of a client's copies are stale
-/// (changed through another server, closed, gone); `release` lets go of
+/// (changed through another server, closed, gone); `history` reads one
+/// page of a caller's sessions (store::list); `release` lets go of
 /// sessions a client actor held when it ends. `sweep` (every minute, to itself) expires the open
 /// sessions no live server holds; `purge` (daily) drops history past its
 /// retention, once per day for the whole directory. `open` (from main,
@@ -176,6 +184,7 @@ using journal_actor = caf::typed_actor<
     storage::append_answer>,
   caf::replies_to<claim_atom, storage::claim_request>::with<claim_reply>,
   caf::replies_to<verify_atom, held_sessions>::with<std::vector<std::string>>,
+  caf::replies_to<history_atom, storage::list_query>::with<list_reply>,
   caf::reacts_to<release_atom, held_sessions>,
   caf::reacts_to<flush_atom>,
   caf::reacts_to<sweep_atom>,
@@ -267,3 +276,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::sink_ptr)
 // what it lets go of back, in process.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::claim_reply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::held_sessions)
+// A history query and its page, likewise between two actors of one process.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::storage::list_query)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::list_reply)

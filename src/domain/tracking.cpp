@@ -296,6 +296,14 @@ void tracker::drop(const std::string& id) {
   expired_.erase(gone);
 }
 
+std::vector<const tracking_session*> tracker::sessions() const {
+  std::vector<const tracking_session*> out;
+  out.reserve(sessions_.size());
+  for (const auto& [id, s] : sessions_)
+    out.push_back(&s);
+  return out;
+}
+
 std::vector<std::string> tracker::open_ids() const {
   std::vector<std::string> out;
   for (const auto& [id, s] : sessions_)

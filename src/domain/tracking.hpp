@@ -288,6 +288,8 @@ public:
   }
   /// The ids of the open sessions held, in no particular order.
   std::vector<std::string> open_ids() const;
+  /// Every session held (open and ended), in no particular order.
+  std::vector<const tracking_session*> sessions() const;
 
   /// While `reason` is not empty, an id this tracker does not hold answers
   /// STORAGE_UNAVAILABLE, not SESSION_NOT_FOUND: the journal that would

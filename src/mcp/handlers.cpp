@@ -188,6 +188,27 @@ std::string session::on_tools_call(const method_call& c) {
     job_->paused_tool = std::move(tool_name);
     return {};
   }
+  if (res.status == tools::call_result::needs_history) {
+    // Finished once the caller's history is read (the journal answers
+    // later, off this thread; --ephemeral at once).
+    query_history(
+      std::move(res.history),
+      [this, tool_name, finish = std::move(res.resume_history)](
+        const history_answer& a, std::vector<std::string>& notes) {
+        const auto& msg = job_->frame.messages[job_->next];
+        if (!a.error.empty())
+          return tool_error_reply(
+            msg, "STORAGE_UNAVAILABLE",
+            "The session journal cannot be read, so no sessions were "
+            "listed: "
+              + a.error
+              + ". time_get_current still works; retry once the server's "
+                "storage is fixed (see its log).");
+        auto ctx = make_context(notes);
+        return call_reply(msg, tool_name, finish(a.page, ctx), notes);
+      });
+    return {};
+  }
   if (timed && res.status == tools::call_result::ok) {
     auto took = std::chrono::duration_cast<std::chrono::microseconds>(
       cfg_.clock->mono_now() - started);

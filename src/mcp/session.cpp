@@ -2,6 +2,7 @@
 
 #include "domain/ids.hpp"
 #include "journal/codec.hpp"
+#include "journal/history.hpp"
 #include "journal/replay.hpp"
 #include "log.hpp"
 #include "protocol/modern.hpp"
@@ -118,6 +119,18 @@ rpc_step session::run_job() {
                            "a batch");
     else
       reply = handle_message(msg, j.out.notifications);
+    if (j.history) {
+      auto filter = std::move(*j.history);
+      j.history.reset();
+      if (cfg_.journal) {
+        rpc_step step;
+        step.history = journal::to_list_query(filter, cfg_.principal,
+                                              j.history_scope);
+        return step;
+      }
+      // --ephemeral: what this client holds is all there is.
+      reply = finish_history(j, {domain::list_held(tracker_, filter), {}});
+    }
     if (j.paused.resume) {
       rpc_step step;
       step.slot_for = j.paused.slot_id;
@@ -326,6 +339,8 @@ std::string session::call_reply(const protocol::message& msg,
       break;
     case tools::call_result::needs_slot:
       throw std::logic_error("a resumed call asked for a second slot");
+    case tools::call_result::needs_history:
+      throw std::logic_error("a resumed call asked for a second query");
     case tools::call_result::ok:
       break;
   }

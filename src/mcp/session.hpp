@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/clock.hpp"
+#include "domain/history.hpp"
 #include "domain/slots.hpp"
 #include "domain/tracking.hpp"
 #include "mcp/methods.hpp"
@@ -13,6 +14,7 @@
 #include "tools/registry.hpp"
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <cstdint>
 #include <string>
@@ -63,11 +65,27 @@ struct rpc_step {
   /// Tracking sessions taken over from the journal in this step: their
   /// global slots are this client's now.
   std::vector<std::string> adopted;
+  /// Set: run this history query (the caller's sessions) in the journal,
+  /// then call `resume_history` with its page.
+  std::optional<storage::list_query> history;
 
   bool waiting() const noexcept {
-    return !slot_for.empty() || !journal.empty() || claim.has_value();
+    return !slot_for.empty() || !journal.empty() || claim.has_value()
+           || history.has_value();
   }
 };
+
+/// A history query's answer: the page, or why the journal could not be
+/// read (`error` not empty; `page` empty then).
+struct history_answer {
+  domain::history_page page;
+  std::string error;
+};
+
+/// What a request does with its history page: returns the request's reply
+/// (notifications go to `notes`).
+using history_continuation = std::function<std::string(
+  const history_answer& answer, std::vector<std::string>& notes)>;
 
 /// One MCP client (a 2025 MCP session, a principal's modern requests, or the
 /// stdio connection): the frame state machine (one frame at a time, paused
@@ -96,6 +114,22 @@ public:
   /// (`error` not empty: the journal could not be read).
   rpc_step resume_claim(const storage::claim_result& r,
                         const std::string& error);
+
+  /// Continues the frame paused for a history query (`error` not empty:
+  /// the journal could not be read).
+  rpc_step resume_history(const storage::list_page& page,
+                          const std::string& error);
+
+  /// For a method handler: runs `filter` over the sessions of this
+  /// client's principal in the era of the request being handled, then
+  /// `then`, whose return is the request's reply (the handler returns an
+  /// empty reply meanwhile). With a journal the frame pauses while the
+  /// journal actor reads (rpc_step::history), so the client actor never
+  /// blocks; without one (--ephemeral) the sessions this client holds
+  /// answer at once. tools/call (history_wait) uses it; resources/list or
+  /// completion/complete of session ids can too.
+  void query_history(domain::history_filter filter,
+                     history_continuation then);
 
   /// The open sessions this client holds and their epochs: what it lets go
   /// of in the journal when it ends without ending them.
@@ -207,7 +241,15 @@ private:
     bool verifying = false;
     /// After a fenced write: load the latest state before running again.
     bool force_load = false;
+    /// A history query the current message asked for (query_history), the
+    /// era it reads, and what makes its reply of the answer.
+    std::optional<domain::history_filter> history;
+    std::string history_scope;
+    history_continuation after_history;
   };
+
+  /// Runs the current message's history continuation on `answer`.
+  std::string finish_history(job& j, const history_answer& answer);
 
   /// Moves a held session's last activity to the journal's record of it.
   void touch_from(const storage::stored_session& s);

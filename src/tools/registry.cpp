@@ -68,6 +68,7 @@ registry_ptr make_registry(const domain::tracking_limits& limits) {
     tools.push_back(make_time_session_summary());
     tools.push_back(make_time_convert());
     tools.push_back(make_time_calculate());
+    tools.push_back(make_time_session_list());
     return tools;
   });
 }

@@ -61,5 +61,6 @@ registry_ptr make_registry(const domain::tracking_limits& limits = {});
 tool make_time_get_current();
 tool make_time_convert();
 tool make_time_calculate();
+tool make_time_session_list();
 
 } // namespace ttm::tools

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/clock.hpp"
+#include "domain/history.hpp"
 #include "domain/slots.hpp"
 #include "domain/tracking.hpp"
 #include "protocol/mcp.hpp"
@@ -44,8 +45,21 @@ struct slot_wait {
     finish;
 };
 
+/// A call that reads the caller's history (its sessions, live and past)
+/// first. The MCP layer runs `filter` for the caller's principal and era
+/// (the journal, off the client's thread; with --ephemeral the sessions
+/// the client holds) and then `finish` with the page.
 template <class Result>
-using slot_outcome = std::variant<Result, tool_error, slot_wait<Result>>;
+struct history_wait {
+  domain::history_filter filter;
+  std::function<outcome<Result>(const domain::history_page& page,
+                                 tool_context& ctx)>
+    finish;
+};
+
+template <class Result>
+using slot_outcome = std::variant<Result, tool_error, slot_wait<Result>,
+                                  history_wait<Result>>;
 
 /// What a handler may use besides its arguments. Everything here is owned by
 /// the calling client actor, so handlers need no locks.
@@ -80,7 +94,7 @@ constexpr bool has(hint set, hint h) noexcept {
 
 /// How a call ended (or paused).
 struct call_result {
-  enum status_t { ok, failed, invalid_arguments, needs_slot };
+  enum status_t { ok, failed, invalid_arguments, needs_slot, needs_history };
   status_t status = ok;
   /// The structuredContent JSON (success or {error, error_code, ...}).
   std::string structured;
@@ -92,6 +106,11 @@ struct call_result {
   std::function<call_result(const domain::slot_answer& answer,
                              tool_context& ctx)>
     resume;
+  /// For needs_history: the query, and what finishes the call with its page.
+  domain::history_filter history;
+  std::function<call_result(const domain::history_page& page,
+                            tool_context& ctx)>
+    resume_history;
 };
 
 /// A tool as the registry sees it: metadata, schemas and a type-erased call.
@@ -188,9 +207,9 @@ template <class Result>
 call_result to_call_result(const output_schema<Result>& out,
                            outcome<Result> res) {
   if (auto* ok = std::get_if<Result>(&res))
-    return {call_result::ok, out.encode(*ok), {}, {}, {}};
+    return {call_result::ok, out.encode(*ok), {}, {}, {}, {}, {}};
   return {call_result::failed, encode_tool_error(std::get<tool_error>(res)),
-          {}, {}, {}};
+          {}, {}, {}, {}, {}};
 }
 
 template <class Result>
@@ -204,6 +223,16 @@ to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
     r.resume = [out, finish = std::move(wait->finish)](
                  const domain::slot_answer& answer, tool_context& ctx) {
       return to_call_result(*out, finish(answer, ctx));
+    };
+    return r;
+  }
+  if (auto* wait = std::get_if<history_wait<Result>>(&res)) {
+    call_result r;
+    r.status = call_result::needs_history;
+    r.history = std::move(wait->filter);
+    r.resume_history = [out, finish = std::move(wait->finish)](
+                         const domain::history_page& page, tool_context& ctx) {
+      return to_call_result(*out, finish(page, ctx));
     };
     return r;
   }

@@ -386,14 +386,14 @@ TEST_CASE("session tools: before 2025-11-25 schema violations are -32602",
 
 // -- tools/list ---------------------------------------------------------------
 
-TEST_CASE("session tools: tools/list lists eight tools with schemas and "
+TEST_CASE("session tools: tools/list lists nine tools with schemas and "
           "annotations",
           "[session_tools]") {
   client c;
   auto res = c.rpc(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
   const auto& list = res["result"]["tools"];
   REQUIRE(list.IsArray());
-  REQUIRE(list.Size() == 8);
+  REQUIRE(list.Size() == 9);
   std::vector<std::string> names;
   for (const auto& t : list.GetArray()) {
     names.push_back(str(t["name"]));
@@ -413,7 +413,7 @@ TEST_CASE("session tools: tools/list lists eight tools with schemas and "
                                     "time_task_start", "time_task_end",
                                     "time_session_end",
                                     "time_session_summary", "time_convert",
-                                    "time_calculate"});
+                                    "time_calculate", "time_session_list"});
   auto hint = [&](std::size_t i, const char* name) {
     const auto& t = list[static_cast<rapidjson::SizeType>(i)];
     return boolean(t["annotations"][name]);
@@ -442,6 +442,9 @@ TEST_CASE("session tools: tools/list lists eight tools with schemas and "
   CHECK(hint(7, "readOnlyHint")); // time_calculate
   CHECK(hint(7, "idempotentHint"));
   CHECK(required(7) == names_t{"operation", "start"});
+  CHECK(hint(8, "readOnlyHint")); // time_session_list
+  CHECK(hint(8, "idempotentHint"));
+  CHECK(required(8).empty());
 }
 
 // -- isolation ----------------------------------------------------------------

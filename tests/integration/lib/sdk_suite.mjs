@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { TEST_TIMEOUT_MS } from './env.mjs';
 import { LATEST_PROTOCOL_VERSION, McpError } from './sdk_client.mjs';
-import { CONVERT_TOOLS, SESSION_TOOLS } from './session_assertions.mjs';
+import { CONVERT_TOOLS, HISTORY_TOOLS, SESSION_TOOLS } from './session_assertions.mjs';
 import {
   assertFriendly, assertIso8601Now, assertTimeResult, assertToolError, assertUnixMsNow,
   assertUnixNow, FORMATS, intlUtcOffset, TOOL_NAME,
@@ -14,8 +14,8 @@ import {
 
 const T = { timeout: TEST_TIMEOUT_MS };
 
-/** Every tool the server lists: V1's time_get_current, the five V2 session tools, time_convert and time_calculate. */
-export const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...CONVERT_TOOLS];
+/** Every tool the server lists: V1's time_get_current, the five V2 session tools, time_convert, time_calculate and time_session_list. */
+export const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS];
 
 const SEMVER_RE = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
@@ -75,7 +75,7 @@ export function defineSdkSuite(transportName, connect) {
       return found;
     }
 
-    test('lists exactly the eight tools, each with title, description, schemas and annotations', T, () => {
+    test('lists exactly the nine tools, each with title, description, schemas and annotations', T, () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
       for (const tool of tools) {
         assert.equal(typeof tool.title, 'string', `${tool.name} needs a title`);
@@ -103,6 +103,7 @@ export function defineSdkSuite(transportName, connect) {
         time_session_summary: [true, false, true, false],
         time_convert: [true, false, true, false],
         time_calculate: [true, false, true, false],
+        time_session_list: [true, false, true, false],
       };
       assert.deepEqual(Object.keys(expected).sort(), [...TOOL_NAMES].sort(), 'the table covers every tool');
       for (const [name, [readOnly, destructive, idempotent, openWorld]] of Object.entries(expected)) {

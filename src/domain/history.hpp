@@ -1,0 +1,67 @@
+#pragma once
+
+// History (issue 16): what a caller asks of its sessions, live and past,
+// and the compact rows it gets, independent of where they come from (the
+// journal, or with --ephemeral the sessions a client holds in memory).
+
+#include "domain/clock.hpp"
+#include "domain/tracking.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ttm::domain {
+
+/// A session's state as the tracking tools name it: "active" (open),
+/// "ended", "expired" (past its age or idle limit, or closed with its MCP
+/// session).
+enum class history_status { active, ended, expired };
+const char* to_string(history_status s);
+std::optional<history_status> history_status_from(const std::string& s);
+
+/// Which sessions, which page. Every condition must hold.
+struct history_filter {
+  std::optional<history_status> status;
+  std::optional<std::string> milestone_id;
+  std::vector<std::string> tags; ///< each of them
+  /// Lower-case (ASCII) substring of the milestone id or name or a task
+  /// id or name.
+  std::optional<std::string> text;
+  std::optional<wall_time> started_after;  ///< at or after
+  std::optional<wall_time> started_before; ///< strictly before
+  /// Keyset: only rows older than (started wall ns, session id).
+  std::optional<std::pair<std::int64_t, std::string>> before;
+  std::size_t limit = 20;
+};
+
+struct history_row {
+  std::string session_id;
+  std::string milestone_id;
+  std::optional<std::string> milestone_name;
+  history_status status = history_status::active;
+  wall_time start;
+  std::optional<wall_time> end; ///< ended or expired
+  std::vector<std::string> tags;
+  std::int64_t tasks_done = 0; ///< tasks whose latest run completed
+  std::int64_t tasks_total = 0;
+};
+
+/// Newest first (start, then id, both descending); `more`: older rows
+/// match too.
+struct history_page {
+  std::vector<history_row> rows;
+  bool more = false;
+};
+
+/// The page of `filter` among the sessions `t` holds (--ephemeral: all
+/// there is; expired sessions are gone from memory, so never listed).
+history_page list_held(const tracker& t, const history_filter& filter);
+
+/// ASCII lower case, as the journal's search column folds names.
+std::string ascii_lower(std::string s);
+
+} // namespace ttm::domain

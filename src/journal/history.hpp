@@ -1,0 +1,21 @@
+#pragma once
+
+// History between the domain and storage: a domain::history_filter as the
+// store's list query for one owner, and its page back as domain rows.
+
+#include "domain/history.hpp"
+#include "storage/records.hpp"
+
+#include <string>
+
+namespace ttm::journal {
+
+/// The query for `filter` over the sessions `principal` started in
+/// `scope` (the era: "2025" or "2026-07-28").
+storage::list_query to_list_query(const domain::history_filter& filter,
+                                  const std::string& principal,
+                                  const std::string& scope);
+
+domain::history_page to_history_page(const storage::list_page& page);
+
+} // namespace ttm::journal

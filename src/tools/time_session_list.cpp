@@ -1,0 +1,316 @@
+// time_session_list (issue 16): the caller's tracking sessions, live and
+// past, as compact rows, newest first, a page at a time. The handler checks
+// every argument, then hands the query to the MCP layer (history_wait),
+// which runs it for the caller's principal and era without blocking the
+// client; `finish` formats the page.
+
+#include "domain/absolute_time.hpp"
+#include "domain/history.hpp"
+#include "domain/time_format.hpp"
+#include "domain/time_input.hpp"
+#include "domain/zones.hpp"
+#include "tools/registry.hpp"
+#include "tools/session_common.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ttm::tools {
+
+namespace {
+
+constexpr std::int64_t default_limit = 20;
+constexpr std::int64_t max_limit = 100;
+constexpr std::size_t max_filter_tags = 10;
+
+struct list_args {
+  std::optional<std::string> status;
+  std::optional<std::string> milestone_id;
+  std::vector<std::string> tags;
+  std::optional<std::string> text;
+  std::optional<std::string> started_after;
+  std::optional<std::string> started_before;
+  std::string timezone = "local";
+  std::int64_t limit = default_limit;
+  std::optional<std::string> cursor;
+};
+
+struct list_row {
+  std::string session_id;
+  std::string milestone_id;
+  std::optional<std::string> milestone_name;
+  std::string status;
+  std::string start_time;
+  std::optional<std::string> end_time;
+  std::int64_t total_duration_ms = 0;
+  std::string total_duration;
+  std::int64_t tasks_done = 0;
+  std::int64_t tasks_total = 0;
+  std::vector<std::string> tags;
+};
+
+struct list_result {
+  std::vector<list_row> sessions;
+  std::optional<std::string> next_cursor;
+  std::string timezone;
+};
+
+// -- the cursor: base64url of "1:<start ns>:<session id>" -------------------
+
+constexpr const char* b64
+  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string encode_cursor(std::int64_t start_ns, const std::string& id) {
+  auto plain = "1:" + std::to_string(start_ns) + ":" + id;
+  std::string out;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (unsigned char c : plain) {
+    acc = (acc << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += b64[(acc >> bits) & 63];
+    }
+  }
+  if (bits > 0)
+    out += b64[(acc << (6 - bits)) & 63];
+  return out;
+}
+
+std::optional<std::pair<std::int64_t, std::string>>
+decode_cursor(const std::string& text) {
+  std::string plain;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    const char* at = std::char_traits<char>::find(b64, 64, c);
+    if (at == nullptr)
+      return std::nullopt;
+    acc = (acc << 6) | static_cast<std::uint32_t>(at - b64);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      plain += static_cast<char>((acc >> bits) & 0xFF);
+    }
+  }
+  if (plain.rfind("1:", 0) != 0)
+    return std::nullopt;
+  auto colon = plain.find(':', 2);
+  if (colon == std::string::npos || colon == 2 || colon + 1 == plain.size())
+    return std::nullopt;
+  auto digits = plain.substr(2, colon - 2);
+  bool negative = digits[0] == '-';
+  if (!domain::all_digits(negative ? digits.substr(1) : digits)
+      || digits.size() > 19)
+    return std::nullopt;
+  try {
+    return std::make_pair(std::stoll(digits), plain.substr(colon + 1));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+tool_error invalid(std::string message) {
+  return {"VALIDATION_ERROR", std::move(message)};
+}
+
+/// A time argument through the shared grammar, read in `z`.
+std::variant<domain::wall_time, tool_error>
+read_time(const char* name, const std::string& text, const domain::zone& z,
+          domain::wall_time now) {
+  domain::time_input_options opts;
+  opts.now = now;
+  opts.in = &z;
+  auto r = domain::parse_time_input(text, opts);
+  if (auto* err = std::get_if<domain::time_input_error>(&r))
+    return tool_error{err->code, std::string{name} + ": " + err->message,
+                      err->suggestions};
+  return std::get<domain::time_input>(r).instant;
+}
+
+slot_outcome<list_result> run(const list_args& args, tool_context& ctx) {
+  // Every argument is checked before the query: a bad call changes and
+  // reads nothing, and names the first offending field.
+  domain::history_filter f;
+  if (args.status) {
+    f.status = domain::history_status_from(*args.status);
+    if (!f.status)
+      return invalid("status: '" + *args.status
+                     + "' is not a session status; use active, ended or "
+                       "expired");
+  }
+  if (args.limit < 1 || args.limit > max_limit)
+    return invalid("limit: " + std::to_string(args.limit)
+                   + " is out of range; give 1 to "
+                   + std::to_string(max_limit) + " (default "
+                   + std::to_string(default_limit) + ")");
+  f.limit = static_cast<std::size_t>(args.limit);
+  auto zone = domain::resolve_zone(args.timezone, ctx.local_zone);
+  if (!zone.found)
+    return tool_error{"INVALID_TIMEZONE", "timezone: " + zone.message,
+                      std::move(zone.suggestions)};
+  auto now = ctx.clock.wall_now();
+  for (auto [name, arg, out] :
+       {std::make_tuple("started_after", &args.started_after, &f.started_after),
+        std::make_tuple("started_before", &args.started_before,
+                        &f.started_before)}) {
+    if (!*arg)
+      continue;
+    auto t = read_time(name, **arg, *zone.found, now);
+    if (auto* err = std::get_if<tool_error>(&t))
+      return std::move(*err);
+    *out = std::get<domain::wall_time>(t);
+  }
+  if (f.started_after && f.started_before
+      && !(*f.started_after < *f.started_before))
+    return invalid("started_before: it must be later than started_after");
+  if (args.cursor) {
+    f.before = decode_cursor(*args.cursor);
+    if (!f.before)
+      return invalid("cursor: not a cursor of time_session_list; pass the "
+                     "next_cursor of a previous reply unchanged, or omit it "
+                     "for the first page");
+  }
+  f.milestone_id = args.milestone_id;
+  f.tags = args.tags;
+  if (args.text)
+    f.text = domain::ascii_lower(*args.text);
+  auto tz = *zone.found;
+  return history_wait<list_result>{
+    std::move(f),
+    [tz](const domain::history_page& page,
+         tool_context& ctx) -> outcome<list_result> {
+      list_result res;
+      res.timezone = tz.name();
+      auto now = ctx.clock.wall_now();
+      for (const auto& r : page.rows) {
+        list_row row;
+        row.session_id = r.session_id;
+        row.milestone_id = r.milestone_id;
+        row.milestone_name = r.milestone_name;
+        row.status = domain::to_string(r.status);
+        row.start_time = domain::format_iso8601(r.start, tz);
+        if (r.end)
+          row.end_time = domain::format_iso8601(*r.end, tz);
+        auto until = r.end.value_or(now);
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - r.start);
+        if (ms.count() < 0)
+          ms = std::chrono::milliseconds{0};
+        row.total_duration_ms = ms.count();
+        row.total_duration = domain::format_duration(ms);
+        row.tasks_done = r.tasks_done;
+        row.tasks_total = r.tasks_total;
+        row.tags = r.tags;
+        res.sessions.push_back(std::move(row));
+      }
+      if (page.more && !page.rows.empty())
+        res.next_cursor = encode_cursor(domain::to_ns(page.rows.back().start),
+                                        page.rows.back().session_id);
+      return res;
+    }};
+}
+
+} // namespace
+
+template <>
+struct nested<list_row> {
+  static const object_schema<list_row>& schema() {
+    static const auto decl = [] {
+      object_schema<list_row> s;
+      s.add("session_id", &list_row::session_id, "Session ID.");
+      s.add("milestone_id", &list_row::milestone_id, "The milestone.");
+      s.add("milestone_name", &list_row::milestone_name,
+            "The milestone's name, if it was given.");
+      s.add("status", &list_row::status,
+            "active, ended, or expired (past its age or idle limit, or "
+            "ended with the client's connection).")
+        .one_of({"active", "ended", "expired"});
+      s.add("start_time", &list_row::start_time,
+            "ISO 8601 start, in the zone of `timezone`.");
+      s.add("end_time", &list_row::end_time,
+            "ISO 8601 end (or expiry); null while active.");
+      s.add("total_duration_ms", &list_row::total_duration_ms,
+            "Start to end (to now while active), by the wall clock.");
+      s.add("total_duration", &list_row::total_duration,
+            "total_duration_ms, human-readable.");
+      s.add("tasks_done", &list_row::tasks_done,
+            "Tasks whose latest run completed.");
+      s.add("tasks_total", &list_row::tasks_total, "Tasks registered.");
+      s.add("tags", &list_row::tags, "The session's tags.");
+      return s;
+    }();
+    return decl;
+  }
+};
+
+tool make_time_session_list() {
+  using a = list_args;
+  auto in = std::make_shared<input_schema<a>>();
+  in->add("status", &a::status, "Only sessions in this state.")
+    .one_of({"active", "ended", "expired"});
+  in->add("milestone_id", &a::milestone_id, "Only this milestone's sessions.")
+    .min_length(1)
+    .max_length(max_id_length);
+  in->add("tags", &a::tags, "Only sessions carrying every one of these tags.")
+    .max_items(max_filter_tags)
+    .item_min_length(1)
+    .item_max_length(max_id_length);
+  in->add("text", &a::text,
+          "Only sessions whose milestone id or name, or a task's id or "
+          "name, contains this text (ASCII case-insensitive).")
+    .min_length(1)
+    .max_length(max_id_length);
+  in->add("started_after", &a::started_after,
+          "Only sessions started at or after this time: ISO 8601 (a date or "
+          "local time is read in `timezone`), unix:SECONDS, or a relative "
+          "time such as '7 days ago'.")
+    .min_length(1)
+    .max_length(128);
+  in->add("started_before", &a::started_before,
+          "Only sessions started before this time (same forms).")
+    .min_length(1)
+    .max_length(128);
+  in->add("timezone", &a::timezone,
+          "Zone for reading dates and writing times: IANA name, offset, or "
+          "'local' (the server's zone).")
+    .default_to("local")
+    .min_length(1)
+    .max_length(max_id_length);
+  in->add("limit", &a::limit, "Rows per page, 1 to 100.")
+    .default_to(default_limit);
+  in->add("cursor", &a::cursor,
+          "next_cursor of the previous page (same filters); omit for the "
+          "first page. Pages stay stable while new sessions start.")
+    .min_length(1)
+    .max_length(1024);
+
+  using r = list_result;
+  auto out = std::make_shared<output_schema<r>>();
+  out->add("sessions", &r::sessions, "The page, newest start first.");
+  out->add("next_cursor", &r::next_cursor,
+           "Pass as `cursor` for the next (older) page; null on the last "
+           "page.");
+  out->add("timezone", &r::timezone, "The zone of the times shown.");
+  tool_spec<a, r> spec;
+  spec.name = "time_session_list";
+  spec.title = "List tracking sessions";
+  spec.description
+    = "Lists your tracking sessions, active and past (from every server on "
+      "this machine, after reconnects and restarts), newest first, as "
+      "compact rows: id, milestone, status, start/end, total duration, "
+      "tasks done/total, tags. Filter by status, milestone_id, tags, text "
+      "in milestone/task names, and start time; page with limit and "
+      "cursor. Use time_session_summary for a session's details.";
+  spec.input = std::move(in);
+  spec.output = std::move(out);
+  spec.annotations = hint::read_only | hint::idempotent;
+  spec.handler = run;
+  return make_tool(std::move(spec));
+}
+
+} // namespace ttm::tools

@@ -1,0 +1,240 @@
+// time_session_list through mcp::session on a fake clock (issue 16): the
+// rows and filters, keyset pages stable while sessions start, argument
+// errors, and the query path: --ephemeral (the sessions a client holds)
+// and the journal (a real SQLite store, two principals, a second server).
+
+#include "session_client.hpp"
+#include "storage/sqlite_store.hpp"
+#include "temp_dir.hpp"
+
+#include <variant>
+
+using namespace ttm;
+using namespace ttm::test::session_client;
+
+namespace {
+
+std::vector<std::string> ids_of(const rapidjson::Value& sc) {
+  std::vector<std::string> out;
+  for (const auto& r : sc["sessions"].GetArray())
+    out.push_back(str(r["session_id"]));
+  return out;
+}
+
+/// One MCP client whose journal steps are answered by a real store, as the
+/// client and journal actors do.
+struct journaled {
+  std::shared_ptr<domain::fake_clock> clock;
+  tools::registry_ptr registry = tools::make_registry({});
+  storage::store& store;
+  mcp::session state;
+  int next_id = 1;
+  int history_queries = 0;
+
+  journaled(std::shared_ptr<domain::fake_clock> c, storage::store& st,
+            std::string principal)
+    : clock(std::move(c)), store(st), state([&] {
+        mcp::session_config cfg{
+          registry, clock, "America/New_York",
+          {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", "instructions"},
+          domain::tracking_limits{}};
+        cfg.journal = true;
+        cfg.principal = std::move(principal);
+        return cfg;
+      }()) {
+    run(initialize_request("2025-11-25"));
+  }
+
+  rapidjson::Document run(const std::string& json) {
+    auto step = state.handle(mcp::decode(json));
+    for (;;) {
+      if (!step.slot_for.empty()) {
+        step = state.resume(true);
+      } else if (!step.journal.empty()) {
+        auto r = store.append(step.journal);
+        storage::append_answer a;
+        if (auto* e = std::get_if<storage::error>(&r))
+          a = {e->kind == storage::error_kind::fenced
+                 ? storage::append_answer::fenced
+                 : storage::append_answer::failed,
+               e->message};
+        step = state.resume_journal(a);
+      } else if (step.claim) {
+        auto r = store.claim(*step.claim);
+        auto* e = std::get_if<storage::error>(&r);
+        step = e ? state.resume_claim({}, e->message)
+                 : state.resume_claim(std::get<storage::claim_result>(r), "");
+      } else if (step.history) {
+        ++history_queries;
+        auto r = store.list(*step.history);
+        auto* e = std::get_if<storage::error>(&r);
+        step = e ? state.resume_history({}, e->message)
+                 : state.resume_history(std::get<storage::list_page>(r), "");
+      } else {
+        break;
+      }
+    }
+    REQUIRE_FALSE(step.output.response.empty());
+    return parse(step.output.response);
+  }
+
+  rapidjson::Document ok(const std::string& tool, const std::string& args) {
+    auto res = run(tools_call(tool, args, std::to_string(next_id++)));
+    INFO(to_json(res));
+    REQUIRE(res.HasMember("result"));
+    auto r = check_tool_result(res["result"], *registry, tool);
+    REQUIRE_FALSE(r.is_error);
+    return std::move(r.sc);
+  }
+};
+
+storage::store_ptr open_store(const std::string& dir) {
+  auto r = storage::open_sqlite({dir, storage::sync_mode::normal, "test"});
+  REQUIRE(std::holds_alternative<storage::store_ptr>(r));
+  return std::move(std::get<storage::store_ptr>(r));
+}
+
+} // namespace
+
+TEST_CASE("time_session_list: rows, filters and pages of the caller's "
+          "sessions (--ephemeral)",
+          "[session_list]") {
+  client c;
+  auto a = c.start_session(R"(["t1","t2"])", R"(,"milestone_name":"Alpha Release","tags":["backend"])");
+  c.clock->advance(1min);
+  auto b = c.start_session(R"(["t3"])", R"(,"tags":["backend","urgent"])");
+  c.clock->advance(1min);
+  auto d = c.start_session(R"(["parse-input"])");
+  c.ok("time_task_start", R"({"session_id":")" + a + R"(","task_id":"t1","task_name":"Write Parser"})");
+  c.clock->advance(30s);
+  c.ok("time_task_end", R"({"session_id":")" + a + R"(","task_id":"t1"})");
+  c.ok("time_session_end", R"({"session_id":")" + a + R"("})");
+  c.clock->advance(90s);
+
+  auto all = c.ok("time_session_list", "{}");
+  CHECK(ids_of(all) == std::vector<std::string>{d, b, a});
+  CHECK(all["next_cursor"].IsNull());
+  CHECK(str(all["timezone"]) == "America/New_York");
+  const auto& ra = all["sessions"][2];
+  CHECK(str(ra["milestone_id"]) == "M2");
+  CHECK(str(ra["milestone_name"]) == "Alpha Release");
+  CHECK(str(ra["status"]) == "ended");
+  CHECK(str(ra["start_time"]) == "2025-12-14T09:45:32.123-05:00");
+  CHECK(str(ra["end_time"]) == "2025-12-14T09:48:02.123-05:00");
+  CHECK(integer(ra["total_duration_ms"]) == 150'000);
+  CHECK(integer(ra["tasks_done"]) == 1);
+  CHECK(integer(ra["tasks_total"]) == 2);
+  CHECK(strings(ra["tags"]) == std::vector<std::string>{"backend"});
+  const auto& rd = all["sessions"][0];
+  CHECK(str(rd["status"]) == "active");
+  CHECK(rd["end_time"].IsNull());
+  CHECK(integer(rd["total_duration_ms"]) == 120'000); // so far
+  CHECK(rd["milestone_name"].IsNull());
+
+  auto ids = [&](const std::string& args) {
+    return ids_of(c.ok("time_session_list", args));
+  };
+  using v = std::vector<std::string>;
+  CHECK(ids(R"({"status":"active"})") == v{d, b});
+  CHECK(ids(R"({"status":"ended"})") == v{a});
+  CHECK(ids(R"({"status":"expired"})").empty());
+  CHECK(ids(R"({"tags":["backend"]})") == v{b, a});
+  CHECK(ids(R"({"tags":["backend","urgent"]})") == v{b});
+  CHECK(ids(R"({"text":"PARSE"})") == v{d, a}); // a task id; a task name
+  CHECK(ids(R"({"text":"alpha"})") == v{a});
+  CHECK(ids(R"({"milestone_id":"M2"})") == v{d, b, a});
+  CHECK(ids(R"({"milestone_id":"M3"})").empty());
+  CHECK(ids(R"({"started_after":"2025-12-14T09:46:32-05:00"})") == v{d, b});
+  CHECK(ids(R"({"started_before":"2025-12-14T14:46:32Z"})") == v{a});
+  CHECK(ids(R"({"started_after":"2025-12-14","timezone":"UTC"})")
+        == v{d, b, a});
+
+  // Pages: a session started between them does not move the next page.
+  auto p1 = c.ok("time_session_list", R"({"limit":2})");
+  CHECK(ids_of(p1) == v{d, b});
+  REQUIRE(p1["next_cursor"].IsString());
+  c.clock->advance(1min);
+  auto e = c.start_session(R"(["x"])");
+  auto p2 = c.ok("time_session_list", R"({"limit":2,"cursor":")"
+                                         + str(p1["next_cursor"]) + "\"}");
+  CHECK(ids_of(p2) == v{a});
+  CHECK(p2["next_cursor"].IsNull());
+  CHECK(ids(R"({"limit":1})") == v{e});
+
+  // Another client (another principal's, or this one's after its end
+  // without a journal) has none of them.
+  client other;
+  CHECK(ids_of(other.ok("time_session_list", "{}")).empty());
+}
+
+TEST_CASE("time_session_list: bad arguments are refused, naming the field",
+          "[session_list]") {
+  client c;
+  auto msg = [&](const std::string& args, const std::string& code) {
+    return str(c.fails("time_session_list", args, code)["message"]);
+  };
+  CHECK_THAT(msg(R"({"limit":0})", "VALIDATION_ERROR"),
+             Catch::Contains("limit: 0 is out of range"));
+  CHECK_THAT(msg(R"({"limit":101})", "VALIDATION_ERROR"),
+             Catch::Contains("1 to 100"));
+  CHECK_THAT(msg(R"({"cursor":"bm9wZQ"})", "VALIDATION_ERROR"),
+             Catch::Contains("cursor: not a cursor"));
+  CHECK_THAT(msg(R"({"cursor":"!!"})", "VALIDATION_ERROR"),
+             Catch::Contains("cursor:"));
+  CHECK_THAT(msg(R"({"started_after":"yesterday-ish"})", "VALIDATION_ERROR"),
+             Catch::Contains("started_after:"));
+  CHECK_THAT(msg(R"({"started_after":"2025-12-14","started_before":"2025-12-13"})",
+                 "VALIDATION_ERROR"),
+             Catch::Contains("started_before"));
+  CHECK_THAT(msg(R"({"timezone":"Mars/Olympus"})", "INVALID_TIMEZONE"),
+             Catch::Contains("timezone:"));
+  // Schema-level: an unknown status never reaches the handler.
+  auto res = c.rpc(c.call_json("time_session_list", R"({"status":"done"})"));
+  CHECK(res["result"]["isError"].GetBool());
+  CHECK(str(res["result"]["structuredContent"]["error_code"])
+        == "VALIDATION_ERROR");
+}
+
+TEST_CASE("time_session_list: with a journal the query pauses the frame and "
+          "lists every session of the principal, from any server",
+          "[session_list][journal]") {
+  test::temp_dir tmp;
+  auto clock = std::make_shared<domain::fake_clock>(example_start());
+  auto store1 = open_store(tmp.data());
+  auto store2 = open_store(tmp.data()); // another server on the directory
+  journaled alice{clock, *store1, "alice"};
+  journaled bob{clock, *store1, "bob"};
+  auto s1 = str(alice.ok("time_session_start",
+                         R"({"milestone_id":"M1","task_ids":["a","b"]})")
+                  ["session_id"]);
+  clock->advance(1min);
+  alice.ok("time_task_start", R"({"session_id":")" + s1 + R"(","task_id":"a"})");
+  alice.ok("time_task_end", R"({"session_id":")" + s1 + R"(","task_id":"a"})");
+  clock->advance(1min);
+  auto s2 = str(alice.ok("time_session_start",
+                         R"({"milestone_id":"M2","task_ids":["c"]})")
+                  ["session_id"]);
+  alice.ok("time_session_end", R"({"session_id":")" + s2 + R"("})");
+  bob.ok("time_session_start", R"({"milestone_id":"B","task_ids":["z"]})");
+
+  auto page = alice.ok("time_session_list", "{}");
+  CHECK(alice.history_queries == 1);
+  CHECK(ids_of(page) == std::vector<std::string>{s2, s1});
+  CHECK(str(page["sessions"][0]["status"]) == "ended");
+  CHECK(str(page["sessions"][1]["status"]) == "active");
+  CHECK(integer(page["sessions"][1]["tasks_done"]) == 1); // live state
+  CHECK(integer(page["sessions"][1]["tasks_total"]) == 2);
+
+  // Alice through another server (a reconnect, a restart, another editor
+  // window) finds the same; bob only his own.
+  journaled alice_elsewhere{clock, *store2, "alice"};
+  CHECK(ids_of(alice_elsewhere.ok("time_session_list", "{}"))
+        == std::vector<std::string>{s2, s1});
+  CHECK(ids_of(bob.ok("time_session_list", "{}")).size() == 1);
+  CHECK(ids_of(bob.ok("time_session_list", R"({"milestone_id":"M1"})"))
+          .empty());
+  // A listed id is one its owner can name there.
+  auto sum = alice_elsewhere.ok("time_session_summary",
+                                R"({"session_id":")" + s1 + "\"}");
+  CHECK(integer(sum["tasks_completed"]) == 1);
+}
