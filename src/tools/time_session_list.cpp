@@ -125,6 +125,8 @@ read_time(const char* name, const std::string& text, const domain::zone& z,
   domain::time_input_options opts;
   opts.now = now;
   opts.in = &z;
+  // A filter's bound in a DST gap or overlap needs no question back.
+  opts.on_conflict = domain::disambiguation::compatible;
   auto r = domain::parse_time_input(text, opts);
   if (auto* err = std::get_if<domain::time_input_error>(&r))
     return tool_error{err->code, std::string{name} + ": " + err->message,
