@@ -1,0 +1,76 @@
+// The history bench (issue 16): time_session_list through the real server
+// over 10,000 ended sessions x 50 tasks (bench/history.sh fills the data
+// directory with build/history_fill). One stdio server, one client, calls
+// one after another; each scenario: WARMUP calls, then N timed (from the
+// request line written to its reply line read). Prints p50/p90/p99/max.
+//
+// Usage: node bench/history.mjs BINARY DATA_DIR [N=300] [WARMUP=30]
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+const [binary, dir, nArg, warmArg] = process.argv.slice(2);
+if (!binary || !dir) {
+  console.error('usage: node bench/history.mjs BINARY DATA_DIR [N] [WARMUP]');
+  process.exit(2);
+}
+const N = Number(nArg ?? 300);
+const WARMUP = Number(warmArg ?? 30);
+
+const child = spawn(binary, ['stdio', '--data-dir', dir, '--log-level', 'warning'],
+  { stdio: ['pipe', 'pipe', 'inherit'] });
+const lines = createInterface({ input: child.stdout });
+const waiting = [];
+lines.on('line', (line) => waiting.shift()?.(line));
+let nextId = 1;
+function rpc(method, params) {
+  const id = nextId++;
+  return new Promise((resolve) => {
+    waiting.push((line) => resolve(JSON.parse(line)));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+  });
+}
+async function list(args) {
+  const res = await rpc('tools/call', { name: 'time_session_list', arguments: args });
+  const sc = res.result?.structuredContent;
+  if (!sc || res.result.isError) throw new Error(`time_session_list failed: ${JSON.stringify(res)}`);
+  return sc;
+}
+
+await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'history-bench', version: '1' } });
+child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+
+// The cursor of a deep page: page through (100 rows a page) to row ~9,000.
+let cursor;
+let rows = 0;
+while (rows < 9_000) {
+  const sc = await list({ limit: 100, ...(cursor ? { cursor } : {}) });
+  rows += sc.sessions.length;
+  if (!sc.next_cursor) break;
+  cursor = sc.next_cursor;
+}
+
+const scenarios = [
+  ['first page (20 rows)', {}],
+  ['filtered page (status, tag, text)', { status: 'ended', tags: ['team:1'], text: 'm-7' }],
+  [`deep cursor page (after row ${rows})`, { cursor }],
+  ['started in a 7-day window', { started_after: '10 days ago', started_before: '3 days ago' }],
+];
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+console.log(`time_session_list over ${dir}: ${N} timed calls per scenario after ${WARMUP} warm-up calls (ms)`);
+console.log('| scenario | rows | p50 | p90 | p99 | max |');
+console.log('|---|---|---|---|---|---|');
+for (const [name, args] of scenarios) {
+  let got = 0;
+  for (let i = 0; i < WARMUP; i++) got = (await list(args)).sessions.length;
+  const ms = [];
+  for (let i = 0; i < N; i++) {
+    const t = process.hrtime.bigint();
+    await list(args);
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  ms.sort((a, b) => a - b);
+  const f = (x) => x.toFixed(2);
+  console.log(`| ${name} | ${got} | ${f(pct(ms, 50))} | ${f(pct(ms, 90))} | ${f(pct(ms, 99))} | ${f(ms[ms.length - 1])} |`);
+}
+child.stdin.end();
+await new Promise((resolve) => child.once('exit', resolve));

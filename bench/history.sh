@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The history bench (issue 16): fills a fresh data directory with 10,000
+# ended sessions x 50 tasks (build/history_fill, through the storage
+# library), then times time_session_list through the real server over
+# stdio (bench/history.mjs). Figures are printed, never asserted.
+#
+# Usage: bench/history.sh [BUILD_DIR=build] [SESSIONS=10000] [TASKS=50]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+sessions=${2:-10000}
+tasks=${3:-50}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ttm-history-bench.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+"$build/history_fill" --data-dir "$dir" --sessions "$sessions" --tasks "$tasks" --days 60
+node "$root/bench/history.mjs" "$build/time-tracker-mcp" "$dir"
