@@ -17,18 +17,25 @@ namespace ttm::storage::detail {
 result<list_page> sqlite_store::list(const list_query& q) {
   static const std::string what = "cannot list the sessions in";
   return guarded(what, path_, [&]() -> result<list_page> {
-    // Tags vary in number: one condition each (the tool caps them).
+    // Only the conditions asked for, so that SQLite walks the owner's
+    // index from the cursor or the time bound (a keyset page costs the
+    // same at any depth); tags vary in number (the tool caps them).
     std::string sql
       = "SELECT session_id, milestone_id, milestone_name, state,"
         " started_wall_ns, closed_wall_ns, tags, tasks_total, sid"
-        " FROM sessions WHERE principal = ?1 AND scope = ?2"
-        " AND (?3 IS NULL OR state = ?3)"
-        " AND (?4 IS NULL OR milestone_id = ?4)"
-        " AND (?5 IS NULL OR instr(search, ?5) > 0)"
-        " AND (?6 IS NULL OR started_wall_ns >= ?6)"
-        " AND (?7 IS NULL OR started_wall_ns < ?7)"
-        " AND (?8 IS NULL OR started_wall_ns < ?8"
-        " OR (started_wall_ns = ?8 AND session_id < ?9))";
+        " FROM sessions WHERE principal = ?1 AND scope = ?2";
+    if (q.state)
+      sql += " AND state = ?3";
+    if (q.milestone_id)
+      sql += " AND milestone_id = ?4";
+    if (q.text)
+      sql += " AND instr(search, ?5) > 0";
+    if (q.since_wall_ns)
+      sql += " AND started_wall_ns >= ?6";
+    if (q.until_wall_ns)
+      sql += " AND started_wall_ns < ?7";
+    if (q.before)
+      sql += " AND (started_wall_ns, session_id) < (?8, ?9)";
     for (std::size_t i = 0; i < q.tags.size(); ++i)
       sql += " AND EXISTS (SELECT 1 FROM json_each(sessions.tags)"
              " WHERE value = ?"
@@ -47,7 +54,7 @@ result<list_page> sqlite_store::list(const list_query& q) {
             " AND task_id IS NOT NULL GROUP BY task_id)"
             " WHERE kind = 'task_ended' AND status = 'completed'"))
         return fail(rc, what);
-      if (auto rc = prepare(list_, "SELECT value FROM json_each(?1)"))
+      if (auto rc = prepare(json_values_, "SELECT value FROM json_each(?1)"))
         return fail(rc, what);
     }
     rollback_guard guard{db_.get()};
@@ -105,7 +112,7 @@ result<list_page> sqlite_store::list(const list_query& q) {
         r.tasks_total = use.int64(7);
         auto sid = use.int64(8);
         {
-          stmt_use t{list_};
+          stmt_use t{json_values_};
           t.bind(1, tags);
           int trc;
           while ((trc = t.step()) == SQLITE_ROW)

@@ -133,7 +133,7 @@ private:
   stmt_ptr touch_held_;
   stmt_ptr release_;
   stmt_ptr note_task_name_;
-  stmt_ptr list_; ///< the values of a JSON array (a row's tags)
+  stmt_ptr json_values_; ///< the values of a JSON array (a row's tags)
   stmt_ptr tasks_done_;
 };
 
