@@ -278,6 +278,7 @@ std::string session::handle_message(const protocol::message& msg,
         log::write(log::level::debug, "mcp",
                    "request " + msg.id.json + " " + msg.method
                      + (job_->paused.resume ? " waits for a session slot after "
+                        : job_->history     ? " waits for the journal after "
                                             : " answered in ")
                      + std::to_string(took.count()) + " us");
         return reply;
