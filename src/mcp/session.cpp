@@ -3,6 +3,7 @@
 #include "domain/ids.hpp"
 #include "journal/codec.hpp"
 #include "journal/history.hpp"
+#include "domain/stats.hpp"
 #include "journal/replay.hpp"
 #include "log.hpp"
 #include "protocol/modern.hpp"
@@ -129,7 +130,11 @@ rpc_step session::run_job() {
         return step;
       }
       // --ephemeral: what this client holds is all there is.
-      reply = finish_history(j, {domain::list_held(tracker_, filter), {}});
+      auto page = domain::list_held(tracker_, filter);
+      if (filter.runs)
+        page.runs = domain::runs_held(tracker_, filter,
+                                      domain::now_of(*cfg_.clock));
+      reply = finish_history(j, {std::move(page), {}});
     }
     if (j.paused.resume) {
       rpc_step step;

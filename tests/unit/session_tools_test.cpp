@@ -386,14 +386,14 @@ TEST_CASE("session tools: before 2025-11-25 schema violations are -32602",
 
 // -- tools/list ---------------------------------------------------------------
 
-TEST_CASE("session tools: tools/list lists nine tools with schemas and "
+TEST_CASE("session tools: tools/list lists ten tools with schemas and "
           "annotations",
           "[session_tools]") {
   client c;
   auto res = c.rpc(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
   const auto& list = res["result"]["tools"];
   REQUIRE(list.IsArray());
-  REQUIRE(list.Size() == 9);
+  REQUIRE(list.Size() == 10);
   std::vector<std::string> names;
   for (const auto& t : list.GetArray()) {
     names.push_back(str(t["name"]));
@@ -413,7 +413,8 @@ TEST_CASE("session tools: tools/list lists nine tools with schemas and "
                                     "time_task_start", "time_task_end",
                                     "time_session_end",
                                     "time_session_summary", "time_convert",
-                                    "time_calculate", "time_session_list"});
+                                    "time_calculate", "time_session_list",
+                                    "time_stats"});
   auto hint = [&](std::size_t i, const char* name) {
     const auto& t = list[static_cast<rapidjson::SizeType>(i)];
     return boolean(t["annotations"][name]);
@@ -445,6 +446,9 @@ TEST_CASE("session tools: tools/list lists nine tools with schemas and "
   CHECK(hint(8, "readOnlyHint")); // time_session_list
   CHECK(hint(8, "idempotentHint"));
   CHECK(required(8).empty());
+  CHECK(hint(9, "readOnlyHint")); // time_stats
+  CHECK(hint(9, "idempotentHint"));
+  CHECK(required(9).empty());
 }
 
 // -- isolation ----------------------------------------------------------------
