@@ -1,4 +1,5 @@
-// The history bench (issue 16): time_session_list through the real server
+// The history bench (issue 16): time_session_list and time_stats through
+// the real server
 // over 10,000 ended sessions x 50 tasks (bench/history.sh fills the data
 // directory with build/history_fill). One stdio server, one client, calls
 // one after another; each scenario: WARMUP calls, then N timed (from the
@@ -71,6 +72,34 @@ for (const [name, args] of scenarios) {
   ms.sort((a, b) => a - b);
   const f = (x) => x.toFixed(2);
   console.log(`| ${name} | ${got} | ${f(pct(ms, 50))} | ${f(pct(ms, 90))} | ${f(pct(ms, 99))} | ${f(ms[ms.length - 1])} |`);
+}
+async function stats(args) {
+  const res = await rpc('tools/call', { name: 'time_stats', arguments: args });
+  const sc = res.result?.structuredContent;
+  if (!sc || res.result.isError) throw new Error(`time_stats failed: ${JSON.stringify(res)}`);
+  return sc;
+}
+const NS = Math.max(10, Math.floor(N / 10));
+const WS = Math.max(2, Math.floor(WARMUP / 10));
+console.log(`\ntime_stats: ${NS} timed calls per scenario after ${WS} warm-up calls (ms)`);
+console.log('| scenario | sessions | groups | p50 | p90 | p99 | max |');
+console.log('|---|---|---|---|---|---|---|');
+for (const [name, args] of [
+  ['30 days by day', { group_by: 'day', from: '30 days ago' }],
+  ['30 days by milestone', { group_by: 'milestone', from: '30 days ago' }],
+  ['30 days by week, one tag', { group_by: 'week', from: '30 days ago', tags: ['area:2'] }],
+]) {
+  let sc;
+  for (let i = 0; i < WS; i++) sc = await stats(args);
+  const ms = [];
+  for (let i = 0; i < NS; i++) {
+    const t = process.hrtime.bigint();
+    await stats(args);
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  ms.sort((a, b) => a - b);
+  const f = (x) => x.toFixed(1);
+  console.log(`| ${name} | ${sc.totals.sessions} | ${sc.groups.length} | ${f(pct(ms, 50))} | ${f(pct(ms, 90))} | ${f(pct(ms, 99))} | ${f(ms[ms.length - 1])} |`);
 }
 child.stdin.end();
 await new Promise((resolve) => child.once('exit', resolve));

@@ -47,7 +47,9 @@ bool mentions(const tracking_session& s, const std::string& text) {
   return false;
 }
 
-bool matches(const tracking_session& s, const history_filter& f) {
+} // namespace
+
+bool history_matches(const tracking_session& s, const history_filter& f) {
   auto status = s.ended() ? history_status::ended : history_status::active;
   if (f.status && *f.status != status)
     return false;
@@ -62,11 +64,15 @@ bool matches(const tracking_session& s, const history_filter& f) {
     return false;
   if (f.started_before && !(s.start.wall < *f.started_before))
     return false;
-  if (f.before
-      && !(std::make_tuple(to_ns(s.start.wall), std::cref(s.id))
-           < std::make_tuple(f.before->first, std::cref(f.before->second))))
-    return false;
   return true;
+}
+
+namespace {
+
+bool before_cursor(const tracking_session& s, const history_filter& f) {
+  return !f.before
+         || std::make_tuple(to_ns(s.start.wall), std::cref(s.id))
+              < std::make_tuple(f.before->first, std::cref(f.before->second));
 }
 
 } // namespace
@@ -74,7 +80,7 @@ bool matches(const tracking_session& s, const history_filter& f) {
 history_page list_held(const tracker& t, const history_filter& filter) {
   std::vector<const tracking_session*> hits;
   for (const auto* s : t.sessions())
-    if (matches(*s, filter))
+    if (history_matches(*s, filter) && before_cursor(*s, filter))
       hits.push_back(s);
   std::sort(hits.begin(), hits.end(), [](const auto* a, const auto* b) {
     return std::make_tuple(to_ns(a->start.wall), std::cref(a->id))

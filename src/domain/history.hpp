@@ -7,6 +7,7 @@
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -36,6 +37,9 @@ struct history_filter {
   /// Keyset: only rows older than (started wall ns, session id).
   std::optional<std::pair<std::int64_t, std::string>> before;
   std::size_t limit = 20;
+  /// Statistics: the page's sessions with their task runs too (`limit`
+  /// then bounds the sessions read).
+  bool runs = false;
 };
 
 struct history_row {
@@ -50,16 +54,41 @@ struct history_row {
   std::int64_t tasks_total = 0;
 };
 
+/// One run of a task: its wall-clock span (for the busy union) and its
+/// duration (monotonic within one boot, else wall clock).
+struct run_span {
+  std::string task_id;
+  wall_time start;
+  wall_time end; ///< now for a run still in progress
+  std::chrono::milliseconds duration{0};
+  run_status status = run_status::in_progress;
+};
+
+/// A session as statistics need it.
+struct session_runs {
+  std::string session_id;
+  std::string milestone_id;
+  std::vector<std::string> tags;
+  wall_time start;
+  wall_time end; ///< ended or expired; now while active
+  std::vector<run_span> runs;
+};
+
 /// Newest first (start, then id, both descending); `more`: older rows
-/// match too.
+/// match too (with `runs`: more sessions matched than were read).
 struct history_page {
   std::vector<history_row> rows;
   bool more = false;
+  /// history_filter::runs: each row's session with its task runs.
+  std::vector<session_runs> runs;
 };
 
 /// The page of `filter` among the sessions `t` holds (--ephemeral: all
 /// there is; expired sessions are gone from memory, so never listed).
 history_page list_held(const tracker& t, const history_filter& filter);
+
+/// Whether `s` passes `filter`'s conditions (not its cursor or limit).
+bool history_matches(const tracking_session& s, const history_filter& filter);
 
 /// ASCII lower case, as the journal's search column folds names.
 std::string ascii_lower(std::string s);

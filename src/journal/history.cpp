@@ -1,5 +1,8 @@
 #include "journal/history.hpp"
 
+#include <algorithm>
+#include <map>
+
 namespace ttm::journal {
 
 storage::list_query to_list_query(const domain::history_filter& filter,
@@ -29,14 +32,87 @@ storage::list_query to_list_query(const domain::history_filter& filter,
     q.until_wall_ns = domain::to_ns(*filter.started_before);
   q.before = filter.before;
   q.limit = filter.limit;
+  q.with_runs = filter.runs;
   return q;
 }
 
-domain::history_page to_history_page(const storage::list_page& page) {
-  auto at = [](std::int64_t ns) {
-    return domain::wall_time{std::chrono::duration_cast<
-      domain::wall_time::duration>(std::chrono::nanoseconds{ns})};
+namespace {
+
+domain::wall_time at(std::int64_t ns) {
+  return domain::wall_time{std::chrono::duration_cast<
+    domain::wall_time::duration>(std::chrono::nanoseconds{ns})};
+}
+
+domain::run_status run_status_of(const std::string& s) {
+  if (s == "skipped")
+    return domain::run_status::skipped;
+  if (s == "failed")
+    return domain::run_status::failed;
+  return domain::run_status::completed;
+}
+
+/// Pairs a session's task events into runs. A duration is the monotonic
+/// distance when both ends are of one boot, else the wall clock's (as
+/// replay measures a span across a reboot).
+std::vector<domain::run_span>
+pair_runs(const std::vector<storage::run_event>& events,
+          domain::wall_time now) {
+  using ms = std::chrono::milliseconds;
+  std::vector<domain::run_span> out;
+  std::map<std::string, std::pair<storage::stamp, std::size_t>> open;
+  auto close = [&](const std::string& task, const storage::stamp& end,
+                   domain::run_status status) {
+    auto it = open.find(task);
+    if (it == open.end())
+      return;
+    const auto& [begin, index] = it->second;
+    auto& run = out[index];
+    run.end = at(end.wall_ns);
+    run.status = status;
+    auto ns = begin.boot_id == end.boot_id ? end.mono_ns - begin.mono_ns
+                                           : end.wall_ns - begin.wall_ns;
+    run.duration = std::chrono::duration_cast<ms>(
+      std::chrono::nanoseconds{std::max<std::int64_t>(ns, 0)});
+    open.erase(it);
   };
+  for (const auto& ev : events) {
+    switch (ev.kind) {
+      case storage::event_kind::task_started: {
+        domain::run_span run;
+        run.task_id = ev.task_id;
+        run.start = at(ev.at.wall_ns);
+        out.push_back(std::move(run));
+        open[ev.task_id] = {ev.at, out.size() - 1};
+        break;
+      }
+      case storage::event_kind::task_ended:
+        close(ev.task_id, ev.at, run_status_of(ev.status));
+        break;
+      case storage::event_kind::session_ended:
+      case storage::event_kind::session_expired: {
+        std::vector<std::string> running;
+        for (const auto& [task, _] : open)
+          running.push_back(task);
+        for (const auto& task : running)
+          close(task, ev.at, domain::run_status::interrupted);
+        break;
+      }
+      case storage::event_kind::session_started:
+        break;
+    }
+  }
+  for (const auto& [task, begun] : open) {
+    auto& run = out[begun.second];
+    run.end = now;
+    run.duration = std::chrono::duration_cast<ms>(now - run.start);
+  }
+  return out;
+}
+
+} // namespace
+
+domain::history_page to_history_page(const storage::list_page& page,
+                                     domain::wall_time now) {
   domain::history_page out;
   out.more = page.more;
   out.rows.reserve(page.rows.size());
@@ -56,6 +132,16 @@ domain::history_page to_history_page(const storage::list_page& page) {
     row.tags = r.tags;
     row.tasks_done = r.tasks_done;
     row.tasks_total = r.tasks_total;
+    if (!page.runs.empty()) {
+      domain::session_runs sr;
+      sr.session_id = r.session_id;
+      sr.milestone_id = r.milestone_id;
+      sr.tags = r.tags;
+      sr.start = row.start;
+      sr.end = row.end.value_or(now);
+      sr.runs = pair_runs(page.runs[out.rows.size()], now);
+      out.runs.push_back(std::move(sr));
+    }
     out.rows.push_back(std::move(row));
   }
   return out;

@@ -3,6 +3,7 @@
 #include "domain/ids.hpp"
 #include "journal/codec.hpp"
 #include "journal/history.hpp"
+#include "domain/stats.hpp"
 #include "journal/replay.hpp"
 #include "log.hpp"
 #include "protocol/modern.hpp"
@@ -129,7 +130,11 @@ rpc_step session::run_job() {
         return step;
       }
       // --ephemeral: what this client holds is all there is.
-      reply = finish_history(j, {domain::list_held(tracker_, filter), {}});
+      auto page = domain::list_held(tracker_, filter);
+      if (filter.runs)
+        page.runs = domain::runs_held(tracker_, filter,
+                                      domain::now_of(*cfg_.clock));
+      reply = finish_history(j, {std::move(page), {}});
     }
     if (j.paused.resume) {
       rpc_step step;
@@ -278,6 +283,7 @@ std::string session::handle_message(const protocol::message& msg,
         log::write(log::level::debug, "mcp",
                    "request " + msg.id.json + " " + msg.method
                      + (job_->paused.resume ? " waits for a session slot after "
+                        : job_->history     ? " waits for the journal after "
                                             : " answered in ")
                      + std::to_string(took.count()) + " us");
         return reply;

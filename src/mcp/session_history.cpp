@@ -45,7 +45,7 @@ rpc_step session::resume_history(const storage::list_page& page,
   auto& j = *job_;
   history_answer answer;
   if (error.empty())
-    answer.page = journal::to_history_page(page);
+    answer.page = journal::to_history_page(page, cfg_.clock->wall_now());
   else
     answer.error = error;
   auto reply = finish_history(j, answer);

@@ -147,6 +147,17 @@ struct list_query {
   std::optional<std::int64_t> until_wall_ns; ///< started before
   std::optional<std::pair<std::int64_t, std::string>> before;
   std::size_t limit = 20;
+  /// Statistics: each row with its task and closing events (`runs`).
+  bool with_runs = false;
+};
+
+/// A task or closing event of a session, without its payload (statistics):
+/// a task_ended carries its status.
+struct run_event {
+  event_kind kind = event_kind::task_started;
+  std::string task_id;
+  stamp at;
+  std::string status; ///< task_ended only
 };
 
 /// A session as a list row: the summary columns kept with each append.
@@ -165,6 +176,8 @@ struct session_row {
 struct list_page {
   std::vector<session_row> rows;
   bool more = false; ///< older rows match too
+  /// with_runs: each row's events but session_started, oldest first.
+  std::vector<std::vector<run_event>> runs;
 };
 
 } // namespace ttm::storage

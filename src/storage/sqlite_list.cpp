@@ -56,6 +56,13 @@ result<list_page> sqlite_store::list(const list_query& q) {
         return fail(rc, what);
       if (auto rc = prepare(json_values_, "SELECT value FROM json_each(?1)"))
         return fail(rc, what);
+      if (auto rc = prepare(
+            run_events_,
+            "SELECT kind, task_id, wall_ns, mono_ns, boot_id, CASE WHEN"
+            " kind = 'task_ended' THEN json_extract(payload, '$.status')"
+            " END FROM events WHERE sid = ?1 AND kind <> 'session_started'"
+            " ORDER BY seq"))
+        return fail(rc, what);
     }
     rollback_guard guard{db_.get()};
     // One snapshot for the page and its rows' counts.
@@ -120,13 +127,37 @@ result<list_page> sqlite_store::list(const list_query& q) {
           if (trc != SQLITE_DONE)
             return fail(trc, what);
         }
-        {
+        if (!q.with_runs) { // statistics count from the runs
           stmt_use d{tasks_done_};
           d.bind(1, sid);
           if (auto drc = d.step(); drc != SQLITE_ROW)
             return fail(drc, what);
           else
             r.tasks_done = d.int64(0);
+        }
+        if (q.with_runs) {
+          std::vector<run_event> evs;
+          stmt_use e{run_events_};
+          e.bind(1, sid);
+          int erc;
+          while ((erc = e.step()) == SQLITE_ROW) {
+            run_event ev;
+            auto kind = event_kind_from(e.text(0));
+            if (!kind)
+              return error{error_kind::io,
+                           "journal " + path_ + ": session "
+                             + r.session_id.substr(0, 8)
+                             + "... has an event of unknown kind '"
+                             + e.text(0) + "'"};
+            ev.kind = *kind;
+            ev.task_id = e.text(1);
+            ev.at = {e.int64(2), e.int64(3), e.text(4)};
+            ev.status = e.text(5);
+            evs.push_back(std::move(ev));
+          }
+          if (erc != SQLITE_DONE)
+            return fail(erc, what);
+          out.runs.push_back(std::move(evs));
         }
         out.rows.push_back(std::move(r));
       }

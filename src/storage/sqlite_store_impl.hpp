@@ -135,6 +135,7 @@ private:
   stmt_ptr note_task_name_;
   stmt_ptr json_values_; ///< the values of a JSON array (a row's tags)
   stmt_ptr tasks_done_;
+  stmt_ptr run_events_;
 };
 
 } // namespace ttm::storage::detail

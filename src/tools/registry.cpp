@@ -70,6 +70,7 @@ registry_ptr make_registry(const domain::tracking_limits& limits) {
     tools.push_back(make_time_convert());
     tools.push_back(make_time_calculate());
     tools.push_back(make_time_session_list());
+    tools.push_back(make_time_stats());
     return tools;
   });
 }

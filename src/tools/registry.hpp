@@ -62,5 +62,6 @@ tool make_time_get_current();
 tool make_time_convert();
 tool make_time_calculate();
 tool make_time_session_list();
+tool make_time_stats();
 
 } // namespace ttm::tools

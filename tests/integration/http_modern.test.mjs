@@ -122,7 +122,7 @@ describe('2026-07-28 results over HTTP', () => {
     assertResult(res, 1);
   });
 
-  test('tools/list: the ten tools in a fixed order, cache hints, no nextCursor', T, async () => {
+  test('tools/list: the eleven tools in a fixed order, cache hints, no nextCursor', T, async () => {
     const result = assertResult(await modern(server, 2, 'tools/list'), 2);
     assert.deepEqual(result.tools.map((t) => t.name), TOOL_NAMES);
     assertCacheHints(result);

@@ -1,4 +1,4 @@
-// time_session_list (issue 16) through the official MCP SDK clients: v1
+// time_session_list and time_stats (issue 16) through the official MCP SDK clients: v1
 // (2025-11-25) and v2 (pinned to 2026-07-28), over stdio and Streamable
 // HTTP, against real server processes sharing a data directory:
 //
@@ -9,6 +9,7 @@
 // - over HTTP with bearer tokens each principal lists only its sessions;
 //   alice after a reconnect (a new MCP session) finds hers;
 // - filters, limit + cursor pages, and refusals (VALIDATION_ERROR);
+// - time_stats over the same sessions: groups and totals, per principal;
 // - every reply checked against the tool's listed outputSchema.
 //
 // Run: TTM_BINARY=/abs/path node --test sdk_history.test.mjs
@@ -116,6 +117,19 @@ describe('stdio windows on one data directory', () => {
     const m1 = await start(modern, 'M-9');
     assert.deepEqual(ids(await ok(modern, 'time_session_list', {})), [m1]);
     assert.deepEqual(ids(await ok(w2, 'time_session_list', {})), [s3, s2, s1]);
+
+    // Statistics over the same sessions, from the second window.
+    const byMilestone = await ok(w2, 'time_stats', { group_by: 'milestone', timezone: 'UTC' });
+    assert.deepEqual(byMilestone.groups.map((g) => g.key).sort(), ['M-1', 'M-2', 'M-3']);
+    assert.equal(byMilestone.totals.sessions, 3);
+    assert.equal(byMilestone.totals.runs, 2);
+    assert.equal(byMilestone.totals.runs_completed, 1);
+    assert.equal(byMilestone.totals.runs_in_progress, 1);
+    assert.equal(byMilestone.truncated, false);
+    const byDay = await ok(w2, 'time_stats', { group_by: 'day', timezone: 'UTC' });
+    assert.equal(byDay.groups.reduce((n, g) => n + g.sessions, 0), 3);
+    assert.match(byDay.groups[0].key, /^\d{4}-\d\d-\d\d$/);
+    assert.equal((await ok(modern, 'time_stats', {})).totals.sessions, 1);
   });
 
   test('refusals name the field and change nothing', T, async () => {
@@ -131,6 +145,9 @@ describe('stdio windows on one data directory', () => {
     }
     const tz = await callChecked(w, 'time_session_list', { timezone: 'Mars/Olympus' });
     assert.equal(tz.structuredContent.error_code, 'INVALID_TIMEZONE');
+    const range = await callChecked(w, 'time_stats', { from: '2020-01-01', to: '2026-01-01' });
+    assert.equal(range.structuredContent.error_code, 'VALIDATION_ERROR');
+    assert.ok(range.structuredContent.message.startsWith('from:'), range.structuredContent.message);
   });
 });
 
@@ -162,5 +179,8 @@ describe('Streamable HTTP with bearer tokens: history belongs to the principal',
     assert.deepEqual(ids(await ok(modern, 'time_session_list', {})), [m1]);
     const bobModern = await as('bob', connectV2Http);
     assert.deepEqual(ids(await ok(bobModern, 'time_session_list', {})), []);
+    // Statistics belong to the principal too.
+    assert.equal((await ok(alice, 'time_stats', { group_by: 'milestone' })).totals.sessions, 2);
+    assert.deepEqual((await ok(bob, 'time_stats', { group_by: 'milestone' })).groups.map((g) => g.key), ['B-1']);
   });
 });

@@ -3,11 +3,7 @@
 // errors, and the query path: --ephemeral (the sessions a client holds)
 // and the journal (a real SQLite store, two principals, a second server).
 
-#include "session_client.hpp"
-#include "storage/sqlite_store.hpp"
-#include "temp_dir.hpp"
-
-#include <variant>
+#include "journaled_client.hpp"
 
 using namespace ttm;
 using namespace ttm::test::session_client;
@@ -19,79 +15,6 @@ std::vector<std::string> ids_of(const rapidjson::Value& sc) {
   for (const auto& r : sc["sessions"].GetArray())
     out.push_back(str(r["session_id"]));
   return out;
-}
-
-/// One MCP client whose journal steps are answered by a real store, as the
-/// client and journal actors do.
-struct journaled {
-  std::shared_ptr<domain::fake_clock> clock;
-  tools::registry_ptr registry = tools::make_registry({});
-  storage::store& store;
-  mcp::session state;
-  int next_id = 1;
-  int history_queries = 0;
-
-  journaled(std::shared_ptr<domain::fake_clock> c, storage::store& st,
-            std::string principal)
-    : clock(std::move(c)), store(st), state([&] {
-        mcp::session_config cfg{
-          registry, clock, "America/New_York",
-          {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", "instructions"},
-          domain::tracking_limits{}};
-        cfg.journal = true;
-        cfg.principal = std::move(principal);
-        return cfg;
-      }()) {
-    run(initialize_request("2025-11-25"));
-  }
-
-  rapidjson::Document run(const std::string& json) {
-    auto step = state.handle(mcp::decode(json));
-    for (;;) {
-      if (!step.slot_for.empty()) {
-        step = state.resume(true);
-      } else if (!step.journal.empty()) {
-        auto r = store.append(step.journal);
-        storage::append_answer a;
-        if (auto* e = std::get_if<storage::error>(&r))
-          a = {e->kind == storage::error_kind::fenced
-                 ? storage::append_answer::fenced
-                 : storage::append_answer::failed,
-               e->message};
-        step = state.resume_journal(a);
-      } else if (step.claim) {
-        auto r = store.claim(*step.claim);
-        auto* e = std::get_if<storage::error>(&r);
-        step = e ? state.resume_claim({}, e->message)
-                 : state.resume_claim(std::get<storage::claim_result>(r), "");
-      } else if (step.history) {
-        ++history_queries;
-        auto r = store.list(*step.history);
-        auto* e = std::get_if<storage::error>(&r);
-        step = e ? state.resume_history({}, e->message)
-                 : state.resume_history(std::get<storage::list_page>(r), "");
-      } else {
-        break;
-      }
-    }
-    REQUIRE_FALSE(step.output.response.empty());
-    return parse(step.output.response);
-  }
-
-  rapidjson::Document ok(const std::string& tool, const std::string& args) {
-    auto res = run(tools_call(tool, args, std::to_string(next_id++)));
-    INFO(to_json(res));
-    REQUIRE(res.HasMember("result"));
-    auto r = check_tool_result(res["result"], *registry, tool);
-    REQUIRE_FALSE(r.is_error);
-    return std::move(r.sc);
-  }
-};
-
-storage::store_ptr open_store(const std::string& dir) {
-  auto r = storage::open_sqlite({dir, storage::sync_mode::normal, "test"});
-  REQUIRE(std::holds_alternative<storage::store_ptr>(r));
-  return std::move(std::get<storage::store_ptr>(r));
 }
 
 } // namespace

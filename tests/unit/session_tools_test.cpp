@@ -386,14 +386,14 @@ TEST_CASE("session tools: before 2025-11-25 schema violations are -32602",
 
 // -- tools/list ---------------------------------------------------------------
 
-TEST_CASE("session tools: tools/list lists ten tools with schemas and "
+TEST_CASE("session tools: tools/list lists eleven tools with schemas and "
           "annotations",
           "[session_tools]") {
   client c;
   auto res = c.rpc(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
   const auto& list = res["result"]["tools"];
   REQUIRE(list.IsArray());
-  REQUIRE(list.Size() == 10);
+  REQUIRE(list.Size() == 11);
   std::vector<std::string> names;
   for (const auto& t : list.GetArray()) {
     names.push_back(str(t["name"]));
@@ -414,7 +414,8 @@ TEST_CASE("session tools: tools/list lists ten tools with schemas and "
                                     "time_session_end",
                                     "time_session_summary",
                                     "time_session_report", "time_convert",
-                                    "time_calculate", "time_session_list"});
+                                    "time_calculate", "time_session_list",
+                                    "time_stats"});
   auto hint = [&](std::size_t i, const char* name) {
     const auto& t = list[static_cast<rapidjson::SizeType>(i)];
     return boolean(t["annotations"][name]);
@@ -449,6 +450,9 @@ TEST_CASE("session tools: tools/list lists ten tools with schemas and "
   CHECK(hint(9, "readOnlyHint")); // time_session_list
   CHECK(hint(9, "idempotentHint"));
   CHECK(required(9).empty());
+  CHECK(hint(10, "readOnlyHint")); // time_stats
+  CHECK(hint(10, "idempotentHint"));
+  CHECK(required(10).empty());
 }
 
 // -- isolation ----------------------------------------------------------------

@@ -14,7 +14,7 @@ import {
 
 const T = { timeout: TEST_TIMEOUT_MS };
 
-/** Every tool the server lists: V1's time_get_current, the five V2 session tools, time_session_report, time_convert, time_calculate and time_session_list. */
+/** Every tool the server lists: V1's time_get_current, the five V2 session tools, time_session_report, time_convert, time_calculate, time_session_list and time_stats. */
 export const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS];
 
 const SEMVER_RE = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -75,7 +75,7 @@ export function defineSdkSuite(transportName, connect) {
       return found;
     }
 
-    test('lists exactly the ten tools, each with title, description, schemas and annotations', T, () => {
+    test('lists exactly the eleven tools, each with title, description, schemas and annotations', T, () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
       for (const tool of tools) {
         assert.equal(typeof tool.title, 'string', `${tool.name} needs a title`);
@@ -105,6 +105,7 @@ export function defineSdkSuite(transportName, connect) {
         time_convert: [true, false, true, false],
         time_calculate: [true, false, true, false],
         time_session_list: [true, false, true, false],
+        time_stats: [true, false, true, false],
       };
       assert.deepEqual(Object.keys(expected).sort(), [...TOOL_NAMES].sort(), 'the table covers every tool');
       for (const [name, [readOnly, destructive, idempotent, openWorld]] of Object.entries(expected)) {

@@ -26,7 +26,7 @@ export const REPORT_TOOLS = ['time_session_report'];
 export const CONVERT_TOOLS = ['time_convert', 'time_calculate'];
 
 /** Tools listed after those (issue 16): history. */
-export const HISTORY_TOOLS = ['time_session_list'];
+export const HISTORY_TOOLS = ['time_session_list', 'time_stats'];
 
 /** RFC 9562 version 4 (random) UUID, lower case. */
 export const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
