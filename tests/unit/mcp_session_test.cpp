@@ -165,9 +165,9 @@ TEST_CASE("mcp: a second initialize is refused and changes nothing") {
 
 TEST_CASE("mcp: unknown methods after initialize are -32601") {
   auto s = ready();
-  auto res = call(s, request("resources/list", R"("r1")"));
+  auto res = call(s, request("resources/subscribe", R"("r1")"));
   CHECK(str(res["id"]) == "r1");
-  CHECK(contains(error_message(res, -32601), "resources/list"));
+  CHECK(contains(error_message(res, -32601), "resources/subscribe"));
   // ping still works
   CHECK(call(s, request("ping", "2"))["result"].IsObject());
 }

@@ -823,7 +823,7 @@ TEST_CASE("tools: make_registry builds lazily what an eager registry holds") {
     list.push_back(t);
   tools::registry eager{std::move(list)};
   CHECK(lazy->list_result_json() == eager.list_result_json());
-  CHECK(lazy->tools().size() == 10);
+  CHECK(lazy->tools().size() == 11);
 }
 
 TEST_CASE("tools: make_registry's list is the time tool's definition") {
