@@ -1,5 +1,6 @@
 #include "domain/locale_format.hpp"
 
+#include "domain/ascii.hpp"
 #include "domain/locale_pattern.hpp"
 
 #include <unicode/udat.h>
@@ -52,15 +53,6 @@ const icu_catalog& catalog() {
   return c;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i]))
-        != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
 
 std::string quoted(std::string_view s) {
   if (s.size() <= max_tag_length)
@@ -235,7 +227,7 @@ std::optional<std::string> format_local(cached_formatter& f, local_millis local,
 } // namespace
 
 locale_lookup resolve_locale(std::string_view tag) {
-  if (iequals(tag, "en-US"))
+  if (ascii_iequals(tag, "en-US"))
     return {friendly_locale{}, {}, {}};
   if (tag.empty() || tag.size() > max_tag_length
       || tag.find('\0') != std::string_view::npos)

@@ -1,5 +1,6 @@
 #include "domain/windows_zones.hpp"
 
+#include "domain/ascii.hpp"
 #include "domain/fuzzy_match.hpp"
 #include "domain/tzdata_files.hpp"
 
@@ -63,22 +64,7 @@ std::vector<windows_zone> build() {
   return out;
 }
 
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i]))
-        != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
 
 } // namespace
 
@@ -89,16 +75,16 @@ const std::vector<windows_zone>& windows_zones() {
 
 const windows_zone* find_windows_zone(std::string_view name) {
   for (const auto& z : windows_zones())
-    if (iequals(name, z.windows_name))
+    if (ascii_iequals(name, z.windows_name))
       return &z;
   return nullptr;
 }
 
 std::vector<std::string> suggest_windows_zones(std::string_view name) {
-  auto in = to_lower(name);
+  auto in = ascii_lower(name);
   std::vector<std::pair<std::size_t, const std::string*>> hits;
   for (const auto& w : windows_zones())
-    if (auto d = near(in, to_lower(w.windows_name)))
+    if (auto d = near(in, ascii_lower(w.windows_name)))
       hits.emplace_back(*d, &w.windows_name);
   std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first, *a.second) < std::tie(b.first, *b.second);

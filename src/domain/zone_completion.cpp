@@ -1,5 +1,6 @@
 #include "domain/zone_completion.hpp"
 
+#include "domain/ascii.hpp"
 #include "domain/windows_zones.hpp"
 
 #include <date/tz.h>
@@ -9,19 +10,6 @@
 namespace ttm::domain {
 
 namespace {
-
-char lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  if (prefix.size() > s.size())
-    return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i)
-    if (lower(s[i]) != lower(prefix[i]))
-      return false;
-  return true;
-}
 
 // The names offered, in order: built once (the tz database and ICU's
 // Windows names do not change while the server runs).
@@ -61,9 +49,9 @@ completion_values complete_zone_names(std::string_view prefix,
                                       std::size_t max) {
   completion_values out;
   for (const auto& n : all_names()) {
-    bool match = starts_with(n, prefix)
+    bool match = ascii_istarts_with(n, prefix)
                  || (n.find('/') != std::string::npos
-                     && starts_with(last_component(n), prefix));
+                     && ascii_istarts_with(last_component(n), prefix));
     if (!match)
       continue;
     ++out.total;

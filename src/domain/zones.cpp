@@ -1,5 +1,6 @@
 #include "domain/zones.hpp"
 
+#include "domain/ascii.hpp"
 #include "domain/fuzzy_match.hpp"
 #include "domain/tzdata_files.hpp"
 #include "domain/windows_zones.hpp"
@@ -87,27 +88,7 @@ constexpr abbreviation_entry abbreviations[] = {
   {"NZDT", {"Pacific/Auckland", nullptr, nullptr}},
 };
 
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
-// No allocation: resolve_zone runs it against every abbreviation, 21 times
-// per time_convert call.
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  // ASCII only, inline: std::tolower is a locale-aware call per byte.
-  auto lower = [](char c) {
-    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-  };
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i]))
-      return false;
-  return true;
-}
 
 std::string_view trim(std::string_view s) {
   auto space = [](char c) {
@@ -129,7 +110,7 @@ const abbreviation_entry* find_abbreviation(std::string_view s) {
   if (s.size() < 3 || s.size() > 4) // every entry has 3 or 4 letters
     return nullptr;
   for (const auto& e : abbreviations)
-    if (iequals(s, e.abbreviation))
+    if (ascii_iequals(s, e.abbreviation))
       return &e;
   return nullptr;
 }
@@ -223,7 +204,7 @@ const std::vector<candidate>& catalog() {
         const auto& n = z.name();
         if (n == "localtime" || find_abbreviation(n) != nullptr)
           continue;
-        out.push_back({n, to_lower(n), to_lower(last_component(n)),
+        out.push_back({n, ascii_lower(n), ascii_lower(last_component(n)),
                        links.count(n) > 0});
       }
     } catch (const std::exception&) {
@@ -235,7 +216,7 @@ const std::vector<candidate>& catalog() {
 }
 
 std::vector<std::string> suggest(std::string_view input) {
-  auto in = to_lower(input);
+  auto in = ascii_lower(input);
   auto in_last = std::string(last_component(in));
   bool has_slash = in_last.size() != in.size();
   // (score, is link, name): nearest first, canonical zones before links.
@@ -298,8 +279,8 @@ zone_lookup refuse(std::string message,
 // case). Returns nothing when `s` does not look like an offset at all.
 std::optional<zone_lookup> parse_offset(std::string_view s) {
   std::string_view body = s;
-  if (body.size() > 3 && (iequals(body.substr(0, 3), "utc")
-                          || iequals(body.substr(0, 3), "gmt")))
+  if (body.size() > 3 && (ascii_iequals(body.substr(0, 3), "utc")
+                          || ascii_iequals(body.substr(0, 3), "gmt")))
     body.remove_prefix(3);
   if (body.empty() || (body[0] != '+' && body[0] != '-'))
     return std::nullopt;
@@ -440,7 +421,7 @@ zone_lookup resolve_zone(std::string_view name,
   if (s.size() > max_name_length)
     return refuse("Unknown time zone " + quoted(s) + ".");
 
-  if (iequals(s, "local")) {
+  if (ascii_iequals(s, "local")) {
     if (const auto* tz = locate(local_zone_name))
       return {zone::iana(tz, std::string(local_zone_name)), {}, {}};
     return refuse("The server's local time zone " + quoted(local_zone_name)
@@ -557,7 +538,7 @@ bool names_iana_zone(std::string_view name) {
   // resolve_zone's order: what it reads as "local", an abbreviation or an
   // offset is not a zone name, even where zoneinfo has a file of that name.
   if (trim(name).empty() || name.size() > max_name_length
-      || iequals(name, "local") || find_abbreviation(name) != nullptr
+      || ascii_iequals(name, "local") || find_abbreviation(name) != nullptr
       || parse_offset(name))
     return false;
   return zone_file_usable(name);

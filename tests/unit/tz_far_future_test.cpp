@@ -7,6 +7,8 @@
 #include "domain/posix_tz.hpp"
 #include "domain/zones.hpp"
 
+#include "tz_env_guard.hpp"
+
 #include <catch2/catch.hpp>
 #include <date/date.h>
 #include <date/tz.h>
@@ -22,21 +24,6 @@ using namespace std::chrono_literals;
 using std::chrono::seconds;
 
 namespace {
-
-struct tz_env_guard {
-  std::optional<std::string> saved;
-  tz_env_guard() {
-    if (const char* v = std::getenv("TZ"))
-      saved = v;
-  }
-  ~tz_env_guard() {
-    if (saved)
-      ::setenv("TZ", saved->c_str(), 1);
-    else
-      ::unsetenv("TZ");
-    ::tzset();
-  }
-};
 
 wall_time at(date::sys_seconds t) {
   return wall_time{t.time_since_epoch()};
@@ -88,7 +75,7 @@ TEST_CASE("posix_tz: footers parse and place their changes",
 
 TEST_CASE("tz sweep: every zone agrees with glibc 2037-2100",
           "[tz_sweep]") {
-  tz_env_guard guard;
+  ttm::test::tz_env_guard guard;
   const auto& db = date::get_tzdb();
   const date::sys_seconds first{date::sys_days{date::year{2037} / 6 / 1}};
   const date::sys_seconds last{date::sys_days{date::year{2100} / 12 / 31}};
@@ -129,7 +116,7 @@ TEST_CASE("tz sweep: every zone agrees with glibc 2037-2100",
 TEST_CASE("tz sweep: offset changes 2040-2042 make local times unique, "
           "nonexistent or ambiguous as glibc's offsets say",
           "[tz_sweep]") {
-  tz_env_guard guard;
+  ttm::test::tz_env_guard guard;
   const auto& db = date::get_tzdb();
   const date::sys_seconds from{date::sys_days{date::year{2040} / 1 / 1}};
   const date::sys_seconds until{date::sys_days{date::year{2043} / 1 / 1}};

@@ -6,6 +6,8 @@
 #include "domain/time_format.hpp"
 #include "domain/zones.hpp"
 
+#include "tz_env_guard.hpp"
+
 #include <catch2/catch.hpp>
 #include <date/date.h>
 #include <date/tz.h>
@@ -21,22 +23,6 @@ using namespace std::chrono_literals;
 using std::chrono::seconds;
 
 namespace {
-
-// Restores TZ (and glibc's idea of it) when a test ends.
-struct tz_env_guard {
-  std::optional<std::string> saved;
-  tz_env_guard() {
-    if (const char* v = std::getenv("TZ"))
-      saved = v;
-  }
-  ~tz_env_guard() {
-    if (saved)
-      ::setenv("TZ", saved->c_str(), 1);
-    else
-      ::unsetenv("TZ");
-    ::tzset();
-  }
-};
 
 zone iana(const date::time_zone& tz) {
   return zone::iana(&tz, std::string(tz.name()));
@@ -56,7 +42,7 @@ TEST_CASE("tz sweep: every zone's offset, abbreviation and DST flag equal "
           "glibc's at 40 instants 1970-2037 (and describe() formats them as "
           "the separate formatters do)",
           "[tz_sweep]") {
-  tz_env_guard guard;
+  ttm::test::tz_env_guard guard;
   const auto& db = date::get_tzdb();
   const auto first = date::sys_days{date::year{1970} / 1 / 1};
   const auto last = date::sys_days{date::year{2037} / 12 / 31};
