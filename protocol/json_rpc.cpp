@@ -139,6 +139,14 @@ std::string to_json(const rapidjson::Value& v) {
 
 using document_ptr = std::shared_ptr<const rapidjson::Document>;
 
+// A frame's document with its own allocator, sized to the frame.
+struct parsed_frame {
+  explicit parsed_frame(std::size_t text_size)
+    : pool(2 * text_size + 1024), doc(&pool) {}
+  rapidjson::MemoryPoolAllocator<> pool;
+  rapidjson::Document doc;
+};
+
 message invalid(request_id id, std::string text) {
   message msg;
   msg.kind = message::invalid;
@@ -315,9 +323,12 @@ frame decode(std::string_view text, const decode_options& opts) {
     result.error_message = std::move(text_error);
     return result;
   }
-  // Shared: each message keeps its parsed params (message::params_value).
-  auto owner = std::make_shared<rapidjson::Document>();
-  auto& doc = *owner;
+  // Shared: each message keeps its parsed params (message::params_value),
+  // so a frame waiting in a mailbox holds its document. RapidJSON's pool
+  // would take 64 KiB chunks; one of twice the text's size keeps a queued
+  // frame small (the backpressure test bounds a server's memory).
+  auto owner = std::make_shared<parsed_frame>(text.size());
+  auto& doc = owner->doc;
   doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
     result.error_code = parse_error;
@@ -327,7 +338,7 @@ frame decode(std::string_view text, const decode_options& opts) {
                            + std::to_string(doc.GetErrorOffset()) + ")";
     return result;
   }
-  document_ptr shared = std::move(owner);
+  document_ptr shared{owner, &owner->doc};
   if (doc.IsArray()) {
     result.batch = true;
     if (doc.Empty()) {

@@ -53,15 +53,14 @@ std::vector<wall_time> local_times() {
                         + std::chrono::seconds{i * 13 % 60}
                         + std::chrono::milliseconds{i % 1000});
         }
+  // Edges, within what a wall_time (nanoseconds since 1970) holds: years
+  // 1678 to 2262.
   using namespace date;
-  for (auto day : {sys_days{1583_y / January / 1}, sys_days{1970_y / January / 1},
+  for (auto day : {sys_days{1700_y / January / 1}, sys_days{1970_y / January / 1},
                    sys_days{2000_y / February / 29}, sys_days{2024_y / December / 31},
-                   sys_days{9999_y / December / 31}})
+                   sys_days{2261_y / December / 31}})
     for (std::chrono::seconds tod : {0s, 12h + 0s, 23h + 59min + 59s})
       out.push_back(day + tod);
-  // Outside the interpreter's years: ICU's text either way.
-  out.push_back(sys_days{1582_y / October / 20} + 10h);
-  out.push_back(sys_days{10000_y / January / 1} + 10h);
   return out;
 }
 
