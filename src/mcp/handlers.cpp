@@ -238,6 +238,9 @@ std::string session::on_tools_list(const method_call& c) {
   }
   result_builder b{c.msg.id, c.stamp};
   const auto& tools = cfg_.registry->tools_json();
+  // One allocation for the ~60 KB list rather than a string of regrowths:
+  // under backpressure hundreds of these replies wait at once.
+  b.reserve(tools.size() + 512);
   b.writer().Key("tools");
   b.writer().raw(tools, rapidjson::kArrayType);
   return b.finish();
