@@ -1,5 +1,7 @@
 #include "domain/history.hpp"
 
+#include "domain/ascii.hpp"
+
 #include <algorithm>
 #include <tuple>
 
@@ -20,13 +22,6 @@ std::optional<history_status> history_status_from(const std::string& s) {
     if (s == to_string(v))
       return v;
   return std::nullopt;
-}
-
-std::string ascii_lower(std::string s) {
-  for (auto& c : s)
-    if (c >= 'A' && c <= 'Z')
-      c = static_cast<char>(c - 'A' + 'a');
-  return s;
 }
 
 namespace {

@@ -90,7 +90,4 @@ history_page list_held(const tracker& t, const history_filter& filter);
 /// Whether `s` passes `filter`'s conditions (not its cursor or limit).
 bool history_matches(const tracking_session& s, const history_filter& filter);
 
-/// ASCII lower case, as the journal's search column folds names.
-std::string ascii_lower(std::string s);
-
 } // namespace ttm::domain

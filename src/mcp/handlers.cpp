@@ -6,6 +6,7 @@
 #include "mcp/methods.hpp"
 #include "mcp/prompts.hpp"
 #include "mcp/resources.hpp"
+#include "domain/ascii.hpp"
 #include "domain/zone_completion.hpp"
 #include "mcp/session.hpp"
 #include "protocol/mcp.hpp"
@@ -51,15 +52,9 @@ domain::completion_values complete_day_forms(std::string_view typed) {
        "last wednesday", "last thursday", "last friday",  "last saturday",
        "last sunday"};
   domain::completion_values out;
-  for (std::string_view f : forms) {
-    bool match = typed.size() <= f.size();
-    for (std::size_t i = 0; match && i < typed.size(); ++i)
-      match = (typed[i] >= 'A' && typed[i] <= 'Z' ? typed[i] - 'A' + 'a'
-                                                  : typed[i])
-              == f[i];
-    if (match)
+  for (std::string_view f : forms)
+    if (domain::ascii_istarts_with(f, typed))
       out.values.emplace_back(f);
-  }
   out.total = out.values.size();
   return out;
 }

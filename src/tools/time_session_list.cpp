@@ -5,6 +5,7 @@
 // client; `finish` formats the page.
 
 #include "domain/absolute_time.hpp"
+#include "domain/ascii.hpp"
 #include "domain/history.hpp"
 #include "domain/history_cursor.hpp"
 #include "domain/time_format.hpp"
