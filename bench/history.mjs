@@ -1,5 +1,5 @@
-// The history bench (issue 16): time_session_list and time_stats through
-// the real server
+// The history bench (issue 16): time_session_list, time_stats and
+// time_session_report through the real server
 // over 10,000 ended sessions x 50 tasks (bench/history.sh fills the data
 // directory with build/history_fill). One stdio server, one client, calls
 // one after another; each scenario: WARMUP calls, then N timed (from the
@@ -87,6 +87,7 @@ console.log('|---|---|---|---|---|---|---|');
 for (const [name, args] of [
   ['30 days by day', { group_by: 'day', from: '30 days ago' }],
   ['30 days by milestone', { group_by: 'milestone', from: '30 days ago' }],
+  ['30 days by task', { group_by: 'task', from: '30 days ago' }],
   ['30 days by week, one tag', { group_by: 'week', from: '30 days ago', tags: ['area:2'] }],
 ]) {
   let sc;
@@ -100,6 +101,41 @@ for (const [name, args] of [
   ms.sort((a, b) => a - b);
   const f = (x) => x.toFixed(1);
   console.log(`| ${name} | ${sc.totals.sessions} | ${sc.groups.length} | ${f(pct(ms, 50))} | ${f(pct(ms, 90))} | ${f(pct(ms, 99))} | ${f(ms[ms.length - 1])} |`);
+}
+// time_session_report of historical sessions (50 tasks each), a different
+// one per call (ids from the first list pages: the server holds none of
+// them, so each call reads its events from the journal).
+const reportIds = [];
+cursor = undefined;
+while (reportIds.length < 1_000) {
+  const sc = await list({ limit: 100, ...(cursor ? { cursor } : {}) });
+  reportIds.push(...sc.sessions.map((r) => r.session_id));
+  if (!sc.next_cursor) break;
+  cursor = sc.next_cursor;
+}
+async function report(args) {
+  const res = await rpc('tools/call', { name: 'time_session_report', arguments: args });
+  if (!res.result || res.result.isError) throw new Error(`time_session_report failed: ${JSON.stringify(res)}`);
+  return res.result;
+}
+console.log(`\ntime_session_report: ${N} timed calls per format after ${WARMUP} warm-up calls, each of another of ${reportIds.length} sessions (ms)`);
+console.log('| format | bytes | p50 | p90 | p99 | max |');
+console.log('|---|---|---|---|---|---|');
+let next = 0;
+const pick = () => reportIds[next++ % reportIds.length];
+for (const format of ['markdown', 'csv', 'json', 'html']) {
+  let bytes = 0;
+  for (let i = 0; i < WARMUP; i++) await report({ session_id: pick(), format });
+  const ms = [];
+  for (let i = 0; i < N; i++) {
+    const t = process.hrtime.bigint();
+    const r = await report({ session_id: pick(), format });
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+    bytes = r.content.reduce((n, c) => n + (c.text?.length ?? 0), 0);
+  }
+  ms.sort((a, b) => a - b);
+  const f = (x) => x.toFixed(2);
+  console.log(`| ${format} | ${bytes} | ${f(pct(ms, 50))} | ${f(pct(ms, 90))} | ${f(pct(ms, 99))} | ${f(ms[ms.length - 1])} |`);
 }
 child.stdin.end();
 await new Promise((resolve) => child.once('exit', resolve));

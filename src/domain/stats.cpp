@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 namespace ttm::domain {
@@ -26,69 +28,155 @@ std::optional<stats_group> stats_group_from(const std::string& s) {
 namespace {
 
 using ms = std::chrono::milliseconds;
+using run_ptrs = std::vector<const run_span*>;
 
-/// What one group gathered: per session, the runs that belong to it.
-struct bucket {
-  std::vector<std::pair<const session_runs*, std::vector<const run_span*>>>
-    parts;
-};
-
-/// The union of the runs' wall-clock spans.
-ms busy_of(std::vector<const run_span*> runs) {
-  std::sort(runs.begin(), runs.end(),
-            [](const auto* a, const auto* b) { return a->start < b->start; });
+/// The union of the runs' wall-clock spans. `start_of(i)`/`end_of(i)` for
+/// i < n, in start order.
+template <class Start, class End>
+ms union_of(std::size_t n, Start start_of, End end_of) {
   ms total{0};
   std::optional<std::pair<wall_time, wall_time>> cur;
-  for (const auto* r : runs) {
-    if (cur && r->start <= cur->second) {
-      cur->second = std::max(cur->second, r->end);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto start = start_of(i);
+    if (cur && start <= cur->second) {
+      cur->second = std::max(cur->second, end_of(i));
       continue;
     }
     if (cur)
       total += std::chrono::duration_cast<ms>(cur->second - cur->first);
-    cur = std::make_pair(r->start, r->end);
+    cur = std::make_pair(start, end_of(i));
   }
   if (cur)
     total += std::chrono::duration_cast<ms>(cur->second - cur->first);
   return total;
 }
 
-/// Nearest rank: the smallest value with at least p% of them at or below.
-ms rank(const std::vector<ms>& sorted, int p) {
-  auto n = sorted.size();
-  auto i = (n * static_cast<std::size_t>(p) + 99) / 100;
-  return sorted[std::max<std::size_t>(i, 1) - 1];
+ms busy_of(run_ptrs runs) {
+  std::sort(runs.begin(), runs.end(),
+            [](const auto* a, const auto* b) { return a->start < b->start; });
+  return union_of(
+    runs.size(), [&](std::size_t i) { return runs[i]->start; },
+    [&](std::size_t i) { return runs[i]->end; });
+}
+
+/// A whole session's busy time: its runs come in start order from the
+/// journal (sorted here otherwise).
+ms busy_of(const session_runs& s) {
+  const auto& r = s.runs;
+  bool in_order = std::is_sorted(r.begin(), r.end(),
+                                 [](const auto& a, const auto& b) {
+                                   return a.start < b.start;
+                                 });
+  if (!in_order) {
+    run_ptrs ptrs;
+    for (const auto& run : r)
+      ptrs.push_back(&run);
+    return busy_of(std::move(ptrs));
+  }
+  return union_of(
+    r.size(), [&](std::size_t i) { return r[i].start; },
+    [&](std::size_t i) { return r[i].end; });
+}
+
+/// How many distinct tasks ran in `s`: a small open-addressing set of the
+/// ids (a sort of the ids costs ten times more over a month of sessions).
+std::int64_t distinct_tasks(const session_runs& s) {
+  std::size_t size = 16;
+  while (size < s.runs.size() * 2)
+    size *= 2;
+  std::vector<const std::string*> slots(size, nullptr);
+  std::int64_t n = 0;
+  std::hash<std::string_view> hash;
+  for (const auto& r : s.runs) {
+    auto i = hash(r.task_id) & (size - 1);
+    while (slots[i] != nullptr && *slots[i] != r.task_id)
+      i = (i + 1) & (size - 1);
+    if (slots[i] == nullptr) {
+      slots[i] = &r.task_id;
+      ++n;
+    }
+  }
+  return n;
+}
+
+/// What one group holds of one session: all its runs, or one task's (its
+/// one run, or its runs).
+struct part {
+  const session_runs* s = nullptr;
+  const run_span* one = nullptr;
+  run_ptrs runs;
+  ms busy{0};
+  std::int64_t tasks = 0;
+};
+
+/// A session as a whole-session group holds it, worked out once.
+struct session_view {
+  const session_runs* s = nullptr;
+  ms busy{0};
+  std::int64_t tasks = 0;
+};
+
+part whole(const session_view& v) {
+  return {v.s, nullptr, {}, v.busy, v.tasks};
+}
+
+using bucket = std::vector<part>;
+
+/// Nearest rank: the smallest value with at least p% of them at or below,
+/// among values[0, end) (nth_element: a year of sessions holds ~10^6
+/// runs).
+ms rank(std::vector<ms>& values, std::size_t end, int p) {
+  auto i = (values.size() * static_cast<std::size_t>(p) + 99) / 100;
+  auto nth = values.begin() + static_cast<std::ptrdiff_t>(
+                                std::max<std::size_t>(i, 1) - 1);
+  std::nth_element(values.begin(), nth,
+                   values.begin() + static_cast<std::ptrdiff_t>(end));
+  return *nth;
+}
+
+void count_run(stats_numbers& n, std::vector<ms>& ended, const run_span& r) {
+  ++n.runs;
+  n.task_time += r.duration;
+  switch (r.status) {
+    case run_status::completed: ++n.completed; break;
+    case run_status::skipped: ++n.skipped; break;
+    case run_status::failed: ++n.failed; break;
+    case run_status::interrupted: ++n.interrupted; break;
+    case run_status::in_progress: ++n.in_progress; break;
+  }
+  if (r.status != run_status::in_progress)
+    ended.push_back(r.duration);
 }
 
 stats_numbers numbers_of(const bucket& b) {
   stats_numbers n;
   std::vector<ms> ended;
-  for (const auto& [s, runs] : b.parts) {
+  std::size_t runs = 0;
+  for (const auto& p : b)
+    runs += p.one != nullptr ? 1
+            : p.runs.empty() ? p.s->runs.size()
+                             : p.runs.size();
+  ended.reserve(runs);
+  for (const auto& p : b) {
     ++n.sessions;
-    auto span = std::chrono::duration_cast<ms>(s->end - s->start);
+    auto span = std::chrono::duration_cast<ms>(p.s->end - p.s->start);
     n.total += std::max(span, ms{0});
-    n.busy += busy_of(runs);
-    std::set<std::string> tasks;
-    for (const auto* r : runs) {
-      tasks.insert(r->task_id);
-      ++n.runs;
-      n.task_time += r->duration;
-      switch (r->status) {
-        case run_status::completed: ++n.completed; break;
-        case run_status::skipped: ++n.skipped; break;
-        case run_status::failed: ++n.failed; break;
-        case run_status::interrupted: ++n.interrupted; break;
-        case run_status::in_progress: ++n.in_progress; break;
-      }
-      if (r->status != run_status::in_progress)
-        ended.push_back(r->duration);
-    }
-    n.tasks += static_cast<std::int64_t>(tasks.size());
+    n.busy += p.busy;
+    n.tasks += p.tasks;
+    if (p.one != nullptr)
+      count_run(n, ended, *p.one);
+    else if (p.runs.empty())
+      for (const auto& r : p.s->runs)
+        count_run(n, ended, r);
+    else
+      for (const auto* r : p.runs)
+        count_run(n, ended, *r);
   }
   if (!ended.empty()) {
-    std::sort(ended.begin(), ended.end());
-    n.median = rank(ended, 50);
-    n.p90 = rank(ended, 90);
+    // p90 first: the median is then among the values up to it.
+    n.p90 = rank(ended, ended.size(), 90);
+    auto p90_at = (ended.size() * 90 + 99) / 100;
+    n.median = rank(ended, std::max<std::size_t>(p90_at, 1), 50);
   }
   return n;
 }
@@ -102,23 +190,28 @@ std::string day_key(date::local_days d) {
 stats_result compute_stats(const std::vector<session_runs>& sessions,
                            stats_group by, const zone& z,
                            unsigned week_start) {
-  std::map<std::string, bucket> groups;
+  std::vector<session_view> views;
+  views.reserve(sessions.size());
+  for (const auto& s : sessions)
+    views.push_back({&s, busy_of(s), distinct_tasks(s)});
+  std::map<std::string, bucket, std::less<>> groups;
+  // Group by task: a run's group by its id, without a tree walk per run.
+  std::unordered_map<std::string_view, bucket*> task_groups;
   bucket all;
-  for (const auto& s : sessions) {
-    std::vector<const run_span*> runs;
-    for (const auto& r : s.runs)
-      runs.push_back(&r);
-    all.parts.emplace_back(&s, runs);
+  all.reserve(views.size());
+  for (const auto& v : views) {
+    const auto& s = *v.s;
+    all.push_back(whole(v));
     switch (by) {
       case stats_group::milestone:
-        groups[s.milestone_id].parts.emplace_back(&s, runs);
+        groups[s.milestone_id].push_back(whole(v));
         break;
       case stats_group::tag:
         if (s.tags.empty())
-          groups[""].parts.emplace_back(&s, runs);
+          groups[""].push_back(whole(v));
         for (const auto& tag : std::set<std::string>(s.tags.begin(),
                                                      s.tags.end()))
-          groups[tag].parts.emplace_back(&s, runs);
+          groups[tag].push_back(whole(v));
         break;
       case stats_group::day:
       case stats_group::week: {
@@ -129,15 +222,38 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
           auto wd = date::weekday{day}.c_encoding();
           day -= date::days{static_cast<int>((wd + 7 - week_start) % 7)};
         }
-        groups[day_key(day)].parts.emplace_back(&s, runs);
+        groups[day_key(day)].push_back(whole(v));
         break;
       }
       case stats_group::task: {
-        std::map<std::string, std::vector<const run_span*>> per_task;
-        for (const auto* r : runs)
-          per_task[r->task_id].push_back(r);
-        for (auto& [task, rs] : per_task)
-          groups[task].parts.emplace_back(&s, std::move(rs));
+        // This session's part of each task's group: the group's last part
+        // once the task ran before in this session.
+        std::vector<bucket*> touched;
+        for (const auto& r : s.runs) {
+          auto& g = task_groups[r.task_id];
+          if (g == nullptr)
+            g = &groups[r.task_id];
+          if (!g->empty() && g->back().s == &s) {
+            auto& mine = g->back();
+            if (mine.one != nullptr)
+              mine.runs.push_back(std::exchange(mine.one, nullptr));
+            mine.runs.push_back(&r);
+            continue;
+          }
+          part mine;
+          mine.s = &s;
+          mine.one = &r;
+          mine.tasks = 1;
+          g->push_back(std::move(mine));
+          touched.push_back(g);
+        }
+        for (auto* g : touched) {
+          auto& mine = g->back();
+          mine.busy = mine.one != nullptr
+                        ? std::chrono::duration_cast<ms>(mine.one->end
+                                                         - mine.one->start)
+                        : busy_of(mine.runs);
+        }
         break;
       }
     }

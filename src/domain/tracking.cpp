@@ -268,6 +268,10 @@ const tracking_session& tracker::add(std::string id, session_request req,
   return it->second;
 }
 
+bool tracker::kept_elsewhere(const tracking_session& s) const {
+  return recording_ && s.ended();
+}
+
 bool tracker::due(const tracking_session& s, mono_time now) const {
   return since(s.start.mono, now) > limits_.max_age
          || since(s.last_activity, now) > limits_.max_idle;
@@ -333,7 +337,10 @@ tracking_outcome<tracking_session*> tracker::use(const std::string& id,
   auto i = sessions_.find(id);
   if (i == sessions_.end())
     return not_held(id);
-  if (due(i->second, now.mono)) {
+  // A journaled session that ended is the journal's record, read-only:
+  // history outlives the age and idle limits (the sweep only trims it
+  // from memory, and a call loads it again).
+  if (due(i->second, now.mono) && !kept_elsewhere(i->second)) {
     // `id` may be this session's own string, which forget() frees.
     std::string gone = id;
     note_expired(i->second, now);
@@ -526,7 +533,12 @@ std::vector<std::string> tracker::expire_due(instant now) {
     if (due(s, now.mono))
       out.push_back(id);
   for (const auto& id : out) {
-    note_expired(sessions_.at(id), now);
+    const auto& s = sessions_.at(id);
+    if (kept_elsewhere(s)) {
+      erase(id); // not expired: the journal keeps it, a call reloads it
+      continue;
+    }
+    note_expired(s, now);
     forget(id);
   }
   return out;

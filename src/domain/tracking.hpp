@@ -265,7 +265,8 @@ public:
   bool end_session(tracking_session& s, instant now);
 
   /// Removes every session whose age or idle limit passed by `now` and
-  /// returns their ids (remembered as expired).
+  /// returns their ids (remembered as expired, except ended ones a journal
+  /// keeps: those only leave memory, and a call loads them again).
   std::vector<std::string> expire_due(instant now);
 
   /// Removes `id` (remembered as expired): the supervisor made room for a
@@ -336,6 +337,8 @@ public:
 private:
   static std::size_t bytes_of(const session_request& req);
   bool due(const tracking_session& s, mono_time now) const;
+  /// Ended, and recorded in a journal: memory holds a copy.
+  bool kept_elsewhere(const tracking_session& s) const;
   void note_expired(const tracking_session& s, instant now);
   /// By value: `id` may be the session's own, which erasing it frees.
   void forget(std::string id);

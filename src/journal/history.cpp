@@ -1,7 +1,5 @@
 #include "journal/history.hpp"
 
-#include <algorithm>
-#include <map>
 
 namespace ttm::journal {
 
@@ -43,68 +41,38 @@ domain::wall_time at(std::int64_t ns) {
     domain::wall_time::duration>(std::chrono::nanoseconds{ns})};
 }
 
-domain::run_status run_status_of(const std::string& s) {
-  if (s == "skipped")
-    return domain::run_status::skipped;
-  if (s == "failed")
-    return domain::run_status::failed;
-  return domain::run_status::completed;
+domain::run_status run_status_of(storage::run_end e) {
+  switch (e) {
+    case storage::run_end::completed: return domain::run_status::completed;
+    case storage::run_end::skipped: return domain::run_status::skipped;
+    case storage::run_end::failed: return domain::run_status::failed;
+    case storage::run_end::interrupted:
+      return domain::run_status::interrupted;
+    case storage::run_end::in_progress: break;
+  }
+  return domain::run_status::in_progress;
 }
 
-/// Pairs a session's task events into runs. A duration is the monotonic
-/// distance when both ends are of one boot, else the wall clock's (as
-/// replay measures a span across a reboot).
+/// A run still in progress lasts until `now`.
 std::vector<domain::run_span>
-pair_runs(const std::vector<storage::run_event>& events,
-          domain::wall_time now) {
+spans_of(const std::vector<storage::stored_run>& runs, domain::wall_time now) {
   using ms = std::chrono::milliseconds;
   std::vector<domain::run_span> out;
-  std::map<std::string, std::pair<storage::stamp, std::size_t>> open;
-  auto close = [&](const std::string& task, const storage::stamp& end,
-                   domain::run_status status) {
-    auto it = open.find(task);
-    if (it == open.end())
-      return;
-    const auto& [begin, index] = it->second;
-    auto& run = out[index];
-    run.end = at(end.wall_ns);
-    run.status = status;
-    auto ns = begin.boot_id == end.boot_id ? end.mono_ns - begin.mono_ns
-                                           : end.wall_ns - begin.wall_ns;
-    run.duration = std::chrono::duration_cast<ms>(
-      std::chrono::nanoseconds{std::max<std::int64_t>(ns, 0)});
-    open.erase(it);
-  };
-  for (const auto& ev : events) {
-    switch (ev.kind) {
-      case storage::event_kind::task_started: {
-        domain::run_span run;
-        run.task_id = ev.task_id;
-        run.start = at(ev.at.wall_ns);
-        out.push_back(std::move(run));
-        open[ev.task_id] = {ev.at, out.size() - 1};
-        break;
-      }
-      case storage::event_kind::task_ended:
-        close(ev.task_id, ev.at, run_status_of(ev.status));
-        break;
-      case storage::event_kind::session_ended:
-      case storage::event_kind::session_expired: {
-        std::vector<std::string> running;
-        for (const auto& [task, _] : open)
-          running.push_back(task);
-        for (const auto& task : running)
-          close(task, ev.at, domain::run_status::interrupted);
-        break;
-      }
-      case storage::event_kind::session_started:
-        break;
+  out.reserve(runs.size());
+  for (const auto& r : runs) {
+    domain::run_span span;
+    span.task_id = r.task_id;
+    span.start = at(r.start_wall_ns);
+    span.status = run_status_of(r.status);
+    if (r.end_wall_ns) {
+      span.end = at(*r.end_wall_ns);
+      span.duration = std::chrono::duration_cast<ms>(
+        std::chrono::nanoseconds{r.duration_ns});
+    } else {
+      span.end = now;
+      span.duration = std::chrono::duration_cast<ms>(now - span.start);
     }
-  }
-  for (const auto& [task, begun] : open) {
-    auto& run = out[begun.second];
-    run.end = now;
-    run.duration = std::chrono::duration_cast<ms>(now - run.start);
+    out.push_back(std::move(span));
   }
   return out;
 }
@@ -139,7 +107,7 @@ domain::history_page to_history_page(const storage::list_page& page,
       sr.tags = r.tags;
       sr.start = row.start;
       sr.end = row.end.value_or(now);
-      sr.runs = pair_runs(page.runs[out.rows.size()], now);
+      sr.runs = spans_of(page.runs[out.rows.size()], now);
       out.runs.push_back(std::move(sr));
     }
     out.rows.push_back(std::move(row));

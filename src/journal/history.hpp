@@ -16,9 +16,8 @@ storage::list_query to_list_query(const domain::history_filter& filter,
                                   const std::string& principal,
                                   const std::string& scope);
 
-/// With runs (statistics): each session's task runs paired from its
-/// events; a run open at the session's end is interrupted there, one still
-/// running lasts until `now`.
+/// With runs (statistics): each session's task runs as the store paired
+/// them; one still running lasts until `now`.
 domain::history_page to_history_page(const storage::list_page& page,
                                      domain::wall_time now);
 

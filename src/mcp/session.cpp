@@ -221,7 +221,11 @@ rpc_step session::finish_step(rpc_output out) {
 std::vector<std::string> session::expire_due() {
   auto ids = tracker_.expire_due(domain::now_of(*cfg_.clock));
   for (const auto& id : ids)
-    TTM_LOG(info, "tracking", "session " + domain::log_id(id) + " expired");
+    TTM_LOG(info, "tracking",
+            "session " + domain::log_id(id)
+              + (tracker_.remembers_expired(id)
+                   ? " expired"
+                   : " (ended) left memory; the journal keeps it"));
   gone_.insert(gone_.end(), ids.begin(), ids.end());
   return ids;
 }

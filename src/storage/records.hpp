@@ -160,6 +160,26 @@ struct run_event {
   std::string status; ///< task_ended only
 };
 
+/// How a run ended; `in_progress`: it has not (its session is open).
+enum class run_end : std::uint8_t {
+  in_progress = 0,
+  completed = 1,
+  skipped = 2,
+  failed = 3,
+  interrupted = 4, ///< still running when its session closed
+};
+
+/// A run of a task (statistics), paired from its events (storage/runs.hpp).
+struct stored_run {
+  std::string task_id;
+  std::int64_t start_wall_ns = 0;
+  std::optional<std::int64_t> end_wall_ns; ///< none while in progress
+  /// Monotonic distance when both ends are of one boot, else the wall
+  /// clock's (as replay measures a span across a reboot); 0 in progress.
+  std::int64_t duration_ns = 0;
+  run_end status = run_end::in_progress;
+};
+
 /// A session as a list row: the summary columns kept with each append.
 struct session_row {
   std::string session_id;
@@ -176,8 +196,8 @@ struct session_row {
 struct list_page {
   std::vector<session_row> rows;
   bool more = false; ///< older rows match too
-  /// with_runs: each row's events but session_started, oldest first.
-  std::vector<std::vector<run_event>> runs;
+  /// with_runs: each row's task runs, in the order they started.
+  std::vector<std::vector<stored_run>> runs;
 };
 
 } // namespace ttm::storage

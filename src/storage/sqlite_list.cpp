@@ -1,9 +1,12 @@
 // store::list for SQLite: one page of an owner's sessions from the summary
 // columns of schema 3 (sessions_by_owner gives them newest first), plus
-// two small indexed reads per row (its tags, its completed tasks).
+// two small indexed reads per row (its tags, its completed tasks); for
+// statistics, each row's runs (packed in a closed session's row, schema 4).
 
 #include "storage/sqlite_store_impl.hpp"
 
+#include "storage/runs.hpp"
+#include "storage/sqlite_runs.hpp"
 #include "storage/sys_util.hpp"
 
 #include <sqlite3.h>
@@ -11,8 +14,43 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace ttm::storage::detail {
+
+namespace {
+
+/// A minified JSON array of strings without escapes (as SQLite writes a
+/// session's tags), read without a statement: a statistics call reads
+/// thousands of rows. False: anything else, for json_each to read.
+bool plain_strings(std::string_view json, std::vector<std::string>& out) {
+  if (json.size() < 2 || json.front() != '[' || json.back() != ']')
+    return false;
+  json = json.substr(1, json.size() - 2);
+  std::vector<std::string> got;
+  while (!json.empty()) {
+    if (json.front() != '"')
+      return false;
+    auto close = json.find('"', 1);
+    if (close == std::string_view::npos)
+      return false;
+    auto value = json.substr(1, close - 1);
+    if (value.find('\\') != std::string_view::npos)
+      return false;
+    got.emplace_back(value);
+    json.remove_prefix(close + 1);
+    if (!json.empty()) {
+      if (json.front() != ',' || json.size() == 1)
+        return false;
+      json.remove_prefix(1);
+    }
+  }
+  out = std::move(got);
+  return true;
+}
+
+} // namespace
 
 result<list_page> sqlite_store::list(const list_query& q) {
   static const std::string what = "cannot list the sessions in";
@@ -22,7 +60,7 @@ result<list_page> sqlite_store::list(const list_query& q) {
     // same at any depth); tags vary in number (the tool caps them).
     std::string sql
       = "SELECT session_id, milestone_id, milestone_name, state,"
-        " started_wall_ns, closed_wall_ns, tags, tasks_total, sid"
+        " started_wall_ns, closed_wall_ns, tags, tasks_total, sid, runs"
         " FROM sessions WHERE principal = ?1 AND scope = ?2";
     if (q.state)
       sql += " AND state = ?3";
@@ -55,13 +93,6 @@ result<list_page> sqlite_store::list(const list_query& q) {
             " WHERE kind = 'task_ended' AND status = 'completed'"))
         return fail(rc, what);
       if (auto rc = prepare(json_values_, "SELECT value FROM json_each(?1)"))
-        return fail(rc, what);
-      if (auto rc = prepare(
-            run_events_,
-            "SELECT kind, task_id, wall_ns, mono_ns, boot_id, CASE WHEN"
-            " kind = 'task_ended' THEN json_extract(payload, '$.status')"
-            " END FROM events WHERE sid = ?1 AND kind <> 'session_started'"
-            " ORDER BY seq"))
         return fail(rc, what);
     }
     rollback_guard guard{db_.get()};
@@ -118,7 +149,7 @@ result<list_page> sqlite_store::list(const list_query& q) {
         auto tags = use.text(6);
         r.tasks_total = use.int64(7);
         auto sid = use.int64(8);
-        {
+        if (!plain_strings(tags, r.tags)) {
           stmt_use t{json_values_};
           t.bind(1, tags);
           int trc;
@@ -136,28 +167,27 @@ result<list_page> sqlite_store::list(const list_query& q) {
             r.tasks_done = d.int64(0);
         }
         if (q.with_runs) {
-          std::vector<run_event> evs;
-          stmt_use e{run_events_};
-          e.bind(1, sid);
-          int erc;
-          while ((erc = e.step()) == SQLITE_ROW) {
-            run_event ev;
-            auto kind = event_kind_from(e.text(0));
-            if (!kind)
-              return error{error_kind::io,
-                           "journal " + path_ + ": session "
-                             + r.session_id.substr(0, 8)
-                             + "... has an event of unknown kind '"
-                             + e.text(0) + "'"};
-            ev.kind = *kind;
-            ev.task_id = e.text(1);
-            ev.at = {e.int64(2), e.int64(3), e.text(4)};
-            ev.status = e.text(5);
-            evs.push_back(std::move(ev));
+          // A closed session's runs are packed in its row (schema 4); an
+          // open one's are paired from its events.
+          std::optional<std::vector<stored_run>> runs;
+          if (!use.is_null(9))
+            runs = unpack_runs(use.blob(9));
+          if (!runs) {
+            std::vector<run_event> evs;
+            std::string bad_kind;
+            if (auto erc = read_run_events(run_events_, sid, evs, bad_kind);
+                erc != SQLITE_DONE) {
+              if (!bad_kind.empty())
+                return error{error_kind::io,
+                             "journal " + path_ + ": session "
+                               + r.session_id.substr(0, 8)
+                               + "... has an event of unknown kind '"
+                               + bad_kind + "'"};
+              return fail(erc, what);
+            }
+            runs = pair_runs(evs);
           }
-          if (erc != SQLITE_DONE)
-            return fail(erc, what);
-          out.runs.push_back(std::move(evs));
+          out.runs.push_back(std::move(*runs));
         }
         out.rows.push_back(std::move(r));
       }

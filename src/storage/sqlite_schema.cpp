@@ -1,5 +1,6 @@
 #include "storage/sqlite_schema.hpp"
 
+#include "storage/sqlite_runs.hpp"
 #include "storage/sqlite_util.hpp"
 
 #include <iterator>
@@ -8,7 +9,7 @@ namespace ttm::storage::detail {
 
 namespace {
 
-constexpr int current_schema = 3;
+constexpr int current_schema = 4;
 
 /// "TTMJ": tells our journal from any other SQLite file at the same name.
 constexpr int journal_application_id = 0x54544d4a;
@@ -125,6 +126,14 @@ constexpr const char* migrations[] = {
     CREATE INDEX sessions_by_owner
       ON sessions (principal, scope, started_wall_ns, session_id);
   )sql",
+  // 4: statistics (time_stats). A closed session's task runs, paired from
+  // its events and packed (storage/runs.hpp), kept in its row by the write
+  // that closes it, so that a range of sessions reads one value each
+  // instead of every event. NULL while open. The step's C++ half packs the
+  // sessions closed before it (pack_closed_sessions).
+  R"sql(
+    ALTER TABLE sessions ADD COLUMN runs BLOB;
+  )sql",
 };
 
 static_assert(std::size(migrations) == current_schema + 1);
@@ -214,6 +223,17 @@ std::optional<error> migrate(sqlite3* db, const std::string& path,
     }
     if (rc == SQLITE_OK)
       rc = exec(db, migrations[v]);
+    std::string bad_kind;
+    if (rc == SQLITE_OK && v == 4) {
+      rc = pack_closed_sessions(db, bad_kind);
+      if (rc == SQLITE_DONE)
+        rc = SQLITE_OK;
+      else if (!bad_kind.empty())
+        return error{error_kind::corrupt,
+                     "the journal " + path + " has an event of unknown kind '"
+                       + bad_kind + "'; it was not modified: run a newer"
+                         " time-tracker-mcp, or move it aside"};
+    }
     if (rc == SQLITE_OK)
       rc = exec(db, bump.c_str());
     if (rc == SQLITE_OK)

@@ -1,5 +1,6 @@
 #include "storage/sqlite_store_impl.hpp"
 
+#include "storage/sqlite_runs.hpp"
 #include "storage/sys_util.hpp"
 
 #include <sqlite3.h>
@@ -87,6 +88,8 @@ int sqlite_store::prepare_kept() {
        "UPDATE sessions SET state = ?2, closed_wall_ns = ?3,"
        " last_wall_ns = max(last_wall_ns, ?3), epoch = epoch + 1,"
        " holder = ?4 WHERE sid = ?1");
+  prep(run_events_, run_events_sql);
+  prep(store_runs_, store_runs_sql);
   prep(session_events_,
        "SELECT kind, task_id, wall_ns, mono_ns, boot_id, payload"
        " FROM events WHERE sid = ?1 ORDER BY seq");
@@ -329,6 +332,15 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
       .bind(4, instance_);
     if (auto rc = use.step(); rc != SQLITE_DONE)
       return fail(rc, what);
+    // Statistics read a closed session's runs from its row (schema 4).
+    std::string bad_kind;
+    if (auto rc = store_runs(run_events_, store_runs_, sid, bad_kind);
+        rc != SQLITE_DONE) {
+      if (!bad_kind.empty())
+        return rejected("session " + ev.session_id
+                        + " has an event of unknown kind '" + bad_kind + "'");
+      return fail(rc, what);
+    }
   } else if (ev.kind != event_kind::session_started) {
     stmt_use use{advance_session_};
     use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);

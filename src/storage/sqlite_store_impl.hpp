@@ -135,7 +135,8 @@ private:
   stmt_ptr note_task_name_;
   stmt_ptr json_values_; ///< the values of a JSON array (a row's tags)
   stmt_ptr tasks_done_;
-  stmt_ptr run_events_;
+  stmt_ptr run_events_; ///< a session's task and closing events
+  stmt_ptr store_runs_; ///< packs a closed session's runs into its row
 };
 
 } // namespace ttm::storage::detail

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ttm::storage::detail {
 
@@ -69,6 +70,13 @@ public:
     return *this;
   }
 
+  /// Bytes as a BLOB; they must outlive this use.
+  stmt_use& bind_blob(int i, const std::string& v) {
+    keep(sqlite3_bind_blob(s_, i, v.data(), static_cast<int>(v.size()),
+                           SQLITE_STATIC));
+    return *this;
+  }
+
   stmt_use& bind_text_or_null(int i, const std::string& v) {
     if (v.empty())
       keep(sqlite3_bind_null(s_, i));
@@ -103,6 +111,15 @@ public:
     if (p == nullptr)
       return {};
     return {reinterpret_cast<const char*>(p),
+            static_cast<std::size_t>(sqlite3_column_bytes(s_, col))};
+  }
+
+  /// Valid until the next step or the end of this use.
+  std::string_view blob(int col) const {
+    auto* p = sqlite3_column_blob(s_, col);
+    if (p == nullptr)
+      return {};
+    return {static_cast<const char*>(p),
             static_cast<std::size_t>(sqlite3_column_bytes(s_, col))};
   }
 

@@ -161,3 +161,46 @@ TEST_CASE("time_session_list: with a journal the query pauses the frame and "
                                 R"({"session_id":")" + s1 + "\"}");
   CHECK(integer(sum["tasks_completed"]) == 1);
 }
+
+TEST_CASE("time_session_list: an ended session outlives the age and idle "
+          "limits in the journal: summary and report answer, before and "
+          "after the sweep, here and through another server",
+          "[session_list][journal]") {
+  test::temp_dir tmp;
+  auto clock = std::make_shared<domain::fake_clock>(example_start());
+  auto store1 = open_store(tmp.data());
+  auto store2 = open_store(tmp.data());
+  journaled alice{clock, *store1, "alice"};
+  auto s1 = str(alice.ok("time_session_start",
+                         R"({"milestone_id":"M1","task_ids":["a"]})")
+                  ["session_id"]);
+  alice.ok("time_task_start", R"({"session_id":")" + s1 + R"(","task_id":"a"})");
+  clock->advance(10min);
+  alice.ok("time_task_end", R"({"session_id":")" + s1 + R"(","task_id":"a"})");
+  alice.ok("time_session_end", R"({"session_id":")" + s1 + R"("})");
+  // Past both limits (1 day of age, 4 hours idle by default).
+  clock->advance(std::chrono::hours{24 * 40});
+  auto args = R"({"session_id":")" + s1 + R"("})";
+  CHECK(integer(alice.ok("time_session_summary", args)["tasks_completed"])
+        == 1);
+  // The sweep trims it from memory without calling it expired.
+  auto gone = alice.state.expire_due();
+  CHECK(gone == std::vector<std::string>{s1});
+  CHECK_FALSE(alice.state.tracker().remembers_expired(s1));
+  auto report = alice.ok("time_session_report", args);
+  CHECK(str(report["status"]) == "ended");
+  journaled elsewhere{clock, *store2, "alice"};
+  CHECK(integer(elsewhere.ok("time_session_summary", args)["tasks_completed"])
+        == 1);
+  // An open session past its limits still expires, as before.
+  auto s2 = str(alice.ok("time_session_start",
+                         R"({"milestone_id":"M2","task_ids":["b"]})")
+                  ["session_id"]);
+  clock->advance(std::chrono::hours{25});
+  auto res = alice.run(tools_call("time_session_summary",
+                                  R"({"session_id":")" + s2 + R"("})", "99"));
+  auto r = check_tool_result(res["result"], *alice.registry,
+                             "time_session_summary");
+  CHECK(r.is_error);
+  CHECK(str(r.sc["error_code"]) == "SESSION_EXPIRED");
+}

@@ -1,6 +1,7 @@
 // Unit tests for store::list (issue 16, history): filters, keyset pages
-// that stay put while sessions arrive, ownership, the schema-3 migration
-// of a journal written by schema 2, and the retention purge.
+// that stay put while sessions arrive, ownership, the migration of a
+// journal written by schema 2 (schema 3's list rows, schema 4's packed
+// runs), and the retention purge.
 
 #include "storage_fixture.hpp"
 
@@ -205,8 +206,8 @@ constexpr const char* schema_2 = R"sql(
 
 } // namespace
 
-TEST_CASE("storage: a schema-2 journal migrates to schema 3, its list rows "
-          "taken from its events",
+TEST_CASE("storage: a schema-2 journal migrates to schema 4, its list rows "
+          "and runs taken from its events",
           "[storage][history]") {
   temp_dir tmp;
   fs::create_directory(tmp.data());
@@ -241,8 +242,25 @@ TEST_CASE("storage: a schema-2 journal migrates to schema 3, its list rows "
   auto st = must_open(tmp.data());
   {
     raw_db db{tmp.journal()};
-    CHECK(db.integer("PRAGMA user_version") == 3);
+    CHECK(db.integer("PRAGMA user_version") == 4);
     CHECK(db.text("PRAGMA quick_check") == "ok");
+    // Schema 4 packed the closed session's runs, not the open one's.
+    CHECK(db.integer("SELECT count(*) FROM sessions WHERE runs IS NOT NULL"
+                     " AND session_id = 'OLD'")
+          == 1);
+    CHECK(db.integer("SELECT count(*) FROM sessions WHERE runs IS NULL")
+          == 1);
+  }
+  {
+    auto q = of("local");
+    q.with_runs = true;
+    auto page = must(st->list(q));
+    REQUIRE(page.runs.size() == 2);
+    CHECK(page.runs[0].empty()); // OPEN: no task ran
+    REQUIRE(page.runs[1].size() == 1);
+    CHECK(page.runs[1][0].task_id == "a");
+    CHECK(page.runs[1][0].status == run_end::completed);
+    CHECK(page.runs[1][0].duration_ns == 1); // monotonic 2 -> 3
   }
   auto all = must(st->list(of("local")));
   REQUIRE(ids(all) == ids_t{"OPEN", "OLD"});

@@ -1,0 +1,174 @@
+#include "storage/runs.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace ttm::storage {
+
+namespace {
+
+run_end run_end_of(const std::string& status) {
+  if (status == "skipped")
+    return run_end::skipped;
+  if (status == "failed")
+    return run_end::failed;
+  return run_end::completed;
+}
+
+constexpr char packing_version = 1;
+
+void put_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+/// Signed values as zigzag varints: small magnitudes stay short.
+void put_signed(std::string& out, std::int64_t v) {
+  put_varint(out, (static_cast<std::uint64_t>(v) << 1)
+                    ^ static_cast<std::uint64_t>(v >> 63));
+}
+
+struct reader {
+  std::string_view in;
+  bool ok = true;
+
+  std::uint64_t varint() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (in.empty())
+        break;
+      auto byte = static_cast<unsigned char>(in.front());
+      in.remove_prefix(1);
+      v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80))
+        return v;
+    }
+    ok = false;
+    return 0;
+  }
+  std::int64_t signed_varint() {
+    auto v = varint();
+    return static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1));
+  }
+  unsigned byte() {
+    if (in.empty()) {
+      ok = false;
+      return 0;
+    }
+    auto b = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    return b;
+  }
+  std::string_view bytes(std::size_t n) {
+    if (n > in.size()) {
+      ok = false;
+      return {};
+    }
+    auto out = in.substr(0, n);
+    in.remove_prefix(n);
+    return out;
+  }
+};
+
+} // namespace
+
+std::vector<stored_run> pair_runs(const std::vector<run_event>& events) {
+  std::vector<stored_run> out;
+  // The open run of each task (a task runs once at a time).
+  std::map<std::string, std::pair<stamp, std::size_t>, std::less<>> open;
+  auto close = [&](decltype(open)::iterator it, const stamp& end,
+                   run_end status) {
+    const auto& [begin, index] = it->second;
+    auto& run = out[index];
+    run.end_wall_ns = end.wall_ns;
+    run.status = status;
+    auto ns = begin.boot_id == end.boot_id ? end.mono_ns - begin.mono_ns
+                                           : end.wall_ns - begin.wall_ns;
+    run.duration_ns = std::max<std::int64_t>(ns, 0);
+    open.erase(it);
+  };
+  for (const auto& ev : events) {
+    switch (ev.kind) {
+      case event_kind::task_started: {
+        stored_run run;
+        run.task_id = ev.task_id;
+        run.start_wall_ns = ev.at.wall_ns;
+        out.push_back(std::move(run));
+        open.insert_or_assign(ev.task_id,
+                              std::make_pair(ev.at, out.size() - 1));
+        break;
+      }
+      case event_kind::task_ended:
+        if (auto it = open.find(ev.task_id); it != open.end())
+          close(it, ev.at, run_end_of(ev.status));
+        break;
+      case event_kind::session_ended:
+      case event_kind::session_expired:
+        while (!open.empty())
+          close(open.begin(), ev.at, run_end::interrupted);
+        break;
+      case event_kind::session_started:
+        break;
+    }
+  }
+  return out;
+}
+
+std::string pack_runs(const std::vector<stored_run>& runs) {
+  std::string out;
+  out.reserve(4 + runs.size() * 24);
+  out.push_back(packing_version);
+  put_varint(out, runs.size());
+  std::int64_t previous = 0;
+  for (const auto& r : runs) {
+    put_varint(out, r.task_id.size());
+    out += r.task_id;
+    // Runs come in start order: the distance from the previous start is
+    // short.
+    put_signed(out, r.start_wall_ns - previous);
+    previous = r.start_wall_ns;
+    out.push_back(static_cast<char>(r.status));
+    if (r.status != run_end::in_progress) {
+      put_signed(out, r.end_wall_ns.value_or(r.start_wall_ns)
+                        - r.start_wall_ns);
+      put_varint(out, static_cast<std::uint64_t>(r.duration_ns));
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
+  reader in{packed};
+  if (in.byte() != static_cast<unsigned>(packing_version) || !in.ok)
+    return std::nullopt;
+  auto n = in.varint();
+  // Each run takes at least 4 bytes: a count beyond that is damage.
+  if (!in.ok || n > packed.size() / 4)
+    return std::nullopt;
+  std::vector<stored_run> out(static_cast<std::size_t>(n));
+  std::int64_t previous = 0;
+  for (auto& r : out) {
+    r.task_id = in.bytes(static_cast<std::size_t>(in.varint()));
+    r.start_wall_ns = previous + in.signed_varint();
+    previous = r.start_wall_ns;
+    auto status = in.byte();
+    if (status > static_cast<unsigned>(run_end::interrupted))
+      return std::nullopt;
+    r.status = static_cast<run_end>(status);
+    if (r.status != run_end::in_progress) {
+      r.end_wall_ns = r.start_wall_ns + in.signed_varint();
+      r.duration_ns = static_cast<std::int64_t>(in.varint());
+    }
+    if (!in.ok)
+      return std::nullopt;
+  }
+  if (!in.in.empty())
+    return std::nullopt;
+  return out;
+}
+
+} // namespace ttm::storage

@@ -1,0 +1,83 @@
+#include "storage/sqlite_runs.hpp"
+
+#include "storage/runs.hpp"
+
+namespace ttm::storage::detail {
+
+const char* const run_events_sql
+  = "SELECT kind, task_id, wall_ns, mono_ns, boot_id, CASE WHEN"
+    " kind = 'task_ended' THEN json_extract(payload, '$.status')"
+    " END FROM events WHERE sid = ?1 AND kind <> 'session_started'"
+    " ORDER BY seq";
+
+const char* const store_runs_sql = "UPDATE sessions SET runs = ?2 WHERE sid = ?1";
+
+int read_run_events(const stmt_ptr& events, std::int64_t sid,
+                    std::vector<run_event>& out, std::string& bad_kind) {
+  stmt_use e{events};
+  e.bind(1, sid);
+  int rc;
+  while ((rc = e.step()) == SQLITE_ROW) {
+    run_event ev;
+    auto kind = event_kind_from(e.text(0));
+    if (!kind) {
+      bad_kind = e.text(0);
+      return SQLITE_CORRUPT;
+    }
+    ev.kind = *kind;
+    ev.task_id = e.text(1);
+    ev.at = {e.int64(2), e.int64(3), e.text(4)};
+    ev.status = e.text(5);
+    out.push_back(std::move(ev));
+  }
+  return rc;
+}
+
+int store_runs(const stmt_ptr& events, const stmt_ptr& update,
+               std::int64_t sid, std::string& bad_kind) {
+  std::vector<run_event> evs;
+  if (auto rc = read_run_events(events, sid, evs, bad_kind);
+      rc != SQLITE_DONE)
+    return rc;
+  auto packed = pack_runs(pair_runs(evs));
+  stmt_use u{update};
+  u.bind(1, sid).bind_blob(2, packed);
+  return u.step();
+}
+
+int pack_closed_sessions(sqlite3* db, std::string& bad_kind) {
+  auto prepare = [&](stmt_ptr& out, const char* sql) {
+    sqlite3_stmt* s = nullptr;
+    auto rc = sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
+    out.reset(s);
+    return rc;
+  };
+  stmt_ptr closed;
+  stmt_ptr events;
+  stmt_ptr update;
+  if (auto rc = prepare(closed, "SELECT sid FROM sessions"
+                                " WHERE state <> 'open' AND runs IS NULL");
+      rc != SQLITE_OK)
+    return rc;
+  if (auto rc = prepare(events, run_events_sql); rc != SQLITE_OK)
+    return rc;
+  if (auto rc = prepare(update, store_runs_sql); rc != SQLITE_OK)
+    return rc;
+  // The sids first: updating rows while walking them is undefined.
+  std::vector<std::int64_t> sids;
+  {
+    stmt_use c{closed};
+    int rc;
+    while ((rc = c.step()) == SQLITE_ROW)
+      sids.push_back(c.int64(0));
+    if (rc != SQLITE_DONE)
+      return rc;
+  }
+  for (auto sid : sids)
+    if (auto rc = store_runs(events, update, sid, bad_kind);
+        rc != SQLITE_DONE)
+      return rc;
+  return SQLITE_DONE;
+}
+
+} // namespace ttm::storage::detail

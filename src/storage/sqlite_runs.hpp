@@ -1,0 +1,38 @@
+#pragma once
+
+// A session's runs in SQLite (schema 4): read from its events, and packed
+// into its row when it closes, by every write that closes it and by the
+// migration that added the column. Internal to src/storage.
+
+#include "storage/records.hpp"
+#include "storage/sqlite_util.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ttm::storage::detail {
+
+/// Selects a session's (?1: its sid) task and closing events, oldest
+/// first, with a task end's status: what pair_runs reads.
+extern const char* const run_events_sql;
+
+/// Packs the session's (?1: sid) runs into its row (?2: the packing).
+extern const char* const store_runs_sql;
+
+/// Runs `events` (a prepared run_events_sql) for `sid`; SQLITE_DONE, an
+/// SQLite error, or SQLITE_CORRUPT with `bad_kind` for an event kind this
+/// version does not know.
+int read_run_events(const stmt_ptr& events, std::int64_t sid,
+                    std::vector<run_event>& out, std::string& bad_kind);
+
+/// Pairs the session's events and writes the packing into its row
+/// (SQLITE_DONE on success).
+int store_runs(const stmt_ptr& events, const stmt_ptr& update,
+               std::int64_t sid, std::string& bad_kind);
+
+/// Schema step 4: packs the runs of every closed session (inside the
+/// step's transaction).
+int pack_closed_sessions(sqlite3* db, std::string& bad_kind);
+
+} // namespace ttm::storage::detail

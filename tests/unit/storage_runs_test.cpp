@@ -1,0 +1,189 @@
+// Unit tests for a session's runs in the journal (issue 16, statistics;
+// schema 4): pairing events into runs, the packed form kept in a closed
+// session's row (round trip, damage refused), the closing write that packs
+// them, and list's fallback to the events when a row has no packing.
+
+#include "storage_fixture.hpp"
+
+#include "storage/runs.hpp"
+
+#include <random>
+
+namespace {
+
+list_query stats_of(const std::string& principal) {
+  list_query q;
+  q.principal = principal;
+  q.scope = "2025";
+  q.with_runs = true;
+  return q;
+}
+
+event task_event(event_kind kind, const std::string& session,
+                 const std::string& task_id, std::int64_t wall_ns,
+                 const std::string& status = "completed") {
+  return make_event(kind, session, wall_ns,
+                    kind == event_kind::task_ended
+                      ? R"({"status":")" + status + R"(","metadata":{}})"
+                      : R"({"metadata":{}})",
+                    task_id);
+}
+
+run_event ev(event_kind kind, const std::string& task, std::int64_t wall,
+             std::int64_t mono, const std::string& boot,
+             const std::string& status = {}) {
+  return {kind, task, {wall, mono, boot}, status};
+}
+
+bool same(const stored_run& a, const stored_run& b) {
+  return a.task_id == b.task_id && a.start_wall_ns == b.start_wall_ns
+         && a.end_wall_ns == b.end_wall_ns && a.duration_ns == b.duration_ns
+         && a.status == b.status;
+}
+
+bool same(const std::vector<stored_run>& a, const std::vector<stored_run>& b) {
+  return a.size() == b.size()
+         && std::equal(a.begin(), a.end(), b.begin(),
+                       [](const auto& x, const auto& y) { return same(x, y); });
+}
+
+} // namespace
+
+TEST_CASE("storage: runs pair a session's events: restarts, outcomes, "
+          "interrupted at the close, monotonic within a boot",
+          "[storage][stats]") {
+  using k = event_kind;
+  auto runs = pair_runs({
+    ev(k::task_started, "a", 100, 10, "b1"),
+    ev(k::task_started, "b", 150, 60, "b1"),
+    ev(k::task_ended, "a", 300, 205, "b1", "skipped"), // mono: 195 ns
+    ev(k::task_started, "a", 400, 300, "b1"),
+    ev(k::task_ended, "b", 900, 5, "b2", "failed"), // another boot: wall
+    ev(k::task_ended, "zzz", 950, 6, "b2", "completed"), // never started
+    ev(k::task_started, "c", 960, 7, "b2"),
+    ev(k::session_ended, "", 1000, 50, "b2"),
+  });
+  REQUIRE(runs.size() == 4);
+  CHECK(runs[0].task_id == "a");
+  CHECK(runs[0].status == run_end::skipped);
+  CHECK(runs[0].duration_ns == 195);
+  CHECK(runs[0].end_wall_ns == 300);
+  CHECK(runs[1].task_id == "b");
+  CHECK(runs[1].status == run_end::failed);
+  CHECK(runs[1].duration_ns == 750);
+  CHECK(runs[2].task_id == "a"); // its second run: interrupted at the end
+  CHECK(runs[2].status == run_end::interrupted);
+  CHECK(runs[2].end_wall_ns == 1000);
+  CHECK(runs[2].duration_ns == 600); // boots differ: wall clock
+  CHECK(runs[3].status == run_end::interrupted);
+  CHECK(runs[3].duration_ns == 43);
+  // Open: a run without an end stays in progress.
+  auto open = pair_runs({ev(k::task_started, "a", 100, 10, "b1")});
+  REQUIRE(open.size() == 1);
+  CHECK(open[0].status == run_end::in_progress);
+  CHECK_FALSE(open[0].end_wall_ns);
+}
+
+TEST_CASE("storage: packed runs read back as written; damage is refused",
+          "[storage][stats]") {
+  std::mt19937_64 rng{16};
+  for (int round = 0; round < 200; ++round) {
+    std::vector<stored_run> runs(rng() % 60);
+    std::int64_t at = t0 + static_cast<std::int64_t>(rng() % 1'000'000);
+    for (auto& r : runs) {
+      r.task_id = std::string(rng() % 40, static_cast<char>('a' + rng() % 26));
+      if (rng() % 5 == 0)
+        r.task_id += "\xc3\xbc\"\\"; // any bytes
+      at += static_cast<std::int64_t>(rng() % 10'000'000'000ULL)
+            - (rng() % 4 == 0 ? 20'000'000'000LL : 0); // back in time too
+      r.start_wall_ns = at;
+      r.status = static_cast<run_end>(rng() % 5);
+      if (r.status != run_end::in_progress) {
+        r.end_wall_ns = at + static_cast<std::int64_t>(rng() % 1'000'000'000);
+        r.duration_ns = static_cast<std::int64_t>(rng() % 1'000'000'000);
+      }
+    }
+    auto packed = pack_runs(runs);
+    auto back = unpack_runs(packed);
+    REQUIRE(back);
+    CHECK(same(*back, runs));
+    if (!packed.empty()) {
+      // Any cut is damage, never a shorter list.
+      auto cut = rng() % packed.size();
+      if (cut > 0 && cut < packed.size())
+        CHECK_FALSE(unpack_runs(std::string_view{packed}.substr(0, cut)));
+      CHECK_FALSE(unpack_runs(packed + "x"));
+    }
+  }
+  CHECK_FALSE(unpack_runs(""));
+  CHECK_FALSE(unpack_runs(std::string{"\x02\x00", 2})); // a later version
+  CHECK_FALSE(unpack_runs(std::string{"\x01\xff\xff\xff\x0f", 5}));
+  CHECK(unpack_runs(std::string{"\x01\x00", 2})->empty());
+}
+
+TEST_CASE("storage: the write that closes a session packs its runs into "
+          "its row; list reads them there, or pairs the events without",
+          "[storage][stats][history]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  auto first = started("S1", t0);
+  must_append(*st, chained({first,
+                            task_event(event_kind::task_started, "S1", "t1",
+                                       t0 + 10),
+                            task_event(event_kind::task_ended, "S1", "t1",
+                                       t0 + 30, "skipped"),
+                            task_event(event_kind::task_started, "S1", "t2",
+                                       t0 + 40)}));
+  // Open: nothing packed; runs from the events, t2 in progress.
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions"
+                             " WHERE runs IS NOT NULL") == 0);
+  auto open = must(st->list(stats_of("local")));
+  REQUIRE(open.runs.size() == 1);
+  REQUIRE(open.runs[0].size() == 2);
+  CHECK(open.runs[0][1].status == run_end::in_progress);
+
+  must_append(*st, chained({closing(event_kind::session_expired, "S1",
+                                    t0 + 100)},
+                           {{"S1", 4}}));
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions"
+                             " WHERE runs IS NOT NULL") == 1);
+  auto closed = must(st->list(stats_of("local")));
+  REQUIRE(closed.runs.size() == 1);
+  const auto& runs = closed.runs[0];
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].task_id == "t1");
+  CHECK(runs[0].status == run_end::skipped);
+  CHECK(runs[0].duration_ns == 20);
+  CHECK(runs[1].task_id == "t2");
+  CHECK(runs[1].status == run_end::interrupted);
+  CHECK(runs[1].end_wall_ns == t0 + 100);
+  CHECK(runs[1].duration_ns == 60);
+
+  // Without the packing (or with one this version cannot read), list
+  // pairs the events and gets the same runs.
+  {
+    raw_db db{tmp.journal()};
+    db.exec("UPDATE sessions SET runs = NULL");
+  }
+  CHECK(same(must(st->list(stats_of("local"))).runs.at(0), runs));
+  {
+    raw_db db{tmp.journal()};
+    db.exec("UPDATE sessions SET runs = x'09'");
+  }
+  CHECK(same(must(st->list(stats_of("local"))).runs.at(0), runs));
+}
+
+TEST_CASE("storage: tags with escapes read back through SQLite's JSON",
+          "[storage][history]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  auto ev = make_event(event_kind::session_started, "S1", t0,
+                       R"({"milestone_id":"M","tags":["plain","q\"uote","b\\s","\u00fc,x"]})");
+  must_append(*st, {ev});
+  auto q = stats_of("local");
+  q.with_runs = false;
+  auto page = must(st->list(q));
+  REQUIRE(page.rows.size() == 1);
+  CHECK(page.rows[0].tags
+        == std::vector<std::string>{"plain", "q\"uote", "b\\s", "\xc3\xbc,x"});
+}
