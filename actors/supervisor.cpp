@@ -310,6 +310,10 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
     [=](ended_atom, const std::vector<std::string>& ids) {
       for (const auto& id : ids)
         mark_ended(self, id);
+      // Ended sessions taken over past the cap give their slots back.
+      while (self->state.slots.size() > self->state.cfg.max_sessions
+             && reclaim_ended(self))
+        ;
     },
     [=](sweep_atom) {
       auto& st = self->state;
@@ -347,6 +351,10 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
             self->send(o->second.handle, drop_atom::value, id);
         grant(self, id, owner);
       }
+      // Over the cap, ended sessions make room first (history a report or
+      // a summary loaded: the tracker reports those as ended right after).
+      while (st.slots.size() > st.cfg.max_sessions && reclaim_ended(self))
+        ;
       if (self->state.slots.size() > self->state.cfg.max_sessions)
         TTM_LOG(warning, "supervisor",
                 "tracking sessions taken over from the journal hold "

@@ -451,3 +451,43 @@ TEST_CASE("journal: over HTTP, while the journal cannot be opened, no "
   f.open("alice-1", "alice");
   CHECK(f.code_of(*f.forward("alice-1", summary_call(3, sid))) == "");
 }
+
+TEST_CASE("journal: ended sessions read from the journal past the cap give "
+          "their slots back: history does not pile up in memory") {
+  actors::supervisor_config sup;
+  sup.max_sessions = 3;
+  shared_dir_fixture f{sup};
+  f.start();
+  f.open_journal();
+  // Another server (its own cap) starts and ends six sessions.
+  auto& b = f.second();
+  f.inbound(init_request, b.transport);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i) {
+    auto started = f.inbound(tools_call("time_session_start",
+                                        R"({"milestone_id":"M","task_ids":["a"]})",
+                                        10 + i),
+                             b.transport);
+    REQUIRE(f.code_of(*started) == "");
+    ids.push_back(str(f.content(*started)["session_id"]));
+    REQUIRE(f.code_of(*f.inbound(tools_call("time_session_end",
+                                            R"({"session_id":")" + ids.back()
+                                              + R"("})",
+                                            20 + i),
+                                 b.transport))
+            == "");
+  }
+  // This server reads each of them: each takes a slot, and the ended ones
+  // before it make room.
+  f.inbound(init_request);
+  int n = 30;
+  for (const auto& id : ids) {
+    auto back = f.inbound(summary_call(n++, id));
+    REQUIRE(f.code_of(*back) == "");
+    CHECK(str(f.content(*back)["status"]) == "ended");
+    CHECK(f.slots() <= 3);
+  }
+  // An evicted one loads again when named.
+  CHECK(f.code_of(*f.inbound(summary_call(n++, ids.front()))) == "");
+  CHECK(f.slots() <= 3);
+}
