@@ -97,8 +97,9 @@ void ask_history(self_ptr self, storage::list_query q) {
   }
   self->request(st.journal, caf::infinite, history_atom::value, std::move(q))
     .then(
-      [=](const list_reply& r) {
-        advance(self, self->state.mcp->resume_history(r.page, r.error));
+      [=](list_reply& r) { // the page's strings move on, not copied
+        advance(self, self->state.mcp->resume_history(std::move(r.page),
+                                                      r.error));
       },
       [=](caf::error& err) {
         advance(self, self->state.mcp->resume_history(

@@ -32,6 +32,7 @@
 #include <sched.h>
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -511,6 +512,12 @@ int run_http(const config& cfg) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // A statistics call over a month of history builds ~40 MB of short-lived
+  // values; glibc's defaults hand them back to the kernel after each call
+  // and the next one faults them in again (a third of its time, measured).
+  // Keep up to 64 MiB of freed heap; larger blocks still come from mmap.
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   std::vector<std::string> args(argv + 1, argv + argc);
   auto res = ttm::load_config(args, [](const char* name) {
     return static_cast<const char*>(std::getenv(name));

@@ -55,13 +55,13 @@ domain::run_status run_status_of(storage::run_end e) {
 
 /// A run still in progress lasts until `now`.
 std::vector<domain::run_span>
-spans_of(const std::vector<storage::stored_run>& runs, domain::wall_time now) {
+spans_of(std::vector<storage::stored_run>& runs, domain::wall_time now) {
   using ms = std::chrono::milliseconds;
   std::vector<domain::run_span> out;
   out.reserve(runs.size());
-  for (const auto& r : runs) {
+  for (auto& r : runs) {
     domain::run_span span;
-    span.task_id = r.task_id;
+    span.task_id = std::move(r.task_id);
     span.start = at(r.start_wall_ns);
     span.status = run_status_of(r.status);
     if (r.end_wall_ns) {
@@ -79,7 +79,7 @@ spans_of(const std::vector<storage::stored_run>& runs, domain::wall_time now) {
 
 } // namespace
 
-domain::history_page to_history_page(const storage::list_page& page,
+domain::history_page to_history_page(storage::list_page page,
                                      domain::wall_time now) {
   domain::history_page out;
   out.more = page.more;

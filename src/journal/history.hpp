@@ -18,7 +18,7 @@ storage::list_query to_list_query(const domain::history_filter& filter,
 
 /// With runs (statistics): each session's task runs as the store paired
 /// them; one still running lasts until `now`.
-domain::history_page to_history_page(const storage::list_page& page,
+domain::history_page to_history_page(storage::list_page page,
                                      domain::wall_time now);
 
 } // namespace ttm::journal

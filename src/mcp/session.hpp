@@ -117,7 +117,7 @@ public:
 
   /// Continues the frame paused for a history query (`error` not empty:
   /// the journal could not be read).
-  rpc_step resume_history(const storage::list_page& page,
+  rpc_step resume_history(storage::list_page page,
                           const std::string& error);
 
   /// For a method handler: runs `filter` over the sessions of this

@@ -37,7 +37,7 @@ std::string session::finish_history(job& j, const history_answer& answer) {
   }
 }
 
-rpc_step session::resume_history(const storage::list_page& page,
+rpc_step session::resume_history(storage::list_page page,
                                  const std::string& error) {
   if (!job_ || !job_->after_history)
     throw std::logic_error("session::resume_history without a paused query");
@@ -45,7 +45,8 @@ rpc_step session::resume_history(const storage::list_page& page,
   auto& j = *job_;
   history_answer answer;
   if (error.empty())
-    answer.page = journal::to_history_page(page, cfg_.clock->wall_now());
+    answer.page = journal::to_history_page(std::move(page),
+                                           cfg_.clock->wall_now());
   else
     answer.error = error;
   auto reply = finish_history(j, answer);

@@ -163,10 +163,10 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   if ((rc = exec(d, sync)) != SQLITE_OK
       || (rc = exec(d, "PRAGMA foreign_keys = ON")) != SQLITE_OK
       // History and statistics read a range of session rows again and
-      // again: 16 MiB of pages (SQLite's default is 2 MiB) keeps a month
+      // again: 32 MiB of pages (SQLite's default is 2 MiB) keeps a month
       // of a busy principal's sessions in memory. Pages are allocated
       // only as read.
-      || (rc = exec(d, "PRAGMA cache_size = -16384")) != SQLITE_OK)
+      || (rc = exec(d, "PRAGMA cache_size = -32768")) != SQLITE_OK)
     return sqlite_error(d, rc, "cannot configure the journal", path);
   if (auto err = migrate(d, path, version))
     return std::move(*err);
