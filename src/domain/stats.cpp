@@ -100,14 +100,18 @@ std::int64_t distinct_tasks(const session_runs& s) {
 }
 
 /// What one group holds of one session: all its runs, or one task's (its
-/// one run, or its runs).
+/// one run, or `more`: 1 + its index in the task runs of several runs).
+/// Trivially copyable: a month of sessions by task is 250,000 parts.
 struct part {
   const session_runs* s = nullptr;
   const run_span* one = nullptr;
-  run_ptrs runs;
+  std::uint32_t more = 0;
   ms busy{0};
   std::int64_t tasks = 0;
 };
+
+/// The runs of a task that ran more than once in a session.
+using several = std::vector<run_ptrs>;
 
 /// A session as a whole-session group holds it, worked out once.
 struct session_view {
@@ -117,7 +121,7 @@ struct session_view {
 };
 
 part whole(const session_view& v) {
-  return {v.s, nullptr, {}, v.busy, v.tasks};
+  return {v.s, nullptr, 0, v.busy, v.tasks};
 }
 
 using bucket = std::vector<part>;
@@ -148,14 +152,14 @@ void count_run(stats_numbers& n, std::vector<ms>& ended, const run_span& r) {
     ended.push_back(r.duration);
 }
 
-stats_numbers numbers_of(const bucket& b) {
+stats_numbers numbers_of(const bucket& b, const several& extra) {
   stats_numbers n;
   std::vector<ms> ended;
   std::size_t runs = 0;
   for (const auto& p : b)
     runs += p.one != nullptr ? 1
-            : p.runs.empty() ? p.s->runs.size()
-                             : p.runs.size();
+            : p.more == 0    ? p.s->runs.size()
+                             : extra[p.more - 1].size();
   ended.reserve(runs);
   for (const auto& p : b) {
     ++n.sessions;
@@ -165,11 +169,11 @@ stats_numbers numbers_of(const bucket& b) {
     n.tasks += p.tasks;
     if (p.one != nullptr)
       count_run(n, ended, *p.one);
-    else if (p.runs.empty())
+    else if (p.more == 0)
       for (const auto& r : p.s->runs)
         count_run(n, ended, r);
     else
-      for (const auto* r : p.runs)
+      for (const auto* r : extra[p.more - 1])
         count_run(n, ended, *r);
   }
   if (!ended.empty()) {
@@ -197,6 +201,9 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
   std::map<std::string, bucket, std::less<>> groups;
   // Group by task: a run's group by its id, without a tree walk per run.
   std::unordered_map<std::string_view, bucket*> task_groups;
+  std::vector<std::pair<std::string_view, bucket*>> hint;
+  std::vector<bucket*> touched;
+  several extra;
   bucket all;
   all.reserve(views.size());
   for (const auto& v : views) {
@@ -227,24 +234,35 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
       }
       case stats_group::task: {
         // This session's part of each task's group: the group's last part
-        // once the task ran before in this session.
-        std::vector<bucket*> touched;
-        for (const auto& r : s.runs) {
-          auto& g = task_groups[r.task_id];
-          if (g == nullptr)
-            g = &groups[r.task_id];
+        // once the task ran before in this session. Sessions of one plan
+        // run their tasks in the same order: the group of the run at the
+        // same place in the session before is tried first.
+        touched.clear();
+        for (std::size_t i = 0; i < s.runs.size(); ++i) {
+          const auto& r = s.runs[i];
+          bucket* g = nullptr;
+          if (i < hint.size() && hint[i].first == r.task_id) {
+            g = hint[i].second;
+          } else {
+            auto& found = task_groups[r.task_id];
+            if (found == nullptr)
+              found = &groups[r.task_id];
+            g = found;
+            if (i >= hint.size())
+              hint.resize(i + 1);
+            hint[i] = {r.task_id, g};
+          }
           if (!g->empty() && g->back().s == &s) {
             auto& mine = g->back();
-            if (mine.one != nullptr)
-              mine.runs.push_back(std::exchange(mine.one, nullptr));
-            mine.runs.push_back(&r);
+            if (mine.more == 0) {
+              extra.push_back({mine.one});
+              mine.more = static_cast<std::uint32_t>(extra.size());
+              mine.one = nullptr;
+            }
+            extra[mine.more - 1].push_back(&r);
             continue;
           }
-          part mine;
-          mine.s = &s;
-          mine.one = &r;
-          mine.tasks = 1;
-          g->push_back(std::move(mine));
+          g->push_back({&s, &r, 0, ms{0}, 1});
           touched.push_back(g);
         }
         for (auto* g : touched) {
@@ -252,16 +270,16 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
           mine.busy = mine.one != nullptr
                         ? std::chrono::duration_cast<ms>(mine.one->end
                                                          - mine.one->start)
-                        : busy_of(mine.runs);
+                        : busy_of(extra[mine.more - 1]);
         }
         break;
       }
     }
   }
   stats_result out;
-  out.totals = numbers_of(all);
+  out.totals = numbers_of(all, extra);
   for (const auto& [key, b] : groups)
-    out.groups.push_back({key, numbers_of(b)});
+    out.groups.push_back({key, numbers_of(b, extra)});
   // Time groups read in time order (the map's); the others largest first.
   if (by != stats_group::day && by != stats_group::week)
     std::stable_sort(out.groups.begin(), out.groups.end(),
