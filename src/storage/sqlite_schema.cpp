@@ -1,5 +1,6 @@
 #include "storage/sqlite_schema.hpp"
 
+#include "log.hpp"
 #include "storage/sqlite_runs.hpp"
 #include "storage/sqlite_util.hpp"
 
@@ -209,6 +210,15 @@ std::optional<error> check_before_writing(sqlite3* db, const std::string& path,
 
 std::optional<error> migrate(sqlite3* db, const std::string& path,
                              std::int64_t version) {
+  if (version > 0 && version < current_schema)
+    TTM_LOG(info, "storage",
+            "migrating the journal " + path + " from schema version "
+              + std::to_string(version) + " to "
+              + std::to_string(current_schema)
+              + (version < 4 ? " (packing each closed session's task runs"
+                               " into its row: a second per ~10,000"
+                               " sessions)"
+                             : ""));
   for (auto v = version + 1; v <= current_schema; ++v) {
     rollback_guard guard{db};
     auto bump = "PRAGMA user_version = " + std::to_string(v);
