@@ -13,7 +13,10 @@
 #include "edge/stdio.hpp"
 #include "log.hpp"
 #include "storage/sqlite_store.hpp"
+#include "tools/preferences.hpp"
 #include "tools/registry.hpp"
+
+#include <rapidjson/document.h>
 
 #include <caf/all.hpp>
 
@@ -158,7 +161,16 @@ std::thread signal_thread(const sigset_t& sigs, latch& shutdown,
 actors::client_config make_client_config(const config& cfg,
                                          const std::string& local_zone) {
   actors::client_config client_cfg;
-  client_cfg.registry = tools::make_registry(cfg.tracking);
+  client_cfg.registry = tools::make_registry(cfg.tracking, cfg.toolsets);
+  if (!cfg.preferences_json.empty()) {
+    rapidjson::Document doc;
+    doc.Parse(cfg.preferences_json.c_str());
+    // Checked by load_config; only 'local' resolves here.
+    tools::apply_preference_object(client_cfg.defaults, doc, local_zone);
+  }
+  // One board per server: every client of a principal sees its last call
+  // (and, --ephemeral, its preferences and focus sessions).
+  client_cfg.board = std::make_shared<mcp::principal_board>();
   client_cfg.clock = std::make_shared<domain::system_clock_source>();
   client_cfg.local_zone = local_zone;
   client_cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION,

@@ -8,6 +8,7 @@
 #include "mcp/resources.hpp"
 #include "domain/ascii.hpp"
 #include "domain/zone_completion.hpp"
+#include "tools/toolsets.hpp"
 #include "mcp/session.hpp"
 #include "protocol/mcp.hpp"
 #include "protocol/modern.hpp"
@@ -249,6 +250,12 @@ std::string session::on_tools_call(const method_call& c) {
                         name->value.GetStringLength()};
   const auto* t = cfg_.registry->find(tool_name);
   if (t == nullptr) {
+    if (auto set = tools::toolset_of(tool_name); !set.empty())
+      return invalid_params(
+        c.msg.id, "unknown tool '" + tool_name + "': it is in the '" + set
+                    + "' toolset, which this server does not enable; start "
+                      "it with --toolsets including "
+                    + set + " (or all)");
     // Name the tools a client may call, so a mistyped or guessed name is
     // fixed in one step; the echoed name is clipped (it is the client's).
     std::string known;
@@ -268,6 +275,11 @@ std::string session::on_tools_call(const method_call& c) {
   rapidjson::Value empty{rapidjson::kObjectType};
   auto a = c.params.FindMember("arguments");
   const rapidjson::Value& args = a != c.params.MemberEnd() ? a->value : empty;
+  if (!job_->touched) { // once per message: a fenced retry runs it again
+    job_->touched = true;
+    job_->previous_request
+      = board().touch(cfg_.principal, cfg_.clock->wall_now());
+  }
   auto ctx = make_context(c.notes);
   // Timed only when the client asked for debug notifications.
   bool timed = mode_.level == protocol::log_level::debug;
@@ -298,6 +310,24 @@ std::string session::on_tools_call(const method_call& c) {
         auto ctx = make_context(notes);
         return call_reply(msg, tool_name, finish(a.page, ctx), notes);
       });
+    return {};
+  }
+  if (res.status == tools::call_result::needs_principal) {
+    // Finished once the journal (or, --ephemeral, the board) ran it.
+    job_->principal = std::move(res.principal);
+    job_->after_principal
+      = [this, tool_name, finish = std::move(res.resume_principal)](
+          const domain::principal_state* st, const std::string& error,
+          std::vector<std::string>& notes) {
+          const auto& msg = job_->frame.messages[job_->next];
+          if (st == nullptr)
+            return tool_error_reply(
+              msg, "STORAGE_UNAVAILABLE",
+              "The journal cannot be read or written, so nothing changed: "
+                + error + ". Retry once the server's storage is fixed.");
+          auto ctx = make_context(notes);
+          return call_reply(msg, tool_name, finish(*st, ctx), notes);
+        };
     return {};
   }
   if (timed && res.status == tools::call_result::ok) {

@@ -8,7 +8,7 @@ namespace ttm::storage::detail {
 
 namespace {
 
-constexpr int current_schema = 3;
+constexpr int current_schema = 4;
 
 /// "TTMJ": tells our journal from any other SQLite file at the same name.
 constexpr int journal_application_id = 0x54544d4a;
@@ -124,6 +124,30 @@ constexpr const char* migrations[] = {
                      AND json_type(e.payload, '$.task_name') = 'text'), ''));
     CREATE INDEX sessions_by_owner
       ON sessions (principal, scope, started_wall_ns, session_id);
+  )sql",
+  // 4 (issue 19; planned as step 6 after the lead's 4 and issue 17's 5:
+  // renumber at merge, the SQL needs nothing of theirs): per principal,
+  // its preferences (one JSON value per key) and its focus sessions (the
+  // chronometric tools), a kind of their own beside tracking sessions.
+  R"sql(
+    CREATE TABLE preferences (
+      principal TEXT NOT NULL,
+      key       TEXT NOT NULL,
+      value     TEXT NOT NULL CHECK (json_valid(value)),
+      PRIMARY KEY (principal, key)
+    ) WITHOUT ROWID;
+    CREATE TABLE focus_sessions (
+      fid             INTEGER PRIMARY KEY,
+      session_id      TEXT NOT NULL UNIQUE,
+      principal       TEXT NOT NULL,
+      intent          TEXT NOT NULL,
+      started_wall_ns INTEGER NOT NULL,
+      ended_wall_ns   INTEGER,
+      summary         TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX focus_by_owner ON focus_sessions (principal, started_wall_ns);
+    CREATE INDEX focus_open ON focus_sessions (principal)
+      WHERE ended_wall_ns IS NULL;
   )sql",
 };
 

@@ -1,6 +1,9 @@
 #include "tools/registry.hpp"
 
 #include "tools/session_common.hpp"
+#include "tools/toolsets.hpp"
+
+#include <algorithm>
 
 namespace ttm::tools {
 
@@ -8,8 +11,9 @@ registry::registry(std::vector<tool> tools) {
   std::call_once(built_, [&] { set(std::move(tools)); });
 }
 
-registry::registry(std::function<std::vector<tool>()> make)
-  : make_(std::move(make)) {
+registry::registry(std::function<std::vector<tool>()> make,
+                   std::vector<std::string> toolsets)
+  : make_(std::move(make)), toolsets_(std::move(toolsets)) {
 }
 
 void registry::build() const {
@@ -57,22 +61,38 @@ const tool* registry::find(std::string_view name) const {
   return nullptr;
 }
 
-registry_ptr make_registry(const domain::tracking_limits& limits) {
-  return std::make_shared<const registry>([limits] {
-    std::vector<tool> tools;
-    tools.push_back(make_time_get_current());
-    tools.push_back(make_time_session_start(limits));
-    tools.push_back(make_time_task_start());
-    tools.push_back(make_time_task_end());
-    tools.push_back(make_time_session_end());
-    tools.push_back(make_time_session_summary());
-    tools.push_back(make_time_session_report());
-    tools.push_back(make_time_convert());
-    tools.push_back(make_time_calculate());
-    tools.push_back(make_time_session_list());
-    tools.push_back(make_time_stats());
-    return tools;
-  });
+registry_ptr make_registry(const domain::tracking_limits& limits,
+                           std::vector<std::string> sets) {
+  if (sets.empty()) {
+    std::string ignored;
+    sets = *parse_toolsets(default_toolsets, ignored);
+  }
+  return std::make_shared<const registry>(
+    [limits, sets] {
+      std::vector<tool> all;
+      all.push_back(make_time_get_current());
+      all.push_back(make_time_session_start(limits));
+      all.push_back(make_time_task_start());
+      all.push_back(make_time_task_end());
+      all.push_back(make_time_session_end());
+      all.push_back(make_time_session_summary());
+      all.push_back(make_time_session_report());
+      all.push_back(make_time_convert());
+      all.push_back(make_time_calculate());
+      all.push_back(make_time_session_list());
+      all.push_back(make_time_stats());
+      for (auto& t : make_chronometric_tools())
+        all.push_back(std::move(t));
+      all.push_back(make_time_preferences_get());
+      all.push_back(make_time_preferences_set());
+      std::vector<tool> tools;
+      for (auto& t : all)
+        if (std::find(sets.begin(), sets.end(), toolset_of(t.name()))
+            != sets.end())
+          tools.push_back(std::move(t));
+      return tools;
+    },
+    sets);
 }
 
 } // namespace ttm::tools

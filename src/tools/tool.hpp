@@ -2,6 +2,8 @@
 
 #include "domain/clock.hpp"
 #include "domain/history.hpp"
+#include "domain/preferences.hpp"
+#include "domain/principal_ops.hpp"
 #include "domain/slots.hpp"
 #include "domain/tracking.hpp"
 #include "protocol/mcp.hpp"
@@ -57,9 +59,28 @@ struct history_wait {
     finish;
 };
 
+/// A call that reads or changes its caller's preferences or focus sessions
+/// first. The MCP layer runs `op` for the caller's principal (in the
+/// journal, off the client's thread; with --ephemeral in memory) and then
+/// `finish` with the principal's state after it.
+template <class Result>
+struct principal_wait {
+  domain::principal_op op;
+  std::function<outcome<Result>(const domain::principal_state& state,
+                                 tool_context& ctx)>
+    finish;
+};
+
 template <class Result>
 using slot_outcome = std::variant<Result, tool_error, slot_wait<Result>,
-                                  history_wait<Result>>;
+                                  history_wait<Result>, principal_wait<Result>>;
+
+/// A result the contract makes `null` (request_break_if_needed when no break
+/// is due): a tool's Result type says so by deriving from this and setting
+/// `is_null`. The MCP layer writes null where the revision allows it.
+struct nullable_result {
+  bool is_null = false;
+};
 
 /// What a handler may use besides its arguments. Everything here is owned by
 /// the calling client actor, so handlers need no locks.
@@ -71,6 +92,12 @@ struct tool_context {
   std::function<void(protocol::log_level, std::string)> log;
   /// The calling client's tracking sessions.
   domain::tracker& tracker;
+  /// The server's default preferences (a principal's stored ones apply on
+  /// top of them: domain::preferences via tools::effective_preferences).
+  const domain::preferences& defaults;
+  /// When this principal's previous request reached this server (not this
+  /// one); unset for its first.
+  std::optional<domain::wall_time> previous_request;
 };
 
 /// A tool's behaviour hints (MCP tool annotations), named and combined:
@@ -94,8 +121,17 @@ constexpr bool has(hint set, hint h) noexcept {
 
 /// How a call ended (or paused).
 struct call_result {
-  enum status_t { ok, failed, invalid_arguments, needs_slot, needs_history };
+  enum status_t {
+    ok,
+    failed,
+    invalid_arguments,
+    needs_slot,
+    needs_history,
+    needs_principal
+  };
   status_t status = ok;
+  /// ok: the contract's null result (`structured` holds the 2025 encoding).
+  bool null_result = false;
   /// The structuredContent JSON (success or {error, error_code, ...}).
   std::string structured;
   /// For invalid_arguments: a sentence naming the offending field.
@@ -111,6 +147,11 @@ struct call_result {
   std::function<call_result(const domain::history_page& page,
                             tool_context& ctx)>
     resume_history;
+  /// For needs_principal: the operation, and what finishes the call.
+  domain::principal_op principal;
+  std::function<call_result(const domain::principal_state& state,
+                            tool_context& ctx)>
+    resume_principal;
 };
 
 /// A tool as the registry sees it: metadata, schemas and a type-erased call.
@@ -206,10 +247,16 @@ std::string make_output_schema(const output_schema<Result>& out) {
 template <class Result>
 call_result to_call_result(const output_schema<Result>& out,
                            outcome<Result> res) {
-  if (auto* ok = std::get_if<Result>(&res))
-    return {call_result::ok, out.encode(*ok), {}, {}, {}, {}, {}};
-  return {call_result::failed, encode_tool_error(std::get<tool_error>(res)),
-          {}, {}, {}, {}, {}};
+  call_result r;
+  if (auto* ok = std::get_if<Result>(&res)) {
+    r.structured = out.encode(*ok);
+    if constexpr (std::is_base_of_v<nullable_result, Result>)
+      r.null_result = ok->is_null;
+    return r;
+  }
+  r.status = call_result::failed;
+  r.structured = encode_tool_error(std::get<tool_error>(res));
+  return r;
 }
 
 template <class Result>
@@ -233,6 +280,17 @@ to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
     r.resume_history = [out, finish = std::move(wait->finish)](
                          const domain::history_page& page, tool_context& ctx) {
       return to_call_result(*out, finish(page, ctx));
+    };
+    return r;
+  }
+  if (auto* wait = std::get_if<principal_wait<Result>>(&res)) {
+    call_result r;
+    r.status = call_result::needs_principal;
+    r.principal = std::move(wait->op);
+    r.resume_principal = [out, finish = std::move(wait->finish)](
+                           const domain::principal_state& state,
+                           tool_context& ctx) {
+      return to_call_result(*out, finish(state, ctx));
     };
     return r;
   }

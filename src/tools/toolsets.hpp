@@ -1,0 +1,38 @@
+#pragma once
+
+// Toolsets (GitHub's MCP server's convention): named groups of tools that
+// --toolsets enables; tools/list shows only enabled tools and a call to
+// another one is refused as an unknown tool that names --toolsets.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ttm::tools {
+
+struct toolset {
+  const char* name;
+  const char* about;
+  std::vector<const char*> tools;
+};
+
+/// Every toolset, in the order help and docs list them. `edit` is empty
+/// until its tools land (accepted all the same).
+const std::vector<toolset>& toolsets();
+
+/// What a server enables without --toolsets: what an agent needs without
+/// asking (the clock, tracking a milestone, the chronometric tools and the
+/// preferences they read).
+inline constexpr const char* default_toolsets
+  = "time,tracking,chronometric,preferences";
+
+/// "a,b" (spaces around names ignored, `all` for every set) → the enabled
+/// set names, or an error naming the valid names.
+std::optional<std::vector<std::string>>
+parse_toolsets(std::string_view list, std::string& error);
+
+/// The toolset a tool belongs to; empty when none.
+std::string toolset_of(std::string_view tool_name);
+
+} // namespace ttm::tools
