@@ -4,6 +4,7 @@
 #include "tools/toolsets.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace ttm::tools {
 
@@ -63,10 +64,17 @@ const tool* registry::find(std::string_view name) const {
 
 registry_ptr make_registry(const domain::tracking_limits& limits,
                            std::vector<std::string> sets) {
-  if (sets.empty()) {
-    std::string ignored;
-    sets = *parse_toolsets(default_toolsets, ignored);
-  }
+  std::string joined;
+  for (const auto& s : sets)
+    joined += s + ",";
+  if (!joined.empty())
+    joined.pop_back();
+  std::string error;
+  auto parsed = parse_toolsets(sets.empty() ? default_toolsets : joined,
+                               error);
+  if (!parsed)
+    throw std::invalid_argument(error);
+  sets = std::move(*parsed);
   return std::make_shared<const registry>(
     [limits, sets] {
       std::vector<tool> all;

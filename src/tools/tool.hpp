@@ -82,6 +82,12 @@ struct nullable_result {
   bool is_null = false;
 };
 
+/// The compiled-in preferences (no config file).
+inline const domain::preferences& builtin_preferences() {
+  static const domain::preferences p;
+  return p;
+}
+
 /// What a handler may use besides its arguments. Everything here is owned by
 /// the calling client actor, so handlers need no locks.
 struct tool_context {
@@ -94,7 +100,7 @@ struct tool_context {
   domain::tracker& tracker;
   /// The server's default preferences (a principal's stored ones apply on
   /// top of them: domain::preferences via tools::effective_preferences).
-  const domain::preferences& defaults;
+  const domain::preferences& defaults = builtin_preferences();
   /// When this principal's previous request reached this server (not this
   /// one); unset for its first.
   std::optional<domain::wall_time> previous_request;

@@ -206,7 +206,7 @@ TEST_CASE("task failed: a journal written before 'failed' existed replays, "
 TEST_CASE("tool descriptions: written for the model, without protocol "
           "internals",
           "[tools][issue20]") {
-  auto reg = tools::make_registry({});
+  auto reg = tools::make_registry({}, {"all"});
   auto start = text_of(*reg, "time_session_start");
   // No protocol revisions, principals or MCP plumbing in what a model reads.
   for (const auto& t : reg->tools()) {
