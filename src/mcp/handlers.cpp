@@ -233,7 +233,7 @@ std::string session::on_tools_list(const method_call& c) {
                   + "; tools/list has a single page");
   }
   result_builder b{c.msg.id, c.stamp};
-  const auto& tools = cfg_.registry->tools_json();
+  const auto& tools = cfg_.registry->tools_json(mode_.modern);
   // One allocation for the ~60 KB list rather than a string of regrowths:
   // under backpressure hundreds of these replies wait at once.
   b.reserve(tools.size() + 512);

@@ -380,13 +380,9 @@ std::string session::call_reply(const protocol::message& msg,
     case tools::call_result::ok:
       break;
   }
-  if (res.null_result && mode_.modern) {
-    // 2026-07-28 lets structuredContent be null: the contract's own null
-    // (2025 revisions get the tool's object encoding, `structured`).
-    result_builder b{msg.id, stamp()};
-    write_tool_call(b.writer(), "null", false);
-    return b.finish();
-  }
+  if (res.wrap_for_legacy && res.status == tools::call_result::ok
+      && !mode_.modern) // see tools::nullable_result
+    res.structured = "{\"result\":" + res.structured + "}";
   result_builder b{msg.id, stamp()};
   // The result goes out twice (text, escaped, and structuredContent).
   b.reserve(2 * res.structured.size() + res.structured.size() / 4 + 256);

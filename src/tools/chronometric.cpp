@@ -283,14 +283,13 @@ struct break_args {
   std::int64_t threshold_minutes = 0;
 };
 
-/// null when no break is due (see nullable_result; in the 2025 revisions
-/// {"break_needed": false}).
+/// null when no break is due (see nullable_result: {"result": null} in the
+/// 2025 revisions).
 struct break_result : nullable_result {
-  bool break_needed = false;
-  std::optional<std::string> elapsed;
-  std::optional<std::string> prior_intent;
-  std::optional<std::string> suggested_action;
-  std::optional<std::string> level;
+  std::string elapsed;
+  std::string prior_intent;
+  std::string suggested_action;
+  std::string level;
 };
 
 tool make_request_break_if_needed() {
@@ -300,16 +299,12 @@ tool make_request_break_if_needed() {
     .required();
   using r = break_result;
   auto out = std::make_shared<output_schema<r>>();
-  out->add("break_needed", &r::break_needed,
-           "2025 revisions only: false stands for the null result.");
-  out->add("elapsed", &r::elapsed, "Focus so far, ISO 8601 duration.")
-    .omit_when_empty();
-  out->add("prior_intent", &r::prior_intent, "The intent, verbatim.")
-    .omit_when_empty();
-  out->add("suggested_action", &r::suggested_action,
-           "check_intent, take_break or wrap_up.")
-    .omit_when_empty();
-  out->add("level", &r::level, "gentle, nudge or hard.").omit_when_empty();
+  out->add("elapsed", &r::elapsed, "Focus so far, ISO 8601 duration.");
+  out->add("prior_intent", &r::prior_intent, "The intent, verbatim.");
+  out->add("suggested_action", &r::suggested_action, "What to suggest.")
+    .one_of({"check_intent", "take_break", "wrap_up"});
+  out->add("level", &r::level, "Ladder rung.")
+    .one_of({"gentle", "nudge", "hard"});
   tool_spec<break_args, r> spec;
   spec.name = "request_break_if_needed";
   spec.title = "Break check";
@@ -346,7 +341,6 @@ tool make_request_break_if_needed() {
       static const char* actions[] = {"check_intent", "take_break",
                                       "wrap_up"};
       res.is_null = false;
-      res.break_needed = true;
       res.elapsed = iso_duration(elapsed);
       res.prior_intent = st.open->intent;
       res.suggested_action = actions[rung];

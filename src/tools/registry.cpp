@@ -31,6 +31,15 @@ void registry::set(std::vector<tool> tools) const {
   w.EndArray();
   tools_json_ = buf.GetString();
   buf.Clear();
+  {
+    json_writer modern{buf};
+    modern.StartArray();
+    for (const auto& t : tools)
+      t.write_definition(modern, true);
+    modern.EndArray();
+    modern_tools_json_ = buf.GetString();
+    buf.Clear();
+  }
   json_writer list{buf};
   list.StartObject();
   list.Key("tools");
@@ -50,9 +59,9 @@ const std::string& registry::list_result_json() const {
   return list_json_;
 }
 
-const std::string& registry::tools_json() const {
+const std::string& registry::tools_json(bool modern) const {
   build();
-  return tools_json_;
+  return modern ? modern_tools_json_ : tools_json_;
 }
 
 const tool* registry::find(std::string_view name) const {

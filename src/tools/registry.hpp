@@ -40,8 +40,9 @@ public:
   /// The result object of tools/list: {"tools":[...]}.
   const std::string& list_result_json() const;
 
-  /// The tools' definitions as one JSON array (what "tools" holds).
-  const std::string& tools_json() const;
+  /// The tools' definitions as one JSON array (what "tools" holds);
+  /// `modern`: as 2026-07-28 lists them (see nullable_result).
+  const std::string& tools_json(bool modern = false) const;
 
   /// Builds the tools now if that has not happened yet.
   void build() const;
@@ -55,6 +56,7 @@ private:
   mutable std::vector<tool> tools_;
   mutable std::string list_json_;
   mutable std::string tools_json_;
+  mutable std::string modern_tools_json_;
 };
 
 using registry_ptr = std::shared_ptr<const registry>;

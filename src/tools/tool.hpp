@@ -77,10 +77,19 @@ using slot_outcome = std::variant<Result, tool_error, slot_wait<Result>,
 
 /// A result the contract makes `null` (request_break_if_needed when no break
 /// is due): a tool's Result type says so by deriving from this and setting
-/// `is_null`. The MCP layer writes null where the revision allows it.
+/// `is_null`. Its output schema is `anyOf` null or the object (SEP-2106: a
+/// non-object root, which 2026-07-28 allows); the 2025 revisions, whose
+/// structuredContent must be an object, get the SDK's wrap of it:
+/// `{"result": null}` or `{"result": {...}}` against `{"type": "object",
+/// "properties": {"result": <that schema>}}`.
 struct nullable_result {
   bool is_null = false;
 };
+
+/// The 2026-07-28 output schema of a nullable result (`object_schema`: the
+/// object's, error shape included) and its 2025 wrap.
+std::string nullable_output_schema(const std::string& object_schema);
+std::string wrapped_output_schema(const std::string& object_schema);
 
 /// The compiled-in preferences (no config file).
 inline const domain::preferences& builtin_preferences() {
@@ -136,8 +145,9 @@ struct call_result {
     needs_principal
   };
   status_t status = ok;
-  /// ok: the contract's null result (`structured` holds the 2025 encoding).
-  bool null_result = false;
+  /// ok: a nullable result (`structured` is "null" or the object), which
+  /// the 2025 revisions get wrapped as {"result": ...}.
+  bool wrap_for_legacy = false;
   /// The structuredContent JSON (success or {error, error_code, ...}).
   std::string structured;
   /// For invalid_arguments: a sentence naming the offending field.
@@ -177,8 +187,15 @@ public:
   /// Validates `args` against the input schema, then runs the handler.
   call_result call(const rapidjson::Value& args, tool_context& ctx) const;
 
-  /// The tool's entry in tools/list.
-  void write_definition(json_writer& w) const;
+  /// The tool's entry in tools/list (`modern`: for 2026-07-28, where a
+  /// nullable result's schema is not wrapped).
+  void write_definition(json_writer& w, bool modern = false) const;
+
+  /// A nullable result: its 2026-07-28 output schema (output_schema_json
+  /// is the 2025 wrap, which check_output uses).
+  void set_modern_output_schema(std::string json) {
+    modern_output_schema_json_ = std::move(json);
+  }
 
   const std::string& input_schema_json() const noexcept {
     return input_schema_json_;
@@ -199,6 +216,7 @@ private:
   hint annotations_;
   std::string input_schema_json_;
   std::string output_schema_json_;
+  std::string modern_output_schema_json_; ///< empty: the same
   // Kept alive beside the schema documents compiled from them.
   std::shared_ptr<const rapidjson::Document> input_doc_;
   std::shared_ptr<const rapidjson::SchemaDocument> input_schema_;
@@ -256,8 +274,11 @@ call_result to_call_result(const output_schema<Result>& out,
   call_result r;
   if (auto* ok = std::get_if<Result>(&res)) {
     r.structured = out.encode(*ok);
-    if constexpr (std::is_base_of_v<nullable_result, Result>)
-      r.null_result = ok->is_null;
+    if constexpr (std::is_base_of_v<nullable_result, Result>) {
+      r.wrap_for_legacy = true;
+      if (ok->is_null)
+        r.structured = "null";
+    }
     return r;
   }
   r.status = call_result::failed;
@@ -370,15 +391,23 @@ tool make_tool(tool_spec<Args, Result> spec) {
   std::shared_ptr<const output_schema<Result>> out = std::move(spec.output);
   auto input_json = in->json();
   auto output_json = make_output_schema(*out);
+  std::string modern_json;
+  if constexpr (std::is_base_of_v<nullable_result, Result>) {
+    modern_json = nullable_output_schema(output_json);
+    output_json = wrapped_output_schema(output_json);
+  }
   auto invoke = [in, out, handler = std::move(spec.handler)](
                   const rapidjson::Value& args,
                   tool_context& ctx) -> call_result {
     return to_call_result(out, handler(in->decode(args), ctx));
   };
-  return tool{std::move(spec.name),        std::move(spec.title),
-              std::move(spec.description), spec.annotations,
-              std::move(input_json),       std::move(output_json),
-              std::move(invoke)};
+  tool t{std::move(spec.name),        std::move(spec.title),
+         std::move(spec.description), spec.annotations,
+         std::move(input_json),       std::move(output_json),
+         std::move(invoke)};
+  if (!modern_json.empty())
+    t.set_modern_output_schema(std::move(modern_json));
+  return t;
 }
 
 } // namespace ttm::tools

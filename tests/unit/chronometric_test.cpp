@@ -116,9 +116,10 @@ std::shared_ptr<domain::fake_clock> clock_at(domain::wall_time t) {
 std::string level_of(principal_client& c, int threshold) {
   auto r = c.ok("request_break_if_needed",
                 R"({"threshold_minutes":)" + std::to_string(threshold) + "}");
-  if (!r["break_needed"].GetBool())
+  REQUIRE(r.HasMember("result")); // 2025: the SEP-2106 wrap
+  if (r["result"].IsNull())
     return "null";
-  return str(r["level"]);
+  return str(r["result"]["level"]);
 }
 
 } // namespace
@@ -165,7 +166,8 @@ TEST_CASE("chronometric: request_break_if_needed climbs the ladder on a fake "
   clock->advance(29min);
   CHECK(level_of(c, 30) == "null");
   clock->advance(1min);
-  auto due = c.ok("request_break_if_needed", R"({"threshold_minutes":30})");
+  auto due = c.ok("request_break_if_needed",
+                  R"({"threshold_minutes":30})")["result"].GetObject();
   CHECK(str(due["level"]) == "gentle");
   CHECK(str(due["prior_intent"]) == intent); // verbatim
   CHECK(str(due["elapsed"]) == "PT30M");
@@ -174,7 +176,8 @@ TEST_CASE("chronometric: request_break_if_needed climbs the ladder on a fake "
   clock->advance(60min);
   CHECK(level_of(c, 30) == "nudge");
   clock->advance(30min);
-  auto hard = c.ok("request_break_if_needed", R"({"threshold_minutes":30})");
+  auto hard_doc = c.ok("request_break_if_needed", R"({"threshold_minutes":30})");
+  const auto& hard = hard_doc["result"];
   CHECK(str(hard["level"]) == "hard");
   CHECK(str(hard["suggested_action"]) == "wrap_up");
   // A new session at 10:00; end of day 10:30 local.
@@ -244,21 +247,41 @@ TEST_CASE("chronometric: focus sessions, time context and idle status",
 }
 
 TEST_CASE("chronometric: the null result is null in 2026-07-28 and "
-          "{break_needed: false} in 2025",
+          "{result: null} in 2025 (SEP-2106's wrap), each era listing its "
+          "schema",
           "[issue19]") {
   auto clock = clock_at(at_utc(13, 0));
   auto board = std::make_shared<mcp::principal_board>();
   principal_client legacy{clock, board, "alice"};
   auto r = legacy.run(tools_call("request_break_if_needed",
                                  R"({"threshold_minutes":5})", "7"));
-  CHECK(to_json(r["result"]["structuredContent"]) == R"({"break_needed":false})");
-  CHECK(str(r["result"]["content"][0]["text"]) == R"({"break_needed":false})");
+  CHECK(to_json(r["result"]["structuredContent"]) == R"({"result":null})");
+  CHECK(str(r["result"]["content"][0]["text"]) == R"({"result":null})");
+  auto schema_of = [&](principal_client& c, const std::string& list_json) {
+    auto list = c.run(list_json);
+    for (const auto& t : list["result"]["tools"].GetArray())
+      if (str(t["name"]) == "request_break_if_needed")
+        return to_json(t["outputSchema"]);
+    FAIL("not listed");
+    return std::string{};
+  };
+  auto legacy_schema = parse(schema_of(
+    legacy, R"({"jsonrpc":"2.0","id":70,"method":"tools/list"})"));
+  CHECK(str(legacy_schema["type"]) == "object");
+  CHECK(str(legacy_schema["properties"]["result"]["anyOf"][0]["type"])
+        == "null");
   principal_client modern{clock, board, "alice", nullptr, {"all"}, ""};
   auto meta = R"({")" + pv_key + R"(":"2026-07-28",")" + caps_key + R"(":{}})";
   auto m = modern.run(
     R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"request_break_if_needed","arguments":{"threshold_minutes":5},"_meta":)"
     + meta + "}}");
   INFO(to_json(m));
+  auto modern_schema = parse(schema_of(
+    modern, R"({"jsonrpc":"2.0","id":71,"method":"tools/list","params":{"_meta":)"
+              + meta + "}}"));
+  CHECK_FALSE(modern_schema.HasMember("type")); // a non-object root
+  CHECK(str(modern_schema["anyOf"][0]["type"]) == "null");
+  CHECK(modern_schema["anyOf"][1] == legacy_schema["properties"]["result"]["anyOf"][1]);
   CHECK(m["result"]["structuredContent"].IsNull());
   CHECK(str(m["result"]["content"][0]["text"]) == "null");
   CHECK_FALSE(m["result"]["isError"].GetBool());
@@ -365,7 +388,8 @@ TEST_CASE("preferences and focus sessions: in the journal, per principal, "
   CHECK(str(p["timezone"]) == "Asia/Kolkata");
   CHECK(str(p["session_overlap_policy"]) == "error");
   CHECK(str(c.ok("time_get_current", "{}")["timezone"]) == "Asia/Kolkata");
-  auto due = c.ok("request_break_if_needed", R"({"threshold_minutes":60})");
+  auto due_doc = c.ok("request_break_if_needed", R"({"threshold_minutes":60})");
+  const auto& due = due_doc["result"];
   CHECK(str(due["prior_intent"]) == "kept");
   CHECK(str(due["level"]) == "nudge");
   bob.fails("mark_session_end", "{}", "NO_OPEN_SESSION");

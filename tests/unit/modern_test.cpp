@@ -564,8 +564,9 @@ TEST_CASE("modern: tools/list carries cache hints and is the same for every "
   CHECK(out_a.response == out_b.response);
   auto res = parse(out_a.response);
   const auto& r = modern_result(res);
-  auto listed = parse(tools::make_registry({}, {"all"})->list_result_json());
-  CHECK(r["tools"] == listed["tools"]);
+  // The 2026-07-28 list: a nullable result's schema unwrapped (SEP-2106).
+  auto listed = parse(tools::make_registry({}, {"all"})->tools_json(true));
+  CHECK(r["tools"] == listed);
   CHECK(r["ttlMs"] == 3600000);
   CHECK(str(r["cacheScope"]) == "public");
   // Nothing but the list, the hints and the modern additions.
