@@ -72,18 +72,16 @@ private:
 };
 
 const char* instructions_text
-  = "Trusted time for agents. Call time_get_current whenever you need the "
-    "current date or time instead of guessing; pass an IANA zone such as "
-    "'America/New_York' (or omit it for the host's zone) and a format: "
-    "iso8601 (default), unix, unix_ms or friendly. Failed calls return "
-    "isError with an error_code and a message saying how to fix the "
-    "arguments, e.g. suggested zone names. To time a milestone: "
-    "time_session_start with its task_ids, then time_task_start and "
-    "time_task_end around each task (tasks may overlap), "
-    "time_session_summary for progress, and time_session_end for the final "
-    "summary (durations come from a monotonic clock); time_session_report "
-    "renders a session as Markdown (with a Mermaid gantt chart), CSV, JSON "
-    "or an HTML page.";
+  = "Trusted time for agents. Call time_get_current instead of guessing the "
+    "date or time; omit timezone for the user's preferred zone. Focus: "
+    "mark_session_start with the user's intent when work begins, "
+    "get_time_context at the start of a turn, request_break_if_needed now "
+    "and then (null: carry on; else quote prior_intent back), "
+    "mark_session_end when done. To time a milestone: time_session_start "
+    "with its task_ids, time_task_start / time_task_end around each task, "
+    "time_session_summary for progress, time_session_end at the end. "
+    "Failures are isError results with an error_code and a fix. Tools not "
+    "listed here may be enabled with --toolsets.";
 
 /// The zone "local" stands for: configured, else detected, else UTC.
 std::optional<std::string> resolve_local_zone(const config& cfg) {

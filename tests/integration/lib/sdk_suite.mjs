@@ -78,7 +78,7 @@ export function defineSdkSuite(transportName, connect) {
       return found;
     }
 
-    test('lists exactly the eleven tools, each with title, description, schemas and annotations', T, () => {
+    test('lists every tool (--toolsets all), each with title, description, schemas and annotations', T, () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
       for (const tool of tools) {
         assert.equal(typeof tool.title, 'string', `${tool.name} needs a title`);
@@ -109,6 +109,13 @@ export function defineSdkSuite(transportName, connect) {
         time_calculate: [true, false, true, false],
         time_session_list: [true, false, true, false],
         time_stats: [true, false, true, false],
+        get_time_context: [true, false, false, false],
+        mark_session_start: [false, false, false, false],
+        mark_session_end: [false, false, false, false],
+        request_break_if_needed: [true, false, false, false],
+        idle_status: [true, false, false, false],
+        time_preferences_get: [true, false, true, false],
+        time_preferences_set: [false, false, true, false],
       };
       assert.deepEqual(Object.keys(expected).sort(), [...TOOL_NAMES].sort(), 'the table covers every tool');
       for (const [name, [readOnly, destructive, idempotent, openWorld]] of Object.entries(expected)) {
