@@ -223,7 +223,7 @@ const std::vector<option>& options() {
     {"--toolsets", "toolsets", "TIME_TRACKER_MCP_TOOLSETS", "LIST",
      "tool groups to offer, comma-separated: time, tracking, edit, "
      "history, chronometric, preferences, or all (default "
-     "time,tracking,chronometric,preferences)",
+     "time,tracking,chronometric)",
      set_toolsets},
     {"--max-mcp-sessions", "max_mcp_sessions",
      "TIME_TRACKER_MCP_MAX_MCP_SESSIONS", "N",

@@ -22,10 +22,11 @@ struct toolset {
 const std::vector<toolset>& toolsets();
 
 /// What a server enables without --toolsets: what an agent needs without
-/// asking (the clock, tracking a milestone, the chronometric tools and the
-/// preferences they read).
+/// asking, within the context budget (README): the clock, tracking a
+/// milestone and the chronometric tools. Preferences apply without their
+/// tools (set once: --toolsets ...,preferences, or the config file).
 inline constexpr const char* default_toolsets
-  = "time,tracking,chronometric,preferences";
+  = "time,tracking,chronometric";
 
 /// "a,b" (spaces around names ignored, `all` for every set) → the enabled
 /// set names, or an error naming the valid names.

@@ -13,34 +13,35 @@ import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
 import { HttpServer, stopAllHttpServers } from './lib/http_server.mjs';
 import { makeValidator } from './lib/json_schema.mjs';
 import { connect, connectHttp, connectV2Http, connectV2Stdio } from './lib/sdk_client.mjs';
-import { DEFAULT_TOOLS, UUID_V4_RE } from './lib/session_assertions.mjs';
+import { DEFAULT_TOOLS, PREFERENCE_TOOLS, UUID_V4_RE } from './lib/session_assertions.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
 const ISO_DURATION = /^PT(\d+H)?(\d+M)?(\d+S)?$/;
+const SETS = ['--toolsets', 'time,tracking,chronometric,preferences'];
 
 after(stopAllHttpServers);
 
 const transports = [
-  ['stdio, 2025-11-25 (SDK v1)', false, () => connect(BINARY, { args: ['--toolsets', 'default'] })],
-  ['stdio, 2026-07-28 (SDK v2)', true, () => connectV2Stdio(BINARY, { args: ['--toolsets', 'default'] })],
+  ['stdio, 2025-11-25 (SDK v1)', false, () => connect(BINARY, { args: SETS })],
+  ['stdio, 2026-07-28 (SDK v2)', true, () => connectV2Stdio(BINARY, { args: SETS })],
   ['HTTP, 2025-11-25 (SDK v1)', false, async () => {
-    const server = await HttpServer.start({ binary: BINARY, args: ['--toolsets', 'default'] });
+    const server = await HttpServer.start({ binary: BINARY, args: SETS });
     return connectHttp(server.url, { context: () => server.context() });
   }],
   ['HTTP, 2026-07-28 (SDK v2)', true, async () => {
-    const server = await HttpServer.start({ binary: BINARY, args: ['--toolsets', 'default'] });
+    const server = await HttpServer.start({ binary: BINARY, args: SETS });
     return connectV2Http(server.url, { context: () => server.context() });
   }],
 ];
 
 for (const [label, modern, open] of transports) {
   describe(`chronometric tools and preferences over ${label}`, () => {
-    test('default toolsets, every tool, the null result, the caller\'s zone, refusal', T, async () => {
+    test('toolsets, every tool, the null result, the caller\'s zone, refusal', T, async () => {
       const conn = await open();
       try {
         const { tools } = await conn.client.listTools();
-        assert.deepEqual(tools.map((t) => t.name), DEFAULT_TOOLS);
+        assert.deepEqual(tools.map((t) => t.name), [...DEFAULT_TOOLS, ...PREFERENCE_TOOLS]);
         const validators = Object.fromEntries(tools.map((t) => [t.name, makeValidator(t.outputSchema)]));
         const call = async (name, args = {}) => {
           const r = await conn.client.callTool({ name, arguments: args });
@@ -117,3 +118,18 @@ for (const [label, modern, open] of transports) {
     });
   });
 }
+
+describe('the default toolsets', () => {
+  test('time, tracking and chronometric; preferences refused, naming --toolsets', T, async () => {
+    const conn = await connect(BINARY, { args: ['--toolsets', 'default'] });
+    try {
+      const { tools } = await conn.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), DEFAULT_TOOLS);
+      await assert.rejects(conn.client.callTool({ name: 'time_preferences_set', arguments: {} }),
+        (err) => /--toolsets/.test(err.message) && /preferences/.test(err.message));
+    } finally {
+      await conn.close();
+    }
+  });
+});
+

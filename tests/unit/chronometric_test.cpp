@@ -411,8 +411,7 @@ TEST_CASE("toolsets: parsing, the default set, listing and refusal",
   CHECK(error.find("bogus") != std::string::npos);
   CHECK(error.find("chronometric") != std::string::npos);
   CHECK(tools::make_registry()->toolsets()
-        == std::vector<std::string>{"time", "tracking", "chronometric",
-                                    "preferences"});
+        == std::vector<std::string>{"time", "tracking", "chronometric"});
   auto clock = clock_at(at_utc(13, 0));
   principal_client c{clock, std::make_shared<mcp::principal_board>(), "a",
                      nullptr, {"time"}};

@@ -34,10 +34,10 @@ export const CHRONOMETRIC_TOOLS = [
 ];
 export const PREFERENCE_TOOLS = ['time_preferences_get', 'time_preferences_set'];
 
-/** The default toolsets' tools (time, tracking, chronometric, preferences), in tools/list order. */
+/** The default toolsets' tools (time, tracking, chronometric), in tools/list order. */
 export const DEFAULT_TOOLS = [
   'time_get_current', 'time_session_start', 'time_task_start', 'time_task_end', 'time_session_end',
-  'time_session_summary', 'time_convert', 'time_calculate', ...CHRONOMETRIC_TOOLS, ...PREFERENCE_TOOLS,
+  'time_session_summary', 'time_convert', 'time_calculate', ...CHRONOMETRIC_TOOLS,
 ];
 
 /** RFC 9562 version 4 (random) UUID, lower case. */
