@@ -173,7 +173,7 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "Human-readable name.")
     .max_length(max_name_length);
   in->add("task_ids", &a::task_ids,
-          "Every task id you may time, each once (fixed at start; may be empty). A task may run several times.")
+          "Every task id you may time, each once; fixed at start, it cannot be extended (may be empty). A task run again is a new run.")
     .required()
     .item_min_length(1)
     .item_max_length(max_id_length);
