@@ -250,7 +250,9 @@ std::string session::on_tools_call(const method_call& c) {
                         name->value.GetStringLength()};
   const auto* t = cfg_.registry->find(tool_name);
   if (t == nullptr) {
-    if (auto set = tools::toolset_of(tool_name); !set.empty())
+    const auto& on = cfg_.registry->toolsets();
+    if (auto set = tools::toolset_of(tool_name);
+        !set.empty() && std::find(on.begin(), on.end(), set) == on.end())
       return invalid_params(
         c.msg.id, "unknown tool '" + tool_name + "': it is in the '" + set
                     + "' toolset, which this server does not enable; start "

@@ -17,8 +17,8 @@ struct toolset {
   std::vector<const char*> tools;
 };
 
-/// Every toolset, in the order help and docs list them. `edit` is empty
-/// until its tools land (accepted all the same).
+/// Every toolset, in the order help and docs list them. `edit` names
+/// tools that have not landed yet: it is accepted and lists nothing.
 const std::vector<toolset>& toolsets();
 
 /// What a server enables without --toolsets: what an agent needs without
