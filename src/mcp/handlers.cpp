@@ -286,7 +286,9 @@ std::string session::on_tools_call(const method_call& c) {
   // Timed only when the client asked for debug notifications.
   bool timed = mode_.level == protocol::log_level::debug;
   auto started = timed ? cfg_.clock->mono_now() : domain::mono_time{};
-  auto res = t->call(args, ctx);
+  // The caller's locale and week start stand in for omitted ones.
+  auto patched = with_preferences(tool_name, args);
+  auto res = t->call(patched ? *patched : args, ctx);
   if (res.status == tools::call_result::needs_slot) {
     // Finished by resume() once the supervisor answered.
     job_->paused = std::move(res);

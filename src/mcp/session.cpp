@@ -95,6 +95,7 @@ void session::next_message(job& j) {
   j.prefs_checked = false;
   j.prefs_pending = false;
   j.zone.clear();
+  j.prefs_read = false;
   j.touched = false;
   j.previous_request.reset();
 }

@@ -16,6 +16,8 @@
 #include "storage/records.hpp"
 #include "tools/registry.hpp"
 
+#include <rapidjson/document.h>
+
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -275,7 +277,11 @@ private:
     /// `prefs_pending`: paused for that read.
     bool prefs_checked = false;
     bool prefs_pending = false;
+    bool prefs_read = false;
     std::string zone;
+    /// The caller's locale and week start, for arguments left out.
+    std::string locale;
+    std::string week_start;
     /// A tool's principal operation (principal_wait) and what makes the
     /// reply of its answer.
     std::optional<domain::principal_op> principal;
@@ -292,6 +298,11 @@ private:
   /// Whether the current message is a tools/call whose zone argument is
   /// omitted (or 'local'): then the principal's zone preference applies.
   bool needs_principal_zone(const protocol::message& msg) const;
+  /// `args` with the caller's locale and week start where the tool takes
+  /// them and they are left out; nullopt: `args` as they are.
+  std::optional<rapidjson::Document>
+  with_preferences(const std::string& tool,
+                   const rapidjson::Value& args) const;
   /// Runs `op` for this principal: the step that asks the journal, or
   /// (--ephemeral) nothing, after it ran in memory into `state`.
   std::optional<rpc_step> run_principal(domain::principal_op op,

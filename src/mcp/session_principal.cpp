@@ -23,23 +23,64 @@ namespace {
 /// The tools whose zone argument falls back to the caller's zone, and
 /// whether omitting it means 'local' (a report's default is its session's
 /// zone: only an explicit 'local' is the caller's then).
+/// `locale`, `week_start`: the tool takes that argument, which falls back
+/// to the caller's preference when omitted in a call that uses the
+/// caller's zone (a call naming its zone reads no preferences: it never
+/// waits for the journal).
 struct zone_rule {
   const char* tool;
   const char* arg;
   bool omitted_is_local;
+  bool locale;
+  bool week_start;
 };
 
 constexpr zone_rule zone_rules[] = {
-  {"time_get_current", "timezone", true},
-  {"time_convert", "from_timezone", true},
-  {"time_calculate", "timezone", true},
-  {"time_session_start", "timezone", true},
-  {"time_session_list", "timezone", true},
-  {"time_stats", "timezone", true},
-  {"time_session_report", "timezone", false},
+  {"time_get_current", "timezone", true, true, false},
+  {"time_convert", "from_timezone", true, true, true},
+  {"time_calculate", "timezone", true, true, true},
+  {"time_session_start", "timezone", true, false, false},
+  {"time_session_list", "timezone", true, false, false},
+  {"time_stats", "timezone", true, false, true},
+  {"time_session_report", "timezone", false, false, false},
 };
 
+const zone_rule* rule_of(std::string_view tool) {
+  for (const auto& r : zone_rules)
+    if (tool == r.tool)
+      return &r;
+  return nullptr;
+}
+
 } // namespace
+
+std::optional<rapidjson::Document>
+session::with_preferences(const std::string& tool,
+                          const rapidjson::Value& args) const {
+  const auto* rule = rule_of(tool);
+  if (!job_ || !job_->prefs_read || rule == nullptr || !args.IsObject())
+    return std::nullopt;
+  std::optional<rapidjson::Document> out;
+  auto add = [&](const char* key, const std::string& value) {
+    if (args.HasMember(key))
+      return;
+    if (!out) {
+      out.emplace();
+      out->CopyFrom(args, out->GetAllocator());
+    }
+    out->AddMember(rapidjson::Value{key, out->GetAllocator()},
+                   rapidjson::Value{value.c_str(),
+                                    static_cast<rapidjson::SizeType>(
+                                      value.size()),
+                                    out->GetAllocator()},
+                   out->GetAllocator());
+  };
+  if (rule->locale)
+    add("locale", job_->locale);
+  if (rule->week_start)
+    add("week_start", job_->week_start);
+  return out;
+}
 
 principal_board& session::board() {
   if (!cfg_.board)
@@ -50,10 +91,7 @@ principal_board& session::board() {
 bool session::needs_principal_zone(const protocol::message& msg) const {
   if (msg.kind != protocol::message::request || msg.method != "tools/call")
     return false;
-  const zone_rule* rule = nullptr;
-  for (const auto& r : zone_rules)
-    if (msg.name == r.tool)
-      rule = &r;
+  const zone_rule* rule = rule_of(msg.name);
   if (rule == nullptr || cfg_.registry->find(msg.name) == nullptr)
     return false;
   rapidjson::Document own;
@@ -98,6 +136,9 @@ void session::take_zone(job& j, const domain::principal_state* state) {
     cfg_.defaults, state != nullptr ? state->prefs : decltype(state->prefs){},
     cfg_.local_zone);
   j.zone = p.timezone;
+  j.locale = p.locale;
+  j.week_start = p.week_start;
+  j.prefs_read = true;
 }
 
 std::string session::finish_principal(job& j,

@@ -346,6 +346,35 @@ TEST_CASE("preferences: validated partial updates, all or nothing; the "
               R"({"timezone":"UTC","reset":["timezone"]})", "VALIDATION_ERROR");
 }
 
+TEST_CASE("preferences: the caller's locale and week start stand in for "
+          "omitted arguments",
+          "[issue19]") {
+  auto clock = clock_at(at_utc(13, 0)); // Monday 2026-03-02
+  principal_client c{clock, std::make_shared<mcp::principal_board>(), "a"};
+  auto week = [&](const std::string& extra) {
+    return str(c.ok("time_convert",
+                    R"({"time":"start of week","to_timezones":["UTC"])"
+                      + extra + "}")["source"]["timestamp"]);
+  };
+  c.ok("time_preferences_set", R"({"week_start":"sunday","locale":"de-DE"})");
+  CHECK(week(R"(,"from_timezone":"local")") == "2026-03-01T00:00:00.000-05:00");
+  CHECK(week(R"(,"from_timezone":"local","week_start":"monday")")
+        == "2026-03-02T00:00:00.000-05:00");
+  CHECK(week(R"(,"from_timezone":"UTC")") == "2026-03-02T00:00:00.000+00:00");
+  c.ok("time_preferences_set", R"({"timezone":"Europe/Berlin"})");
+  auto friendly = [&](const std::string& extra) {
+    return str(c.ok("time_get_current",
+                    R"({"format":"friendly")" + extra + "}")["timestamp"]);
+  };
+  CHECK(friendly("") == "2. März 2026 um 14:00:00 CET");
+  CHECK(friendly(R"(,"locale":"en-US")") == "March 2, 2026 2:00:00 PM CET");
+  // A call naming its zone reads no preferences (it never waits for the
+  // journal): the built-in defaults apply.
+  CHECK(friendly(R"(,"timezone":"Europe/Berlin")")
+        == "March 2, 2026 2:00:00 PM CET");
+  CHECK(week(R"(,"from_timezone":"local")") == "2026-03-01T00:00:00.000+01:00");
+}
+
 TEST_CASE("preferences: server defaults from the config apply under the "
           "principal's own",
           "[issue19]") {
