@@ -40,5 +40,6 @@ using purge_atom = caf::atom_constant<caf::atom("purge")>;
 using claim_atom = caf::atom_constant<caf::atom("claim")>;
 using verify_atom = caf::atom_constant<caf::atom("verify")>;
 using history_atom = caf::atom_constant<caf::atom("history")>;
+using principal_atom = caf::atom_constant<caf::atom("principal")>;
 
 } // namespace ttm::actors

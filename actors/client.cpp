@@ -108,6 +108,27 @@ void ask_history(self_ptr self, storage::list_query q) {
       });
 }
 
+/// Runs the paused call's principal operation in the journal, then
+/// resumes it. Never `await`, as above.
+void ask_principal(self_ptr self, storage::principal_op op) {
+  auto& st = self->state;
+  if (!st.journal) {
+    advance(self, st.mcp->resume_principal({}, "the journal is not running"));
+    return;
+  }
+  self->request(st.journal, caf::infinite, principal_atom::value,
+                std::move(op))
+    .then(
+      [=](const principal_reply& r) {
+        advance(self, self->state.mcp->resume_principal(r.state, r.error));
+      },
+      [=](caf::error& err) {
+        advance(self, self->state.mcp->resume_principal(
+                        {}, "the journal actor failed: "
+                              + self->system().render(err)));
+      });
+}
+
 /// Asks the supervisor for a slot for `session_id`, then resumes the paused
 /// frame. Never `await`: the supervisor may need this actor's answer to an
 /// `expire` request before it can decide.
@@ -142,6 +163,10 @@ void advance(self_ptr self, mcp::rpc_step step) {
     }
     if (step.history) {
       ask_history(self, std::move(*step.history));
+      return;
+    }
+    if (step.principal) {
+      ask_principal(self, std::move(*step.principal));
       return;
     }
     if (step.waiting()) {

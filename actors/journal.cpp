@@ -327,6 +327,28 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       out.result = claim(self, req, out.error);
       return out;
     },
+    [=](principal_atom, const storage::principal_op& op) -> principal_reply {
+      auto& st = self->state;
+      principal_reply out;
+      open_store(self);
+      if (!st.cfg.store) {
+        out.error = st.cfg.unavailable.empty()
+                      ? std::string{"the session journal is not open yet"}
+                      : st.cfg.unavailable;
+        return out;
+      }
+      auto r = st.cfg.store->principal(op);
+      if (auto* err = std::get_if<storage::error>(&r)) {
+        // The error names the journal and SQLite's reason, never the
+        // operation's values (an intent is private).
+        TTM_LOG(error, "journal", "cannot read or write preferences or "
+                                  "focus sessions: " + describe(*err));
+        out.error = public_reason(*err);
+        return out;
+      }
+      out.state = std::move(std::get<storage::principal_state>(r));
+      return out;
+    },
     [=](history_atom, const storage::list_query& q) -> list_reply {
       auto& st = self->state;
       list_reply out;

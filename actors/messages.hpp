@@ -10,6 +10,7 @@
 #include "domain/slots.hpp"
 #include "mcp/output.hpp"
 #include "protocol/json_rpc.hpp"
+#include "storage/principal.hpp"
 #include "storage/records.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -162,6 +163,13 @@ struct list_reply {
   std::string error;
 };
 
+/// The journal's answer to a principal operation (preferences, focus
+/// sessions): `error` not empty when it could not run (nothing changed).
+struct principal_reply {
+  storage::principal_state state;
+  std::string error;
+};
+
 /// (session id, epoch) of sessions a client actor lets go of.
 using held_sessions = std::vector<std::pair<std::string, std::int64_t>>;
 
@@ -185,6 +193,7 @@ using journal_actor = caf::typed_actor<
   caf::replies_to<claim_atom, storage::claim_request>::with<claim_reply>,
   caf::replies_to<verify_atom, held_sessions>::with<std::vector<std::string>>,
   caf::replies_to<history_atom, storage::list_query>::with<list_reply>,
+  caf::replies_to<principal_atom, storage::principal_op>::with<principal_reply>,
   caf::reacts_to<release_atom, held_sessions>,
   caf::reacts_to<flush_atom>,
   caf::reacts_to<sweep_atom>,
@@ -279,3 +288,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::held_sessions)
 // A history query and its page, likewise between two actors of one process.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::storage::list_query)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::list_reply)
+// A principal's preferences and focus sessions (the intent is private: it
+// never leaves the process), likewise.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::storage::principal_op)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::principal_reply)

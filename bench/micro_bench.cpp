@@ -32,7 +32,7 @@ const std::string call_line
 
 mcp::session_config make_client_config() {
   mcp::session_config cfg;
-  cfg.registry = tools::make_registry();
+  cfg.registry = tools::make_registry({}, {"all"});
   cfg.clock = std::make_shared<domain::system_clock_source>();
   cfg.local_zone = "UTC";
   cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION, ""};
@@ -131,7 +131,7 @@ std::string task_id_list(std::size_t tasks) {
 
 void schema_validation(benchmark::State& state, const char* tool_name,
                        std::string args_json, bool valid) {
-  auto reg = tools::make_registry();
+  auto reg = tools::make_registry({}, {"all"});
   const auto* t = reg->find(tool_name);
   rapidjson::Document schema_json;
   schema_json.Parse(t->input_schema_json().c_str());
@@ -169,7 +169,7 @@ BENCHMARK_CAPTURE(schema_validation, task_start, "time_task_start",
 
 /// The tool alone: schema validation, zone lookup, formatting, encoding.
 void get_current_tool(benchmark::State& state, const char* args_json) {
-  auto reg = tools::make_registry();
+  auto reg = tools::make_registry({}, {"all"});
   const auto* t = reg->find("time_get_current");
   domain::system_clock_source clock;
   std::string local = "UTC";
@@ -279,7 +279,7 @@ BENCHMARK_CAPTURE(calculate_request, business_days,
 // encoding through tool::call, without JSON-RPC or the client state.
 
 struct handler_fixture {
-  tools::registry_ptr reg = tools::make_registry();
+  tools::registry_ptr reg = tools::make_registry({}, {"all"});
   domain::system_clock_source clock;
   std::string local = "UTC";
   domain::tracker sessions{domain::tracking_limits{}};

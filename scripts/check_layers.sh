@@ -24,7 +24,7 @@ layer_of() {
     src/mcp/*) echo mcp ;;
     actors/*) echo actors ;;
     src/edge/*) echo edge ;;
-    src/config.*) echo config ;;
+    src/config.* | src/config_*) echo config ;;
     src/main.cpp | src/wiring.* | src/crash_signals.*) echo main ;;
     *) echo unknown ;;
   esac

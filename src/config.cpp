@@ -220,6 +220,11 @@ const std::vector<option>& options() {
        c.local_timezone = v;
        return std::string{};
      }},
+    {"--toolsets", "toolsets", "TIME_TRACKER_MCP_TOOLSETS", "LIST",
+     "tool groups to offer, comma-separated: time, tracking, edit, "
+     "history, chronometric, preferences, or all (default "
+     "time,tracking,chronometric)",
+     set_toolsets},
     {"--max-mcp-sessions", "max_mcp_sessions",
      "TIME_TRACKER_MCP_MAX_MCP_SESSIONS", "N",
      "most concurrent MCP client sessions (default 10000)",
@@ -439,6 +444,11 @@ std::string apply_file(config& c, const std::string& path) {
     return "config file '" + path + "' must hold a JSON object";
   for (const auto& m : doc.GetObject()) {
     std::string key = m.name.GetString();
+    if (key == "preferences") { // an object, unlike every option
+      if (auto err = set_preferences(c, m.value); !err.empty())
+        return "config file '" + path + "', 'preferences': " + err;
+      continue;
+    }
     const option* opt = nullptr;
     for (const auto& o : options())
       if (key == o.key)

@@ -3,6 +3,8 @@
 #include "domain/tracking.hpp"
 #include "log.hpp"
 
+#include <rapidjson/fwd.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -34,6 +36,11 @@ struct config {
   /// Actor scheduler threads; 0: one per core.
   std::size_t worker_threads = 0;
   std::string config_file;
+  /// Enabled toolsets (tools::toolsets); empty: tools::default_toolsets.
+  std::vector<std::string> toolsets;
+  /// The config file's "preferences" object as JSON text, checked: every
+  /// principal's defaults (applied in main, where 'local' is known).
+  std::string preferences_json;
 
   // -- the session journal --------------------------------------------------
   /// Keep tracking sessions in memory only: nothing survives a restart.
@@ -95,5 +102,11 @@ load_config(const std::vector<std::string>& args,
 
 /// The --help text.
 std::string usage();
+
+/// --toolsets: "time,tracking", "all" (config_sets.cpp).
+std::string set_toolsets(config& c, const std::string& list);
+
+/// The config file's "preferences" object, checked and kept as JSON text.
+std::string set_preferences(config& c, const rapidjson::Value& obj);
 
 } // namespace ttm

@@ -13,7 +13,10 @@
 #include "edge/stdio.hpp"
 #include "log.hpp"
 #include "storage/sqlite_store.hpp"
+#include "tools/preferences.hpp"
 #include "tools/registry.hpp"
+
+#include <rapidjson/document.h>
 
 #include <caf/all.hpp>
 
@@ -70,18 +73,16 @@ private:
 };
 
 const char* instructions_text
-  = "Trusted time for agents. Call time_get_current whenever you need the "
-    "current date or time instead of guessing; pass an IANA zone such as "
-    "'America/New_York' (or omit it for the host's zone) and a format: "
-    "iso8601 (default), unix, unix_ms or friendly. Failed calls return "
-    "isError with an error_code and a message saying how to fix the "
-    "arguments, e.g. suggested zone names. To time a milestone: "
-    "time_session_start with its task_ids, then time_task_start and "
-    "time_task_end around each task (tasks may overlap), "
-    "time_session_summary for progress, and time_session_end for the final "
-    "summary (durations come from a monotonic clock); time_session_report "
-    "renders a session as Markdown (with a Mermaid gantt chart), CSV, JSON "
-    "or an HTML page.";
+  = "Trusted time for agents. Call time_get_current instead of guessing the "
+    "date or time; omit timezone for the user's preferred zone. Focus: "
+    "mark_session_start with the user's intent when work begins, "
+    "get_time_context at the start of a turn, request_break_if_needed now "
+    "and then (null: carry on; else quote prior_intent back), "
+    "mark_session_end when done. To time a milestone: time_session_start "
+    "with its task_ids, time_task_start / time_task_end around each task, "
+    "time_session_summary for progress, time_session_end at the end. "
+    "Failures are isError results with an error_code and a fix. Tools not "
+    "listed here may be enabled with --toolsets.";
 
 /// The zone "local" stands for: configured, else detected, else UTC.
 std::optional<std::string> resolve_local_zone(const config& cfg) {
@@ -159,7 +160,16 @@ std::thread signal_thread(const sigset_t& sigs, latch& shutdown,
 actors::client_config make_client_config(const config& cfg,
                                          const std::string& local_zone) {
   actors::client_config client_cfg;
-  client_cfg.registry = tools::make_registry(cfg.tracking);
+  client_cfg.registry = tools::make_registry(cfg.tracking, cfg.toolsets);
+  if (!cfg.preferences_json.empty()) {
+    rapidjson::Document doc;
+    doc.Parse(cfg.preferences_json.c_str());
+    // Checked by load_config; only 'local' resolves here.
+    tools::apply_preference_object(client_cfg.defaults, doc, local_zone);
+  }
+  // One board per server: every client of a principal sees its last call
+  // (and, --ephemeral, its preferences and focus sessions).
+  client_cfg.board = std::make_shared<mcp::principal_board>();
   client_cfg.clock = std::make_shared<domain::system_clock_source>();
   client_cfg.local_zone = local_zone;
   client_cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION,

@@ -8,6 +8,7 @@
 #include "mcp/resources.hpp"
 #include "domain/ascii.hpp"
 #include "domain/zone_completion.hpp"
+#include "tools/toolsets.hpp"
 #include "mcp/session.hpp"
 #include "protocol/mcp.hpp"
 #include "protocol/modern.hpp"
@@ -232,7 +233,7 @@ std::string session::on_tools_list(const method_call& c) {
                   + "; tools/list has a single page");
   }
   result_builder b{c.msg.id, c.stamp};
-  const auto& tools = cfg_.registry->tools_json();
+  const auto& tools = cfg_.registry->tools_json(mode_.modern);
   // One allocation for the ~60 KB list rather than a string of regrowths:
   // under backpressure hundreds of these replies wait at once.
   b.reserve(tools.size() + 512);
@@ -249,6 +250,14 @@ std::string session::on_tools_call(const method_call& c) {
                         name->value.GetStringLength()};
   const auto* t = cfg_.registry->find(tool_name);
   if (t == nullptr) {
+    const auto& on = cfg_.registry->toolsets();
+    if (auto set = tools::toolset_of(tool_name);
+        !set.empty() && std::find(on.begin(), on.end(), set) == on.end())
+      return invalid_params(
+        c.msg.id, "unknown tool '" + tool_name + "': it is in the '" + set
+                    + "' toolset, which this server does not enable; start "
+                      "it with --toolsets including "
+                    + set + " (or all)");
     // Name the tools a client may call, so a mistyped or guessed name is
     // fixed in one step; the echoed name is clipped (it is the client's).
     std::string known;
@@ -268,11 +277,18 @@ std::string session::on_tools_call(const method_call& c) {
   rapidjson::Value empty{rapidjson::kObjectType};
   auto a = c.params.FindMember("arguments");
   const rapidjson::Value& args = a != c.params.MemberEnd() ? a->value : empty;
+  if (!job_->touched) { // once per message: a fenced retry runs it again
+    job_->touched = true;
+    job_->previous_request
+      = board().touch(cfg_.principal, cfg_.clock->wall_now());
+  }
   auto ctx = make_context(c.notes);
   // Timed only when the client asked for debug notifications.
   bool timed = mode_.level == protocol::log_level::debug;
   auto started = timed ? cfg_.clock->mono_now() : domain::mono_time{};
-  auto res = t->call(args, ctx);
+  // The caller's locale and week start stand in for omitted ones.
+  auto patched = with_preferences(tool_name, args);
+  auto res = t->call(patched ? *patched : args, ctx);
   if (res.status == tools::call_result::needs_slot) {
     // Finished by resume() once the supervisor answered.
     job_->paused = std::move(res);
@@ -298,6 +314,24 @@ std::string session::on_tools_call(const method_call& c) {
         auto ctx = make_context(notes);
         return call_reply(msg, tool_name, finish(a.page, ctx), notes);
       });
+    return {};
+  }
+  if (res.status == tools::call_result::needs_principal) {
+    // Finished once the journal (or, --ephemeral, the board) ran it.
+    job_->principal = std::move(res.principal);
+    job_->after_principal
+      = [this, tool_name, finish = std::move(res.resume_principal)](
+          const domain::principal_state* st, const std::string& error,
+          std::vector<std::string>& notes) {
+          const auto& msg = job_->frame.messages[job_->next];
+          if (st == nullptr)
+            return tool_error_reply(
+              msg, "STORAGE_UNAVAILABLE",
+              "The journal cannot be read or written, so nothing changed: "
+                + error + ". Retry once the server's storage is fixed.");
+          auto ctx = make_context(notes);
+          return call_reply(msg, tool_name, finish(*st, ctx), notes);
+        };
     return {};
   }
   if (timed && res.status == tools::call_result::ok) {

@@ -78,7 +78,8 @@ void write_tool_call(json_writer& w, std::string_view structured,
   w.EndObject();
   w.EndArray();
   key(w, "structuredContent");
-  w.raw(structured, rapidjson::kObjectType);
+  w.raw(structured, structured == "null" ? rapidjson::kNullType
+                                         : rapidjson::kObjectType);
   key(w, "isError");
   w.Bool(is_error);
 }

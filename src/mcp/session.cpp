@@ -92,6 +92,12 @@ void session::next_message(job& j) {
   j.verify.reset();
   j.verifying = false;
   j.force_load = false;
+  j.prefs_checked = false;
+  j.prefs_pending = false;
+  j.zone.clear();
+  j.prefs_read = false;
+  j.touched = false;
+  j.previous_request.reset();
 }
 
 rpc_step session::run_job() {
@@ -110,6 +116,16 @@ rpc_step session::run_job() {
           step.claim = std::move(req);
           return step;
         }
+      }
+    }
+    if (!j.prefs_checked) {
+      j.prefs_checked = true;
+      if (needs_principal_zone(msg)) {
+        j.prefs_pending = true;
+        domain::principal_state st;
+        if (auto step = run_principal({}, st))
+          return std::move(*step);
+        take_zone(j, &st);
       }
     }
     std::string reply;
@@ -135,6 +151,14 @@ rpc_step session::run_job() {
         page.runs = domain::runs_held(tracker_, filter,
                                       domain::now_of(*cfg_.clock));
       reply = finish_history(j, {std::move(page), {}});
+    }
+    if (j.principal) {
+      auto op = std::move(*j.principal);
+      j.principal.reset();
+      domain::principal_state st;
+      if (auto step = run_principal(std::move(op), st))
+        return std::move(*step);
+      reply = finish_principal(j, &st, {});
     }
     if (j.paused.resume) {
       rpc_step step;
@@ -245,12 +269,18 @@ void session::evict(const std::string& session_id) {
 
 tools::tool_context
 session::make_context(std::vector<std::string>& notes) {
-  return tools::tool_context{*cfg_.clock, cfg_.local_zone,
-                             [this, &notes](protocol::log_level lvl,
-                                            std::string text) {
-                               notify(notes, lvl, std::move(text));
-                             },
-                             tracker_};
+  // The caller's zone, when its preferences were read for this call.
+  const std::string& zone
+    = job_ && !job_->zone.empty() ? job_->zone : cfg_.local_zone;
+  return tools::tool_context{
+    *cfg_.clock,
+    zone,
+    [this, &notes](protocol::log_level lvl, std::string text) {
+      notify(notes, lvl, std::move(text));
+    },
+    tracker_,
+    cfg_.defaults,
+    job_ ? job_->previous_request : std::nullopt};
 }
 
 std::string session::handle_message(const protocol::message& msg,
@@ -350,10 +380,14 @@ std::string session::call_reply(const protocol::message& msg,
     case tools::call_result::needs_slot:
       throw std::logic_error("a resumed call asked for a second slot");
     case tools::call_result::needs_history:
+    case tools::call_result::needs_principal:
       throw std::logic_error("a resumed call asked for a second query");
     case tools::call_result::ok:
       break;
   }
+  if (res.wrap_for_legacy && res.status == tools::call_result::ok
+      && !mode_.modern) // see tools::nullable_result
+    res.structured = "{\"result\":" + res.structured + "}";
   result_builder b{msg.id, stamp()};
   // The result goes out twice (text, escaped, and structuredContent).
   b.reserve(2 * res.structured.size() + res.structured.size() / 4 + 256);

@@ -4,8 +4,11 @@
 #include "domain/history.hpp"
 #include "domain/slots.hpp"
 #include "domain/tracking.hpp"
+#include "domain/preferences.hpp"
+#include "domain/principal_ops.hpp"
 #include "mcp/methods.hpp"
 #include "mcp/output.hpp"
+#include "mcp/principal_board.hpp"
 #include "mcp/results.hpp"
 #include "protocol/era.hpp"
 #include "protocol/json_rpc.hpp"
@@ -13,8 +16,11 @@
 #include "storage/records.hpp"
 #include "tools/registry.hpp"
 
+#include <rapidjson/document.h>
+
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <cstdint>
 #include <string>
@@ -41,6 +47,11 @@ struct session_config {
   /// Not empty while the journal cannot be opened: why (for clients, no
   /// path). A session this client does not hold may be on disk then.
   std::string storage_fault{};
+  /// The server's default preferences (config file), under each
+  /// principal's own.
+  domain::preferences defaults{};
+  /// Shared by the server's sessions (made on first use when not given).
+  std::shared_ptr<principal_board> board{};
 };
 
 /// How far a frame got: answered, or paused until the supervisor grants or
@@ -68,10 +79,13 @@ struct rpc_step {
   /// Set: run this history query (the caller's sessions) in the journal,
   /// then call `resume_history` with its page.
   std::optional<storage::list_query> history;
+  /// Set: run this operation on the caller's preferences / focus sessions
+  /// in the journal, then call `resume_principal` with the state after it.
+  std::optional<storage::principal_op> principal;
 
   bool waiting() const noexcept {
     return !slot_for.empty() || !journal.empty() || claim.has_value()
-           || history.has_value();
+           || history.has_value() || principal.has_value();
   }
 };
 
@@ -119,6 +133,11 @@ public:
   /// the journal could not be read).
   rpc_step resume_history(storage::list_page page,
                           const std::string& error);
+
+  /// Continues the frame paused for a principal operation (`error` not
+  /// empty: the journal could not do it; nothing changed).
+  rpc_step resume_principal(const storage::principal_state& state,
+                            const std::string& error);
 
   /// For a method handler: runs `filter` over the sessions of this
   /// client's principal in the era of the request being handled, then
@@ -253,7 +272,47 @@ private:
     std::optional<domain::history_filter> history;
     std::string history_scope;
     history_continuation after_history;
+    /// The caller's preferences were read for the current message (a
+    /// zone-using tool called without its zone: `zone` is the principal's);
+    /// `prefs_pending`: paused for that read.
+    bool prefs_checked = false;
+    bool prefs_pending = false;
+    bool prefs_read = false;
+    std::string zone;
+    /// The caller's locale and week start, for arguments left out.
+    std::string locale;
+    std::string week_start;
+    /// A tool's principal operation (principal_wait) and what makes the
+    /// reply of its answer.
+    std::optional<domain::principal_op> principal;
+    std::function<std::string(const domain::principal_state* state,
+                              const std::string& error,
+                              std::vector<std::string>& notes)>
+      after_principal;
+    /// When the principal's previous tool call reached this server
+    /// (`touched`: asked for the current message).
+    std::optional<domain::wall_time> previous_request;
+    bool touched = false;
   };
+
+  /// Whether the current message is a tools/call whose zone argument is
+  /// omitted (or 'local'): then the principal's zone preference applies.
+  bool needs_principal_zone(const protocol::message& msg) const;
+  /// `args` with the caller's locale and week start where the tool takes
+  /// them and they are left out; nullopt: `args` as they are.
+  std::optional<rapidjson::Document>
+  with_preferences(const std::string& tool,
+                   const rapidjson::Value& args) const;
+  /// Runs `op` for this principal: the step that asks the journal, or
+  /// (--ephemeral) nothing, after it ran in memory into `state`.
+  std::optional<rpc_step> run_principal(domain::principal_op op,
+                                        domain::principal_state& state);
+  /// The preference read before a zone-using call: takes the zone.
+  void take_zone(job& j, const domain::principal_state* state);
+  principal_board& board();
+  /// Finishes the current message with a principal operation's answer.
+  std::string finish_principal(job& j, const domain::principal_state* state,
+                               const std::string& error);
 
   /// Runs the current message's history continuation on `answer`.
   std::string finish_history(job& j, const history_answer& answer);

@@ -2,6 +2,7 @@
 
 #include "log.hpp"
 #include "storage/sqlite_runs.hpp"
+#include "storage/sqlite_store.hpp"
 #include "storage/sqlite_util.hpp"
 
 #include <iterator>
@@ -10,7 +11,7 @@ namespace ttm::storage::detail {
 
 namespace {
 
-constexpr int current_schema = 4;
+constexpr int current_schema = journal_schema_version;
 
 /// "TTMJ": tells our journal from any other SQLite file at the same name.
 constexpr int journal_application_id = 0x54544d4a;
@@ -134,6 +135,29 @@ constexpr const char* migrations[] = {
   // sessions closed before it (pack_closed_sessions).
   R"sql(
     ALTER TABLE sessions ADD COLUMN runs BLOB;
+  )sql",
+  // 5: per principal, its preferences (one JSON value per key) and its
+  // focus sessions (the chronometric tools), a kind of their own beside
+  // tracking sessions.
+  R"sql(
+    CREATE TABLE preferences (
+      principal TEXT NOT NULL,
+      key       TEXT NOT NULL,
+      value     TEXT NOT NULL CHECK (json_valid(value)),
+      PRIMARY KEY (principal, key)
+    ) WITHOUT ROWID;
+    CREATE TABLE focus_sessions (
+      fid             INTEGER PRIMARY KEY,
+      session_id      TEXT NOT NULL UNIQUE,
+      principal       TEXT NOT NULL,
+      intent          TEXT NOT NULL,
+      started_wall_ns INTEGER NOT NULL,
+      ended_wall_ns   INTEGER,
+      summary         TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX focus_by_owner ON focus_sessions (principal, started_wall_ns);
+    CREATE INDEX focus_open ON focus_sessions (principal)
+      WHERE ended_wall_ns IS NULL;
   )sql",
 };
 

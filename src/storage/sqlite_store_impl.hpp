@@ -78,6 +78,7 @@ public:
   result<std::optional<std::size_t>>
   purge_closed_before(std::int64_t cutoff_wall_ns, std::int64_t now_wall_ns,
                       std::int64_t interval_ns) override;
+  result<principal_state> principal(const principal_op& op) override;
 
 private:
   /// A session row as the claim reads it.
@@ -137,6 +138,14 @@ private:
   stmt_ptr tasks_done_;
   stmt_ptr run_events_; ///< a session's task and closing events
   stmt_ptr store_runs_; ///< packs a closed session's runs into its row
+  // Preferences and focus sessions (sqlite_principal.cpp), prepared on
+  // first use.
+  stmt_ptr prefs_select_;
+  stmt_ptr prefs_upsert_;
+  stmt_ptr prefs_delete_;
+  stmt_ptr focus_open_;
+  stmt_ptr focus_insert_;
+  stmt_ptr focus_close_;
 };
 
 } // namespace ttm::storage::detail

@@ -67,3 +67,12 @@ const char* to_string(error_kind k) {
 store::~store() = default;
 
 } // namespace ttm::storage
+
+namespace ttm::storage {
+
+result<principal_state> store::principal(const principal_op&) {
+  return error{error_kind::io, describe()
+                                 + " keeps no preferences or focus sessions"};
+}
+
+} // namespace ttm::storage

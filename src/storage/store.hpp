@@ -10,6 +10,7 @@
 // payload is opaque JSON text, written and read by the journal layer above
 // both storage and the domain (src/journal/codec.hpp).
 
+#include "storage/principal.hpp"
 #include "storage/records.hpp"
 
 #include <cstddef>
@@ -147,6 +148,10 @@ public:
   virtual result<std::optional<std::size_t>>
   purge_closed_before(std::int64_t cutoff_wall_ns, std::int64_t now_wall_ns,
                       std::int64_t interval_ns) = 0;
+
+  /// A principal's preferences and focus sessions: one operation in one
+  /// transaction (see principal.hpp). A backend without them says so.
+  virtual result<principal_state> principal(const principal_op& op);
 };
 
 using store_ptr = std::unique_ptr<store>;

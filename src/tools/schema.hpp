@@ -137,6 +137,29 @@ struct json_type<std::vector<std::string>> {
 };
 
 template <>
+struct json_type<std::vector<std::int64_t>> {
+  static void schema(json_writer& w, item_limit = {}) {
+    write_type(w, "array");
+    w.Key("items");
+    w.StartObject();
+    write_type(w, "integer");
+    w.EndObject();
+  }
+  static std::vector<std::int64_t> decode(const rapidjson::Value& v) {
+    std::vector<std::int64_t> out;
+    for (const auto& x : v.GetArray())
+      out.push_back(x.GetInt64());
+    return out;
+  }
+  static void encode(json_writer& w, const std::vector<std::int64_t>& xs) {
+    w.StartArray();
+    for (auto x : xs)
+      w.Int64(x);
+    w.EndArray();
+  }
+};
+
+template <>
 struct json_type<string_map> {
   static void schema(json_writer& w, item_limit values = {}) {
     write_type(w, "object");

@@ -452,70 +452,50 @@ struct nested<business_out> {
 tool make_time_calculate() {
   auto in = std::make_shared<input_schema<calculate_args>>();
   in->add("operation", &calculate_args::operation,
-          "'add' / 'subtract': start plus / minus duration. 'difference': "
-          "end - start, exact and in calendar terms. 'business_days': count "
-          "the business days from start to end, or add days business days "
-          "to start.")
+          "add/subtract: start ± duration; difference: end - start; business_days: count from start to end, or add `days`.")
     .required()
     .one_of(operations);
   in->add("start", &calculate_args::start,
-          "The first time, in the time_convert grammar: ISO 8601 with "
-          "offset, a local date-time or a date in timezone, unix:SECONDS, "
-          "unix_ms:MILLISECONDS, or a relative expression such as 'now', "
-          "'next friday at 10:00', 'end of month'.")
+          "A time in time_convert's grammar (ISO 8601, local date-time or date in timezone, unix:SECONDS, 'next friday at 10:00', ...).")
     .required()
     .min_length(1)
     .max_length(128);
   in->add("end", &calculate_args::end,
-          "difference, business_days: the second time, same grammar.")
+          "difference, business_days: the second time.")
     .min_length(1)
     .max_length(128);
   in->add("duration", &calculate_args::duration,
-          "add, subtract: an ISO 8601 duration P[nY][nM][nW][nD][T[nH][nM]"
-          "[nS]], e.g. P1M, P1DT2H, PT90M, PT1.5S, -P1D. Years, months, "
-          "weeks and days move the local date keeping the wall time (month "
-          "ends clamp); hours, minutes and seconds are elapsed time.")
+          "add/subtract: ISO 8601 duration (P1M, P1DT2H, PT90M, -P1D). Days and longer keep the wall time; hours and less are elapsed time.")
     .min_length(2)
     .max_length(64);
   in->add("days", &calculate_args::days,
-          "business_days: add this many business days to start's date "
-          "(-100000 to 100000; negative goes back; 0 is start's date).");
+          "business_days: add this many business days (negative: back).");
   in->add("weekend", &calculate_args::weekend,
-          "business_days: the weekend weekdays, each once; default "
-          "['saturday','sunday']; [] makes every day a business day.")
+          "business_days: weekend weekdays (default saturday, sunday).")
     .max_items(7)
     .item_one_of(weekdays);
   in->add("holidays", &calculate_args::holidays,
-          "business_days: dates YYYY-MM-DD that are not business days (up to "
-          "366; duplicates ignored). The server ships no holiday data.")
+          "business_days: YYYY-MM-DD dates that are not business days (no holiday data is built in).")
     .max_items(max_holidays)
     .item_min_length(10)
     .item_max_length(10);
   in->add("timezone", &calculate_args::timezone,
-          "Zone for local inputs, calendar arithmetic and the results: IANA "
-          "name, fixed offset ('+05:30') or 'local' (default): the server's "
-          "zone, which may not be the user's.")
+          "Zone for local inputs and results (default 'local': the user's preferred zone, else the server's).")
     .max_length(128)
     .default_to("local");
   in->add("format", &calculate_args::format,
-          "Format of each `timestamp`: 'iso8601' (default), 'unix', "
-          "'unix_ms' or 'friendly'; `friendly` is always given as well.")
+          "iso8601, unix, unix_ms or friendly.")
     .one_of(timestamp_formats())
     .default_to("iso8601");
   in->add("disambiguation", &calculate_args::disambiguation,
-          "For a local time written in start or end that falls in a DST gap "
-          "or overlap: 'reject' (default: NONEXISTENT_LOCAL_TIME / "
-          "AMBIGUOUS_LOCAL_TIME), 'earlier', 'later' or 'compatible'.")
+          "A written local time in a DST gap/overlap: reject (default), earlier, later, compatible.")
     .one_of(rules)
     .default_to("reject");
   in->add("result_disambiguation", &calculate_args::result_disambiguation,
-          "add, subtract: for a calendar step landing in a DST gap or "
-          "overlap: 'compatible' (default, as Temporal's arithmetic: later "
-          "in a gap, earlier in an overlap), 'earlier', 'later' or 'reject'.")
+          "add/subtract landing in a DST gap/overlap: compatible (default), earlier, later, reject.")
     .one_of(rules);
   in->add("week_start", &calculate_args::week_start,
-          "First day of the week for 'start of week', 'end of week' and "
-          "'this <weekday>' in start and end.")
+          "First weekday for 'start of week' etc.")
     .one_of(weekdays)
     .default_to("monday");
   in->add("locale", &calculate_args::locale, locale_description)
@@ -545,15 +525,7 @@ tool make_time_calculate() {
   spec.name = "time_calculate";
   spec.title = "Calendar arithmetic in a zone";
   spec.description
-    = "Date and time arithmetic in a zone. add/subtract an ISO 8601 duration "
-      "(P1M, P1DT2H, PT90M): days and longer keep the wall time across DST "
-      "changes (PT24H keeps the elapsed time), month ends clamp (Jan 31 + "
-      "P1M = Feb 28/29). difference: exact (ms, ISO, words) and calendar "
-      "(years ... seconds). business_days: count them between two dates or "
-      "add N, with a configurable weekend and caller-supplied holidays (no "
-      "holiday data is built in). Times use time_convert's grammar; a "
-      "written local time in a DST gap or overlap is refused unless "
-      "disambiguation says which instant is meant.";
+    = "Date arithmetic in a zone: add/subtract an ISO 8601 duration (DST-aware, month ends clamp), the difference between two times, or business days (caller-supplied holidays: no holiday data is built in). A local time in a DST gap/overlap is refused (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation picks one.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

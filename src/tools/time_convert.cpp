@@ -164,47 +164,30 @@ struct nested<convert_target> {
 tool make_time_convert() {
   auto in = std::make_shared<input_schema<convert_args>>();
   in->add("time", &convert_args::time,
-          "The time to convert: ISO 8601 with offset "
-          "(2026-03-29T02:30:00+01:00, ...Z), a local date-time in "
-          "from_timezone (2026-03-29T02:30), a date (2026-03-29), "
-          "unix:SECONDS, unix_ms:MILLISECONDS, or a relative expression "
-          "evaluated now in from_timezone: now, today, tomorrow, yesterday, "
-          "next|last|this <weekday>, in 3 hours, 2 days ago, in 1 week 2 "
-          "days, start of|end of day|week|month|year, next business day; day "
-          "forms may end with 'at 17:00'.")
+          "ISO 8601 with offset, a local date-time or date (read in from_timezone), unix:SECONDS, unix_ms:MS, or relative: now, tomorrow, next friday at 10:00, in 3 hours, end of month, next business day, ...")
     .required()
     .min_length(1)
     .max_length(128);
   in->add("from_timezone", &convert_args::from_timezone,
-          "Zone a local date-time, date or relative expression is read in: "
-          "IANA name, Windows name ('W. Europe Standard Time'), fixed offset "
-          "('+05:30') or 'local' (default): the "
-          "server's zone, which may not be the user's. Not used for an input "
-          "that carries an offset.")
+          "Zone local inputs are read in (default 'local': the user's preferred zone, else the server's zone, which may not be the user's).")
     .max_length(128)
     .default_to("local");
   in->add("to_timezones", &convert_args::to_timezones,
-          "1 to 20 distinct target zones (IANA names, Windows names, "
-          "offsets or 'local').")
+          "1-20 target zones (IANA, Windows, offsets, 'local').")
     .required()
     .min_items(1)
     .max_items(max_targets)
     .item_max_length(128);
   in->add("format", &convert_args::format,
-          "Format of each `timestamp`: 'iso8601' (default), 'unix', "
-          "'unix_ms' or 'friendly'; `friendly` is always given as well.")
+          "iso8601, unix, unix_ms or friendly (friendly is always given too).")
     .one_of(timestamp_formats())
     .default_to("iso8601");
   in->add("disambiguation", &convert_args::disambiguation,
-          "For a local time in a DST gap or overlap: 'reject' (default: "
-          "NONEXISTENT_LOCAL_TIME / AMBIGUOUS_LOCAL_TIME with the "
-          "candidates), 'earlier', 'later', or 'compatible' (later in a gap, "
-          "earlier in an overlap), as in the Temporal API.")
+          "A local time in a DST gap/overlap: reject (default), earlier, later, compatible.")
     .one_of(rules)
     .default_to("reject");
   in->add("week_start", &convert_args::week_start,
-          "First day of the week for 'start of week', 'end of week' and "
-          "'this <weekday>'.")
+          "First weekday for 'start of week' etc.")
     .one_of(weekdays)
     .default_to("monday");
   in->add("locale", &convert_args::locale, locale_description)
@@ -219,14 +202,7 @@ tool make_time_convert() {
   spec.name = "time_convert";
   spec.title = "Convert a time between zones";
   spec.description
-    = "Converts a time (ISO 8601, a local date-time or date, unix seconds, "
-      "or a relative expression such as 'next friday at 10:00') from one "
-      "zone to up to 20 others, with offset, abbreviation, DST flag, weekday "
-      "and the date difference for each. Local times are read in "
-      "from_timezone, default the server's zone, which may not be the "
-      "user's. A local time skipped or repeated by a DST change is refused "
-      "(NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation "
-      "says which instant is meant.";
+    = "Converts a time (ISO 8601, local, unix or relative like 'next friday at 10:00') to up to 20 zones: offset, abbreviation, DST, weekday, date difference. Local times are read in from_timezone, by default the user's preferred zone, else the server's zone, which may not be the user's. DST gaps/overlaps are refused (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation picks one.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

@@ -70,17 +70,11 @@ outcome<get_current_result> run(const get_current_args& args,
 tool make_time_get_current() {
   auto in = std::make_shared<input_schema<get_current_args>>();
   in->add("format", &get_current_args::format,
-          "Output format: 'iso8601' (2025-12-14T09:45:32.123-05:00), 'unix' "
-          "(seconds), 'unix_ms' (milliseconds) or 'friendly' (December 14, "
-          "2025 9:45:32 AM EST).")
+          "iso8601 (default), unix, unix_ms or friendly ('December 14, 2025 9:45:32 AM EST').")
     .one_of(timestamp_formats())
     .default_to("iso8601");
   in->add("timezone", &get_current_args::timezone,
-          "IANA time zone name (e.g. 'America/New_York', 'UTC'), a Windows "
-          "name ('Eastern Standard Time', reported as its IANA zone), a fixed "
-          "offset ('+05:30', 'UTC-3'), or 'local' (default): the server's "
-          "zone, which may not be the user's. "
-          "Abbreviations such as 'EST' are ambiguous and refused.")
+          "IANA zone, Windows name, offset ('+05:30') or 'local' (default: the user's preferred zone, else the server's). Abbreviations like EST are refused.")
     .max_length(128)
     .default_to("local");
   in->add("locale", &get_current_args::locale, locale_description)
@@ -121,13 +115,7 @@ tool make_time_get_current() {
   spec.name = "time_get_current";
   spec.title = "Current time";
   spec.description
-    = "Returns the current date and time from the server's clock in any IANA "
-      "time zone (default: the server's zone, which may not be the user's), "
-      "as ISO 8601, Unix seconds, Unix "
-      "milliseconds or a friendly string, with the UTC offset, weekday, DST "
-      "flag, zone abbreviation, the instant in UTC and calendar facts (ISO "
-      "week, day of year, quarter, days in month, weekend). Use it instead "
-      "of guessing the date or time.";
+    = "The current time from the server's clock in any zone, with offset, weekday, DST, abbreviation, UTC and calendar facts. Use it instead of guessing the date or time.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

@@ -14,7 +14,7 @@ struct session_end_args {
 void add_summary_args(input_schema<session_end_args>& in) {
   add_session_id_arg(in, &session_end_args::session_id);
   in.add("include_task_details", &session_end_args::include_task_details,
-         "Include the per-task timing breakdown ('tasks').")
+         "Include per-task timings.")
     .default_to(true);
 }
 
@@ -50,12 +50,7 @@ tool make_time_session_end() {
   spec.name = "time_session_end";
   spec.title = "End a tracking session";
   spec.description
-    = "Ends a tracking session and returns its complete summary, ready for an "
-      "execution report: start/end times, total duration, counts, and per-task "
-      "durations. Tasks still running are closed as 'interrupted'. "
-      "busy_duration_ms (union of task runs) and task_time_ms (their sum) "
-      "show parallel work without double counting. Calling it again returns "
-      "the same summary with already_ended true.";
+    = "Ends the session (running tasks become interrupted) and returns its final summary for the execution report; repeated: the same summary, already_ended true.";
   spec.input = std::move(in);
   spec.output = make_summary_schema(true);
   spec.annotations = hint::idempotent;
@@ -70,10 +65,7 @@ tool make_time_session_summary() {
   spec.name = "time_session_summary";
   spec.title = "Summarize a tracking session";
   spec.description
-    = "Returns the current state of a tracking session without ending it: "
-      "elapsed time, counts, and per-task durations (running tasks show their "
-      "time so far; end_time is now). Use it for progress checks and "
-      "mid-execution reports. Works on ended sessions too.";
+    = "Progress of a session without ending it (ended ones too): elapsed time, counts, per-task durations (running tasks so far).";
   spec.input = std::move(in);
   spec.output = make_summary_schema(false);
   spec.annotations = hint::read_only | hint::idempotent;

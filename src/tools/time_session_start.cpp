@@ -165,45 +165,30 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
   using a = session_start_args;
   auto in = std::make_shared<input_schema<a>>();
   in->add("milestone_id", &a::milestone_id,
-          "Unique identifier for the milestone (e.g. 'M2').")
+          "Milestone id, e.g. 'M2'.")
     .required()
     .min_length(1)
     .max_length(max_id_length);
   in->add("milestone_name", &a::milestone_name,
-          "Human-readable name (e.g. 'Commit + Lifecycle').")
+          "Human-readable name.")
     .max_length(max_name_length);
   in->add("task_ids", &a::task_ids,
-          "The task IDs to be executed (e.g. ['M2-001', 'M2-002']), each "
-          "listed once: a task may still run several times (started again "
-          "after it ended, it is a new run). The list is fixed when the "
-          "session starts and cannot be extended later, so list every task "
-          "you may time. May be empty for a session timed as a whole.")
+          "Every task id you may time, each once; fixed at start, it cannot be extended (may be empty). A task run again is a new run.")
     .required()
     .item_min_length(1)
     .item_max_length(max_id_length);
   in->add("timezone", &a::timezone,
-          "IANA time zone for all timestamps in this session (e.g. "
-          "'America/New_York'), a fixed offset ('+05:30'), or 'local' "
-          "(default): the server's zone, which may not be the user's. Pass "
-          "the user's zone when you know it.")
+          "Zone of the session's timestamps (default 'local': the user's preferred zone, else the server's).")
     .max_length(128)
     .default_to("local");
-  add_metadata_arg(*in, &a::metadata,
-                   "Optional key-value metadata (e.g. branch, author); "
-                   "string values.");
+  add_metadata_arg(*in, &a::metadata, "String metadata, e.g. branch.");
   in->add("tags", &a::tags,
-          "Optional tags for categorization (e.g. ['milestone:2', "
-          "'area:gateway']).")
+          "Tags, e.g. 'area:gateway'.")
     .max_items(max_tags)
     .item_min_length(1)
     .item_max_length(max_id_length);
   in->add("idempotency_key", &a::idempotency_key,
-          "Optional: a unique string you choose for this start (e.g. a "
-          "UUID). Retrying with the same key and the same arguments returns "
-          "the first reply (same session_id, already_started true) instead "
-          "of starting a second session; the same key with different "
-          "arguments is refused with IDEMPOTENCY_KEY_REUSED. A key holds "
-          "while its session does.")
+          "Your unique key for this start: a retry with it returns the first reply (already_started true); other arguments: IDEMPOTENCY_KEY_REUSED.")
     .min_length(1)
     .max_length(max_idempotency_key_length);
 
@@ -229,12 +214,9 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
   spec.name = "time_session_start";
   spec.title = "Start a tracking session";
   spec.description
-    = "Starts timing a milestone: registers its task IDs and returns a "
-      "session_id for time_task_start / time_task_end / time_session_summary "
-      "/ time_session_end. List every task up front: task_ids cannot be "
-      "changed later. Timestamps use the session's time zone; durations "
-      "come from a monotonic clock. Only this client can use the session; it "
-      "expires "
+    = "Starts timing a milestone and its task ids; returns the session_id "
+      "for time_task_start / _end, time_session_summary / _end. Durations "
+      "are monotonic. Expires "
       + domain::format_duration(limits.max_idle) + " after its last call or "
       + domain::format_duration(limits.max_age) + " after its start.";
   spec.input = std::move(in);

@@ -64,19 +64,15 @@ tool make_time_task_end() {
   using a = task_end_args;
   auto in = std::make_shared<input_schema<a>>();
   add_session_id_arg(*in, &a::session_id);
-  in->add("task_id", &a::task_id, "Task ID being completed.")
+  in->add("task_id", &a::task_id, "The running task.")
     .required()
     .min_length(1)
     .max_length(max_id_length);
   in->add("status", &a::status,
-          "How the run ended: 'completed' (default), 'skipped' (not done, "
-          "on purpose) or 'failed' (attempted and did not succeed; to try "
-          "again, call time_task_start: that is a new run).")
+          "completed (default), skipped, or failed (retry: time_task_start, a new run).")
     .one_of({"completed", "skipped", "failed"})
     .default_to("completed");
-  add_metadata_arg(*in, &a::metadata,
-                   "Optional completion metadata (e.g. files_created, "
-                   "files_modified); string values.");
+  add_metadata_arg(*in, &a::metadata, "String metadata.");
 
   using r = task_end_result;
   auto out = std::make_shared<output_schema<r>>();
@@ -108,13 +104,7 @@ tool make_time_task_end() {
   spec.name = "time_task_end";
   spec.title = "End a task";
   spec.description
-    = "Marks the end of a running task of a tracking session as 'completed' "
-      "(default), 'skipped' or 'failed' and returns its duration, measured "
-      "on a monotonic clock, with the session's task counts. A task never "
-      "started gets error TASK_NOT_STARTED. Repeating the call for a run "
-      "that already ended returns the same result with already_ended true "
-      "(its status unchanged); a failed task is retried by starting it "
-      "again, which begins a new run.";
+    = "Ends a task's run as completed, skipped or failed, with its monotonic duration and the session's counts. Never started: TASK_NOT_STARTED; repeated: the same result, already_ended true.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::idempotent;

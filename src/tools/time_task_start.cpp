@@ -58,21 +58,19 @@ tool make_time_task_start() {
   auto in = std::make_shared<input_schema<a>>();
   add_session_id_arg(*in, &a::session_id);
   in->add("task_id", &a::task_id,
-          "Task ID being started (must be one of the task_ids given at "
-          "time_session_start; that list cannot be extended).")
+          "One of the session's task_ids.")
     .required()
     .min_length(1)
     .max_length(max_id_length);
-  in->add("task_name", &a::task_name, "Optional human-readable task name.")
+  in->add("task_name", &a::task_name, "Human-readable name.")
     .max_length(max_name_length);
   in->add("external_task_id", &a::external_task_id,
-          "Optional mapping to a platform task id (e.g. AgentTask.Id).")
+          "Platform task id.")
     .max_length(max_id_length);
   in->add("work_item_id", &a::work_item_id,
-          "Optional mapping to a Jira/GitHub issue id.")
+          "Jira/GitHub issue id.")
     .max_length(max_id_length);
-  add_metadata_arg(*in, &a::metadata,
-                   "Optional task-specific metadata; string values.");
+  add_metadata_arg(*in, &a::metadata, "String metadata.");
 
   using r = task_start_result;
   auto out = std::make_shared<output_schema<r>>();
@@ -93,10 +91,7 @@ tool make_time_task_start() {
   spec.name = "time_task_start";
   spec.title = "Start a task";
   spec.description
-    = "Marks the start of a task of a tracking session. Idempotent: calling "
-      "it again while the task runs returns the original start time with "
-      "already_running true. Tasks may run in parallel. A task that already "
-      "ended is started again as a new run; earlier runs are kept.";
+    = "Starts a task's run. Idempotent while it runs (already_running); tasks may overlap; a task that ended starts a new run.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::idempotent;

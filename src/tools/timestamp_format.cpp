@@ -20,9 +20,7 @@ std::string format_timestamp(const std::string& format, domain::wall_time t,
 }
 
 const char* const locale_description
-  = "BCP 47 locale of the friendly format, e.g. 'de-DE', 'ja-JP', 'fr-CA' "
-    "(default 'en-US'): that locale's long date and time, then the zone's "
-    "abbreviation.";
+  = "BCP 47 locale of the friendly text, e.g. 'de-DE'.";
 
 outcome<domain::friendly_locale> resolve_locale_arg(const std::string& tag) {
   auto l = domain::resolve_locale(tag);

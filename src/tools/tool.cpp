@@ -285,7 +285,39 @@ std::string tool::check_output(const std::string& structured) const {
          + "' at " + doc_ptr.GetString();
 }
 
-void tool::write_definition(json_writer& w) const {
+std::string nullable_output_schema(const std::string& object_schema) {
+  return R"({"anyOf":[{"type":"null"},)" + object_schema + "]}";
+}
+
+std::string wrapped_output_schema(const std::string& object_schema) {
+  // Failed calls keep the plain error shape beside the wrapped result.
+  rapidjson::StringBuffer buf;
+  json_writer w{buf};
+  w.StartObject();
+  w.Key("type");
+  w.String("object");
+  w.Key("properties");
+  w.StartObject();
+  w.Key("result");
+  auto natural = nullable_output_schema(object_schema);
+  w.RawValue(natural.data(), natural.size(), rapidjson::kObjectType);
+  write_error_properties(w);
+  w.EndObject();
+  w.Key("anyOf");
+  w.StartArray();
+  w.StartObject();
+  w.Key("required");
+  w.StartArray();
+  w.String("result");
+  w.EndArray();
+  w.EndObject();
+  write_error_required(w);
+  w.EndArray();
+  w.EndObject();
+  return buf.GetString();
+}
+
+void tool::write_definition(json_writer& w, bool modern) const {
   w.StartObject();
   w.Key("name");
   json_type<std::string>::encode(w, name_);
@@ -297,8 +329,10 @@ void tool::write_definition(json_writer& w) const {
   w.RawValue(input_schema_json_.data(), input_schema_json_.size(),
              rapidjson::kObjectType);
   w.Key("outputSchema");
-  w.RawValue(output_schema_json_.data(), output_schema_json_.size(),
-             rapidjson::kObjectType);
+  const auto& out = modern && !modern_output_schema_json_.empty()
+                      ? modern_output_schema_json_
+                      : output_schema_json_;
+  w.RawValue(out.data(), out.size(), rapidjson::kObjectType);
   w.Key("annotations");
   w.StartObject();
   w.Key("title");

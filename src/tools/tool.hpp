@@ -2,6 +2,8 @@
 
 #include "domain/clock.hpp"
 #include "domain/history.hpp"
+#include "domain/preferences.hpp"
+#include "domain/principal_ops.hpp"
 #include "domain/slots.hpp"
 #include "domain/tracking.hpp"
 #include "protocol/mcp.hpp"
@@ -57,9 +59,43 @@ struct history_wait {
     finish;
 };
 
+/// A call that reads or changes its caller's preferences or focus sessions
+/// first. The MCP layer runs `op` for the caller's principal (in the
+/// journal, off the client's thread; with --ephemeral in memory) and then
+/// `finish` with the principal's state after it.
+template <class Result>
+struct principal_wait {
+  domain::principal_op op;
+  std::function<outcome<Result>(const domain::principal_state& state,
+                                 tool_context& ctx)>
+    finish;
+};
+
 template <class Result>
 using slot_outcome = std::variant<Result, tool_error, slot_wait<Result>,
-                                  history_wait<Result>>;
+                                  history_wait<Result>, principal_wait<Result>>;
+
+/// A result the contract makes `null` (request_break_if_needed when no break
+/// is due): a tool's Result type says so by deriving from this and setting
+/// `is_null`. Its output schema is `anyOf` null or the object (SEP-2106: a
+/// non-object root, which 2026-07-28 allows); the 2025 revisions, whose
+/// structuredContent must be an object, get the SDK's wrap of it:
+/// `{"result": null}` or `{"result": {...}}` against `{"type": "object",
+/// "properties": {"result": <that schema>}}`.
+struct nullable_result {
+  bool is_null = false;
+};
+
+/// The 2026-07-28 output schema of a nullable result (`object_schema`: the
+/// object's, error shape included) and its 2025 wrap.
+std::string nullable_output_schema(const std::string& object_schema);
+std::string wrapped_output_schema(const std::string& object_schema);
+
+/// The compiled-in preferences (no config file).
+inline const domain::preferences& builtin_preferences() {
+  static const domain::preferences p;
+  return p;
+}
 
 /// What a handler may use besides its arguments. Everything here is owned by
 /// the calling client actor, so handlers need no locks.
@@ -71,6 +107,12 @@ struct tool_context {
   std::function<void(protocol::log_level, std::string)> log;
   /// The calling client's tracking sessions.
   domain::tracker& tracker;
+  /// The server's default preferences (a principal's stored ones apply on
+  /// top of them: domain::preferences via tools::effective_preferences).
+  const domain::preferences& defaults = builtin_preferences();
+  /// When this principal's previous request reached this server (not this
+  /// one); unset for its first.
+  std::optional<domain::wall_time> previous_request;
 };
 
 /// A tool's behaviour hints (MCP tool annotations), named and combined:
@@ -94,8 +136,18 @@ constexpr bool has(hint set, hint h) noexcept {
 
 /// How a call ended (or paused).
 struct call_result {
-  enum status_t { ok, failed, invalid_arguments, needs_slot, needs_history };
+  enum status_t {
+    ok,
+    failed,
+    invalid_arguments,
+    needs_slot,
+    needs_history,
+    needs_principal
+  };
   status_t status = ok;
+  /// ok: a nullable result (`structured` is "null" or the object), which
+  /// the 2025 revisions get wrapped as {"result": ...}.
+  bool wrap_for_legacy = false;
   /// The structuredContent JSON (success or {error, error_code, ...}).
   std::string structured;
   /// For invalid_arguments: a sentence naming the offending field.
@@ -111,6 +163,11 @@ struct call_result {
   std::function<call_result(const domain::history_page& page,
                             tool_context& ctx)>
     resume_history;
+  /// For needs_principal: the operation, and what finishes the call.
+  domain::principal_op principal;
+  std::function<call_result(const domain::principal_state& state,
+                            tool_context& ctx)>
+    resume_principal;
 };
 
 /// A tool as the registry sees it: metadata, schemas and a type-erased call.
@@ -130,8 +187,15 @@ public:
   /// Validates `args` against the input schema, then runs the handler.
   call_result call(const rapidjson::Value& args, tool_context& ctx) const;
 
-  /// The tool's entry in tools/list.
-  void write_definition(json_writer& w) const;
+  /// The tool's entry in tools/list (`modern`: for 2026-07-28, where a
+  /// nullable result's schema is not wrapped).
+  void write_definition(json_writer& w, bool modern = false) const;
+
+  /// A nullable result: its 2026-07-28 output schema (output_schema_json
+  /// is the 2025 wrap, which check_output uses).
+  void set_modern_output_schema(std::string json) {
+    modern_output_schema_json_ = std::move(json);
+  }
 
   const std::string& input_schema_json() const noexcept {
     return input_schema_json_;
@@ -152,6 +216,7 @@ private:
   hint annotations_;
   std::string input_schema_json_;
   std::string output_schema_json_;
+  std::string modern_output_schema_json_; ///< empty: the same
   // Kept alive beside the schema documents compiled from them.
   std::shared_ptr<const rapidjson::Document> input_doc_;
   std::shared_ptr<const rapidjson::SchemaDocument> input_schema_;
@@ -206,10 +271,19 @@ std::string make_output_schema(const output_schema<Result>& out) {
 template <class Result>
 call_result to_call_result(const output_schema<Result>& out,
                            outcome<Result> res) {
-  if (auto* ok = std::get_if<Result>(&res))
-    return {call_result::ok, out.encode(*ok), {}, {}, {}, {}, {}};
-  return {call_result::failed, encode_tool_error(std::get<tool_error>(res)),
-          {}, {}, {}, {}, {}};
+  call_result r;
+  if (auto* ok = std::get_if<Result>(&res)) {
+    r.structured = out.encode(*ok);
+    if constexpr (std::is_base_of_v<nullable_result, Result>) {
+      r.wrap_for_legacy = true;
+      if (ok->is_null)
+        r.structured = "null";
+    }
+    return r;
+  }
+  r.status = call_result::failed;
+  r.structured = encode_tool_error(std::get<tool_error>(res));
+  return r;
 }
 
 template <class Result>
@@ -233,6 +307,17 @@ to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
     r.resume_history = [out, finish = std::move(wait->finish)](
                          const domain::history_page& page, tool_context& ctx) {
       return to_call_result(*out, finish(page, ctx));
+    };
+    return r;
+  }
+  if (auto* wait = std::get_if<principal_wait<Result>>(&res)) {
+    call_result r;
+    r.status = call_result::needs_principal;
+    r.principal = std::move(wait->op);
+    r.resume_principal = [out, finish = std::move(wait->finish)](
+                           const domain::principal_state& state,
+                           tool_context& ctx) {
+      return to_call_result(*out, finish(state, ctx));
     };
     return r;
   }
@@ -306,15 +391,23 @@ tool make_tool(tool_spec<Args, Result> spec) {
   std::shared_ptr<const output_schema<Result>> out = std::move(spec.output);
   auto input_json = in->json();
   auto output_json = make_output_schema(*out);
+  std::string modern_json;
+  if constexpr (std::is_base_of_v<nullable_result, Result>) {
+    modern_json = nullable_output_schema(output_json);
+    output_json = wrapped_output_schema(output_json);
+  }
   auto invoke = [in, out, handler = std::move(spec.handler)](
                   const rapidjson::Value& args,
                   tool_context& ctx) -> call_result {
     return to_call_result(out, handler(in->decode(args), ctx));
   };
-  return tool{std::move(spec.name),        std::move(spec.title),
-              std::move(spec.description), spec.annotations,
-              std::move(input_json),       std::move(output_json),
-              std::move(invoke)};
+  tool t{std::move(spec.name),        std::move(spec.title),
+         std::move(spec.description), spec.annotations,
+         std::move(input_json),       std::move(output_json),
+         std::move(invoke)};
+  if (!modern_json.empty())
+    t.set_modern_output_schema(std::move(modern_json));
+  return t;
 }
 
 } // namespace ttm::tools

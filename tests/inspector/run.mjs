@@ -22,7 +22,8 @@ const NODE22 = here('./node_modules/.bin/node');
 const INSPECTOR = here('./node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
 const EXPECTED_TOOLS = ['time_get_current', 'time_session_start', 'time_task_start', 'time_task_end',
   'time_session_end', 'time_session_summary', 'time_session_report', 'time_convert', 'time_calculate',
-  'time_session_list', 'time_stats'];
+  'time_session_list', 'time_stats', 'get_time_context', 'mark_session_start', 'mark_session_end',
+  'request_break_if_needed', 'idle_status', 'time_preferences_get', 'time_preferences_set'];
 const TIMEOUT_MS = 60_000;
 
 for (const file of [NODE22, INSPECTOR]) {
@@ -35,8 +36,8 @@ for (const file of [NODE22, INSPECTOR]) {
 // The Inspector keeps a catalog of servers (by default in ~/.mcp-inspector):
 // a throw-away one here, so a test never writes to the home directory.
 const scratch = mkdtempSync(path.join(tmpdir(), 'ttm-inspector-'));
-const argv = [INSPECTOR, '--cli', '--strict', '-e', 'TIME_TRACKER_MCP_LOG_LEVEL=warning', serverBinary(), 'stdio', '--ephemeral',
-  '--method', 'tools/list'];
+const argv = [INSPECTOR, '--cli', '--strict', '-e', 'TIME_TRACKER_MCP_LOG_LEVEL=warning', '-e', 'TIME_TRACKER_MCP_TOOLSETS=all',
+  serverBinary(), 'stdio', '--ephemeral', '--method', 'tools/list'];
 const child = spawn(NODE22, argv, {
   env: { ...process.env, HOME: scratch, MCP_CATALOG_PATH: path.join(scratch, 'mcp.json') },
   stdio: ['ignore', 'pipe', 'pipe'],

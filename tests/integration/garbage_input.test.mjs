@@ -449,8 +449,9 @@ describe('shutdown', () => {
       await server.waitForExit(5_000);
     });
 
+  // The default toolsets: replies the size a default server sends (~52 KB).
   serverTest('backpressure: unread replies stop the server reading; memory stays bounded; all replies come',
-    { timeout: 120_000 }, async (server) => {
+    { timeout: 120_000, args: ['--toolsets', 'default'] }, async (server) => {
       const COUNT = 20_000;
       const pid = server.child.pid;
       // What the server holds before the flood: the sanitizer build alone
@@ -479,7 +480,7 @@ describe('shutdown', () => {
       });
       const { VmRSS: rssKiB } = procStatus(pid);
       const queued = stdin.writableLength;
-      // 20,000 tools/list replies (~60 KB each) would take ~1.2 GB if the
+      // 20,000 tools/list replies (~52 KB each) would take ~1.2 GB if the
       // server queued them; with at most 256 frames in flight it holds ~16
       // MB of replies, plus the sanitizer build's overhead.
       assert.ok(rssKiB - baseKiB < 64 * 1024,

@@ -18,12 +18,15 @@ import {
   ALL_REVISIONS, assertCacheHints, assertModernError, assertModernErrorCode, assertModernResult,
   assertUnsupportedVersionData, base64Header, Code, envelope, META, MODERN, modernHeaders, modernRequest,
 } from './lib/modern.mjs';
-import { CONVERT_TOOLS, HISTORY_TOOLS, REPORT_TOOLS, SESSION_TOOLS } from './lib/session_assertions.mjs';
+import {
+  CHRONOMETRIC_TOOLS, CONVERT_TOOLS, HISTORY_TOOLS, PREFERENCE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
+} from './lib/session_assertions.mjs';
 import { assertTimeResult, assertToolError, TOOL_NAME } from './lib/time_assertions.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
-const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS];
+const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS,
+  ...CHRONOMETRIC_TOOLS, ...PREFERENCE_TOOLS];
 const SESSION_ID_RE = /^[0-9a-f]{32}$/;
 
 after(stopAllHttpServers);
@@ -122,14 +125,16 @@ describe('2026-07-28 results over HTTP', () => {
     assertResult(res, 1);
   });
 
-  test('tools/list: the eleven tools in a fixed order, cache hints, no nextCursor', T, async () => {
+  test('tools/list: every tool in a fixed order, cache hints, no nextCursor', T, async () => {
     const result = assertResult(await modern(server, 2, 'tools/list'), 2);
     assert.deepEqual(result.tools.map((t) => t.name), TOOL_NAMES);
     assertCacheHints(result);
     assert.ok(!('nextCursor' in result));
     for (const tool of result.tools) {
       assert.equal(tool.inputSchema.type, 'object', `${tool.name}: inputSchema.type`);
-      assert.equal(tool.outputSchema?.type, 'object', `${tool.name}: outputSchema.type`);
+      // request_break_if_needed's may be null (SEP-2106): anyOf null or the object.
+      if (tool.name === 'request_break_if_needed') assert.equal(tool.outputSchema.anyOf[0].type, 'null');
+      else assert.equal(tool.outputSchema?.type, 'object', `${tool.name}: outputSchema.type`);
     }
   });
 
@@ -148,7 +153,11 @@ describe('2026-07-28 results over HTTP', () => {
     const session = await openLegacySession(server);
     const old = await legacy(server, session, 7, 'tools/list');
     assert.equal(old.status, 200);
-    assert.deepEqual(old.json.result.tools, a.json.result.tools, 'one set of tools for both eras');
+    // One set of tools for both eras; a nullable result's schema is wrapped
+    // for 2025 as {result: <the 2026-07-28 schema>} (SEP-2106).
+    const unwrap = (t) => (t.name === 'request_break_if_needed'
+      ? { ...t, outputSchema: t.outputSchema.properties.result } : t);
+    assert.deepEqual(old.json.result.tools.map(unwrap), a.json.result.tools, 'one set of tools for both eras');
   });
 
   test('tools/call: a time_get_current result with resultType and serverInfo', T, async () => {

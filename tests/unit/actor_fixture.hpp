@@ -69,7 +69,7 @@ deterministic_config(caf::actor_system_config& cfg) {
 inline actors::client_config
 test_client_config(const domain::tracking_limits& limits = {}) {
   actors::client_config client;
-  client.registry = tools::make_registry(limits);
+  client.registry = tools::make_registry(limits, {"all"});
   client.local_zone = "America/New_York";
   client.info = {"time-tracker-mcp", "Time Tracker MCP", "0.0.0", "test"};
   client.limits = limits;

@@ -316,7 +316,7 @@ namespace {
 /// A client_state whose replies wait for the journal.
 mcp::session journaled_session(
   std::shared_ptr<domain::fake_clock> clock) {
-  actors::client_config cfg{tools::make_registry(), std::move(clock),
+  actors::client_config cfg{tools::make_registry({}, {"all"}), std::move(clock),
                             "America/New_York",
                             {"time-tracker-mcp", "Time Tracker MCP", "0.1.0",
                              ttm::test::session_instructions},
@@ -373,6 +373,8 @@ mcp::rpc_step call_with_journal(mcp::session& s,
   auto step = s.handle(mcp::decode(json));
   if (step.claim)
     step = s.resume_claim(still_current(), "");
+  if (step.principal) // no timezone: the caller's preferences (none) first
+    step = s.resume_principal({}, "");
   if (!step.slot_for.empty())
     step = s.resume(true);
   REQUIRE_FALSE(step.journal.empty());
@@ -545,6 +547,8 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
           "frees its slot") {
     auto step = s.handle(mcp::decode(tools_call(
       "time_session_start", R"({"milestone_id":"M2","task_ids":[]})", 2)));
+    REQUIRE(step.principal); // the caller's zone preference first
+    step = s.resume_principal({}, "");
     step = s.resume(true);
     REQUIRE_FALSE(step.journal.empty());
     auto id = step.journal[0].session_id;

@@ -17,7 +17,7 @@ namespace ttm::test::session_client {
 /// client and journal actors do.
 struct journaled {
   std::shared_ptr<domain::fake_clock> clock;
-  tools::registry_ptr registry = tools::make_registry({});
+  tools::registry_ptr registry = tools::make_registry({}, {"all"});
   storage::store& store;
   mcp::session state;
   int next_id = 1;
@@ -62,6 +62,12 @@ struct journaled {
         auto* e = std::get_if<storage::error>(&r);
         step = e ? state.resume_history({}, e->message)
                  : state.resume_history(std::get<storage::list_page>(r), "");
+      } else if (step.principal) {
+        auto r = store.principal(*step.principal);
+        auto* e = std::get_if<storage::error>(&r);
+        step = e ? state.resume_principal({}, e->message)
+                 : state.resume_principal(
+                   std::get<storage::principal_state>(r), "");
       } else {
         break;
       }

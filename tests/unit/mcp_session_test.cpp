@@ -175,7 +175,7 @@ TEST_CASE("mcp: unknown methods after initialize are -32601") {
 TEST_CASE("mcp: tools/list returns the registry's list") {
   auto s = ready();
   auto res = call(s, request("tools/list", "2"));
-  CHECK(res["result"] == parse(tools::make_registry()->list_result_json()));
+  CHECK(res["result"] == parse(tools::make_registry({}, {"all"})->list_result_json()));
   SECTION("empty params are fine") {
     auto r = call(s, request("tools/list", "3", "{}"));
     CHECK(r["result"]["tools"].IsArray());
@@ -231,7 +231,7 @@ TEST_CASE("mcp: tools/call success carries text and structured content") {
   REQUIRE(r["content"].Size() == 1);
   CHECK(str(r["content"][0]["type"]) == "text");
   CHECK(parse(str(r["content"][0]["text"])) == sc);
-  auto registry = tools::make_registry();
+  auto registry = tools::make_registry({}, {"all"});
   const auto* tool = registry->find("time_get_current");
   REQUIRE(tool != nullptr);
   CHECK(tool->check_output(str(r["content"][0]["text"])) == "");
@@ -272,7 +272,7 @@ TEST_CASE("mcp: schema violations depend on the negotiated revision") {
     CHECK(str(sc["error_code"]) == "VALIDATION_ERROR");
     CHECK(contains(str(sc["message"]), "'format'"));
     CHECK(parse(str(r["content"][0]["text"])) == sc);
-    auto registry = tools::make_registry();
+    auto registry = tools::make_registry({}, {"all"});
     const auto* tool = registry->find("time_get_current");
     CHECK(tool->check_output(str(r["content"][0]["text"])) == "");
   }

@@ -564,8 +564,9 @@ TEST_CASE("modern: tools/list carries cache hints and is the same for every "
   CHECK(out_a.response == out_b.response);
   auto res = parse(out_a.response);
   const auto& r = modern_result(res);
-  auto listed = parse(tools::make_registry()->list_result_json());
-  CHECK(r["tools"] == listed["tools"]);
+  // The 2026-07-28 list: a nullable result's schema unwrapped (SEP-2106).
+  auto listed = parse(tools::make_registry({}, {"all"})->tools_json(true));
+  CHECK(r["tools"] == listed);
   CHECK(r["ttlMs"] == 3600000);
   CHECK(str(r["cacheScope"]) == "public");
   // Nothing but the list, the hints and the modern additions.
@@ -597,7 +598,7 @@ TEST_CASE("modern: tools/call results carry resultType and _meta",
   CHECK(str(sc["timestamp"]) == "December 14, 2025 9:45:32 AM EST");
   REQUIRE(r["content"].Size() == 1);
   CHECK(str(r["content"][0]["text"]) == to_json(sc));
-  CHECK(tools::make_registry()->find("time_get_current")->check_output(
+  CHECK(tools::make_registry({}, {"all"})->find("time_get_current")->check_output(
           str(r["content"][0]["text"]))
         == "");
 
@@ -812,7 +813,7 @@ TEST_CASE("modern: initialize pins the connection to 2025; _meta is then "
   SECTION("claimed requests are served as 2025 ones") {
     auto list = call(s, modern_request("tools/list", "1"));
     CHECK(legacy_result(list)["tools"]
-          == parse(tools::make_registry()->list_result_json())["tools"]);
+          == parse(tools::make_registry({}, {"all"})->list_result_json())["tools"]);
     auto tool = call(s, modern_call("time_get_current", "{}", "2"));
     CHECK(legacy_result(tool)["isError"] == false);
     auto invalid = call(s, modern_call("time_get_current",

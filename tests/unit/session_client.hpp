@@ -123,7 +123,7 @@ struct client {
                   std::shared_ptr<domain::fake_clock> shared_clock = nullptr)
     : clock(shared_clock ? std::move(shared_clock)
                          : std::make_shared<domain::fake_clock>(start)),
-      registry(tools::make_registry(limits)),
+      registry(tools::make_registry(limits, {"all"})),
       state(mcp::session_config{
         registry, clock, std::move(local_zone),
         {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", "instructions"},

@@ -386,14 +386,14 @@ TEST_CASE("session tools: before 2025-11-25 schema violations are -32602",
 
 // -- tools/list ---------------------------------------------------------------
 
-TEST_CASE("session tools: tools/list lists eleven tools with schemas and "
-          "annotations",
+TEST_CASE("session tools: tools/list lists every tool (--toolsets all) "
+          "with schemas and annotations",
           "[session_tools]") {
   client c;
   auto res = c.rpc(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
   const auto& list = res["result"]["tools"];
   REQUIRE(list.IsArray());
-  REQUIRE(list.Size() == 11);
+  REQUIRE(list.Size() == 18);
   std::vector<std::string> names;
   for (const auto& t : list.GetArray()) {
     names.push_back(str(t["name"]));
@@ -415,7 +415,11 @@ TEST_CASE("session tools: tools/list lists eleven tools with schemas and "
                                     "time_session_summary",
                                     "time_session_report", "time_convert",
                                     "time_calculate", "time_session_list",
-                                    "time_stats"});
+                                    "time_stats", "get_time_context",
+                                    "mark_session_start", "mark_session_end",
+                                    "request_break_if_needed", "idle_status",
+                                    "time_preferences_get",
+                                    "time_preferences_set"});
   auto hint = [&](std::size_t i, const char* name) {
     const auto& t = list[static_cast<rapidjson::SizeType>(i)];
     return boolean(t["annotations"][name]);
@@ -453,6 +457,18 @@ TEST_CASE("session tools: tools/list lists eleven tools with schemas and "
   CHECK(hint(10, "readOnlyHint")); // time_stats
   CHECK(hint(10, "idempotentHint"));
   CHECK(required(10).empty());
+  CHECK(hint(11, "readOnlyHint")); // get_time_context
+  CHECK_FALSE(hint(11, "idempotentHint")); // its answer moves with time
+  CHECK_FALSE(hint(12, "readOnlyHint")); // mark_session_start
+  CHECK(required(12) == names_t{"intent"});
+  CHECK_FALSE(hint(13, "readOnlyHint")); // mark_session_end
+  CHECK(required(13).empty());
+  CHECK(hint(14, "readOnlyHint")); // request_break_if_needed
+  CHECK(required(14) == names_t{"threshold_minutes"});
+  CHECK(hint(15, "readOnlyHint")); // idle_status
+  CHECK(hint(16, "readOnlyHint")); // time_preferences_get
+  CHECK_FALSE(hint(17, "readOnlyHint")); // time_preferences_set
+  CHECK(hint(17, "idempotentHint"));
 }
 
 // -- isolation ----------------------------------------------------------------

@@ -206,7 +206,7 @@ TEST_CASE("task failed: a journal written before 'failed' existed replays, "
 TEST_CASE("tool descriptions: written for the model, without protocol "
           "internals",
           "[tools][issue20]") {
-  auto reg = tools::make_registry({});
+  auto reg = tools::make_registry({}, {"all"});
   auto start = text_of(*reg, "time_session_start");
   // No protocol revisions, principals or MCP plumbing in what a model reads.
   for (const auto& t : reg->tools()) {
@@ -219,18 +219,18 @@ TEST_CASE("tool descriptions: written for the model, without protocol "
   // "Each once" next to re-runs, and the task list fixed at start.
   CHECK(start.find("new run") != std::string::npos);
   CHECK(start.find("cannot be extended") != std::string::npos);
-  CHECK(start.find("cannot be changed later") != std::string::npos);
-  // 'local' is the server's zone, which may not be the user's.
+  CHECK(start.find("fixed at start") != std::string::npos);
+  // 'local' is the user's preferred zone (issue 19), else the server's.
   for (const char* name : {"time_get_current", "time_session_start"}) {
     INFO("tool " << name);
-    CHECK(text_of(*reg, name).find("the server's zone, which may not be the "
-                                   "user's")
+    CHECK(text_of(*reg, name).find("the user's preferred zone, else the "
+                                   "server's")
           != std::string::npos);
     CHECK(text_of(*reg, name).find("host's zone") == std::string::npos);
   }
   // Where a failed task goes.
   auto end = text_of(*reg, "time_task_end");
-  CHECK(end.find("'failed'") != std::string::npos);
+  CHECK(end.find("failed (retry: time_task_start") != std::string::npos);
   CHECK(end.find(R"("enum":["completed","skipped","failed"])")
         != std::string::npos);
   CHECK(text_of(*reg, "time_session_summary").find("tasks_failed")

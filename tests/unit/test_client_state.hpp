@@ -39,7 +39,7 @@ session(std::shared_ptr<domain::fake_clock> clock = nullptr) {
   if (!clock)
     clock = std::make_shared<domain::fake_clock>(test_now());
   return mcp::session{mcp::session_config{
-    tools::make_registry(), std::move(clock), "America/New_York",
+    tools::make_registry({}, {"all"}), std::move(clock), "America/New_York",
     {"time-tracker-mcp", "Time Tracker MCP", "0.1.0", session_instructions},
     domain::tracking_limits{}}};
 }

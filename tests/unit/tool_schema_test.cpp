@@ -716,7 +716,7 @@ TEST_CASE("tools: an empty optional result field matches the output schema") {
 // -- registry -------------------------------------------------------------------
 
 TEST_CASE("tools: registry finds tools by name") {
-  auto reg = tools::make_registry();
+  auto reg = tools::make_registry({}, {"all"});
   REQUIRE(reg);
   const auto* t = reg->find("time_get_current");
   REQUIRE(t != nullptr);
@@ -817,17 +817,17 @@ TEST_CASE("tools: a lazy registry is built once, on first use, by any thread") {
 }
 
 TEST_CASE("tools: make_registry builds lazily what an eager registry holds") {
-  auto lazy = tools::make_registry();
+  auto lazy = tools::make_registry({}, {"all"});
   std::vector<tools::tool> list;
   for (const auto& t : lazy->tools())
     list.push_back(t);
   tools::registry eager{std::move(list)};
   CHECK(lazy->list_result_json() == eager.list_result_json());
-  CHECK(lazy->tools().size() == 11);
+  CHECK(lazy->tools().size() == 18);
 }
 
 TEST_CASE("tools: make_registry's list is the time tool's definition") {
-  auto reg = tools::make_registry();
+  auto reg = tools::make_registry({}, {"all"});
   auto doc = parse(reg->list_result_json());
   REQUIRE(doc["tools"].Size() == reg->tools().size());
   REQUIRE(doc["tools"].Size() >= 1);

@@ -20,10 +20,17 @@ export function freshDataDir() {
 
 /**
  * `args` plus `--data-dir FRESH`, unless the arguments or `env` already
- * choose the storage (--data-dir, --ephemeral).
+ * choose the storage (--data-dir, --ephemeral), and plus `--toolsets all`
+ * (every tool, as the suites expect), unless they choose the toolsets;
+ * `--toolsets default` stands for none given (the server's default set).
  */
 export function withDataDir(args = [], env = process.env) {
   const chosen = args.some((a) => a.startsWith('--data-dir') || a.startsWith('--ephemeral'))
     || (env && (env.TIME_TRACKER_MCP_DATA_DIR || env.TIME_TRACKER_MCP_EPHEMERAL));
-  return chosen ? args : [...args, '--data-dir', freshDataDir()];
+  let out = chosen ? args : [...args, '--data-dir', freshDataDir()];
+  const i = out.indexOf('--toolsets');
+  if (i >= 0 && out[i + 1] === 'default') return [...out.slice(0, i), ...out.slice(i + 2)];
+  const sets = out.some((a) => a.startsWith('--toolsets')) || (env && env.TIME_TRACKER_MCP_TOOLSETS);
+  if (!sets) out = [...out, '--toolsets', 'all'];
+  return out;
 }

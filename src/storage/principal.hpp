@@ -1,0 +1,78 @@
+#pragma once
+
+// What the journal keeps per principal besides tracking sessions: its
+// preferences (key → JSON text, opaque here) and its focus sessions (the
+// chronometric tools' mark_session_start / _end). One operation, one
+// answer, so the SQLite store and the in-memory one (--ephemeral) behave
+// alike and every operation is one transaction.
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace ttm::storage {
+
+/// A focus session. `intent` is the caller's private text: never logged.
+struct focus_record {
+  std::string session_id;
+  std::string intent;
+  std::int64_t started_wall_ns = 0;
+  std::optional<std::int64_t> ended_wall_ns;
+  std::string summary;
+};
+
+struct principal_op {
+  enum kind_t : std::uint8_t { read, set_prefs, focus_start, focus_end };
+  kind_t kind = read;
+  std::string principal;
+  /// set_prefs: the keys to set (value JSON text; "null": back to the
+  /// server's default), all or none.
+  std::vector<std::pair<std::string, std::string>> prefs;
+  /// focus_start: the new session (its id, intent, start); `refuse_open`:
+  /// the server's default overlap policy is "error" (refused when one is
+  /// open, else the open one is closed at the new start). The principal's
+  /// own `session_overlap_policy` preference, when stored, decides instead
+  /// (read in the same transaction).
+  focus_record start;
+  bool refuse_open = false;
+  /// focus_end: when, and the summary.
+  std::int64_t now_wall_ns = 0;
+  std::string summary;
+};
+
+struct principal_state {
+  std::vector<std::pair<std::string, std::string>> prefs;
+  /// The principal's most recent open focus session after the operation.
+  std::optional<focus_record> open;
+  /// focus_start: the session it auto-closed; focus_end: the one it closed.
+  std::optional<focus_record> closed;
+  /// focus_start with refuse_open and one open: "SESSION_ALREADY_OPEN";
+  /// focus_end with none open: "NO_OPEN_SESSION"; nothing changed then.
+  std::string refused;
+};
+
+/// The operations on one principal's state, for a store that keeps it in
+/// memory (--ephemeral: shared by every client of the process, lost at exit).
+/// Whether a focus_start is refused while one is open (see refuse_open).
+bool refuses_open(const principal_op& op,
+                  const std::vector<std::pair<std::string, std::string>>&
+                    prefs);
+
+class principal_memory {
+public:
+  principal_state apply(const principal_op& op);
+
+private:
+  struct entry {
+    std::vector<std::pair<std::string, std::string>> prefs;
+    std::vector<focus_record> focus;
+  };
+  std::mutex mtx_;
+  std::unordered_map<std::string, entry> by_principal_;
+};
+
+} // namespace ttm::storage
