@@ -17,7 +17,7 @@ if (!binary || !dir) {
 const N = Number(nArg ?? 300);
 const WARMUP = Number(warmArg ?? 30);
 
-const child = spawn(binary, ['stdio', '--data-dir', dir, '--log-level', 'warning'],
+const child = spawn(binary, ['stdio', '--data-dir', dir, '--log-level', 'warning', '--toolsets', 'all'],
   { stdio: ['pipe', 'pipe', 'inherit'] });
 const lines = createInterface({ input: child.stdout });
 const waiting = [];

@@ -394,6 +394,8 @@ std::string session::on_complete(const method_call& c) {
     if (p == nullptr)
       return invalid_params(id, "unknown prompt "
                                   + protocol::json_quote(pn->value.GetString()));
+    if (!offered(*p, *cfg_.registry))
+      return invalid_params(id, not_offered(*p, *cfg_.registry));
     bool has_arg = std::any_of(
       p->arguments.begin(), p->arguments.end(),
       [arg_name](const prompt_argument& a) { return a.name == arg_name; });
@@ -489,7 +491,7 @@ std::string session::on_prompts_list(const method_call& c) {
                           "prompts/list has a single page; no cursor");
   result_builder b{c.msg.id, c.stamp};
   b.writer().string("prompts");
-  write_prompt_list(b.writer());
+  write_prompt_list(b.writer(), *cfg_.registry);
   return b.finish();
 }
 
@@ -502,11 +504,14 @@ std::string session::on_prompts_get(const method_call& c) {
   if (p == nullptr) {
     std::string known;
     for (const auto& q : server_prompts())
-      known += (known.empty() ? "" : ", ") + q.name;
+      if (offered(q, *cfg_.registry))
+        known += (known.empty() ? "" : ", ") + q.name;
     return invalid_params(c.msg.id, "unknown prompt "
                                       + protocol::json_quote(n)
                                       + "; the prompts are " + known);
   }
+  if (!offered(*p, *cfg_.registry))
+    return invalid_params(c.msg.id, not_offered(*p, *cfg_.registry));
   prompt_args args;
   if (auto a = c.params.FindMember("arguments");
       a != c.params.MemberEnd() && !a->value.IsNull()) {
@@ -524,9 +529,9 @@ std::string session::on_prompts_get(const method_call& c) {
         std::string{m.value.GetString(), m.value.GetStringLength()});
     }
   }
-  auto out = render_prompt(*p, args,
-                           prompt_context{cfg_.clock->wall_now(),
-                                          cfg_.local_zone});
+  prompt_context ctx{cfg_.clock->wall_now(), cfg_.local_zone};
+  ctx.reports = cfg_.registry->find("time_session_report") != nullptr;
+  auto out = render_prompt(*p, args, ctx);
   if (auto* why = std::get_if<std::string>(&out))
     return invalid_params(c.msg.id, *why);
   const auto& text = std::get<prompt_text>(out);

@@ -4,6 +4,7 @@
 #include "domain/time_input.hpp"
 #include "domain/zones.hpp"
 #include "protocol/json_rpc.hpp"
+#include "tools/toolsets.hpp"
 
 #include <date/date.h>
 
@@ -211,8 +212,11 @@ prompt_outcome plan_milestone(const prompt_args& args,
         "completed, skipped or failed when it is done; tasks may overlap.\n"
         "3. Now and then call `time_session_summary` to see the elapsed time "
         "and what remains; report progress from it, not from memory.\n"
-        "4. At the end call `time_session_end`, then write the report with "
-        "the execution_report prompt or `time_session_report`."};
+        "4. At the end call `time_session_end`"
+      + std::string{ctx.reports
+                      ? ", then write the report with the execution_report "
+                        "prompt or `time_session_report`."
+                      : ", then report from its summary."}};
 }
 
 } // namespace
@@ -225,7 +229,8 @@ const std::vector<prompt>& server_prompts() {
      "task log, summary, gantt chart).",
      {{"session_id", "Session",
        "The session_id time_session_start returned.", true}},
-     &execution_report},
+     &execution_report,
+     {"time_session_report"}},
     {"standup",
      "Standup",
      "What you tracked in the last 24 hours, or on a given day: done, in "
@@ -238,7 +243,8 @@ const std::vector<prompt>& server_prompts() {
        "Optional: the zone the day is read in (IANA name, Windows name or "
        "offset); the server's zone by default.",
        false}},
-     &standup},
+     &standup,
+     {"time_session_list", "time_session_summary"}},
     {"plan_milestone",
      "Plan a milestone",
      "How to start a tracking session from a task list and time each task.",
@@ -252,9 +258,26 @@ const std::vector<prompt>& server_prompts() {
        "Optional: the session's zone (IANA name, Windows name or offset); "
        "the server's zone by default.",
        false}},
-     &plan_milestone},
+     &plan_milestone,
+     {"time_session_start", "time_task_start", "time_task_end",
+      "time_session_summary", "time_session_end"}},
   };
   return all;
+}
+
+bool offered(const prompt& p, const tools::registry& r) {
+  return std::all_of(p.tools.begin(), p.tools.end(),
+                     [&r](const auto& t) { return r.find(t) != nullptr; });
+}
+
+std::string not_offered(const prompt& p, const tools::registry& r) {
+  for (const auto& t : p.tools)
+    if (r.find(t) == nullptr)
+      return "prompt '" + p.name + "' needs the tool " + t
+             + ", which this server does not offer: its toolset '"
+             + tools::toolset_of(t)
+             + "' is off (start the server with --toolsets naming it)";
+  return {};
 }
 
 const prompt* find_prompt(std::string_view name) {
@@ -290,9 +313,11 @@ prompt_outcome render_prompt(const prompt& p, const prompt_args& args,
   return p.render(args, ctx);
 }
 
-void write_prompt_list(json_writer& w) {
+void write_prompt_list(json_writer& w, const tools::registry& r) {
   w.StartArray();
   for (const auto& p : server_prompts()) {
+    if (!offered(p, r))
+      continue;
     w.StartObject();
     write_member(w, "name", p.name);
     write_member(w, "title", p.title);

@@ -8,6 +8,7 @@
 
 #include "domain/clock.hpp"
 #include "mcp/results.hpp"
+#include "tools/registry.hpp"
 
 #include <string>
 #include <utility>
@@ -31,6 +32,9 @@ struct prompt_context {
   domain::wall_time now{};
   /// The server's zone: what `timezone` defaults to, as in the tools.
   std::string local_zone;
+  /// Whether time_session_report is offered (--toolsets): a prompt that
+  /// may mention it does so only then.
+  bool reports = true;
 };
 
 /// A rendered prompt: a description and one user message (text).
@@ -48,7 +52,17 @@ struct prompt {
   std::string description;
   std::vector<prompt_argument> arguments;
   prompt_outcome (*render)(const prompt_args& args, const prompt_context& ctx);
+  /// The tools its text tells the model to call: the prompt is offered
+  /// only while --toolsets enables them all.
+  std::vector<std::string> tools;
 };
+
+/// Whether `p` is offered: `r` (the enabled tools) has every tool it names.
+bool offered(const prompt& p, const tools::registry& r);
+
+/// Why `p` is not offered: the first tool it needs that `r` lacks, and its
+/// toolset.
+std::string not_offered(const prompt& p, const tools::registry& r);
 
 /// Every prompt, in the order prompts/list gives them.
 const std::vector<prompt>& server_prompts();
@@ -61,7 +75,8 @@ const prompt* find_prompt(std::string_view name);
 prompt_outcome render_prompt(const prompt& p, const prompt_args& args,
                              const prompt_context& ctx);
 
-/// Writes the `prompts` array of a prompts/list result.
-void write_prompt_list(json_writer& w);
+/// Writes the `prompts` array of a prompts/list result: the prompts `r`
+/// offers.
+void write_prompt_list(json_writer& w, const tools::registry& r);
 
 } // namespace ttm::mcp
