@@ -112,7 +112,7 @@ struct tool_context {
   const domain::preferences& defaults = builtin_preferences();
   /// When this principal's previous request reached this server (not this
   /// one); unset for its first.
-  std::optional<domain::wall_time> previous_request;
+  std::optional<domain::wall_time> previous_request{};
 };
 
 /// A tool's behaviour hints (MCP tool annotations), named and combined:
