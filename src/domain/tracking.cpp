@@ -29,25 +29,6 @@ std::vector<std::string> listed_ids(const tracking_session& s) {
   return out;
 }
 
-tracking_error not_in_session(const tracking_session& s,
-                              const std::string& task_id) {
-  auto ids = listed_ids(s);
-  std::string msg = "Task " + quoted(task_id) + " is not in session "
-                    + quoted(s.id) + " (milestone " + quoted(s.milestone_id)
-                    + ")";
-  if (!ids.empty()) {
-    msg += "; its tasks are: ";
-    for (std::size_t i = 0; i < ids.size(); ++i)
-      msg += (i == 0 ? "" : ", ") + ids[i];
-  } else if (s.tasks.empty()) {
-    msg += "; it has no tasks";
-  } else {
-    msg += "; it has " + std::to_string(s.tasks.size())
-           + " tasks (see time_session_summary)";
-  }
-  return {"TASK_NOT_IN_SESSION", msg + ".", std::move(ids)};
-}
-
 std::size_t size_of(const std::string& x) {
   return x.size();
 }
@@ -84,6 +65,29 @@ std::optional<tracking_error> duplicate_key(const string_map& m,
   return std::nullopt;
 }
 
+} // namespace
+
+namespace detail {
+
+tracking_error not_in_session(const tracking_session& s,
+                              const std::string& task_id) {
+  auto ids = listed_ids(s);
+  std::string msg = "Task " + quoted(task_id) + " is not in session "
+                    + quoted(s.id) + " (milestone " + quoted(s.milestone_id)
+                    + ")";
+  if (!ids.empty()) {
+    msg += "; its tasks are: ";
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      msg += (i == 0 ? "" : ", ") + ids[i];
+  } else if (s.tasks.empty()) {
+    msg += "; it has no tasks";
+  } else {
+    msg += "; it has " + std::to_string(s.tasks.size())
+           + " tasks (see time_session_summary)";
+  }
+  return {"TASK_NOT_IN_SESSION", msg + ".", std::move(ids)};
+}
+
 std::optional<tracking_error> over_budget(const tracking_limits& lim,
                                           std::size_t bytes) {
   if (bytes <= lim.max_session_bytes)
@@ -104,7 +108,11 @@ tracking_error session_ended(const tracking_session& s) {
                                "time_session_summary still reports it."};
 }
 
-} // namespace
+} // namespace detail
+
+using detail::not_in_session;
+using detail::over_budget;
+using detail::session_ended;
 
 const char* to_string(run_status s) {
   switch (s) {
@@ -126,8 +134,46 @@ const char* duration_source(const instant& from, const instant& to) {
   return from.boot == to.boot ? "monotonic" : "wall_clock";
 }
 
+std::vector<std::pair<mono_time, mono_time>>
+task_run::active_spans(mono_time now) const {
+  // Between the pauses; an open pause (or one past the end) stops at the
+  // run's end. The last span is trimmed to whole milliseconds of the sum,
+  // so the spans add up to duration() exactly.
+  auto stop = end ? end->mono : now;
+  std::vector<std::pair<mono_time, mono_time>> out;
+  auto from = start.mono;
+  mono_time::duration total{0};
+  for (const auto& p : pauses) {
+    auto to = std::min(std::max(p.start.mono, from), stop);
+    if (to > from) {
+      out.emplace_back(from, to);
+      total += to - from;
+    }
+    from = std::max(from, std::min(p.end ? p.end->mono : stop, stop));
+  }
+  if (stop > from) {
+    out.emplace_back(from, stop);
+    total += stop - from;
+  }
+  auto extra = total - duration_cast<milliseconds>(total);
+  while (extra.count() > 0 && !out.empty()) {
+    auto& last = out.back();
+    auto cut = std::min(extra, last.second - last.first);
+    last.second -= cut;
+    extra -= cut;
+    if (last.second == last.first)
+      out.pop_back();
+  }
+  return out;
+}
+
 milliseconds task_run::duration(mono_time now) const {
-  return since(start.mono, end ? end->mono : now);
+  if (pauses.empty())
+    return since(start.mono, end ? end->mono : now);
+  mono_time::duration total{0};
+  for (const auto& [from, to] : active_spans(now))
+    total += to - from;
+  return duration_cast<milliseconds>(total);
 }
 
 task_counts tracking_session::counts() const {
@@ -173,7 +219,12 @@ tracking_session::totals tracking_session::task_totals(mono_time now) const {
     for (const auto& r : t.runs) {
       auto ms = r.duration(now);
       out.task_time += ms;
-      spans.emplace_back(r.start.mono, r.start.mono + ms);
+      if (r.pauses.empty()) {
+        spans.emplace_back(r.start.mono, r.start.mono + ms);
+        continue;
+      }
+      for (const auto& span : r.active_spans(now))
+        spans.push_back(span);
     }
   std::sort(spans.begin(), spans.end());
   mono_time::duration busy{0};

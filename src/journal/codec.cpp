@@ -80,6 +80,34 @@ std::string payload_of(const change& c, protocol::era era) {
       w.Key("reason");
       write_string(w, c.reason);
       break;
+    case change::tasks_edited:
+      // Only the operations that changed something, in order, as
+      // time_tasks_edit took them; replay applies them again at `at`.
+      w.Key("ops");
+      w.StartArray();
+      for (const auto& op : c.ops) {
+        w.StartObject();
+        w.Key("op");
+        w.String(to_string(op.kind));
+        w.Key("task_id");
+        write_string(w, op.task.task_id);
+        if (op.kind == domain::task_op::start) {
+          write_opt(w, "task_name", op.task.task_name);
+          write_opt(w, "external_task_id", op.task.external_task_id);
+          write_opt(w, "work_item_id", op.task.work_item_id);
+          write_map(w, "metadata", op.task.metadata);
+        } else if (op.kind == domain::task_op::end) {
+          w.Key("status");
+          w.String(to_string(op.status));
+          write_map(w, "metadata", op.metadata);
+        } else if (op.kind == domain::task_op::note) {
+          w.Key("text");
+          write_string(w, op.text);
+        }
+        w.EndObject();
+      }
+      w.EndArray();
+      break;
   }
   w.EndObject();
   return buf.GetString();
@@ -95,6 +123,8 @@ storage::event_kind kind_of(change::kind_t k) {
       return storage::event_kind::task_ended;
     case change::session_ended:
       return storage::event_kind::session_ended;
+    case change::tasks_edited:
+      return storage::event_kind::tasks_edited;
     case change::session_expired:
       break;
   }
@@ -212,11 +242,13 @@ payload::task_request(const std::string& task_id) const {
   return req;
 }
 
-domain::run_status payload::status() const {
+namespace {
+
+domain::run_status status_of(const rapidjson::Value& o) {
   // Stored names: "completed" and "skipped" since the first journal,
   // "failed" since issue 20. An unknown name is a bad event (the session is
   // skipped) rather than a guess.
-  auto name = get_string(doc_, "status");
+  auto name = get_string(o, "status");
   if (name == "completed")
     return domain::run_status::completed;
   if (name == "skipped")
@@ -224,6 +256,44 @@ domain::run_status payload::status() const {
   if (name == "failed")
     return domain::run_status::failed;
   throw bad_event{"unknown task status '" + name + "'"};
+}
+
+} // namespace
+
+domain::run_status payload::status() const {
+  return status_of(doc_);
+}
+
+std::vector<domain::task_op> payload::ops() const {
+  auto i = doc_.FindMember("ops");
+  if (i == doc_.MemberEnd() || !i->value.IsArray())
+    throw bad_event{"payload lacks the array 'ops'"};
+  std::vector<domain::task_op> out;
+  out.reserve(i->value.Size());
+  for (const auto& v : i->value.GetArray()) {
+    if (!v.IsObject())
+      throw bad_event{"'ops' holds a non-object"};
+    domain::task_op op;
+    auto name = get_string(v, "op");
+    auto kind = domain::task_op_kind_from(name);
+    if (!kind)
+      throw bad_event{"unknown operation '" + name + "'"};
+    op.kind = *kind;
+    op.task.task_id = get_string(v, "task_id");
+    if (op.kind == domain::task_op::start) {
+      op.task.task_name = get_opt(v, "task_name");
+      op.task.external_task_id = get_opt(v, "external_task_id");
+      op.task.work_item_id = get_opt(v, "work_item_id");
+      op.task.metadata = get_map(v, "metadata");
+    } else if (op.kind == domain::task_op::end) {
+      op.status = status_of(v);
+      op.metadata = get_map(v, "metadata");
+    } else if (op.kind == domain::task_op::note) {
+      op.text = get_string(v, "text");
+    }
+    out.push_back(std::move(op));
+  }
+  return out;
 }
 
 domain::string_map payload::metadata() const {

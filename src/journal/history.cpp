@@ -98,6 +98,7 @@ pair_runs(const std::vector<storage::run_event>& events,
         break;
       }
       case storage::event_kind::session_started:
+      case storage::event_kind::tasks_edited:
         break;
     }
   }

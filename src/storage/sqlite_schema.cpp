@@ -8,7 +8,7 @@ namespace ttm::storage::detail {
 
 namespace {
 
-constexpr int current_schema = 3;
+constexpr int current_schema = 4;
 
 /// "TTMJ": tells our journal from any other SQLite file at the same name.
 constexpr int journal_application_id = 0x54544d4a;
@@ -124,6 +124,13 @@ constexpr const char* migrations[] = {
                      AND json_type(e.payload, '$.task_name') = 'text'), ''));
     CREATE INDEX sessions_by_owner
       ON sessions (principal, scope, started_wall_ns, session_id);
+  )sql",
+  // 5 (issue 17; renumbered after the lead's step 4 at merge): the event
+  // kind 'tasks_edited' (time_tasks_edit: one event per bulk edit, its
+  // operations in the payload). No table changes: the step exists so that
+  // an older server refuses a journal it could not replay.
+  R"sql(
+    SELECT 1;
   )sql",
 };
 

@@ -71,6 +71,7 @@ registry_ptr make_registry(const domain::tracking_limits& limits) {
     tools.push_back(make_time_calculate());
     tools.push_back(make_time_session_list());
     tools.push_back(make_time_stats());
+    tools.push_back(make_time_tasks_edit());
     return tools;
   });
 }

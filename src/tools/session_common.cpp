@@ -21,6 +21,30 @@ std::int64_t to_ms(std::chrono::milliseconds d) {
   return static_cast<std::int64_t>(d.count());
 }
 
+const object_schema<pause_detail>& nested<pause_detail>::schema() {
+  static const auto decl = [] {
+    object_schema<pause_detail> s;
+    s.add("start_time", &pause_detail::start_time, "ISO 8601 pause start.");
+    s.add("end_time", &pause_detail::end_time,
+          "ISO 8601 resume; null while paused (or paused when the run "
+          "ended).");
+    s.add("duration_ms", &pause_detail::duration_ms,
+          "How long the pause lasted (so far), in milliseconds.");
+    return s;
+  }();
+  return decl;
+}
+
+const object_schema<note_detail>& nested<note_detail>::schema() {
+  static const auto decl = [] {
+    object_schema<note_detail> s;
+    s.add("time", &note_detail::time, "ISO 8601 time of the note.");
+    s.add("text", &note_detail::text, "The note.");
+    return s;
+  }();
+  return decl;
+}
+
 const object_schema<task_detail>& nested<task_detail>::schema() {
   static const auto decl = [] {
     object_schema<task_detail> s;
@@ -57,6 +81,18 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
           "Metadata given at time_task_start.");
     s.add("completion_metadata", &task_detail::completion_metadata,
           "Metadata given at time_task_end.");
+    s.add("active_ms", &task_detail::active_ms,
+          "Runs that were paused: the time running (duration_ms is this "
+          "too); absent otherwise.")
+      .omit_when_empty();
+    s.add("pauses", &task_detail::pauses,
+          "Runs that were paused: each pause, oldest first; absent "
+          "otherwise.")
+      .omit_when_empty();
+    s.add("notes", &task_detail::notes,
+          "Notes on the run (time_tasks_edit), oldest first; absent when "
+          "none.")
+      .omit_when_empty();
     return s;
   }();
   return decl;
@@ -185,6 +221,31 @@ summary_result summarize(const domain::tracking_session& s,
       d.status = domain::to_string(run.status);
       d.metadata = run.metadata;
       d.completion_metadata = run.completion_metadata;
+      if (!run.pauses.empty()) {
+        d.active_ms = d.duration_ms;
+        std::vector<pause_detail> ps;
+        auto stop = run.end ? *run.end : end;
+        for (const auto& p : run.pauses) {
+          pause_detail pd;
+          pd.start_time = format_iso8601(p.start.wall, z);
+          if (p.end)
+            pd.end_time = format_iso8601(p.end->wall, z);
+          auto to = p.end ? p.end->mono : stop.mono;
+          pd.duration_ms = to > p.start.mono
+                             ? to_ms(std::chrono::duration_cast<
+                                     std::chrono::milliseconds>(
+                                 to - p.start.mono))
+                             : 0;
+          ps.push_back(std::move(pd));
+        }
+        d.pauses = std::move(ps);
+      }
+      if (!run.notes.empty()) {
+        std::vector<note_detail> ns;
+        for (const auto& n : run.notes)
+          ns.push_back({format_iso8601(n.at.wall, z), n.text});
+        d.notes = std::move(ns);
+      }
       details.push_back(std::move(d));
     }
   }

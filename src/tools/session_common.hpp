@@ -72,6 +72,29 @@ void add_counts(output_schema<Result>& out) {
           "Tasks neither finished nor running (equals tasks_not_started).");
 }
 
+/// A pause of a run, in a summary.
+struct pause_detail {
+  std::string start_time;
+  std::optional<std::string> end_time;
+  std::int64_t duration_ms = 0;
+};
+
+template <>
+struct nested<pause_detail> {
+  static const object_schema<pause_detail>& schema();
+};
+
+/// A note on a run, in a summary.
+struct note_detail {
+  std::string time;
+  std::string text;
+};
+
+template <>
+struct nested<note_detail> {
+  static const object_schema<note_detail>& schema();
+};
+
 /// One entry of a summary's `tasks`: a run of a task, or a task never
 /// started (status "not_started", times null).
 struct task_detail {
@@ -89,6 +112,10 @@ struct task_detail {
   std::string status;
   domain::string_map metadata;
   domain::string_map completion_metadata;
+  /// Only for runs that were paused / have notes (time_tasks_edit).
+  std::optional<std::int64_t> active_ms;
+  std::optional<std::vector<pause_detail>> pauses;
+  std::optional<std::vector<note_detail>> notes;
 };
 
 template <>
@@ -154,6 +181,7 @@ std::int64_t to_ms(std::chrono::milliseconds d);
 tool make_time_session_start(const domain::tracking_limits& limits);
 tool make_time_task_start();
 tool make_time_task_end();
+tool make_time_tasks_edit();
 tool make_time_session_end();
 tool make_time_session_summary();
 tool make_time_session_report();

@@ -18,12 +18,15 @@ import {
   ALL_REVISIONS, assertCacheHints, assertModernError, assertModernErrorCode, assertModernResult,
   assertUnsupportedVersionData, base64Header, Code, envelope, META, MODERN, modernHeaders, modernRequest,
 } from './lib/modern.mjs';
-import { CONVERT_TOOLS, HISTORY_TOOLS, REPORT_TOOLS, SESSION_TOOLS } from './lib/session_assertions.mjs';
+import {
+  CONVERT_TOOLS, HISTORY_TOOLS, LIFECYCLE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
+} from './lib/session_assertions.mjs';
 import { assertTimeResult, assertToolError, TOOL_NAME } from './lib/time_assertions.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
-const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS];
+const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS,
+  ...LIFECYCLE_TOOLS];
 const SESSION_ID_RE = /^[0-9a-f]{32}$/;
 
 after(stopAllHttpServers);
@@ -122,7 +125,7 @@ describe('2026-07-28 results over HTTP', () => {
     assertResult(res, 1);
   });
 
-  test('tools/list: the eleven tools in a fixed order, cache hints, no nextCursor', T, async () => {
+  test('tools/list: the twelve tools in a fixed order, cache hints, no nextCursor', T, async () => {
     const result = assertResult(await modern(server, 2, 'tools/list'), 2);
     assert.deepEqual(result.tools.map((t) => t.name), TOOL_NAMES);
     assertCacheHints(result);

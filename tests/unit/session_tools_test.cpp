@@ -386,14 +386,14 @@ TEST_CASE("session tools: before 2025-11-25 schema violations are -32602",
 
 // -- tools/list ---------------------------------------------------------------
 
-TEST_CASE("session tools: tools/list lists eleven tools with schemas and "
+TEST_CASE("session tools: tools/list lists twelve tools with schemas and "
           "annotations",
           "[session_tools]") {
   client c;
   auto res = c.rpc(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
   const auto& list = res["result"]["tools"];
   REQUIRE(list.IsArray());
-  REQUIRE(list.Size() == 11);
+  REQUIRE(list.Size() == 12);
   std::vector<std::string> names;
   for (const auto& t : list.GetArray()) {
     names.push_back(str(t["name"]));
@@ -415,7 +415,7 @@ TEST_CASE("session tools: tools/list lists eleven tools with schemas and "
                                     "time_session_summary",
                                     "time_session_report", "time_convert",
                                     "time_calculate", "time_session_list",
-                                    "time_stats"});
+                                    "time_stats", "time_tasks_edit"});
   auto hint = [&](std::size_t i, const char* name) {
     const auto& t = list[static_cast<rapidjson::SizeType>(i)];
     return boolean(t["annotations"][name]);
@@ -453,6 +453,9 @@ TEST_CASE("session tools: tools/list lists eleven tools with schemas and "
   CHECK(hint(10, "readOnlyHint")); // time_stats
   CHECK(hint(10, "idempotentHint"));
   CHECK(required(10).empty());
+  CHECK_FALSE(hint(11, "readOnlyHint")); // time_tasks_edit
+  CHECK_FALSE(hint(11, "idempotentHint"));
+  CHECK(required(11) == names_t{"session_id", "operations"});
 }
 
 // -- isolation ----------------------------------------------------------------
@@ -470,6 +473,7 @@ TEST_CASE("session tools: another client's session is indistinguishable from "
   const std::vector<std::pair<std::string, std::string>> calls = {
     {"time_task_start", R"(,"task_id":"a")"},
     {"time_task_end", R"(,"task_id":"a")"},
+    {"time_tasks_edit", R"(,"operations":[{"op":"pause","task_id":"a"}])"},
     {"time_session_summary", ""},
     {"time_session_report", R"(,"format":"csv")"},
     {"time_session_end", ""},

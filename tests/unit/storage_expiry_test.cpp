@@ -85,7 +85,7 @@ TEST_CASE("storage: a schema-1 journal migrates to schema 2, scope, key and "
   CHECK(st->instance() == 4); // the old epoch counter numbers instances
   {
     raw_db db{tmp.journal()};
-    CHECK(db.integer("PRAGMA user_version") == 3);
+    CHECK(db.integer("PRAGMA user_version") == 4);
     CHECK(db.integer("SELECT value FROM meta WHERE key = 'instances'") == 4);
     CHECK(db.integer("SELECT count(*) FROM meta WHERE key = 'epoch'") == 0);
     CHECK(db.integer("SELECT value FROM meta WHERE key = 'purged_wall_ns'")
@@ -137,7 +137,7 @@ TEST_CASE("storage: a schema-1 journal migrates to schema 2, scope, key and "
   st.reset();
   auto again = must_open(tmp.data());
   CHECK(again->instance() == 5);
-  CHECK(count(j, "PRAGMA user_version") == 3);
+  CHECK(count(j, "PRAGMA user_version") == 4);
   CHECK(column_of(j, "epoch", "M1") == 2);
 }
 

@@ -241,7 +241,7 @@ TEST_CASE("storage: a schema-2 journal migrates to schema 3, its list rows "
   auto st = must_open(tmp.data());
   {
     raw_db db{tmp.journal()};
-    CHECK(db.integer("PRAGMA user_version") == 3);
+    CHECK(db.integer("PRAGMA user_version") == 4);
     CHECK(db.text("PRAGMA quick_check") == "ok");
   }
   auto all = must(st->list(of("local")));

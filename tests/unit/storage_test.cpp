@@ -42,7 +42,7 @@ TEST_CASE("storage: a fresh open creates the directory and a WAL journal",
   CHECK(pid == std::to_string(::getpid()));
   raw_db db{journal};
   CHECK(db.text("PRAGMA journal_mode") == "wal");
-  CHECK(db.integer("PRAGMA user_version") == 3);
+  CHECK(db.integer("PRAGMA user_version") == 4);
   CHECK(db.integer("PRAGMA application_id") == 0x54544d4a);
   CHECK(db.text("SELECT value FROM meta WHERE key = 'created_by'")
         == "storage_test");
@@ -277,7 +277,7 @@ TEST_CASE("storage: a journal of a newer schema is refused, untouched",
   auto e = must_fail(open_at(tmp.data()), error_kind::newer_schema,
                      tmp.journal());
   CHECK(contains(e.message, "version 99"));
-  CHECK(contains(e.message, "supports (3)"));
+  CHECK(contains(e.message, "supports (4)"));
   CHECK(contains(e.message, "not modified"));
   CHECK(fingerprint_of(tmp.journal()) == before);
   CHECK(count(tmp.journal(), "PRAGMA user_version") == 99);

@@ -6,7 +6,9 @@ import { after, before, describe, test } from 'node:test';
 
 import { TEST_TIMEOUT_MS } from './env.mjs';
 import { LATEST_PROTOCOL_VERSION, McpError } from './sdk_client.mjs';
-import { CONVERT_TOOLS, HISTORY_TOOLS, REPORT_TOOLS, SESSION_TOOLS } from './session_assertions.mjs';
+import {
+  CONVERT_TOOLS, HISTORY_TOOLS, LIFECYCLE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
+} from './session_assertions.mjs';
 import {
   assertFriendly, assertIso8601Now, assertTimeResult, assertToolError, assertUnixMsNow,
   assertUnixNow, FORMATS, intlUtcOffset, TOOL_NAME,
@@ -15,7 +17,8 @@ import {
 const T = { timeout: TEST_TIMEOUT_MS };
 
 /** Every tool the server lists: V1's time_get_current, the five V2 session tools, time_session_report, time_convert, time_calculate, time_session_list and time_stats. */
-export const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS];
+export const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS,
+  ...LIFECYCLE_TOOLS];
 
 const SEMVER_RE = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
@@ -75,7 +78,7 @@ export function defineSdkSuite(transportName, connect) {
       return found;
     }
 
-    test('lists exactly the eleven tools, each with title, description, schemas and annotations', T, () => {
+    test('lists exactly the twelve tools, each with title, description, schemas and annotations', T, () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
       for (const tool of tools) {
         assert.equal(typeof tool.title, 'string', `${tool.name} needs a title`);
@@ -106,6 +109,7 @@ export function defineSdkSuite(transportName, connect) {
         time_calculate: [true, false, true, false],
         time_session_list: [true, false, true, false],
         time_stats: [true, false, true, false],
+        time_tasks_edit: [false, false, false, false],
       };
       assert.deepEqual(Object.keys(expected).sort(), [...TOOL_NAMES].sort(), 'the table covers every tool');
       for (const [name, [readOnly, destructive, idempotent, openWorld]] of Object.entries(expected)) {

@@ -28,6 +28,9 @@ export const CONVERT_TOOLS = ['time_convert', 'time_calculate'];
 /** Tools listed after those (issue 16): history. */
 export const HISTORY_TOOLS = ['time_session_list', 'time_stats'];
 
+/** Tools listed after those (issue 17): the task lifecycle's bulk edit. */
+export const LIFECYCLE_TOOLS = ['time_tasks_edit'];
+
 /** RFC 9562 version 4 (random) UUID, lower case. */
 export const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -1,0 +1,318 @@
+// Issue 17: time_tasks_edit, the atomic bulk edit of a session's tasks
+// (start, end, pause, resume, note, add, remove), on the fake clock; its
+// one journal event, replayed after a restart.
+
+#include "domain/clock.hpp"
+#include "domain/tracking.hpp"
+#include "journal/codec.hpp"
+#include "journal/replay.hpp"
+#include "tools/session_common.hpp"
+
+#include <catch2/catch.hpp>
+#include "journaled_client.hpp"
+#include "session_client.hpp"
+#include "test_json.hpp"
+
+#include <chrono>
+#include <string>
+
+using namespace ttm;
+using namespace std::chrono_literals;
+using namespace ttm::test::session_client;
+using ttm::test::contains;
+using ttm::test::str;
+using ttm::test::to_json;
+
+namespace {
+
+std::string edit_args(const std::string& sid, const std::string& ops) {
+  return R"({"session_id":")" + sid + R"(","operations":)" + ops + "}";
+}
+
+/// The (latest) entry of task `id` in a summary's details.
+const rapidjson::Value& entry(const rapidjson::Value& summary,
+                              const std::string& id) {
+  const rapidjson::Value* found = nullptr;
+  for (const auto& t : summary["tasks"].GetArray())
+    if (str(t["task_id"]) == id)
+      found = &t;
+  REQUIRE(found != nullptr);
+  return *found;
+}
+
+std::string summary_args(const std::string& sid) {
+  return R"({"session_id":")" + sid + R"(","include_task_details":true})";
+}
+
+} // namespace
+
+TEST_CASE("tasks edit: a paused run accrues no time; its pauses are "
+          "reported",
+          "[tasks_edit][issue17]") {
+  client c;
+  auto sid = c.start_session(R"(["a","b"])");
+  auto r = c.ok("time_tasks_edit",
+                edit_args(sid, R"([{"op":"start","task_id":"a"},
+                                   {"op":"start","task_id":"b"}])"));
+  CHECK(integer(r["tasks_in_progress"]) == 2);
+  c.clock->advance(10s);
+  r = c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"pause","task_id":"a"}])"));
+  CHECK(integer(r["operations"][0]["active_ms"]) == 10000);
+  CHECK(boolean(r["operations"][0]["paused"]));
+  CHECK_FALSE(boolean(r["operations"][0]["unchanged"]));
+  c.clock->advance(5s);
+  // Pausing again is harmless and says so.
+  r = c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"pause","task_id":"a"}])"));
+  CHECK(boolean(r["operations"][0]["unchanged"]));
+  CHECK(integer(r["operations"][0]["active_ms"]) == 10000);
+  c.clock->advance(5s);
+  r = c.ok("time_tasks_edit",
+           edit_args(sid, R"([{"op":"resume","task_id":"a"},
+                              {"op":"resume","task_id":"b"}])"));
+  CHECK_FALSE(boolean(r["operations"][0]["unchanged"]));
+  CHECK(boolean(r["operations"][1]["unchanged"])); // b was running
+  CHECK_FALSE(boolean(r["operations"][0]["paused"]));
+  c.clock->advance(3s);
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"end","task_id":"a"}])"));
+  c.clock->advance(7s);
+  auto s = c.ok("time_session_summary", summary_args(sid));
+  const auto& a = entry(s, "a");
+  CHECK(integer(a["duration_ms"]) == 13000); // 10 s + 3 s
+  CHECK(integer(a["active_ms"]) == 13000);
+  REQUIRE(a["pauses"].Size() == 1);
+  CHECK(integer(a["pauses"][0]["duration_ms"]) == 10000);
+  CHECK(str(a["pauses"][0]["start_time"]) == "2025-12-14T09:45:42.123-05:00");
+  CHECK(str(a["pauses"][0]["end_time"]) == "2025-12-14T09:45:52.123-05:00");
+  const auto& b = entry(s, "b");
+  CHECK(integer(b["duration_ms"]) == 30000);
+  CHECK_FALSE(b.HasMember("pauses"));
+  CHECK(integer(s["task_time_ms"]) == 43000);
+  CHECK(integer(s["busy_duration_ms"]) == 30000); // b ran throughout
+  CHECK(integer(s["busy_duration_ms"]) <= integer(s["task_time_ms"]));
+}
+
+TEST_CASE("tasks edit: a run paused when it ends stops at its end",
+          "[tasks_edit][issue17]") {
+  client c;
+  auto sid = c.start_session(R"(["a"])");
+  c.ok("time_task_start", task_args(sid, "a"));
+  c.clock->advance(4s);
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"pause","task_id":"a"}])"));
+  c.clock->advance(6s);
+  auto e = c.ok("time_task_end", task_args(sid, "a"));
+  CHECK(integer(e["duration_ms"]) == 4000);
+  c.clock->advance(6s);
+  auto s = c.ok("time_session_summary", summary_args(sid));
+  CHECK(integer(entry(s, "a")["pauses"][0]["duration_ms"]) == 6000);
+  CHECK(integer(s["busy_duration_ms"]) == 4000);
+  c.fails("time_tasks_edit", edit_args(sid, R"([{"op":"resume","task_id":"a"}])"),
+          "TASK_NOT_RUNNING");
+}
+
+TEST_CASE("tasks edit: a failing operation fails the call with its index "
+          "and changes nothing",
+          "[tasks_edit][issue17]") {
+  client c;
+  auto sid = c.start_session(R"(["a","b","c"])");
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"start","task_id":"a"}])"));
+  c.clock->advance(2s);
+  auto before = to_json(c.ok("time_session_summary", summary_args(sid)));
+  struct bad {
+    const char* ops;
+    const char* code;
+    std::int64_t index;
+  };
+  for (const auto& [ops, code, index] : std::vector<bad>{
+         {R"([{"op":"pause","task_id":"a"},{"op":"start","task_id":"b"},
+              {"op":"end","task_id":"c"}])",
+          "TASK_NOT_STARTED", 2},
+         {R"([{"op":"add","task_id":"d"},{"op":"add","task_id":"d"}])",
+          "TASK_EXISTS", 1},
+         {R"([{"op":"note","task_id":"a","text":"x"},
+              {"op":"remove","task_id":"a"}])",
+          "TASK_ALREADY_STARTED", 1},
+         {R"([{"op":"remove","task_id":"b"},{"op":"start","task_id":"b"}])",
+          "TASK_NOT_IN_SESSION", 1},
+         {R"([{"op":"end","task_id":"a"},{"op":"pause","task_id":"a"}])",
+          "TASK_NOT_RUNNING", 1},
+         {R"([{"op":"start","task_id":"zzz"}])", "TASK_NOT_IN_SESSION", 0},
+         {R"([{"op":"pause","task_id":"a","status":"skipped"}])",
+          "VALIDATION_ERROR", 0},
+         {R"([{"op":"note","task_id":"a"}])", "VALIDATION_ERROR", 0},
+       }) {
+    INFO(ops);
+    auto f = c.fails("time_tasks_edit", edit_args(sid, ops), code);
+    CHECK(integer(f["operation_index"]) == index);
+    CHECK(contains(str(f["message"]), "Operation " + std::to_string(index)));
+    CHECK(to_json(c.ok("time_session_summary", summary_args(sid))) == before);
+  }
+  CHECK(c.state.tracker().find(sid)->tasks.size() == 3);
+}
+
+TEST_CASE("tasks edit: the schema bounds the operations and note text",
+          "[tasks_edit][issue17]") {
+  client c;
+  auto sid = c.start_session(R"(["a"])");
+  std::string many = "[";
+  for (int i = 0; i < 101; ++i)
+    many += std::string{i ? "," : ""} + R"({"op":"start","task_id":"a"})";
+  many += "]";
+  c.fails("time_tasks_edit", edit_args(sid, many), "VALIDATION_ERROR");
+  c.fails("time_tasks_edit", edit_args(sid, "[]"), "VALIDATION_ERROR");
+  c.fails("time_tasks_edit", edit_args(sid, R"([{"op":"jump","task_id":"a"}])"),
+          "VALIDATION_ERROR");
+  c.fails("time_tasks_edit",
+          edit_args(sid, R"([{"op":"note","task_id":"a","text":")"
+                           + std::string(4097, 'x') + "\"}]"),
+          "VALIDATION_ERROR");
+  // 100 operations are fine; repeated starts are idempotent.
+  many = "[";
+  for (int i = 0; i < 100; ++i)
+    many += std::string{i ? "," : ""} + R"({"op":"start","task_id":"a"})";
+  many += "]";
+  auto r = c.ok("time_tasks_edit", edit_args(sid, many));
+  CHECK(r["operations"].Size() == 100);
+  CHECK_FALSE(boolean(r["operations"][0]["unchanged"]));
+  CHECK(boolean(r["operations"][99]["unchanged"]));
+}
+
+TEST_CASE("tasks edit: tasks join and leave mid-session; notes are kept "
+          "with the run",
+          "[tasks_edit][issue17]") {
+  client c;
+  auto sid = c.start_session(R"(["a","b"])");
+  auto r = c.ok("time_tasks_edit",
+                edit_args(sid, R"([{"op":"add","task_id":"new"},
+                                   {"op":"remove","task_id":"b"},
+                                   {"op":"start","task_id":"new",
+                                    "task_name":"Found it"},
+                                   {"op":"note","task_id":"new",
+                                    "text":"discovered during a"}])"));
+  CHECK(integer(r["task_count"]) == 2);
+  CHECK(str(r["operations"][1]["task_status"]) == "removed");
+  CHECK(str(r["operations"][2]["task_status"]) == "in_progress");
+  CHECK(integer(r["tasks_in_progress"]) == 1);
+  CHECK(integer(r["tasks_not_started"]) == 1);
+  c.clock->advance(1s);
+  c.ok("time_tasks_edit",
+       edit_args(sid, R"([{"op":"end","task_id":"new","status":"completed",
+                           "metadata":{"pr":"7"}},
+                          {"op":"note","task_id":"new","text":"after"}])"));
+  auto s = c.ok("time_session_summary", summary_args(sid));
+  CHECK(integer(s["task_count"]) == 2);
+  const auto& t = entry(s, "new");
+  CHECK(str(t["task_name"]) == "Found it");
+  CHECK(str(t["completion_metadata"]["pr"]) == "7");
+  REQUIRE(t["notes"].Size() == 2);
+  CHECK(str(t["notes"][0]["text"]) == "discovered during a");
+  CHECK(str(t["notes"][1]["time"]) == "2025-12-14T09:45:33.123-05:00");
+  // The session's task limit applies to added tasks.
+  client small{"2025-11-25", [] {
+                 domain::tracking_limits l;
+                 l.max_tasks_per_session = 2;
+                 return l;
+               }()};
+  auto sid2 = small.start_session(R"(["a","b"])");
+  small.fails("time_tasks_edit", edit_args(sid2, R"([{"op":"add","task_id":"c"}])"),
+              "LIMIT_REACHED");
+  // An ended session takes no edits.
+  c.ok("time_session_end", session_args(sid));
+  c.fails("time_tasks_edit", edit_args(sid, R"([{"op":"add","task_id":"z"}])"),
+          "SESSION_ENDED");
+}
+
+TEST_CASE("tasks edit: one change per edit, replayed to the same session; a "
+          "refused edit rolls back",
+          "[tasks_edit][issue17][journal]") {
+  domain::fake_clock clock{example_start()};
+  domain::tracker tr{domain::tracking_limits{}};
+  tr.record_changes(true);
+  auto utc = *domain::resolve_zone("UTC", "UTC").found;
+  domain::session_request req;
+  req.milestone_id = "M";
+  req.task_ids = {"a", "b", "c"};
+  tr.add("s", req, utc, domain::now_of(clock));
+  auto& s = *tr.find("s");
+  using op = domain::task_op;
+  auto mk = [](op::kind_t k, std::string id) {
+    op o;
+    o.kind = k;
+    o.task.task_id = std::move(id);
+    return o;
+  };
+  clock.advance(1s);
+  auto first = tr.edit_tasks(s, {mk(op::start, "a"), mk(op::start, "b"),
+                                 mk(op::add, "d"), mk(op::remove, "c")},
+                             domain::now_of(clock));
+  REQUIRE(std::holds_alternative<std::vector<domain::op_done>>(first));
+  clock.advance(2s);
+  auto note = mk(op::note, "a");
+  note.text = "why";
+  auto end = mk(op::end, "b");
+  end.status = domain::run_status::skipped;
+  tr.edit_tasks(s, {mk(op::pause, "a"), note, end, mk(op::pause, "a")},
+                domain::now_of(clock));
+  clock.advance(3s);
+  tr.edit_tasks(s, {mk(op::resume, "a")}, domain::now_of(clock));
+  auto changes = tr.take_changes();
+  REQUIRE(changes.size() == 4); // the start and one per edit
+  CHECK(changes[1].kind == domain::change::tasks_edited);
+  CHECK(changes[2].ops.size() == 3); // the repeated pause changed nothing
+  storage::stored_session stored;
+  stored.session_id = "s";
+  stored.principal = "local";
+  for (const auto& ch : changes)
+    stored.events.push_back(journal::to_event(ch, "local", clock.boot_id()));
+  CHECK(stored.events[1].kind == storage::event_kind::tasks_edited);
+  clock.advance(4s);
+  domain::tracker fresh{domain::tracking_limits{}};
+  std::vector<std::string> problems;
+  journal::replay(fresh, {stored}, clock, "UTC", problems);
+  CHECK(problems.empty());
+  auto now = domain::now_of(clock);
+  auto enc = [&](const domain::tracking_session& x) {
+    return tools::make_summary_schema(false)->encode(
+      tools::summarize(x, now, true));
+  };
+  REQUIRE(fresh.find("s") != nullptr);
+  CHECK(enc(*fresh.find("s")) == enc(s));
+  CHECK(fresh.find("s")->bytes == s.bytes);
+
+  // A journal refusal rolls the whole edit back.
+  tr.commit();
+  auto before = enc(s);
+  tr.edit_tasks(s, {mk(op::end, "a"), mk(op::add, "e"), mk(op::remove, "d")},
+                now);
+  CHECK(enc(s) != before);
+  tr.rollback();
+  CHECK(enc(s) == before);
+}
+
+TEST_CASE("tasks edit: the edit is journaled and a restarted server recovers "
+          "it",
+          "[tasks_edit][issue17][journal]") {
+  test::temp_dir dir;
+  auto clock = std::make_shared<domain::fake_clock>(example_start());
+  std::string sid;
+  std::string before;
+  {
+    auto store = open_store(dir.path().string());
+    journaled c{clock, *store, "local"};
+    auto start = c.ok("time_session_start",
+                      R"({"milestone_id":"M","task_ids":["a","b"]})");
+    sid = str(start["session_id"]);
+    c.ok("time_tasks_edit",
+         edit_args(sid, R"([{"op":"start","task_id":"a"},
+                            {"op":"add","task_id":"c"},
+                            {"op":"note","task_id":"a","text":"n"}])"));
+    clock->advance(5s);
+    c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"pause","task_id":"a"}])"));
+    clock->advance(5s);
+    before = to_json(c.ok("time_session_summary", summary_args(sid)));
+  }
+  auto store = open_store(dir.path().string());
+  journaled again{clock, *store, "local"};
+  auto after = to_json(again.ok("time_session_summary", summary_args(sid)));
+  CHECK(after == before);
+  CHECK(contains(after, R"("active_ms":5000)"));
+}
