@@ -13,7 +13,10 @@
 #include "session_client.hpp"
 #include "test_json.hpp"
 
+#include <sqlite3.h>
+
 #include <chrono>
+#include <filesystem>
 #include <string>
 
 using namespace ttm;
@@ -315,4 +318,54 @@ TEST_CASE("tasks edit: the edit is journaled and a restarted server recovers "
   auto after = to_json(again.ok("time_session_summary", summary_args(sid)));
   CHECK(after == before);
   CHECK(contains(after, R"("active_ms":5000)"));
+}
+
+TEST_CASE("tasks edit: a journal of the previous schema opens, migrates and "
+          "takes bulk edits",
+          "[tasks_edit][issue17][journal][storage]") {
+  test::temp_dir dir;
+  auto clock = std::make_shared<domain::fake_clock>(example_start());
+  std::string sid;
+  {
+    auto store = open_store(dir.path().string());
+    journaled c{clock, *store, "local"};
+    sid = str(c.ok("time_session_start",
+                   R"({"milestone_id":"M","task_ids":["a","b"]})")["session_id"]);
+    c.ok("time_task_start", task_args(sid, "a"));
+  }
+  // Schema 3 had the same tables: only the version tells them apart.
+  auto journal = (dir.path() / "journal.sqlite3").string();
+  REQUIRE(std::filesystem::exists(journal));
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(journal.c_str(), &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "PRAGMA user_version = 3", nullptr, nullptr,
+                       nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  clock->advance(2s);
+  {
+    auto store = open_store(dir.path().string());
+    journaled c{clock, *store, "local"};
+    c.ok("time_tasks_edit",
+         edit_args(sid, R"([{"op":"pause","task_id":"a"},
+                            {"op":"add","task_id":"c"}])"));
+  }
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(journal.c_str(), &db) == SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr)
+            == SQLITE_OK);
+    REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+    CHECK(sqlite3_column_int(st, 0) == 4);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  clock->advance(3s);
+  auto store = open_store(dir.path().string());
+  journaled c{clock, *store, "local"};
+  auto s = c.ok("time_session_summary", summary_args(sid));
+  CHECK(integer(s["task_count"]) == 3);
+  CHECK(integer(entry(s, "a")["active_ms"]) == 2000);
 }
