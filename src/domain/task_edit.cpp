@@ -10,8 +10,8 @@ namespace ttm::domain {
 
 namespace {
 
-constexpr const char* op_names[] = {"start",  "end",  "pause", "resume",
-                                    "note",   "add",  "remove"};
+constexpr const char* op_names[] = {"start", "end", "pause",  "resume",
+                                    "note",  "add", "remove", "correct"};
 
 std::string quoted(const std::string& s) {
   return "'" + s + "'";
@@ -152,6 +152,8 @@ tracking_outcome<op_done> tracker::apply(tracking_session& s,
       return add_task(s, op);
     case task_op::remove:
       return remove_task(s, op);
+    case task_op::correct:
+      return correct_run(s, op, now);
   }
   return out;
 }
@@ -254,6 +256,97 @@ tracking_outcome<op_done> tracker::remove_task(tracking_session& s,
     ss.bytes += removed;
   });
   return op_done{op.kind, id, 0, false};
+}
+
+} // namespace ttm::domain
+
+namespace ttm::domain {
+
+namespace {
+
+/// `wall` on the timeline of `anchor`: the monotonic time moved by as much
+/// as the wall clock, so a corrected span measures its wall-clock length.
+instant shifted(const instant& anchor, wall_time wall) {
+  instant out = anchor;
+  out.wall = wall;
+  out.mono = anchor.mono + std::chrono::duration_cast<mono_time::duration>(
+                             wall - anchor.wall);
+  return out;
+}
+
+tracking_error bad_correction(const std::string& why) {
+  return {"INVALID_CORRECTION", why};
+}
+
+} // namespace
+
+tracking_outcome<op_done> tracker::correct_run(tracking_session& s,
+                                               const task_op& op,
+                                               instant now) {
+  const auto& id = op.task.task_id;
+  auto i = s.task_index.find(id);
+  if (i == s.task_index.end())
+    return detail::not_in_session(s, id);
+  auto& task = s.tasks[i->second];
+  if (task.runs.empty())
+    return not_started(id);
+  auto number = op.run == 0 ? task.runs.size() : op.run;
+  if (number > task.runs.size())
+    return bad_correction("Task " + quoted(id) + " has "
+                          + std::to_string(task.runs.size())
+                          + " run(s); there is no run "
+                          + std::to_string(number) + ".");
+  auto& run = task.runs[number - 1];
+  auto start = op.start_time ? shifted(run.start, *op.start_time) : run.start;
+  std::optional<instant> end = run.end;
+  if (op.end_time)
+    end = run.end ? shifted(*run.end, *op.end_time)
+                  : shifted(now, *op.end_time);
+  auto status = op.new_status ? *op.new_status : run.status;
+  if (!run.end && op.end_time && !op.new_status)
+    status = run_status::completed; // a forgotten end
+  if (!end && op.new_status)
+    return bad_correction("Run " + std::to_string(number) + " of task "
+                          + quoted(id)
+                          + " is still running: give end_time with the "
+                            "status, or end it.");
+  if (end && end->wall <= start.wall)
+    return bad_correction("The end must come after the start.");
+  if (start.wall > now.wall || (end && end->wall > now.wall))
+    return bad_correction("A corrected time cannot lie in the future.");
+  if (start.wall < s.start.wall)
+    return bad_correction("The run cannot start before its session did.");
+  // No overlap with the task's other runs (touching is fine).
+  auto stop = end ? end->wall : now.wall;
+  for (std::size_t k = 0; k < task.runs.size(); ++k) {
+    if (k == number - 1)
+      continue;
+    const auto& o = task.runs[k];
+    auto o_stop = o.end ? o.end->wall : now.wall;
+    if (start.wall < o_stop && o.start.wall < stop)
+      return bad_correction("Run " + std::to_string(number) + " of task "
+                            + quoted(id) + " would overlap its run "
+                            + std::to_string(o.number) + ".");
+  }
+  if (auto err = detail::over_budget(limits_, s.bytes + op.text.size()))
+    return *err;
+  undo_.emplace_back([this, sid = s.id, index = i->second, number,
+                      old = run, n = op.text.size()] {
+    auto j = sessions_.find(sid);
+    if (j == sessions_.end())
+      return;
+    j->second.tasks[index].runs[number - 1] = old;
+    j->second.bytes -= n;
+  });
+  run.corrections.push_back(
+    {now, op.text, run.start.wall,
+     run.end ? std::optional<wall_time>{run.end->wall} : std::nullopt,
+     run.status});
+  run.start = start;
+  run.end = end;
+  run.status = status;
+  s.bytes += op.text.size();
+  return op_done{op.kind, id, number, false};
 }
 
 } // namespace ttm::domain

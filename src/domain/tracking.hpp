@@ -81,6 +81,16 @@ struct run_note {
   std::string text;
 };
 
+/// A correction of a run (time_tasks_edit `correct`): what it was before,
+/// kept for the audit trail.
+struct run_correction {
+  instant at;
+  std::string reason;
+  wall_time start_before;
+  std::optional<wall_time> end_before;
+  run_status status_before = run_status::in_progress;
+};
+
 struct task_run {
   /// 1 for the first run of a task, 2 for the second, ...
   std::size_t number = 1;
@@ -94,6 +104,9 @@ struct task_run {
   run_status status = run_status::in_progress;
   std::vector<run_pause> pauses; ///< oldest first
   std::vector<run_note> notes;   ///< oldest first
+  /// Oldest first; a corrected run's durations come from its (corrected)
+  /// wall-clock instants.
+  std::vector<run_correction> corrections;
 
   bool paused() const noexcept {
     return !end && !pauses.empty() && !pauses.back().end;
@@ -216,15 +229,20 @@ struct task_ended {
 
 /// One operation of a bulk edit (time_tasks_edit).
 struct task_op {
-  enum kind_t { start, end, pause, resume, note, add, remove };
+  enum kind_t { start, end, pause, resume, note, add, remove, correct };
   kind_t kind = start;
   /// start (task_id and the run's fields) and add (task_id, task_name).
   task_start_request task;
   /// end: how the run ends and its completion metadata.
   run_status status = run_status::completed;
   string_map metadata;
-  /// note: the text.
+  /// note: the text; correct: the reason.
   std::string text;
+  /// correct: which run (1, 2, ...; 0: the latest) and its new values.
+  std::size_t run = 0;
+  std::optional<wall_time> start_time;
+  std::optional<wall_time> end_time;
+  std::optional<run_status> new_status;
 };
 
 /// "start", "end", ...: the names time_tasks_edit and the journal use.
@@ -430,6 +448,8 @@ private:
   tracking_outcome<op_done> add_task(tracking_session& s, const task_op& op);
   tracking_outcome<op_done> remove_task(tracking_session& s,
                                         const task_op& op);
+  tracking_outcome<op_done> correct_run(tracking_session& s,
+                                        const task_op& op, instant now);
 
   tracking_limits limits_;
   std::unordered_map<std::string, tracking_session> sessions_;

@@ -103,6 +103,23 @@ std::string payload_of(const change& c, protocol::era era) {
         } else if (op.kind == domain::task_op::note) {
           w.Key("text");
           write_string(w, op.text);
+        } else if (op.kind == domain::task_op::correct) {
+          w.Key("run");
+          w.Uint64(op.run);
+          if (op.start_time) {
+            w.Key("start_ns");
+            w.Int64(domain::to_ns(*op.start_time));
+          }
+          if (op.end_time) {
+            w.Key("end_ns");
+            w.Int64(domain::to_ns(*op.end_time));
+          }
+          if (op.new_status) {
+            w.Key("status");
+            w.String(to_string(*op.new_status));
+          }
+          w.Key("reason");
+          write_string(w, op.text);
         }
         w.EndObject();
       }
@@ -290,6 +307,26 @@ std::vector<domain::task_op> payload::ops() const {
       op.metadata = get_map(v, "metadata");
     } else if (op.kind == domain::task_op::note) {
       op.text = get_string(v, "text");
+    } else if (op.kind == domain::task_op::correct) {
+      op.text = get_string(v, "reason");
+      auto run = v.FindMember("run");
+      if (run == v.MemberEnd() || !run->value.IsUint64())
+        throw bad_event{"a correction lacks its run"};
+      op.run = run->value.GetUint64();
+      auto wall = [&](const char* key) -> std::optional<domain::wall_time> {
+        auto m = v.FindMember(key);
+        if (m == v.MemberEnd())
+          return std::nullopt;
+        if (!m->value.IsInt64())
+          throw bad_event{std::string{"'"} + key + "' is not an integer"};
+        return domain::wall_time{
+          std::chrono::duration_cast<domain::wall_time::duration>(
+            std::chrono::nanoseconds{m->value.GetInt64()})};
+      };
+      op.start_time = wall("start_ns");
+      op.end_time = wall("end_ns");
+      if (v.HasMember("status"))
+        op.new_status = status_of(v);
     }
     out.push_back(std::move(op));
   }

@@ -45,6 +45,23 @@ const object_schema<note_detail>& nested<note_detail>::schema() {
   return decl;
 }
 
+const object_schema<correction_detail>& nested<correction_detail>::schema() {
+  static const auto decl = [] {
+    using c = correction_detail;
+    object_schema<c> s;
+    s.add("time", &c::time, "ISO 8601 time of the correction.");
+    s.add("reason", &c::reason, "Why, as given.");
+    s.add("start_time_before", &c::start_time_before,
+          "The run's start before the correction.");
+    s.add("end_time_before", &c::end_time_before,
+          "The run's end before the correction; null if it was running.");
+    s.add("status_before", &c::status_before,
+          "The run's status before the correction.");
+    return s;
+  }();
+  return decl;
+}
+
 const object_schema<task_detail>& nested<task_detail>::schema() {
   static const auto decl = [] {
     object_schema<task_detail> s;
@@ -71,7 +88,9 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
     s.add("duration_source", &task_detail::duration_source,
           "monotonic; wall_clock when the run spans a restart of the "
           "machine (recovered from the journal), so the wall clock "
-          "measured it; null when never started.");
+          "measured it; corrected when its times were corrected "
+          "(time_tasks_edit), so they come from the corrected instants; "
+          "null when never started.");
     s.add("status", &task_detail::status,
           "in_progress, completed, skipped, failed, interrupted (still "
           "running when the session ended) or not_started.")
@@ -92,6 +111,10 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
     s.add("notes", &task_detail::notes,
           "Notes on the run (time_tasks_edit), oldest first; absent when "
           "none.")
+      .omit_when_empty();
+    s.add("corrections", &task_detail::corrections,
+          "Corrections of the run (time_tasks_edit), oldest first, with "
+          "the values before each: the audit trail; absent when none.")
       .omit_when_empty();
     return s;
   }();
@@ -239,6 +262,18 @@ summary_result summarize(const domain::tracking_session& s,
           ps.push_back(std::move(pd));
         }
         d.pauses = std::move(ps);
+      }
+      if (!run.corrections.empty()) {
+        d.duration_source = "corrected";
+        std::vector<correction_detail> cs;
+        for (const auto& c : run.corrections)
+          cs.push_back({format_iso8601(c.at.wall, z), c.reason,
+                        format_iso8601(c.start_before, z),
+                        c.end_before ? std::optional<std::string>{
+                                         format_iso8601(*c.end_before, z)}
+                                     : std::nullopt,
+                        domain::to_string(c.status_before)});
+        d.corrections = std::move(cs);
       }
       if (!run.notes.empty()) {
         std::vector<note_detail> ns;

@@ -95,6 +95,20 @@ struct nested<note_detail> {
   static const object_schema<note_detail>& schema();
 };
 
+/// A correction of a run, in a summary: when, why, and what it was before.
+struct correction_detail {
+  std::string time;
+  std::string reason;
+  std::string start_time_before;
+  std::optional<std::string> end_time_before;
+  std::string status_before;
+};
+
+template <>
+struct nested<correction_detail> {
+  static const object_schema<correction_detail>& schema();
+};
+
 /// One entry of a summary's `tasks`: a run of a task, or a task never
 /// started (status "not_started", times null).
 struct task_detail {
@@ -116,6 +130,7 @@ struct task_detail {
   std::optional<std::int64_t> active_ms;
   std::optional<std::vector<pause_detail>> pauses;
   std::optional<std::vector<note_detail>> notes;
+  std::optional<std::vector<correction_detail>> corrections;
 };
 
 template <>

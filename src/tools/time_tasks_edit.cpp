@@ -1,6 +1,8 @@
 // time_tasks_edit: up to 100 operations on a session's tasks in one call,
 // applied all or none (one journal event, so one transaction).
 
+#include "domain/absolute_time.hpp"
+#include "domain/ascii.hpp"
 #include "domain/time_format.hpp"
 #include "tools/registry.hpp"
 #include "tools/session_common.hpp"
@@ -21,6 +23,10 @@ struct edit_op_args {
   std::optional<std::string> status;
   domain::string_map metadata;
   std::optional<std::string> text;
+  std::optional<std::int64_t> run;
+  std::optional<std::string> start_time;
+  std::optional<std::string> end_time;
+  std::optional<std::string> reason;
 };
 
 struct tasks_edit_args {
@@ -56,10 +62,11 @@ struct nested_arg<edit_op_args> {
       object_schema<o> s;
       s.add("op", &o::op,
             "start, end, pause, resume, note, add (a new task joins the "
-            "session) or remove (a task never started leaves it).")
+            "session), remove (a task never started leaves it) or correct "
+            "(a run's start_time, end_time and/or status, with a reason).")
         .required()
         .one_of({"start", "end", "pause", "resume", "note", "add",
-                 "remove"});
+                 "remove", "correct"});
       s.add("task_id", &o::task_id, "The task the operation applies to.")
         .required()
         .min_length(1)
@@ -73,7 +80,8 @@ struct nested_arg<edit_op_args> {
             "start: optional Jira/GitHub issue id.")
         .max_length(max_id_length);
       s.add("status", &o::status,
-            "end: 'completed' (default), 'skipped' or 'failed'.")
+            "end: 'completed' (default), 'skipped' or 'failed'; correct: "
+            "the run's new status.")
         .one_of({"completed", "skipped", "failed"});
       s.add("metadata", &o::metadata,
             "start: the run's metadata; end: completion metadata.")
@@ -82,6 +90,20 @@ struct nested_arg<edit_op_args> {
       s.add("text", &o::text,
             "note: the note (attached, timestamped, to the task's current "
             "or latest run).")
+        .min_length(1)
+        .max_length(max_note_length);
+      s.add("run", &o::run,
+            "correct: which run of the task (1 for the first); the latest "
+            "when absent.");
+      s.add("start_time", &o::start_time,
+            "correct: the run's true start, ISO 8601 with offset.")
+        .max_length(64);
+      s.add("end_time", &o::end_time,
+            "correct: the run's true end, ISO 8601 with offset (ends a "
+            "running run: a forgotten end).")
+        .max_length(64);
+      s.add("reason", &o::reason,
+            "correct: why (required); kept in the audit trail.")
         .min_length(1)
         .max_length(max_note_length);
       return s;
@@ -136,7 +158,32 @@ domain::task_op to_op(const edit_op_args& a) {
   }
   if (a.text)
     op.text = *a.text;
+  if (op.kind == domain::task_op::correct) {
+    op.text = a.reason.value_or("");
+    op.run = a.run ? static_cast<std::size_t>(*a.run) : 0;
+    if (a.status)
+      op.new_status = *a.status == "skipped" ? domain::run_status::skipped
+                      : *a.status == "failed" ? domain::run_status::failed
+                                              : domain::run_status::completed;
+  }
   return op;
+}
+
+/// An ISO 8601 instant with its offset, or why not.
+std::variant<domain::wall_time, std::string>
+instant_of(const std::string& text, const domain::clock_source& clock) {
+  // A local time is refused below; the parser still needs a zone for it.
+  static const domain::zone utc = *domain::resolve_zone("UTC", "UTC").found;
+  domain::time_input_options opts;
+  opts.now = clock.wall_now();
+  opts.in = &utc;
+  auto r = domain::parse_iso_time(text, domain::ascii_lower(text), opts);
+  if (auto* err = std::get_if<domain::time_input_error>(&r))
+    return err->message;
+  const auto& in = std::get<domain::time_input>(r);
+  if (in.form != domain::time_input::offset)
+    return "'" + text + "' needs a UTC offset (e.g. 2025-12-14T10:05:00-05:00)";
+  return in.instant;
 }
 
 /// An argument that does not fit its operation: refused before anything
@@ -153,8 +200,17 @@ std::optional<tool_error> misfit(const edit_op_args& a, std::size_t k) {
   if (!start && (a.task_name || a.external_task_id || a.work_item_id))
     return bad("task_name, external_task_id and work_item_id go with "
                "'start' only");
-  if (a.status && a.op != "end")
-    return bad("'status' goes with 'end' only");
+  bool correct = a.op == "correct";
+  if (a.status && a.op != "end" && !correct)
+    return bad("'status' goes with 'end' or 'correct' only");
+  if (!correct && (a.run || a.start_time || a.end_time || a.reason))
+    return bad("run, start_time, end_time and reason go with 'correct' only");
+  if (correct && !a.reason)
+    return bad("a correction needs a 'reason'");
+  if (correct && !a.start_time && !a.end_time && !a.status)
+    return bad("a correction needs start_time, end_time or status");
+  if (correct && a.run && *a.run < 1)
+    return bad("'run' counts from 1");
   if (!a.metadata.empty() && !start && a.op != "end")
     return bad("'metadata' goes with 'start' or 'end' only");
   if (a.op == "note" && !a.text)
@@ -169,9 +225,24 @@ outcome<tasks_edit_result> run(const tasks_edit_args& args,
   std::vector<domain::task_op> ops;
   ops.reserve(args.operations.size());
   for (std::size_t k = 0; k < args.operations.size(); ++k) {
-    if (auto err = misfit(args.operations[k], k))
+    const auto& a = args.operations[k];
+    if (auto err = misfit(a, k))
       return std::move(*err);
-    ops.push_back(to_op(args.operations[k]));
+    ops.push_back(to_op(a));
+    for (auto [text, into] :
+         {std::pair{&a.start_time, &ops.back().start_time},
+          std::pair{&a.end_time, &ops.back().end_time}}) {
+      if (!*text)
+        continue;
+      auto t = instant_of(**text, ctx.clock);
+      if (auto* why = std::get_if<std::string>(&t))
+        return tool_error{"VALIDATION_ERROR",
+                          "Operation " + std::to_string(k) + " (correct of "
+                            "task '" + a.task_id + "'): " + *why
+                            + "; nothing was changed.",
+                          {}, {}, static_cast<std::int64_t>(k)};
+      *into = std::get<domain::wall_time>(t);
+    }
   }
   return on_session<tasks_edit_result>(
     ctx, args.session_id,
@@ -231,7 +302,8 @@ tool make_time_tasks_edit() {
           "The operations, applied in order, all or none (1 to 100). Each "
           "has 'op' and 'task_id'; start takes task_name, "
           "external_task_id, work_item_id and metadata; end takes status "
-          "and metadata; note takes text (at most 4,096 characters).")
+          "and metadata; note takes text (at most 4,096 characters); correct "
+          "takes run, start_time, end_time, status and reason.")
     .required()
     .min_items(1)
     .max_items(max_edit_operations);
@@ -255,7 +327,12 @@ tool make_time_tasks_edit() {
       "pause and resume (a paused run accrues no time; repeating either is "
       "harmless and reported as unchanged), note (a timestamped note on "
       "the task's current or latest run), add (a new task joins the "
-      "session) and remove (a task never started leaves it). A failing "
+      "session), remove (a task never started leaves it) and correct (set "
+      "a run's start_time and/or end_time, ISO 8601 with offset, and/or its "
+      "status, with a reason: end after start, nothing in the future, "
+      "inside the session, no overlap with the task's other runs; the "
+      "original values stay in the audit trail and the run's durations "
+      "come from the corrected instants). A failing "
       "operation fails the whole call with its index (operation_index), its "
       "error_code and a message, and nothing is changed. Returns each "
       "operation's outcome and the session's task counts after the edit.";

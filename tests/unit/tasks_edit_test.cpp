@@ -257,8 +257,16 @@ TEST_CASE("tasks edit: one change per edit, replayed to the same session; a "
                 domain::now_of(clock));
   clock.advance(3s);
   tr.edit_tasks(s, {mk(op::resume, "a")}, domain::now_of(clock));
+  auto fix = mk(op::correct, "b");
+  fix.run = 1;
+  fix.start_time = s.start.wall + 500ms;
+  fix.new_status = domain::run_status::failed;
+  fix.text = "because";
+  clock.advance(1s);
+  auto fixed = tr.edit_tasks(s, {fix}, domain::now_of(clock));
+  REQUIRE(std::holds_alternative<std::vector<domain::op_done>>(fixed));
   auto changes = tr.take_changes();
-  REQUIRE(changes.size() == 4); // the start and one per edit
+  REQUIRE(changes.size() == 5); // the start and one per edit
   CHECK(changes[1].kind == domain::change::tasks_edited);
   CHECK(changes[2].ops.size() == 3); // the repeated pause changed nothing
   storage::stored_session stored;
@@ -368,4 +376,86 @@ TEST_CASE("tasks edit: a journal of the previous schema opens, migrates and "
   auto s = c.ok("time_session_summary", summary_args(sid));
   CHECK(integer(s["task_count"]) == 3);
   CHECK(integer(entry(s, "a")["active_ms"]) == 2000);
+}
+
+TEST_CASE("tasks edit: correcting a forgotten end, and the checks on a "
+          "correction",
+          "[tasks_edit][issue17]") {
+  client c; // starts 2025-12-14T09:45:32.123-05:00
+  auto sid = c.start_session(R"(["a","b"])");
+  c.ok("time_task_start", task_args(sid, "a"));
+  c.clock->advance(10min);
+  // The agent forgot to end 'a' at 09:50:32.123; it ran 5 minutes.
+  auto r = c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"correct",
+      "task_id":"a","end_time":"2025-12-14T09:50:32.123-05:00",
+      "reason":"forgot to end it"}])"));
+  CHECK(str(r["operations"][0]["task_status"]) == "completed");
+  CHECK(integer(r["operations"][0]["active_ms"]) == 300000);
+  auto s = c.ok("time_session_summary", summary_args(sid));
+  const auto& a = entry(s, "a");
+  CHECK(integer(a["duration_ms"]) == 300000);
+  CHECK(str(a["duration_source"]) == "corrected");
+  CHECK(str(a["end_time"]) == "2025-12-14T09:50:32.123-05:00");
+  REQUIRE(a["corrections"].Size() == 1);
+  const auto& trail = a["corrections"][0];
+  CHECK(str(trail["reason"]) == "forgot to end it");
+  CHECK(str(trail["status_before"]) == "in_progress");
+  CHECK(trail["end_time_before"].IsNull());
+  CHECK(str(trail["start_time_before"]) == "2025-12-14T09:45:32.123-05:00");
+  CHECK(str(trail["time"]) == "2025-12-14T09:55:32.123-05:00");
+  CHECK(integer(s["busy_duration_ms"]) == 300000);
+
+  // A second run of 'a', then its start moved earlier and its status set.
+  c.ok("time_task_start", task_args(sid, "a"));
+  c.clock->advance(1min);
+  c.ok("time_task_end", task_args(sid, "a"));
+  r = c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"correct",
+      "task_id":"a","run":2,"start_time":"2025-12-14T14:52:32.123Z",
+      "status":"failed","reason":"it started earlier and failed"}])"));
+  CHECK(integer(r["operations"][0]["active_ms"]) == 240000);
+  CHECK(str(r["operations"][0]["task_status"]) == "failed");
+
+  auto before = to_json(c.ok("time_session_summary", summary_args(sid)));
+  struct bad {
+    const char* op;
+    const char* code;
+  };
+  for (const auto& [op, code] : std::vector<bad>{
+         // overlaps run 1 (09:45:32-09:50:32)
+         {R"("run":2,"start_time":"2025-12-14T09:49:00-05:00")",
+          "INVALID_CORRECTION"},
+         // in the future (now is 09:56:32.123)
+         {R"("run":2,"end_time":"2025-12-14T10:30:00-05:00")",
+          "INVALID_CORRECTION"},
+         // before the session
+         {R"("run":1,"start_time":"2025-12-14T09:00:00-05:00")",
+          "INVALID_CORRECTION"},
+         // end before start
+         {R"("run":1,"end_time":"2025-12-14T09:45:00-05:00")",
+          "INVALID_CORRECTION"},
+         {R"("run":3,"status":"skipped")", "INVALID_CORRECTION"},
+         // no offset
+         {R"("run":1,"end_time":"2025-12-14T09:47:00")", "VALIDATION_ERROR"},
+         {R"("run":1,"end_time":"yesterday")", "VALIDATION_ERROR"},
+       }) {
+    INFO(op);
+    c.fails("time_tasks_edit",
+            edit_args(sid, std::string{R"([{"op":"correct","task_id":"a",)"}
+                             + op + R"(,"reason":"r"}])"),
+            code);
+    CHECK(to_json(c.ok("time_session_summary", summary_args(sid))) == before);
+  }
+  c.fails("time_tasks_edit",
+          edit_args(sid, R"([{"op":"correct","task_id":"a","status":"failed"}])"),
+          "VALIDATION_ERROR"); // no reason
+  c.fails("time_tasks_edit",
+          edit_args(sid, R"([{"op":"correct","task_id":"b","status":"failed",
+                               "reason":"r"}])"),
+          "TASK_NOT_STARTED");
+  // A running run's status changes only with an end.
+  c.ok("time_task_start", task_args(sid, "b"));
+  c.fails("time_tasks_edit",
+          edit_args(sid, R"([{"op":"correct","task_id":"b","status":"failed",
+                               "reason":"r"}])"),
+          "INVALID_CORRECTION");
 }
