@@ -302,6 +302,10 @@ tracking_outcome<op_done> tracker::correct_run(tracking_session& s,
   if (op.end_time)
     end = run.end ? shifted(*run.end, *op.end_time)
                   : shifted(now, *op.end_time);
+  // The corrected span is exactly its wall-clock length: both ends on one
+  // timeline (two clock readings could differ by a rounding otherwise).
+  if (end && (op.start_time || op.end_time))
+    end = shifted(start, end->wall);
   auto status = op.new_status ? *op.new_status : run.status;
   if (!run.end && op.end_time && !op.new_status)
     status = run_status::completed; // a forgotten end

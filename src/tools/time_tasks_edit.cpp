@@ -178,11 +178,13 @@ instant_of(const std::string& text, const domain::clock_source& clock) {
   opts.now = clock.wall_now();
   opts.in = &utc;
   auto r = domain::parse_iso_time(text, domain::ascii_lower(text), opts);
-  if (auto* err = std::get_if<domain::time_input_error>(&r))
-    return err->message;
+  // Not the full grammar's message: only one form is accepted here.
+  if (std::holds_alternative<domain::time_input_error>(r)
+      || std::get<domain::time_input>(r).form != domain::time_input::offset)
+    return "'" + text
+           + "' is not an ISO 8601 instant with a UTC offset (e.g. "
+             "2025-12-14T10:05:00-05:00 or 2025-12-14T15:05:00Z)";
   const auto& in = std::get<domain::time_input>(r);
-  if (in.form != domain::time_input::offset)
-    return "'" + text + "' needs a UTC offset (e.g. 2025-12-14T10:05:00-05:00)";
   return in.instant;
 }
 
