@@ -175,9 +175,9 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
   in->add("task_ids", &a::task_ids,
           "The task IDs to be executed (e.g. ['M2-001', 'M2-002']), each "
           "listed once: a task may still run several times (started again "
-          "after it ended, it is a new run). The list is fixed when the "
-          "session starts and cannot be extended later, so list every task "
-          "you may time. May be empty for a session timed as a whole.")
+          "after it ended, it is a new run). List every task you expect to "
+          "time; a task discovered later joins with time_tasks_edit ('add'). "
+          "May be empty for a session timed as a whole.")
     .required()
     .item_min_length(1)
     .item_max_length(max_id_length);

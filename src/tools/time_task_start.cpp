@@ -59,7 +59,7 @@ tool make_time_task_start() {
   add_session_id_arg(*in, &a::session_id);
   in->add("task_id", &a::task_id,
           "Task ID being started (must be one of the task_ids given at "
-          "time_session_start; that list cannot be extended).")
+          "time_session_start, or added since with time_tasks_edit).")
     .required()
     .min_length(1)
     .max_length(max_id_length);
