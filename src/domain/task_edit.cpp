@@ -213,7 +213,7 @@ tracking_outcome<op_done> tracker::add_task(tracking_session& s,
   if (auto err = detail::over_budget(limits_, s.bytes + added))
     return *err;
   s.task_index.emplace(id, s.tasks.size());
-  s.tasks.push_back({id, {}});
+  s.tasks.push_back({id, {}, op.estimate});
   s.bytes += added;
   undo_.emplace_back([this, sid = s.id, added] {
     auto j = sessions_.find(sid);

@@ -185,6 +185,11 @@ tracker::check(const session_request& req) const {
                                 "task must be listed once."};
   if (auto err = duplicate_key(req.metadata, "metadata"))
     return err;
+  for (const auto& [task, _] : req.estimates)
+    if (seen.count(task) == 0)
+      return tracking_error{"VALIDATION_ERROR",
+                            "'estimates' names task " + quoted(task)
+                              + ", which is not in 'task_ids'."};
   return over_budget(limits_, bytes_of(req));
 }
 
@@ -215,6 +220,9 @@ const tracking_session& tracker::add(std::string id, session_request req,
     s.task_index.emplace(task_id, s.tasks.size());
     s.tasks.push_back({std::move(task_id), {}});
   }
+  for (const auto& [task, estimate] : req.estimates)
+    if (auto k = s.task_index.find(task); k != s.task_index.end())
+      s.tasks[k->second].estimate = estimate;
   if (recording_) {
     change c;
     c.kind = change::session_started;
@@ -228,6 +236,9 @@ const tracking_session& tracker::add(std::string id, session_request req,
     for (const auto& t : s.tasks)
       c.session.task_ids.push_back(t.id);
     c.session.idempotency_key = s.idempotency_key;
+    for (const auto& t : s.tasks)
+      if (t.estimate)
+        c.session.estimates.emplace_back(t.id, *t.estimate);
     c.zone_name = s.tz.name();
     changes_.push_back(std::move(c));
     undo_.emplace_back([this, id] { erase(id); });

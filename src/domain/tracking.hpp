@@ -125,6 +125,8 @@ struct task_run {
 struct tracked_task {
   std::string id;
   std::vector<task_run> runs; ///< oldest first; the last one is current
+  /// Given at time_session_start (`estimates`) or with an `add`.
+  std::optional<std::chrono::milliseconds> estimate = std::nullopt;
 
   const task_run* current() const noexcept {
     return runs.empty() ? nullptr : &runs.back();
@@ -204,6 +206,8 @@ struct session_request {
   string_map metadata;
   std::vector<std::string> tags;
   std::optional<std::string> idempotency_key{};
+  /// Task id -> estimated duration (issue 17); each id among task_ids.
+  std::vector<std::pair<std::string, std::chrono::milliseconds>> estimates{};
 };
 
 struct task_start_request {
@@ -238,6 +242,8 @@ struct task_op {
   string_map metadata;
   /// note: the text; correct: the reason.
   std::string text;
+  /// add: the new task's estimate.
+  std::optional<std::chrono::milliseconds> estimate;
   /// correct: which run (1, 2, ...; 0: the latest) and its new values.
   std::size_t run = 0;
   std::optional<wall_time> start_time;

@@ -60,6 +60,16 @@ std::string payload_of(const change& c, protocol::era era) {
       write_list(w, "tags", c.session.tags);
       // Since issue 20; absent in older journals and when not given.
       write_opt(w, "idempotency_key", c.session.idempotency_key);
+      // Since issue 17; absent when none was given.
+      if (!c.session.estimates.empty()) {
+        w.Key("estimates_ms");
+        w.StartObject();
+        for (const auto& [task, ms] : c.session.estimates) {
+          w.Key(task.data(), static_cast<rapidjson::SizeType>(task.size()));
+          w.Int64(ms.count());
+        }
+        w.EndObject();
+      }
       w.Key("timezone");
       write_string(w, c.zone_name);
       break;
@@ -103,6 +113,9 @@ std::string payload_of(const change& c, protocol::era era) {
         } else if (op.kind == domain::task_op::note) {
           w.Key("text");
           write_string(w, op.text);
+        } else if (op.kind == domain::task_op::add && op.estimate) {
+          w.Key("estimate_ms");
+          w.Int64(op.estimate->count());
         } else if (op.kind == domain::task_op::correct) {
           w.Key("run");
           w.Uint64(op.run);
@@ -241,6 +254,17 @@ domain::session_request payload::session_request() const {
   req.metadata = get_map(doc_, "metadata");
   req.tags = get_list(doc_, "tags");
   req.idempotency_key = get_opt(doc_, "idempotency_key");
+  if (auto e = doc_.FindMember("estimates_ms"); e != doc_.MemberEnd()) {
+    if (!e->value.IsObject())
+      throw bad_event{"'estimates_ms' is not an object"};
+    for (const auto& m : e->value.GetObject()) {
+      if (!m.value.IsInt64())
+        throw bad_event{"'estimates_ms' holds a non-integer"};
+      req.estimates.emplace_back(
+        std::string{m.name.GetString(), m.name.GetStringLength()},
+        std::chrono::milliseconds{m.value.GetInt64()});
+    }
+  }
   return req;
 }
 
@@ -307,6 +331,12 @@ std::vector<domain::task_op> payload::ops() const {
       op.metadata = get_map(v, "metadata");
     } else if (op.kind == domain::task_op::note) {
       op.text = get_string(v, "text");
+    } else if (op.kind == domain::task_op::add) {
+      if (auto e = v.FindMember("estimate_ms"); e != v.MemberEnd()) {
+        if (!e->value.IsInt64())
+          throw bad_event{"'estimate_ms' is not an integer"};
+        op.estimate = std::chrono::milliseconds{e->value.GetInt64()};
+      }
     } else if (op.kind == domain::task_op::correct) {
       op.text = get_string(v, "reason");
       auto run = v.FindMember("run");

@@ -21,6 +21,7 @@ inline constexpr std::size_t max_name_length = 1024;
 inline constexpr std::size_t max_metadata_entries = 64;
 inline constexpr std::size_t max_metadata_value_length = 4096;
 inline constexpr std::size_t max_tags = 64;
+inline constexpr std::size_t tracking_estimates_max = 500;
 
 /// Declares the `metadata` argument: a flat object of strings.
 template <class Args>
@@ -138,6 +139,35 @@ struct nested<task_detail> {
   static const object_schema<task_detail>& schema();
 };
 
+/// A task's estimate against its actual time (the sum of its runs).
+struct estimate_detail {
+  std::string task_id;
+  std::int64_t estimate_ms = 0;
+  std::int64_t actual_ms = 0;
+  std::int64_t difference_ms = 0; ///< actual - estimate
+  std::string status;
+};
+
+template <>
+struct nested<estimate_detail> {
+  static const object_schema<estimate_detail>& schema();
+};
+
+/// When an active session is projected to end.
+struct forecast_detail {
+  std::int64_t remaining_ms = 0;
+  std::string remaining;
+  std::string projected_end_time;
+  std::string basis; ///< estimates, median, estimates_and_median
+  std::int64_t tasks_left = 0;
+  std::string message;
+};
+
+template <>
+struct nested<forecast_detail> {
+  static const object_schema<forecast_detail>& schema();
+};
+
 /// The reply of time_session_end and time_session_summary.
 struct summary_result : counts_fields {
   std::string session_id;
@@ -162,6 +192,13 @@ struct summary_result : counts_fields {
   domain::string_map metadata;
   std::vector<std::string> tags;
   std::optional<std::vector<task_detail>> tasks;
+  /// Sessions with estimates (issue 17).
+  std::optional<std::vector<estimate_detail>> estimates;
+  std::optional<std::int64_t> estimate_total_ms;
+  std::optional<std::int64_t> estimate_actual_ms;
+  std::optional<std::int64_t> estimate_difference_ms;
+  /// Active sessions, when estimates or finished tasks give a basis.
+  std::optional<forecast_detail> forecast;
   bool already_ended = false; ///< time_session_end only
 };
 
@@ -191,6 +228,11 @@ outcome<Result> on_session(tool_context& ctx, const std::string& id, F f) {
 }
 
 std::int64_t to_ms(std::chrono::milliseconds d);
+
+/// An estimate as an agent writes it: whole minutes ("15") or an ISO 8601
+/// duration of hours, minutes and seconds ("PT1H30M"); or why not.
+std::variant<std::chrono::milliseconds, std::string>
+parse_estimate(const std::string& text);
 
 // One function per session tool, each in its own translation unit.
 tool make_time_session_start(const domain::tracking_limits& limits);

@@ -16,6 +16,7 @@ struct session_start_args {
   domain::string_map metadata;
   std::vector<std::string> tags;
   std::optional<std::string> idempotency_key;
+  domain::string_map estimates;
 };
 
 struct session_start_result : counts_fields {
@@ -66,6 +67,19 @@ const char* first_difference(const session_start_args& a,
     return "metadata";
   if (a.tags != s.tags)
     return "tags";
+  std::size_t estimated = 0;
+  for (const auto& t : s.tasks)
+    estimated += t.estimate ? 1 : 0;
+  if (a.estimates.size() != estimated)
+    return "estimates";
+  for (const auto& [task, text] : a.estimates) {
+    auto e = parse_estimate(text);
+    auto k = s.task_index.find(task);
+    auto* ms = std::get_if<std::chrono::milliseconds>(&e);
+    if (ms == nullptr || k == s.task_index.end()
+        || s.tasks[k->second].estimate != *ms)
+      return "estimates";
+  }
   return nullptr;
 }
 
@@ -143,6 +157,13 @@ slot_outcome<session_start_result> run(const session_start_args& args,
   domain::session_request req{args.milestone_id, args.milestone_name,
                               args.task_ids,     args.metadata,
                               args.tags,         args.idempotency_key};
+  for (const auto& [task, text] : args.estimates) {
+    auto e = parse_estimate(text);
+    if (auto* why = std::get_if<std::string>(&e))
+      return tool_error{"VALIDATION_ERROR",
+                        "In 'estimates', task '" + task + "': " + *why + "."};
+    req.estimates.emplace_back(task, std::get<std::chrono::milliseconds>(e));
+  }
   if (auto err = ctx.tracker.check(req))
     return to_tool_error(std::move(*err));
   // The session starts when asked for; it exists once the supervisor
@@ -206,6 +227,13 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "while its session does.")
     .min_length(1)
     .max_length(max_idempotency_key_length);
+  in->add("estimates", &a::estimates,
+          "Optional: task id -> estimated duration, as whole minutes ('15') "
+          "or an ISO 8601 duration ('PT1H30M'). Summaries then show "
+          "estimate, actual and difference per task and in total, and the "
+          "forecast of an active session uses them.")
+    .max_properties(tracking_estimates_max)
+    .item_max_length(32);
 
   using r = session_start_result;
   auto out = std::make_shared<output_schema<r>>();

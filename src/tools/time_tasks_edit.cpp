@@ -27,6 +27,7 @@ struct edit_op_args {
   std::optional<std::string> start_time;
   std::optional<std::string> end_time;
   std::optional<std::string> reason;
+  std::optional<std::string> estimate;
 };
 
 struct tasks_edit_args {
@@ -102,6 +103,10 @@ struct nested_arg<edit_op_args> {
             "correct: the run's true end, ISO 8601 with offset (ends a "
             "running run: a forgotten end).")
         .max_length(64);
+      s.add("estimate", &o::estimate,
+            "add: the new task's estimate, whole minutes ('15') or an ISO "
+            "8601 duration ('PT1H30M').")
+        .max_length(32);
       s.add("reason", &o::reason,
             "correct: why (required); kept in the audit trail.")
         .min_length(1)
@@ -158,6 +163,11 @@ domain::task_op to_op(const edit_op_args& a) {
   }
   if (a.text)
     op.text = *a.text;
+  if (a.estimate) {
+    auto e = parse_estimate(*a.estimate);
+    if (auto* ms = std::get_if<std::chrono::milliseconds>(&e))
+      op.estimate = *ms;
+  }
   if (op.kind == domain::task_op::correct) {
     op.text = a.reason.value_or("");
     op.run = a.run ? static_cast<std::size_t>(*a.run) : 0;
@@ -219,6 +229,13 @@ std::optional<tool_error> misfit(const edit_op_args& a, std::size_t k) {
     return bad("a note needs 'text'");
   if (a.text && a.op != "note")
     return bad("'text' goes with 'note' only");
+  if (a.estimate && a.op != "add")
+    return bad("'estimate' goes with 'add' only");
+  if (a.estimate) {
+    auto e = parse_estimate(*a.estimate);
+    if (auto* why = std::get_if<std::string>(&e))
+      return bad(*why);
+  }
   return std::nullopt;
 }
 

@@ -90,6 +90,24 @@ function defineScenarios(getTools) {
     assert.ok(a.active_ms <= Date.parse(s.end_time) - Date.parse(a.start_time));
   });
 
+  test('estimates: estimate, actual and difference per task and in total; the forecast (Pattern 4)', T, async () => {
+    const tools = getTools();
+    const { session_id } = await tools.ok('time_session_start', {
+      milestone_id: 'E4', task_ids: ['a', 'b'], estimates: { a: '10', b: 'PT1H30M' },
+    });
+    await tools.ok('time_task_start', { session_id, task_id: 'a' });
+    const s = await tools.ok('time_session_summary', { session_id });
+    assert.deepEqual(s.estimates.map((e) => [e.task_id, e.estimate_ms]), [['a', 600_000], ['b', 5_400_000]]);
+    assert.equal(s.estimate_total_ms, 6_000_000);
+    assert.equal(s.estimate_difference_ms, s.estimate_actual_ms - 6_000_000);
+    assert.equal(s.forecast.basis, 'estimates');
+    assert.equal(s.forecast.tasks_left, 2);
+    assert.ok(s.forecast.remaining_ms <= 6_000_000 && s.forecast.remaining_ms > 5_900_000);
+    assert.match(s.forecast.message, /^On track to complete in approximately 1 hour 40 minutes \(2 tasks left\)\.$/);
+    await tools.fail('time_session_start', { milestone_id: 'E4', task_ids: ['a'], estimates: { a: 'soon' } },
+      'VALIDATION_ERROR');
+  });
+
   test('the correction of a forgotten end: the run ends then, the trail keeps what it was', T, async () => {
     const tools = getTools();
     const { session_id } = await tools.ok('time_session_start', { milestone_id: 'E3', task_ids: ['a'] });

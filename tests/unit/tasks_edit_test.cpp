@@ -459,3 +459,94 @@ TEST_CASE("tasks edit: correcting a forgotten end, and the checks on a "
                                "reason":"r"}])"),
           "INVALID_CORRECTION");
 }
+
+TEST_CASE("estimates: per task and in total, and the forecast of an active "
+          "session",
+          "[tasks_edit][issue17][estimates]") {
+  client c;
+  auto sid = str(c.ok("time_session_start",
+                      R"({"milestone_id":"M","task_ids":["a","b","c","d"],
+                          "estimates":{"a":"10","b":"PT20M"}})")["session_id"]);
+  c.ok("time_task_start", task_args(sid, "a"));
+  c.clock->advance(12min);
+  c.ok("time_task_end", task_args(sid, "a"));
+  c.ok("time_task_start", task_args(sid, "b"));
+  c.clock->advance(5min);
+  auto s = c.ok("time_session_summary", summary_args(sid));
+  REQUIRE(s["estimates"].Size() == 2);
+  CHECK(str(s["estimates"][0]["task_id"]) == "a");
+  CHECK(integer(s["estimates"][0]["estimate_ms"]) == 600000);
+  CHECK(integer(s["estimates"][0]["actual_ms"]) == 720000);
+  CHECK(integer(s["estimates"][0]["difference_ms"]) == 120000);
+  CHECK(integer(s["estimates"][1]["actual_ms"]) == 300000);
+  CHECK(integer(s["estimate_total_ms"]) == 1800000);
+  CHECK(integer(s["estimate_actual_ms"]) == 1020000);
+  CHECK(integer(s["estimate_difference_ms"]) == -780000);
+  // b: 15 of its 20 minutes left; c and d: the median of the completed
+  // tasks (a: 12 minutes) each.
+  const auto& f = s["forecast"];
+  CHECK(integer(f["remaining_ms"]) == (15 + 12 + 12) * 60000);
+  CHECK(str(f["basis"]) == "estimates_and_median");
+  CHECK(integer(f["tasks_left"]) == 3);
+  CHECK(str(f["remaining"]) == "39 minutes");
+  CHECK(str(f["message"])
+        == "On track to complete in approximately 39 minutes (3 tasks "
+           "left).");
+  CHECK(str(f["projected_end_time"]) == "2025-12-14T10:41:32.123-05:00");
+  // An added task brings its estimate.
+  c.ok("time_tasks_edit",
+       edit_args(sid, R"([{"op":"add","task_id":"e","estimate":"PT1M30S"}])"));
+  s = c.ok("time_session_summary", summary_args(sid));
+  CHECK(s["estimates"].Size() == 3);
+  CHECK(integer(s["forecast"]["remaining_ms"]) == (15 + 12 + 12) * 60000 + 90000);
+  // Ended: no forecast; the estimates stay.
+  auto e = c.ok("time_session_end", session_args(sid));
+  CHECK_FALSE(e.HasMember("forecast"));
+  CHECK(e["estimates"].Size() == 3);
+  // Bad estimates are refused.
+  c.fails("time_session_start",
+          R"({"milestone_id":"M","task_ids":["a"],"estimates":{"z":"5"}})",
+          "VALIDATION_ERROR");
+  c.fails("time_session_start",
+          R"({"milestone_id":"M","task_ids":["a"],"estimates":{"a":"P1D"}})",
+          "VALIDATION_ERROR");
+  c.fails("time_session_start",
+          R"({"milestone_id":"M","task_ids":["a"],"estimates":{"a":"soon"}})",
+          "VALIDATION_ERROR");
+}
+
+TEST_CASE("estimates: no forecast without a basis; estimates survive the "
+          "journal",
+          "[tasks_edit][issue17][estimates][journal]") {
+  client c;
+  auto sid = c.start_session(R"(["a","b"])");
+  c.ok("time_task_start", task_args(sid, "a"));
+  auto s = c.ok("time_session_summary", summary_args(sid));
+  CHECK_FALSE(s.HasMember("forecast"));
+  CHECK_FALSE(s.HasMember("estimates"));
+  c.clock->advance(3min);
+  c.ok("time_task_end", task_args(sid, "a"));
+  s = c.ok("time_session_summary", summary_args(sid));
+  CHECK(str(s["forecast"]["basis"]) == "median");
+  CHECK(integer(s["forecast"]["remaining_ms"]) == 180000);
+
+  test::temp_dir dir;
+  auto clock = std::make_shared<domain::fake_clock>(example_start());
+  std::string id;
+  std::string before;
+  {
+    auto store = open_store(dir.path().string());
+    journaled j{clock, *store, "local"};
+    id = str(j.ok("time_session_start",
+                  R"({"milestone_id":"M","task_ids":["a"],
+                      "estimates":{"a":"7"}})")["session_id"]);
+    j.ok("time_tasks_edit",
+         edit_args(id, R"([{"op":"add","task_id":"b","estimate":"3"}])"));
+    before = to_json(j.ok("time_session_summary", summary_args(id)));
+  }
+  auto store = open_store(dir.path().string());
+  journaled j{clock, *store, "local"};
+  auto after = to_json(j.ok("time_session_summary", summary_args(id)));
+  CHECK(after == before);
+  CHECK(contains(after, R"("estimate_total_ms":600000)"));
+}
