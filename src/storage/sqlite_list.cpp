@@ -20,9 +20,15 @@ result<list_page> sqlite_store::list(const list_query& q) {
     // Only the conditions asked for, so that SQLite walks the owner's
     // index from the cursor or the time bound (a keyset page costs the
     // same at any depth); tags vary in number (the tool caps them).
+    // tasks_total counts the tasks added and removed by bulk edits
+    // (tasks_edited events, issue 17) too.
     std::string sql
       = "SELECT session_id, milestone_id, milestone_name, state,"
-        " started_wall_ns, closed_wall_ns, tags, tasks_total, sid"
+        " started_wall_ns, closed_wall_ns, tags, tasks_total + COALESCE(("
+        "SELECT sum(CASE json_extract(o.value, '$.op') WHEN 'add' THEN 1"
+        " WHEN 'remove' THEN -1 ELSE 0 END) FROM events e,"
+        " json_each(e.payload, '$.ops') o WHERE e.sid = sessions.sid"
+        " AND e.kind = 'tasks_edited'), 0), sid"
         " FROM sessions WHERE principal = ?1 AND scope = ?2";
     if (q.state)
       sql += " AND state = ?3";
@@ -45,23 +51,39 @@ result<list_page> sqlite_store::list(const list_query& q) {
     if (auto rc = prepare(page, sql))
       return fail(rc, what);
     if (!tasks_done_) {
+      // A session's task starts and ends: its task events, and the start
+      // and end operations of its bulk edits (tasks_edited, issue 17) in
+      // the order they were applied (`ord`).
+      const std::string task_events
+        = "WITH ev (ord, kind, task_id, wall_ns, mono_ns, boot_id, status)"
+          " AS (SELECT seq * 1000, kind, task_id, wall_ns, mono_ns, boot_id,"
+          " CASE WHEN kind = 'task_ended' THEN json_extract(payload,"
+          " '$.status') END FROM events WHERE sid = ?1 AND kind NOT IN"
+          " ('session_started', 'tasks_edited')"
+          " UNION ALL SELECT e.seq * 1000 + o.key + 1,"
+          " CASE json_extract(o.value, '$.op') WHEN 'start' THEN"
+          " 'task_started' ELSE 'task_ended' END,"
+          " json_extract(o.value, '$.task_id'), e.wall_ns, e.mono_ns,"
+          " e.boot_id, CASE json_extract(o.value, '$.op') WHEN 'end' THEN"
+          " COALESCE(json_extract(o.value, '$.status'), 'completed') END"
+          " FROM events e, json_each(e.payload, '$.ops') o WHERE e.sid = ?1"
+          " AND e.kind = 'tasks_edited'"
+          " AND json_extract(o.value, '$.op') IN ('start', 'end')) ";
       // A task is done when its latest event is an end as `completed`
-      // (SQLite takes the bare columns from the max(seq) row).
+      // (SQLite takes the bare columns from the max(ord) row).
       if (auto rc = prepare(
             tasks_done_,
-            "SELECT count(*) FROM (SELECT kind, json_extract(payload,"
-            " '$.status') AS status, max(seq) FROM events WHERE sid = ?1"
-            " AND task_id IS NOT NULL GROUP BY task_id)"
-            " WHERE kind = 'task_ended' AND status = 'completed'"))
+            task_events
+              + "SELECT count(*) FROM (SELECT kind, status, max(ord) FROM ev"
+                " WHERE task_id IS NOT NULL GROUP BY task_id)"
+                " WHERE kind = 'task_ended' AND status = 'completed'"))
         return fail(rc, what);
       if (auto rc = prepare(json_values_, "SELECT value FROM json_each(?1)"))
         return fail(rc, what);
-      if (auto rc = prepare(
-            run_events_,
-            "SELECT kind, task_id, wall_ns, mono_ns, boot_id, CASE WHEN"
-            " kind = 'task_ended' THEN json_extract(payload, '$.status')"
-            " END FROM events WHERE sid = ?1 AND kind <> 'session_started'"
-            " ORDER BY seq"))
+      if (auto rc = prepare(run_events_,
+                            task_events
+                              + "SELECT kind, task_id, wall_ns, mono_ns,"
+                                " boot_id, status FROM ev ORDER BY ord"))
         return fail(rc, what);
     }
     rollback_guard guard{db_.get()};

@@ -550,3 +550,30 @@ TEST_CASE("estimates: no forecast without a basis; estimates survive the "
   CHECK(after == before);
   CHECK(contains(after, R"("estimate_total_ms":600000)"));
 }
+
+TEST_CASE("tasks edit: the history (time_session_list, time_stats) counts "
+          "what bulk edits did",
+          "[tasks_edit][issue17][journal][history]") {
+  test::temp_dir dir;
+  auto clock = std::make_shared<domain::fake_clock>(example_start());
+  auto store = open_store(dir.path().string());
+  journaled j{clock, *store, "local"};
+  auto id = str(j.ok("time_session_start",
+                     R"({"milestone_id":"M","task_ids":["a","b"]})")["session_id"]);
+  j.ok("time_tasks_edit",
+       edit_args(id, R"([{"op":"start","task_id":"a"},{"op":"add","task_id":"c"},
+                         {"op":"start","task_id":"b"},{"op":"add","task_id":"d"}])"));
+  clock->advance(1min);
+  j.ok("time_tasks_edit",
+       edit_args(id, R"([{"op":"end","task_id":"a"},{"op":"remove","task_id":"d"},
+                         {"op":"end","task_id":"b","status":"skipped"},
+                         {"op":"start","task_id":"c"}])"));
+  clock->advance(1min);
+  auto list = j.ok("time_session_list", "{}");
+  REQUIRE(list["sessions"].Size() == 1);
+  CHECK(integer(list["sessions"][0]["tasks_total"]) == 3);
+  CHECK(integer(list["sessions"][0]["tasks_done"]) == 1);
+  auto stats = j.ok("time_stats", R"({"group_by":"task"})");
+  CHECK(integer(stats["totals"]["runs"]) == 3);
+  CHECK(integer(stats["totals"]["task_time_ms"]) == 180'000); // a, b, c: 1 min
+}
