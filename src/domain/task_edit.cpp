@@ -209,11 +209,11 @@ tracking_outcome<op_done> tracker::add_task(tracking_session& s,
         + std::to_string(s.tasks.size()) + " tasks; the limit is "
         + std::to_string(limits_.max_tasks_per_session)
         + " tasks per session (max_tasks_per_session)."};
-  auto added = id.size();
+  auto added = id.size() + (op.task.task_name ? op.task.task_name->size() : 0);
   if (auto err = detail::over_budget(limits_, s.bytes + added))
     return *err;
   s.task_index.emplace(id, s.tasks.size());
-  s.tasks.push_back({id, {}, op.estimate});
+  s.tasks.push_back({id, {}, op.estimate, op.task.task_name});
   s.bytes += added;
   undo_.emplace_back([this, sid = s.id, added] {
     auto j = sessions_.find(sid);

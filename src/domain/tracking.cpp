@@ -384,7 +384,7 @@ tracker::start_task(tracking_session& s, task_start_request req,
                          + " runs per task (max_runs_per_task)."};
   task_run run;
   run.number = task.runs.size() + 1;
-  run.task_name = std::move(req.task_name);
+  run.task_name = req.task_name ? std::move(req.task_name) : task.name;
   run.external_task_id = std::move(req.external_task_id);
   run.work_item_id = std::move(req.work_item_id);
   run.metadata = std::move(req.metadata);

@@ -127,6 +127,8 @@ struct tracked_task {
   std::vector<task_run> runs; ///< oldest first; the last one is current
   /// Given at time_session_start (`estimates`) or with an `add`.
   std::optional<std::chrono::milliseconds> estimate = std::nullopt;
+  /// Given with an `add`: the name its runs take when started without one.
+  std::optional<std::string> name = std::nullopt;
 
   const task_run* current() const noexcept {
     return runs.empty() ? nullptr : &runs.back();

@@ -113,9 +113,12 @@ std::string payload_of(const change& c, protocol::era era) {
         } else if (op.kind == domain::task_op::note) {
           w.Key("text");
           write_string(w, op.text);
-        } else if (op.kind == domain::task_op::add && op.estimate) {
-          w.Key("estimate_ms");
-          w.Int64(op.estimate->count());
+        } else if (op.kind == domain::task_op::add) {
+          write_opt(w, "task_name", op.task.task_name);
+          if (op.estimate) {
+            w.Key("estimate_ms");
+            w.Int64(op.estimate->count());
+          }
         } else if (op.kind == domain::task_op::correct) {
           w.Key("run");
           w.Uint64(op.run);
@@ -332,6 +335,7 @@ std::vector<domain::task_op> payload::ops() const {
     } else if (op.kind == domain::task_op::note) {
       op.text = get_string(v, "text");
     } else if (op.kind == domain::task_op::add) {
+      op.task.task_name = get_opt(v, "task_name");
       if (auto e = v.FindMember("estimate_ms"); e != v.MemberEnd()) {
         if (!e->value.IsInt64())
           throw bad_event{"'estimate_ms' is not an integer"};

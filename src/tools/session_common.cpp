@@ -394,6 +394,7 @@ summary_result summarize(const domain::tracking_session& s,
     if (t.runs.empty()) {
       task_detail d;
       d.task_id = t.id;
+      d.task_name = t.name;
       d.status = "not_started";
       details.push_back(std::move(d));
       continue;

@@ -72,7 +72,9 @@ struct nested_arg<edit_op_args> {
         .required()
         .min_length(1)
         .max_length(max_id_length);
-      s.add("task_name", &o::task_name, "start: optional task name.")
+      s.add("task_name", &o::task_name,
+            "start: optional task name; add: the name the task's runs take "
+            "when started without one.")
         .max_length(max_name_length);
       s.add("external_task_id", &o::external_task_id,
             "start: optional platform task id.")
@@ -209,9 +211,10 @@ std::optional<tool_error> misfit(const edit_op_args& a, std::size_t k) {
                       {}, {}, static_cast<std::int64_t>(k)};
   };
   bool start = a.op == "start";
-  if (!start && (a.task_name || a.external_task_id || a.work_item_id))
-    return bad("task_name, external_task_id and work_item_id go with "
-               "'start' only");
+  if (!start && (a.external_task_id || a.work_item_id))
+    return bad("external_task_id and work_item_id go with 'start' only");
+  if (a.task_name && !start && a.op != "add")
+    return bad("task_name goes with 'start' or 'add' only");
   bool correct = a.op == "correct";
   if (a.status && a.op != "end" && !correct)
     return bad("'status' goes with 'end' or 'correct' only");

@@ -193,6 +193,19 @@ TEST_CASE("tasks edit: tasks join and leave mid-session; notes are kept "
                                     "text":"discovered during a"}])"));
   CHECK(integer(r["task_count"]) == 2);
   CHECK(str(r["operations"][1]["task_status"]) == "removed");
+  // A named task added; its runs take the name unless a start gives one.
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"add","task_id":"named",
+                                              "task_name":"Named later"}])"));
+  auto named = c.ok("time_session_summary", summary_args(sid));
+  CHECK(str(entry(named, "named")["task_name"]) == "Named later");
+  CHECK(str(entry(named, "named")["status"]) == "not_started");
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"start","task_id":"named"},
+                                              {"op":"end","task_id":"named"}])"));
+  named = c.ok("time_session_summary", summary_args(sid));
+  CHECK(str(entry(named, "named")["task_name"]) == "Named later");
+  c.fails("time_tasks_edit",
+          edit_args(sid, R"([{"op":"pause","task_id":"a","task_name":"x"}])"),
+          "VALIDATION_ERROR");
   CHECK(str(r["operations"][2]["task_status"]) == "in_progress");
   CHECK(integer(r["tasks_in_progress"]) == 1);
   CHECK(integer(r["tasks_not_started"]) == 1);
@@ -202,7 +215,7 @@ TEST_CASE("tasks edit: tasks join and leave mid-session; notes are kept "
                            "metadata":{"pr":"7"}},
                           {"op":"note","task_id":"new","text":"after"}])"));
   auto s = c.ok("time_session_summary", summary_args(sid));
-  CHECK(integer(s["task_count"]) == 2);
+  CHECK(integer(s["task_count"]) == 3);
   const auto& t = entry(s, "new");
   CHECK(str(t["task_name"]) == "Found it");
   CHECK(str(t["completion_metadata"]["pr"]) == "7");
@@ -314,7 +327,7 @@ TEST_CASE("tasks edit: the edit is journaled and a restarted server recovers "
     sid = str(start["session_id"]);
     c.ok("time_tasks_edit",
          edit_args(sid, R"([{"op":"start","task_id":"a"},
-                            {"op":"add","task_id":"c"},
+                            {"op":"add","task_id":"c","task_name":"Cee"},
                             {"op":"note","task_id":"a","text":"n"}])"));
     clock->advance(5s);
     c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"pause","task_id":"a"}])"));
