@@ -20,6 +20,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 
 using namespace ttm;
 
@@ -421,6 +422,48 @@ void task_start_end_pair(benchmark::State& state) {
   }
 }
 BENCHMARK(task_start_end_pair);
+
+/// time_tasks_edit with 100 operations (issue 17), in process: 50 running
+/// tasks paused and 50 notes, then the next call resumes them (also with
+/// 50 notes); every operation changes the session. A new session every
+/// 200 calls keeps the runs' pause and note lists short.
+void tasks_edit_100_ops_request(benchmark::State& state) {
+  std::string pause_ops;
+  std::string resume_ops;
+  for (int i = 0; i < 50; ++i) {
+    auto task = R"("task_id":"T)" + std::to_string(i) + "\"";
+    auto note = R"({"op":"note",)" + task + R"(,"text":"why it waits"})";
+    pause_ops += std::string{i ? "," : ""} + R"({"op":"pause",)" + task
+                 + "}," + note;
+    resume_ops += std::string{i ? "," : ""} + R"({"op":"resume",)" + task
+                  + "}," + note;
+  }
+  std::optional<mcp::session> st;
+  std::string pause;
+  std::string resume;
+  std::int64_t calls = 0;
+  for (auto _ : state) {
+    if (calls % 200 == 0) {
+      state.PauseTiming();
+      st.emplace(initialized_session());
+      auto id = start_session(*st, 50);
+      std::string starts;
+      for (int i = 0; i < 50; ++i)
+        starts += std::string{i ? "," : ""} + R"({"op":"start","task_id":"T)"
+                  + std::to_string(i) + "\"}";
+      run(*st, tool_call("time_tasks_edit", session_args(
+                           id, R"(,"operations":[)" + starts + "]")));
+      pause = tool_call("time_tasks_edit", session_args(
+                          id, R"(,"operations":[)" + pause_ops + "]"));
+      resume = tool_call("time_tasks_edit", session_args(
+                           id, R"(,"operations":[)" + resume_ops + "]"));
+      state.ResumeTiming();
+    }
+    benchmark::DoNotOptimize(run(*st, calls % 2 == 0 ? pause : resume));
+    ++calls;
+  }
+}
+BENCHMARK(tasks_edit_100_ops_request);
 
 /// Summary and end of a session with `range(0)` tasks, each run once.
 mcp::session

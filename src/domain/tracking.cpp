@@ -29,25 +29,6 @@ std::vector<std::string> listed_ids(const tracking_session& s) {
   return out;
 }
 
-tracking_error not_in_session(const tracking_session& s,
-                              const std::string& task_id) {
-  auto ids = listed_ids(s);
-  std::string msg = "Task " + quoted(task_id) + " is not in session "
-                    + quoted(s.id) + " (milestone " + quoted(s.milestone_id)
-                    + ")";
-  if (!ids.empty()) {
-    msg += "; its tasks are: ";
-    for (std::size_t i = 0; i < ids.size(); ++i)
-      msg += (i == 0 ? "" : ", ") + ids[i];
-  } else if (s.tasks.empty()) {
-    msg += "; it has no tasks";
-  } else {
-    msg += "; it has " + std::to_string(s.tasks.size())
-           + " tasks (see time_session_summary)";
-  }
-  return {"TASK_NOT_IN_SESSION", msg + ".", std::move(ids)};
-}
-
 std::size_t size_of(const std::string& x) {
   return x.size();
 }
@@ -84,6 +65,29 @@ std::optional<tracking_error> duplicate_key(const string_map& m,
   return std::nullopt;
 }
 
+} // namespace
+
+namespace detail {
+
+tracking_error not_in_session(const tracking_session& s,
+                              const std::string& task_id) {
+  auto ids = listed_ids(s);
+  std::string msg = "Task " + quoted(task_id) + " is not in session "
+                    + quoted(s.id) + " (milestone " + quoted(s.milestone_id)
+                    + ")";
+  if (!ids.empty()) {
+    msg += "; its tasks are: ";
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      msg += (i == 0 ? "" : ", ") + ids[i];
+  } else if (s.tasks.empty()) {
+    msg += "; it has no tasks";
+  } else {
+    msg += "; it has " + std::to_string(s.tasks.size())
+           + " tasks (see time_session_summary)";
+  }
+  return {"TASK_NOT_IN_SESSION", msg + ".", std::move(ids)};
+}
+
 std::optional<tracking_error> over_budget(const tracking_limits& lim,
                                           std::size_t bytes) {
   if (bytes <= lim.max_session_bytes)
@@ -104,7 +108,11 @@ tracking_error session_ended(const tracking_session& s) {
                                "time_session_summary still reports it."};
 }
 
-} // namespace
+} // namespace detail
+
+using detail::not_in_session;
+using detail::over_budget;
+using detail::session_ended;
 
 const char* to_string(run_status s) {
   switch (s) {
@@ -124,10 +132,6 @@ const char* to_string(run_status s) {
 
 const char* duration_source(const instant& from, const instant& to) {
   return from.boot == to.boot ? "monotonic" : "wall_clock";
-}
-
-milliseconds task_run::duration(mono_time now) const {
-  return since(start.mono, end ? end->mono : now);
 }
 
 task_counts tracking_session::counts() const {
@@ -159,40 +163,6 @@ task_counts tracking_session::counts() const {
   return c;
 }
 
-milliseconds tracking_session::elapsed(mono_time now) const {
-  return since(start.mono, end ? end->mono : now);
-}
-
-tracking_session::totals tracking_session::task_totals(mono_time now) const {
-  // Each run as reported: its start plus its whole-millisecond duration. So
-  // task_time is exactly the sum of the runs' duration_ms, and the union of
-  // these spans (floored once) can never exceed it.
-  std::vector<std::pair<mono_time, mono_time>> spans;
-  totals out;
-  for (const auto& t : tasks)
-    for (const auto& r : t.runs) {
-      auto ms = r.duration(now);
-      out.task_time += ms;
-      spans.emplace_back(r.start.mono, r.start.mono + ms);
-    }
-  std::sort(spans.begin(), spans.end());
-  mono_time::duration busy{0};
-  std::optional<std::pair<mono_time, mono_time>> open;
-  for (const auto& [from, to] : spans) {
-    if (open && from <= open->second) {
-      open->second = std::max(open->second, to);
-      continue;
-    }
-    if (open)
-      busy += open->second - open->first;
-    open.emplace(from, to);
-  }
-  if (open)
-    busy += open->second - open->first;
-  out.busy = duration_cast<milliseconds>(busy);
-  return out;
-}
-
 tracker::tracker(tracking_limits limits) : limits_(limits) {
 }
 
@@ -215,6 +185,11 @@ tracker::check(const session_request& req) const {
                                 "task must be listed once."};
   if (auto err = duplicate_key(req.metadata, "metadata"))
     return err;
+  for (const auto& [task, _] : req.estimates)
+    if (seen.count(task) == 0)
+      return tracking_error{"VALIDATION_ERROR",
+                            "'estimates' names task " + quoted(task)
+                              + ", which is not in 'task_ids'."};
   return over_budget(limits_, bytes_of(req));
 }
 
@@ -245,6 +220,9 @@ const tracking_session& tracker::add(std::string id, session_request req,
     s.task_index.emplace(task_id, s.tasks.size());
     s.tasks.push_back({std::move(task_id), {}});
   }
+  for (const auto& [task, estimate] : req.estimates)
+    if (auto k = s.task_index.find(task); k != s.task_index.end())
+      s.tasks[k->second].estimate = estimate;
   if (recording_) {
     change c;
     c.kind = change::session_started;
@@ -258,6 +236,9 @@ const tracking_session& tracker::add(std::string id, session_request req,
     for (const auto& t : s.tasks)
       c.session.task_ids.push_back(t.id);
     c.session.idempotency_key = s.idempotency_key;
+    for (const auto& t : s.tasks)
+      if (t.estimate)
+        c.session.estimates.emplace_back(t.id, *t.estimate);
     c.zone_name = s.tz.name();
     changes_.push_back(std::move(c));
     undo_.emplace_back([this, id] { erase(id); });
@@ -410,7 +391,7 @@ tracker::start_task(tracking_session& s, task_start_request req,
                          + " runs per task (max_runs_per_task)."};
   task_run run;
   run.number = task.runs.size() + 1;
-  run.task_name = std::move(req.task_name);
+  run.task_name = req.task_name ? std::move(req.task_name) : task.name;
   run.external_task_id = std::move(req.external_task_id);
   run.work_item_id = std::move(req.work_item_id);
   run.metadata = std::move(req.metadata);

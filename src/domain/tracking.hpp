@@ -68,6 +68,29 @@ enum class run_status { in_progress, completed, skipped, failed, interrupted };
 /// "in_progress", "completed", "skipped", "failed", "interrupted".
 const char* to_string(run_status s);
 
+/// A pause of a run (time_tasks_edit): no time accrues from `start` to
+/// `end`; an open pause lasts until the run's end (or now).
+struct run_pause {
+  instant start;
+  std::optional<instant> end;
+};
+
+/// A timestamped note on a run (time_tasks_edit).
+struct run_note {
+  instant at;
+  std::string text;
+};
+
+/// A correction of a run (time_tasks_edit `correct`): what it was before,
+/// kept for the audit trail.
+struct run_correction {
+  instant at;
+  std::string reason;
+  wall_time start_before;
+  std::optional<wall_time> end_before;
+  run_status status_before = run_status::in_progress;
+};
+
 struct task_run {
   /// 1 for the first run of a task, 2 for the second, ...
   std::size_t number = 1;
@@ -79,14 +102,33 @@ struct task_run {
   instant start;
   std::optional<instant> end;
   run_status status = run_status::in_progress;
+  std::vector<run_pause> pauses; ///< oldest first
+  std::vector<run_note> notes;   ///< oldest first
+  /// Oldest first; a corrected run's durations come from its (corrected)
+  /// wall-clock instants.
+  std::vector<run_correction> corrections;
 
-  /// Monotonic: until `end`, or until `now` while running.
+  bool paused() const noexcept {
+    return !end && !pauses.empty() && !pauses.back().end;
+  }
+
+  /// Active (running, not paused) time, monotonic: until `end`, or until
+  /// `now` while running.
   std::chrono::milliseconds duration(mono_time now) const;
+
+  /// The intervals the run was active, oldest first; together exactly
+  /// `duration(now)` long (so a union of them never exceeds the sum).
+  std::vector<std::pair<mono_time, mono_time>>
+  active_spans(mono_time now) const;
 };
 
 struct tracked_task {
   std::string id;
   std::vector<task_run> runs; ///< oldest first; the last one is current
+  /// Given at time_session_start (`estimates`) or with an `add`.
+  std::optional<std::chrono::milliseconds> estimate = std::nullopt;
+  /// Given with an `add`: the name its runs take when started without one.
+  std::optional<std::string> name = std::nullopt;
 
   const task_run* current() const noexcept {
     return runs.empty() ? nullptr : &runs.back();
@@ -166,6 +208,8 @@ struct session_request {
   string_map metadata;
   std::vector<std::string> tags;
   std::optional<std::string> idempotency_key{};
+  /// Task id -> estimated duration (issue 17); each id among task_ids.
+  std::vector<std::pair<std::string, std::chrono::milliseconds>> estimates{};
 };
 
 struct task_start_request {
@@ -189,6 +233,49 @@ struct task_ended {
   bool already_ended;
 };
 
+/// One operation of a bulk edit (time_tasks_edit).
+struct task_op {
+  enum kind_t { start, end, pause, resume, note, add, remove, correct };
+  kind_t kind = start;
+  /// start (task_id and the run's fields) and add (task_id, task_name).
+  task_start_request task;
+  /// end: how the run ends and its completion metadata.
+  run_status status = run_status::completed;
+  string_map metadata;
+  /// note: the text; correct: the reason.
+  std::string text;
+  /// add: the new task's estimate.
+  std::optional<std::chrono::milliseconds> estimate;
+  /// correct: which run (1, 2, ...; 0: the latest) and its new values.
+  std::size_t run = 0;
+  std::optional<wall_time> start_time;
+  std::optional<wall_time> end_time;
+  std::optional<run_status> new_status;
+};
+
+/// "start", "end", ...: the names time_tasks_edit and the journal use.
+const char* to_string(task_op::kind_t k);
+std::optional<task_op::kind_t> task_op_kind_from(const std::string& name);
+
+/// What one operation did.
+struct op_done {
+  task_op::kind_t kind = task_op::start;
+  std::string task_id;
+  /// The run it applied to (start, end, pause, resume, note); 0 otherwise.
+  std::size_t run = 0;
+  /// Nothing changed: the run was already running (start, resume), ended
+  /// (end) or paused (pause).
+  bool unchanged = false;
+};
+
+/// The operation that failed a bulk edit (nothing was changed).
+struct edit_failure {
+  std::size_t index = 0;
+  tracking_error error;
+};
+
+using edit_outcome = std::variant<std::vector<op_done>, edit_failure>;
+
 /// A change to a tracking session, as the journal records it: enough to
 /// redo it on a fresh tracker (see journal/replay.hpp).
 struct change {
@@ -198,6 +285,7 @@ struct change {
     task_ended,
     session_ended,
     session_expired,
+    tasks_edited,
   };
   kind_t kind = session_started;
   std::string session_id;
@@ -213,7 +301,18 @@ struct change {
   string_map metadata;
   /// session_expired: "age" or "idle".
   std::string reason;
+  /// tasks_edited: the operations, in order, all at `at`.
+  std::vector<task_op> ops;
 };
+
+namespace detail {
+// The errors tracking.cpp and task_edit.cpp both raise.
+tracking_error not_in_session(const tracking_session& s,
+                              const std::string& task_id);
+std::optional<tracking_error> over_budget(const tracking_limits& lim,
+                                          std::size_t bytes);
+tracking_error session_ended(const tracking_session& s);
+} // namespace detail
 
 /// The tracking sessions of one MCP client (one per client actor).
 /// Ownership is implicit: a session exists only in its owner's tracker, so
@@ -259,6 +358,12 @@ public:
                                         const std::string& task_id,
                                         run_status status,
                                         string_map metadata, instant now);
+
+  /// Applies `ops` in order, all at `now`, atomically: on the first
+  /// failing one every earlier one is undone and nothing is recorded; else
+  /// one tasks_edited change is recorded (src/domain/task_edit.cpp).
+  edit_outcome edit_tasks(tracking_session& s, const std::vector<task_op>& ops,
+                          instant now);
 
   /// Ends the session; runs still in progress become `interrupted` at `now`.
   /// Returns false (changing nothing) when it had ended already.
@@ -346,6 +451,16 @@ private:
   tracking_error not_held(const std::string& id) const;
   /// Removes `id` and its idempotency key from memory.
   void erase(const std::string& id);
+  /// One operation of edit_tasks (recording undo steps).
+  tracking_outcome<op_done> apply(tracking_session& s, const task_op& op,
+                                  instant now);
+  tracking_outcome<op_done> pause_or_resume(tracking_session& s,
+                                            const task_op& op, instant now);
+  tracking_outcome<op_done> add_task(tracking_session& s, const task_op& op);
+  tracking_outcome<op_done> remove_task(tracking_session& s,
+                                        const task_op& op);
+  tracking_outcome<op_done> correct_run(tracking_session& s,
+                                        const task_op& op, instant now);
 
   tracking_limits limits_;
   std::unordered_map<std::string, tracking_session> sessions_;

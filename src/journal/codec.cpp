@@ -60,6 +60,16 @@ std::string payload_of(const change& c, protocol::era era) {
       write_list(w, "tags", c.session.tags);
       // Since issue 20; absent in older journals and when not given.
       write_opt(w, "idempotency_key", c.session.idempotency_key);
+      // Since issue 17; absent when none was given.
+      if (!c.session.estimates.empty()) {
+        w.Key("estimates_ms");
+        w.StartObject();
+        for (const auto& [task, ms] : c.session.estimates) {
+          w.Key(task.data(), static_cast<rapidjson::SizeType>(task.size()));
+          w.Int64(ms.count());
+        }
+        w.EndObject();
+      }
       w.Key("timezone");
       write_string(w, c.zone_name);
       break;
@@ -80,6 +90,57 @@ std::string payload_of(const change& c, protocol::era era) {
       w.Key("reason");
       write_string(w, c.reason);
       break;
+    case change::tasks_edited:
+      // Only the operations that changed something, in order, as
+      // time_tasks_edit took them; replay applies them again at `at`.
+      w.Key("ops");
+      w.StartArray();
+      for (const auto& op : c.ops) {
+        w.StartObject();
+        w.Key("op");
+        w.String(to_string(op.kind));
+        w.Key("task_id");
+        write_string(w, op.task.task_id);
+        if (op.kind == domain::task_op::start) {
+          write_opt(w, "task_name", op.task.task_name);
+          write_opt(w, "external_task_id", op.task.external_task_id);
+          write_opt(w, "work_item_id", op.task.work_item_id);
+          write_map(w, "metadata", op.task.metadata);
+        } else if (op.kind == domain::task_op::end) {
+          w.Key("status");
+          w.String(to_string(op.status));
+          write_map(w, "metadata", op.metadata);
+        } else if (op.kind == domain::task_op::note) {
+          w.Key("text");
+          write_string(w, op.text);
+        } else if (op.kind == domain::task_op::add) {
+          write_opt(w, "task_name", op.task.task_name);
+          if (op.estimate) {
+            w.Key("estimate_ms");
+            w.Int64(op.estimate->count());
+          }
+        } else if (op.kind == domain::task_op::correct) {
+          w.Key("run");
+          w.Uint64(op.run);
+          if (op.start_time) {
+            w.Key("start_ns");
+            w.Int64(domain::to_ns(*op.start_time));
+          }
+          if (op.end_time) {
+            w.Key("end_ns");
+            w.Int64(domain::to_ns(*op.end_time));
+          }
+          if (op.new_status) {
+            w.Key("status");
+            w.String(to_string(*op.new_status));
+          }
+          w.Key("reason");
+          write_string(w, op.text);
+        }
+        w.EndObject();
+      }
+      w.EndArray();
+      break;
   }
   w.EndObject();
   return buf.GetString();
@@ -95,6 +156,8 @@ storage::event_kind kind_of(change::kind_t k) {
       return storage::event_kind::task_ended;
     case change::session_ended:
       return storage::event_kind::session_ended;
+    case change::tasks_edited:
+      return storage::event_kind::tasks_edited;
     case change::session_expired:
       break;
   }
@@ -194,6 +257,17 @@ domain::session_request payload::session_request() const {
   req.metadata = get_map(doc_, "metadata");
   req.tags = get_list(doc_, "tags");
   req.idempotency_key = get_opt(doc_, "idempotency_key");
+  if (auto e = doc_.FindMember("estimates_ms"); e != doc_.MemberEnd()) {
+    if (!e->value.IsObject())
+      throw bad_event{"'estimates_ms' is not an object"};
+    for (const auto& m : e->value.GetObject()) {
+      if (!m.value.IsInt64())
+        throw bad_event{"'estimates_ms' holds a non-integer"};
+      req.estimates.emplace_back(
+        std::string{m.name.GetString(), m.name.GetStringLength()},
+        std::chrono::milliseconds{m.value.GetInt64()});
+    }
+  }
   return req;
 }
 
@@ -212,11 +286,13 @@ payload::task_request(const std::string& task_id) const {
   return req;
 }
 
-domain::run_status payload::status() const {
+namespace {
+
+domain::run_status status_of(const rapidjson::Value& o) {
   // Stored names: "completed" and "skipped" since the first journal,
   // "failed" since issue 20. An unknown name is a bad event (the session is
   // skipped) rather than a guess.
-  auto name = get_string(doc_, "status");
+  auto name = get_string(o, "status");
   if (name == "completed")
     return domain::run_status::completed;
   if (name == "skipped")
@@ -224,6 +300,71 @@ domain::run_status payload::status() const {
   if (name == "failed")
     return domain::run_status::failed;
   throw bad_event{"unknown task status '" + name + "'"};
+}
+
+} // namespace
+
+domain::run_status payload::status() const {
+  return status_of(doc_);
+}
+
+std::vector<domain::task_op> payload::ops() const {
+  auto i = doc_.FindMember("ops");
+  if (i == doc_.MemberEnd() || !i->value.IsArray())
+    throw bad_event{"payload lacks the array 'ops'"};
+  std::vector<domain::task_op> out;
+  out.reserve(i->value.Size());
+  for (const auto& v : i->value.GetArray()) {
+    if (!v.IsObject())
+      throw bad_event{"'ops' holds a non-object"};
+    domain::task_op op;
+    auto name = get_string(v, "op");
+    auto kind = domain::task_op_kind_from(name);
+    if (!kind)
+      throw bad_event{"unknown operation '" + name + "'"};
+    op.kind = *kind;
+    op.task.task_id = get_string(v, "task_id");
+    if (op.kind == domain::task_op::start) {
+      op.task.task_name = get_opt(v, "task_name");
+      op.task.external_task_id = get_opt(v, "external_task_id");
+      op.task.work_item_id = get_opt(v, "work_item_id");
+      op.task.metadata = get_map(v, "metadata");
+    } else if (op.kind == domain::task_op::end) {
+      op.status = status_of(v);
+      op.metadata = get_map(v, "metadata");
+    } else if (op.kind == domain::task_op::note) {
+      op.text = get_string(v, "text");
+    } else if (op.kind == domain::task_op::add) {
+      op.task.task_name = get_opt(v, "task_name");
+      if (auto e = v.FindMember("estimate_ms"); e != v.MemberEnd()) {
+        if (!e->value.IsInt64())
+          throw bad_event{"'estimate_ms' is not an integer"};
+        op.estimate = std::chrono::milliseconds{e->value.GetInt64()};
+      }
+    } else if (op.kind == domain::task_op::correct) {
+      op.text = get_string(v, "reason");
+      auto run = v.FindMember("run");
+      if (run == v.MemberEnd() || !run->value.IsUint64())
+        throw bad_event{"a correction lacks its run"};
+      op.run = run->value.GetUint64();
+      auto wall = [&](const char* key) -> std::optional<domain::wall_time> {
+        auto m = v.FindMember(key);
+        if (m == v.MemberEnd())
+          return std::nullopt;
+        if (!m->value.IsInt64())
+          throw bad_event{std::string{"'"} + key + "' is not an integer"};
+        return domain::wall_time{
+          std::chrono::duration_cast<domain::wall_time::duration>(
+            std::chrono::nanoseconds{m->value.GetInt64()})};
+      };
+      op.start_time = wall("start_ns");
+      op.end_time = wall("end_ns");
+      if (v.HasMember("status"))
+        op.new_status = status_of(v);
+    }
+    out.push_back(std::move(op));
+  }
+  return out;
 }
 
 domain::string_map payload::metadata() const {

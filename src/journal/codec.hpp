@@ -13,6 +13,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ttm::journal {
 
@@ -48,6 +49,9 @@ public:
   /// task_ended: how the run ended and its completion metadata.
   domain::run_status status() const;
   domain::string_map metadata() const;
+
+  /// tasks_edited: the operations, in order.
+  std::vector<domain::task_op> ops() const;
 
 private:
   rapidjson::Document doc_;

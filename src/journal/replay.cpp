@@ -102,6 +102,14 @@ void replay_one(tracker& tr, const storage::stored_session& s,
       case storage::event_kind::session_ended:
         tr.end_session(*live, at);
         break;
+      case storage::event_kind::tasks_edited: {
+        auto r = tr.edit_tasks(*live, p.ops(), at);
+        if (auto* f = std::get_if<edit_failure>(&r))
+          throw bad_event{"tasks_edited: operation "
+                          + std::to_string(f->index) + ": "
+                          + f->error.message};
+        break;
+      }
       case storage::event_kind::session_expired:
         throw bad_event{"an open session has an expiry event"};
     }

@@ -18,6 +18,7 @@ enum class event_kind {
   task_ended,      ///< payload: status and completion metadata
   session_ended,   ///< payload: {}
   session_expired, ///< payload: {"reason": "age" | "idle" | "evicted"}
+  tasks_edited,    ///< payload: {"ops": [...]} (time_tasks_edit; schema 5)
 };
 
 /// "session_started", ...: the text stored in the `kind` column.

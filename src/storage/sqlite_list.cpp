@@ -58,6 +58,7 @@ result<list_page> sqlite_store::list(const list_query& q) {
     // Only the conditions asked for, so that SQLite walks the owner's
     // index from the cursor or the time bound (a keyset page costs the
     // same at any depth); tags vary in number (the tool caps them).
+    // tasks_total: kept by each append, bulk edits' add and remove too.
     std::string sql
       = "SELECT session_id, milestone_id, milestone_name, state,"
         " started_wall_ns, closed_wall_ns, tags, tasks_total, sid, runs"
@@ -84,13 +85,13 @@ result<list_page> sqlite_store::list(const list_query& q) {
       return fail(rc, what);
     if (!tasks_done_) {
       // A task is done when its latest event is an end as `completed`
-      // (SQLite takes the bare columns from the max(seq) row).
+      // (SQLite takes the bare columns from the max(ord) row).
       if (auto rc = prepare(
             tasks_done_,
-            "SELECT count(*) FROM (SELECT kind, json_extract(payload,"
-            " '$.status') AS status, max(seq) FROM events WHERE sid = ?1"
-            " AND task_id IS NOT NULL GROUP BY task_id)"
-            " WHERE kind = 'task_ended' AND status = 'completed'"))
+            task_events_cte
+              + "SELECT count(*) FROM (SELECT kind, status, max(ord) FROM ev"
+                " WHERE task_id IS NOT NULL GROUP BY task_id)"
+                " WHERE kind = 'task_ended' AND status = 'completed'"))
         return fail(rc, what);
       if (auto rc = prepare(json_values_, "SELECT value FROM json_each(?1)"))
         return fail(rc, what);

@@ -4,13 +4,28 @@
 
 namespace ttm::storage::detail {
 
-const char* const run_events_sql
-  = "SELECT kind, task_id, wall_ns, mono_ns, boot_id, CASE WHEN"
-    " kind = 'task_ended' THEN json_extract(payload, '$.status')"
-    " END FROM events WHERE sid = ?1 AND kind <> 'session_started'"
-    " ORDER BY seq";
+const std::string task_events_cte
+  = "WITH ev (ord, kind, task_id, wall_ns, mono_ns, boot_id, status)"
+    " AS (SELECT seq * 1000, kind, task_id, wall_ns, mono_ns, boot_id,"
+    " CASE WHEN kind = 'task_ended' THEN json_extract(payload,"
+    " '$.status') END FROM events WHERE sid = ?1 AND kind NOT IN"
+    " ('session_started', 'tasks_edited')"
+    " UNION ALL SELECT e.seq * 1000 + o.key + 1,"
+    " CASE json_extract(o.value, '$.op') WHEN 'start' THEN"
+    " 'task_started' ELSE 'task_ended' END,"
+    " json_extract(o.value, '$.task_id'), e.wall_ns, e.mono_ns,"
+    " e.boot_id, CASE json_extract(o.value, '$.op') WHEN 'end' THEN"
+    " COALESCE(json_extract(o.value, '$.status'), 'completed') END"
+    " FROM events e, json_each(e.payload, '$.ops') o WHERE e.sid = ?1"
+    " AND e.kind = 'tasks_edited'"
+    " AND json_extract(o.value, '$.op') IN ('start', 'end')) ";
 
-const char* const store_runs_sql = "UPDATE sessions SET runs = ?2 WHERE sid = ?1";
+const std::string run_events_sql
+  = task_events_cte
+    + "SELECT kind, task_id, wall_ns, mono_ns, boot_id, status FROM ev"
+      " ORDER BY ord";
+
+const std::string store_runs_sql = "UPDATE sessions SET runs = ?2 WHERE sid = ?1";
 
 int read_run_events(const stmt_ptr& events, std::int64_t sid,
                     std::vector<run_event>& out, std::string& bad_kind) {
@@ -59,9 +74,9 @@ int pack_closed_sessions(sqlite3* db, std::string& bad_kind) {
                                 " WHERE state <> 'open' AND runs IS NULL");
       rc != SQLITE_OK)
     return rc;
-  if (auto rc = prepare(events, run_events_sql); rc != SQLITE_OK)
+  if (auto rc = prepare(events, run_events_sql.c_str()); rc != SQLITE_OK)
     return rc;
-  if (auto rc = prepare(update, store_runs_sql); rc != SQLITE_OK)
+  if (auto rc = prepare(update, store_runs_sql.c_str()); rc != SQLITE_OK)
     return rc;
   // The sids first: updating rows while walking them is undefined.
   std::vector<std::int64_t> sids;

@@ -13,12 +13,18 @@
 
 namespace ttm::storage::detail {
 
-/// Selects a session's (?1: its sid) task and closing events, oldest
-/// first, with a task end's status: what pair_runs reads.
-extern const char* const run_events_sql;
+/// A session's (?1: its sid) task starts and ends as the CTE `ev` (ord,
+/// kind, task_id, wall_ns, mono_ns, boot_id, status): its task events, and
+/// the start and end operations of its bulk edits (tasks_edited) in the
+/// order they were applied. A statement continues it with a SELECT.
+extern const std::string task_events_cte;
+
+/// Selects a session's (?1: its sid) task starts and ends and closing
+/// events, in order, with a task end's status: what pair_runs reads.
+extern const std::string run_events_sql;
 
 /// Packs the session's (?1: sid) runs into its row (?2: the packing).
-extern const char* const store_runs_sql;
+extern const std::string store_runs_sql;
 
 /// Runs `events` (a prepared run_events_sql) for `sid`; SQLITE_DONE, an
 /// SQLite error, or SQLITE_CORRUPT with `bad_kind` for an event kind this

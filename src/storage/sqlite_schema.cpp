@@ -159,6 +159,12 @@ constexpr const char* migrations[] = {
     CREATE INDEX focus_open ON focus_sessions (principal)
       WHERE ended_wall_ns IS NULL;
   )sql",
+  // 6: the event kind 'tasks_edited' (time_tasks_edit: one event per bulk
+  // edit, its operations in the payload). No table changes: the step exists
+  // so that an older server refuses a journal it could not replay.
+  R"sql(
+    SELECT 1;
+  )sql",
 };
 
 static_assert(std::size(migrations) == current_schema + 1);

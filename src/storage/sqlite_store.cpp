@@ -73,6 +73,19 @@ int sqlite_store::prepare_kept() {
        " || lower(json_extract(?2, '$.task_name')) WHERE sid = ?1"
        " AND json_valid(?2) AND json_type(?2, '$.task_name') = 'text'"
        " AND instr(search, lower(json_extract(?2, '$.task_name'))) = 0");
+  // A bulk edit's added and removed tasks move the list row's task count;
+  // the ids it adds and the names it gives join the search text.
+  prep(note_task_edits_,
+       "UPDATE sessions SET tasks_total = tasks_total + COALESCE((SELECT"
+       " sum(CASE json_extract(o.value, '$.op') WHEN 'add' THEN 1"
+       " WHEN 'remove' THEN -1 ELSE 0 END) FROM json_each(?2, '$.ops') o), 0),"
+       " search = search || COALESCE((SELECT group_concat(char(10)"
+       " || lower(x), '') FROM (SELECT json_extract(o.value, '$.task_id') AS x"
+       " FROM json_each(?2, '$.ops') o WHERE json_extract(o.value, '$.op')"
+       " = 'add' UNION SELECT json_extract(o.value, '$.task_name')"
+       " FROM json_each(?2, '$.ops') o"
+       " WHERE json_type(o.value, '$.task_name') = 'text')), '')"
+       " WHERE sid = ?1 AND json_valid(?2)");
   prep(count_open_, "SELECT count(*) FROM sessions WHERE state = 'open'");
   prep(session_owner_,
        "SELECT state, epoch, sid, started_wall_ns, last_wall_ns"
@@ -344,6 +357,12 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
   } else if (ev.kind != event_kind::session_started) {
     stmt_use use{advance_session_};
     use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);
+    if (auto rc = use.step(); rc != SQLITE_DONE)
+      return fail(rc, what);
+  }
+  if (ev.kind == event_kind::tasks_edited) {
+    stmt_use use{note_task_edits_};
+    use.bind(1, sid).bind(2, ev.payload);
     if (auto rc = use.step(); rc != SQLITE_DONE)
       return fail(rc, what);
   }

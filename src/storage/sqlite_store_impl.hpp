@@ -134,6 +134,7 @@ private:
   stmt_ptr touch_held_;
   stmt_ptr release_;
   stmt_ptr note_task_name_;
+  stmt_ptr note_task_edits_; ///< a bulk edit's tasks in the list row
   stmt_ptr json_values_; ///< the values of a JSON array (a row's tags)
   stmt_ptr tasks_done_;
   stmt_ptr run_events_; ///< a session's task and closing events

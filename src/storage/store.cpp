@@ -9,7 +9,7 @@ namespace {
 // The texts are stored in the database: never rename one without a migration.
 constexpr const char* event_kind_names[] = {
   "session_started", "task_started",    "task_ended",
-  "session_ended",   "session_expired",
+  "session_ended",   "session_expired", "tasks_edited",
 };
 
 constexpr const char* session_state_names[] = {"open", "ended", "expired"};

@@ -72,6 +72,11 @@ struct json_type;
 template <class S>
 struct nested;
 
+/// A struct nested in the arguments (e.g. one operation of
+/// time_tasks_edit) declares its fields the same way, by specializing this.
+template <class S>
+struct nested_arg;
+
 template <>
 struct json_type<std::string> {
   static void schema(json_writer& w, item_limit = {}) {
@@ -450,6 +455,13 @@ public:
     }
   }
 
+  /// Writes the names of the arguments that must be present.
+  void write_mandatory(json_writer& w) const {
+    for (const auto& f : fields_)
+      if (f->mandatory)
+        w.String(f->name.c_str());
+  }
+
   bool has_field(const std::string& name) const {
     for (const auto& f : fields_)
       if (f->name == name)
@@ -517,6 +529,42 @@ struct json_type<E, std::void_t<decltype(nested<E>::schema())>> {
   }
   static void encode(json_writer& w, const E& x) {
     nested<E>::schema().write(w, x);
+  }
+};
+
+/// A list of nested objects in the arguments: each item an object with the
+/// declared properties, its mandatory ones required, nothing else allowed.
+template <class E>
+struct json_type<std::vector<E>, std::void_t<decltype(nested_arg<E>::schema())>> {
+  static void schema(json_writer& w, item_limit = {}) {
+    write_type(w, "array");
+    w.Key("items");
+    w.StartObject();
+    write_type(w, "object");
+    w.Key("properties");
+    w.StartObject();
+    nested_arg<E>::schema().write_properties(w, false);
+    w.EndObject();
+    w.Key("required");
+    w.StartArray();
+    nested_arg<E>::schema().write_mandatory(w);
+    w.EndArray();
+    w.Key("additionalProperties");
+    w.Bool(false);
+    w.EndObject();
+  }
+  static std::vector<E> decode(const rapidjson::Value& v) {
+    std::vector<E> out;
+    out.reserve(v.Size());
+    for (const auto& x : v.GetArray())
+      out.push_back(nested_arg<E>::schema().decode(x));
+    return out;
+  }
+  static void encode(json_writer& w, const std::vector<E>& xs) {
+    w.StartArray();
+    for (const auto& x : xs)
+      nested_arg<E>::schema().write(w, x);
+    w.EndArray();
   }
 };
 

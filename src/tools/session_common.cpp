@@ -1,6 +1,10 @@
 #include "tools/session_common.hpp"
 
+#include "domain/absolute_time.hpp"
+#include "domain/calendar_math.hpp"
 #include "domain/time_format.hpp"
+
+#include <algorithm>
 
 namespace ttm::tools {
 
@@ -19,6 +23,101 @@ void counts_fields::set(const domain::task_counts& c) {
 
 std::int64_t to_ms(std::chrono::milliseconds d) {
   return static_cast<std::int64_t>(d.count());
+}
+
+std::variant<std::chrono::milliseconds, std::string>
+parse_estimate(const std::string& text) {
+  auto why = "estimate '" + text
+             + "' is neither whole minutes (e.g. '15') nor an ISO 8601 "
+               "duration of hours, minutes and seconds (e.g. 'PT1H30M')";
+  if (!text.empty() && text.size() <= 7 && domain::all_digits(text))
+    return std::chrono::milliseconds{std::stoll(text) * 60'000};
+  auto d = domain::parse_iso_duration(text);
+  auto* ok = std::get_if<domain::iso_duration>(&d);
+  if (ok == nullptr || ok->negative || ok->has_calendar_part())
+    return why;
+  auto ms = ok->exact_part();
+  if (ms > std::chrono::hours{24 * 365})
+    return why + " of at most a year";
+  return ms;
+}
+
+const object_schema<pause_detail>& nested<pause_detail>::schema() {
+  static const auto decl = [] {
+    object_schema<pause_detail> s;
+    s.add("start_time", &pause_detail::start_time, "ISO 8601 pause start.");
+    s.add("end_time", &pause_detail::end_time,
+          "ISO 8601 resume; null while paused (or paused when the run "
+          "ended).");
+    s.add("duration_ms", &pause_detail::duration_ms,
+          "How long the pause lasted (so far), in milliseconds.");
+    return s;
+  }();
+  return decl;
+}
+
+const object_schema<note_detail>& nested<note_detail>::schema() {
+  static const auto decl = [] {
+    object_schema<note_detail> s;
+    s.add("time", &note_detail::time, "ISO 8601 time of the note.");
+    s.add("text", &note_detail::text, "The note.");
+    return s;
+  }();
+  return decl;
+}
+
+const object_schema<correction_detail>& nested<correction_detail>::schema() {
+  static const auto decl = [] {
+    using c = correction_detail;
+    object_schema<c> s;
+    s.add("time", &c::time, "ISO 8601 time of the correction.");
+    s.add("reason", &c::reason, "Why, as given.");
+    s.add("start_time_before", &c::start_time_before,
+          "The run's start before the correction.");
+    s.add("end_time_before", &c::end_time_before,
+          "The run's end before the correction; null if it was running.");
+    s.add("status_before", &c::status_before,
+          "The run's status before the correction.");
+    return s;
+  }();
+  return decl;
+}
+
+const object_schema<estimate_detail>& nested<estimate_detail>::schema() {
+  static const auto decl = [] {
+    using e = estimate_detail;
+    object_schema<e> s;
+    s.add("task_id", &e::task_id, "The task.");
+    s.add("estimate_ms", &e::estimate_ms, "Its estimate, in milliseconds.");
+    s.add("actual_ms", &e::actual_ms,
+          "The time its runs took (so far), in milliseconds.");
+    s.add("difference_ms", &e::difference_ms,
+          "actual_ms - estimate_ms: positive when over the estimate.");
+    s.add("status", &e::status, "The task's status.");
+    return s;
+  }();
+  return decl;
+}
+
+const object_schema<forecast_detail>& nested<forecast_detail>::schema() {
+  static const auto decl = [] {
+    using f = forecast_detail;
+    object_schema<f> s;
+    s.add("remaining_ms", &f::remaining_ms,
+          "Projected time until every task is done, one after another.");
+    s.add("remaining", &f::remaining, "remaining_ms, human-readable.");
+    s.add("projected_end_time", &f::projected_end_time,
+          "ISO 8601: now plus remaining_ms.");
+    s.add("basis", &f::basis,
+          "estimates (the remaining tasks' estimates), median (the median "
+          "duration of the tasks completed so far) or estimates_and_median.")
+      .one_of({"estimates", "median", "estimates_and_median"});
+    s.add("tasks_left", &f::tasks_left, "Tasks not started or running.");
+    s.add("message", &f::message,
+          "E.g. 'On track to complete in approximately 10 minutes.'");
+    return s;
+  }();
+  return decl;
 }
 
 const object_schema<task_detail>& nested<task_detail>::schema() {
@@ -47,7 +146,9 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
     s.add("duration_source", &task_detail::duration_source,
           "monotonic; wall_clock when the run spans a restart of the "
           "machine (recovered from the journal), so the wall clock "
-          "measured it; null when never started.");
+          "measured it; corrected when its times were corrected "
+          "(time_tasks_edit), so they come from the corrected instants; "
+          "null when never started.");
     s.add("status", &task_detail::status,
           "in_progress, completed, skipped, failed, interrupted (still "
           "running when the session ended) or not_started.")
@@ -57,6 +158,22 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
           "Metadata given at time_task_start.");
     s.add("completion_metadata", &task_detail::completion_metadata,
           "Metadata given at time_task_end.");
+    s.add("active_ms", &task_detail::active_ms,
+          "Runs that were paused: the time running (duration_ms is this "
+          "too); absent otherwise.")
+      .omit_when_empty();
+    s.add("pauses", &task_detail::pauses,
+          "Runs that were paused: each pause, oldest first; absent "
+          "otherwise.")
+      .omit_when_empty();
+    s.add("notes", &task_detail::notes,
+          "Notes on the run (time_tasks_edit), oldest first; absent when "
+          "none.")
+      .omit_when_empty();
+    s.add("corrections", &task_detail::corrections,
+          "Corrections of the run (time_tasks_edit), oldest first, with "
+          "the values before each: the audit trail; absent when none.")
+      .omit_when_empty();
     return s;
   }();
   return decl;
@@ -107,6 +224,25 @@ make_summary_schema(bool for_end) {
   out->add("timezone", &r::timezone, "Zone of all timestamps.");
   out->add("metadata", &r::metadata, "Metadata given at start.");
   out->add("tags", &r::tags, "Tags given at start.");
+  out->add("estimates", &r::estimates,
+           "Sessions with estimates: per estimated task, its estimate, "
+           "actual time and difference; absent otherwise.")
+    .omit_when_empty();
+  out->add("estimate_total_ms", &r::estimate_total_ms,
+           "Sum of the estimates; absent without estimates.")
+    .omit_when_empty();
+  out->add("estimate_actual_ms", &r::estimate_actual_ms,
+           "Actual time of the estimated tasks; absent without estimates.")
+    .omit_when_empty();
+  out->add("estimate_difference_ms", &r::estimate_difference_ms,
+           "estimate_actual_ms - estimate_total_ms; absent without "
+           "estimates.")
+    .omit_when_empty();
+  out->add("forecast", &r::forecast,
+           "Active sessions: when the remaining tasks are projected to be "
+           "done, from their estimates or else the median duration of the "
+           "tasks completed so far; absent when ended or without a basis.")
+    .omit_when_empty();
   out->add("tasks", &r::tasks,
            "Per-task details in task_ids order, one entry per run; absent "
            "when include_task_details is false.")
@@ -117,6 +253,99 @@ make_summary_schema(bool for_end) {
              "from then, unchanged.");
   return out;
 }
+
+namespace {
+
+std::chrono::milliseconds actual_of(const domain::tracked_task& t,
+                                    domain::mono_time at) {
+  std::chrono::milliseconds sum{0};
+  for (const auto& r : t.runs)
+    sum += r.duration(at);
+  return sum;
+}
+
+void add_estimates(summary_result& r, const domain::tracking_session& s,
+                   const domain::instant& end) {
+  std::vector<estimate_detail> out;
+  std::int64_t est = 0;
+  std::int64_t act = 0;
+  for (const auto& t : s.tasks) {
+    if (!t.estimate)
+      continue;
+    estimate_detail d;
+    d.task_id = t.id;
+    d.estimate_ms = to_ms(*t.estimate);
+    d.actual_ms = to_ms(actual_of(t, end.mono));
+    d.difference_ms = d.actual_ms - d.estimate_ms;
+    d.status = t.current() ? domain::to_string(t.current()->status)
+                           : "not_started";
+    est += d.estimate_ms;
+    act += d.actual_ms;
+    out.push_back(std::move(d));
+  }
+  if (out.empty())
+    return;
+  r.estimates = std::move(out);
+  r.estimate_total_ms = est;
+  r.estimate_actual_ms = act;
+  r.estimate_difference_ms = act - est;
+}
+
+/// Spec Pattern 4: the remaining tasks' estimates, else the median of the
+/// completed ones, each less the time it ran so far; none without a basis.
+std::optional<forecast_detail> forecast_of(const domain::tracking_session& s,
+                                           const domain::instant& now) {
+  std::vector<std::chrono::milliseconds> done;
+  for (const auto& t : s.tasks)
+    if (t.current() && t.current()->status == domain::run_status::completed)
+      done.push_back(actual_of(t, now.mono));
+  std::optional<std::chrono::milliseconds> median;
+  if (!done.empty()) {
+    std::sort(done.begin(), done.end());
+    auto n = done.size();
+    median = n % 2 ? done[n / 2] : (done[n / 2 - 1] + done[n / 2]) / 2;
+  }
+  std::chrono::milliseconds left{0};
+  bool by_estimate = false;
+  bool by_median = false;
+  std::int64_t tasks_left = 0;
+  for (const auto& t : s.tasks) {
+    const auto* cur = t.current();
+    if (cur && cur->status != domain::run_status::in_progress)
+      continue;
+    ++tasks_left;
+    auto basis = t.estimate ? t.estimate : median;
+    if (!basis)
+      return std::nullopt;
+    (t.estimate ? by_estimate : by_median) = true;
+    auto ran = cur ? cur->duration(now.mono) : std::chrono::milliseconds{0};
+    if (*basis > ran)
+      left += *basis - ran;
+  }
+  if (tasks_left == 0)
+    return std::nullopt;
+  forecast_detail f;
+  f.remaining_ms = to_ms(left);
+  // "approximately 10 minutes": whole minutes from a minute on.
+  auto shown = left >= std::chrono::minutes{1}
+                 ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::round<std::chrono::minutes>(left))
+                 : std::chrono::round<std::chrono::seconds>(left);
+  f.remaining = format_duration(shown);
+  f.projected_end_time = format_iso8601(
+    now.wall + std::chrono::duration_cast<domain::wall_time::duration>(left),
+    s.tz);
+  f.basis = by_estimate && by_median ? "estimates_and_median"
+            : by_estimate            ? "estimates"
+                                     : "median";
+  f.tasks_left = tasks_left;
+  f.message = "On track to complete in approximately " + f.remaining + " ("
+              + std::to_string(tasks_left) + " task"
+              + (tasks_left == 1 ? "" : "s") + " left).";
+  return f;
+}
+
+} // namespace
 
 summary_result summarize(const domain::tracking_session& s,
                          domain::instant now, bool include_task_details) {
@@ -154,6 +383,9 @@ summary_result summarize(const domain::tracking_session& s,
   r.timezone = z.name();
   r.metadata = s.metadata;
   r.tags = s.tags;
+  add_estimates(r, s, end);
+  if (!s.ended())
+    r.forecast = forecast_of(s, now);
   if (!include_task_details)
     return r;
   std::vector<task_detail> details;
@@ -162,6 +394,7 @@ summary_result summarize(const domain::tracking_session& s,
     if (t.runs.empty()) {
       task_detail d;
       d.task_id = t.id;
+      d.task_name = t.name;
       d.status = "not_started";
       details.push_back(std::move(d));
       continue;
@@ -185,6 +418,43 @@ summary_result summarize(const domain::tracking_session& s,
       d.status = domain::to_string(run.status);
       d.metadata = run.metadata;
       d.completion_metadata = run.completion_metadata;
+      if (!run.pauses.empty()) {
+        d.active_ms = d.duration_ms;
+        std::vector<pause_detail> ps;
+        auto stop = run.end ? *run.end : end;
+        for (const auto& p : run.pauses) {
+          pause_detail pd;
+          pd.start_time = format_iso8601(p.start.wall, z);
+          if (p.end)
+            pd.end_time = format_iso8601(p.end->wall, z);
+          auto to = p.end ? p.end->mono : stop.mono;
+          pd.duration_ms = to > p.start.mono
+                             ? to_ms(std::chrono::duration_cast<
+                                     std::chrono::milliseconds>(
+                                 to - p.start.mono))
+                             : 0;
+          ps.push_back(std::move(pd));
+        }
+        d.pauses = std::move(ps);
+      }
+      if (!run.corrections.empty()) {
+        d.duration_source = "corrected";
+        std::vector<correction_detail> cs;
+        for (const auto& c : run.corrections)
+          cs.push_back({format_iso8601(c.at.wall, z), c.reason,
+                        format_iso8601(c.start_before, z),
+                        c.end_before ? std::optional<std::string>{
+                                         format_iso8601(*c.end_before, z)}
+                                     : std::nullopt,
+                        domain::to_string(c.status_before)});
+        d.corrections = std::move(cs);
+      }
+      if (!run.notes.empty()) {
+        std::vector<note_detail> ns;
+        for (const auto& n : run.notes)
+          ns.push_back({format_iso8601(n.at.wall, z), n.text});
+        d.notes = std::move(ns);
+      }
       details.push_back(std::move(d));
     }
   }

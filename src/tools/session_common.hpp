@@ -21,6 +21,7 @@ inline constexpr std::size_t max_name_length = 1024;
 inline constexpr std::size_t max_metadata_entries = 64;
 inline constexpr std::size_t max_metadata_value_length = 4096;
 inline constexpr std::size_t max_tags = 64;
+inline constexpr std::size_t tracking_estimates_max = 500;
 
 /// Declares the `metadata` argument: a flat object of strings.
 template <class Args>
@@ -72,6 +73,43 @@ void add_counts(output_schema<Result>& out) {
           "Tasks neither finished nor running (equals tasks_not_started).");
 }
 
+/// A pause of a run, in a summary.
+struct pause_detail {
+  std::string start_time;
+  std::optional<std::string> end_time;
+  std::int64_t duration_ms = 0;
+};
+
+template <>
+struct nested<pause_detail> {
+  static const object_schema<pause_detail>& schema();
+};
+
+/// A note on a run, in a summary.
+struct note_detail {
+  std::string time;
+  std::string text;
+};
+
+template <>
+struct nested<note_detail> {
+  static const object_schema<note_detail>& schema();
+};
+
+/// A correction of a run, in a summary: when, why, and what it was before.
+struct correction_detail {
+  std::string time;
+  std::string reason;
+  std::string start_time_before;
+  std::optional<std::string> end_time_before;
+  std::string status_before;
+};
+
+template <>
+struct nested<correction_detail> {
+  static const object_schema<correction_detail>& schema();
+};
+
 /// One entry of a summary's `tasks`: a run of a task, or a task never
 /// started (status "not_started", times null).
 struct task_detail {
@@ -89,11 +127,45 @@ struct task_detail {
   std::string status;
   domain::string_map metadata;
   domain::string_map completion_metadata;
+  /// Only for runs that were paused / have notes (time_tasks_edit).
+  std::optional<std::int64_t> active_ms;
+  std::optional<std::vector<pause_detail>> pauses;
+  std::optional<std::vector<note_detail>> notes;
+  std::optional<std::vector<correction_detail>> corrections;
 };
 
 template <>
 struct nested<task_detail> {
   static const object_schema<task_detail>& schema();
+};
+
+/// A task's estimate against its actual time (the sum of its runs).
+struct estimate_detail {
+  std::string task_id;
+  std::int64_t estimate_ms = 0;
+  std::int64_t actual_ms = 0;
+  std::int64_t difference_ms = 0; ///< actual - estimate
+  std::string status;
+};
+
+template <>
+struct nested<estimate_detail> {
+  static const object_schema<estimate_detail>& schema();
+};
+
+/// When an active session is projected to end.
+struct forecast_detail {
+  std::int64_t remaining_ms = 0;
+  std::string remaining;
+  std::string projected_end_time;
+  std::string basis; ///< estimates, median, estimates_and_median
+  std::int64_t tasks_left = 0;
+  std::string message;
+};
+
+template <>
+struct nested<forecast_detail> {
+  static const object_schema<forecast_detail>& schema();
 };
 
 /// The reply of time_session_end and time_session_summary.
@@ -120,6 +192,13 @@ struct summary_result : counts_fields {
   domain::string_map metadata;
   std::vector<std::string> tags;
   std::optional<std::vector<task_detail>> tasks;
+  /// Sessions with estimates (issue 17).
+  std::optional<std::vector<estimate_detail>> estimates;
+  std::optional<std::int64_t> estimate_total_ms;
+  std::optional<std::int64_t> estimate_actual_ms;
+  std::optional<std::int64_t> estimate_difference_ms;
+  /// Active sessions, when estimates or finished tasks give a basis.
+  std::optional<forecast_detail> forecast;
   bool already_ended = false; ///< time_session_end only
 };
 
@@ -150,10 +229,16 @@ outcome<Result> on_session(tool_context& ctx, const std::string& id, F f) {
 
 std::int64_t to_ms(std::chrono::milliseconds d);
 
+/// An estimate as an agent writes it: whole minutes ("15") or an ISO 8601
+/// duration of hours, minutes and seconds ("PT1H30M"); or why not.
+std::variant<std::chrono::milliseconds, std::string>
+parse_estimate(const std::string& text);
+
 // One function per session tool, each in its own translation unit.
 tool make_time_session_start(const domain::tracking_limits& limits);
 tool make_time_task_start();
 tool make_time_task_end();
+tool make_time_tasks_edit();
 tool make_time_session_end();
 tool make_time_session_summary();
 tool make_time_session_report();

@@ -16,6 +16,7 @@ struct session_start_args {
   domain::string_map metadata;
   std::vector<std::string> tags;
   std::optional<std::string> idempotency_key;
+  domain::string_map estimates;
 };
 
 struct session_start_result : counts_fields {
@@ -66,6 +67,19 @@ const char* first_difference(const session_start_args& a,
     return "metadata";
   if (a.tags != s.tags)
     return "tags";
+  std::size_t estimated = 0;
+  for (const auto& t : s.tasks)
+    estimated += t.estimate ? 1 : 0;
+  if (a.estimates.size() != estimated)
+    return "estimates";
+  for (const auto& [task, text] : a.estimates) {
+    auto e = parse_estimate(text);
+    auto k = s.task_index.find(task);
+    auto* ms = std::get_if<std::chrono::milliseconds>(&e);
+    if (ms == nullptr || k == s.task_index.end()
+        || s.tasks[k->second].estimate != *ms)
+      return "estimates";
+  }
   return nullptr;
 }
 
@@ -143,6 +157,13 @@ slot_outcome<session_start_result> run(const session_start_args& args,
   domain::session_request req{args.milestone_id, args.milestone_name,
                               args.task_ids,     args.metadata,
                               args.tags,         args.idempotency_key};
+  for (const auto& [task, text] : args.estimates) {
+    auto e = parse_estimate(text);
+    if (auto* why = std::get_if<std::string>(&e))
+      return tool_error{"VALIDATION_ERROR",
+                        "In 'estimates', task '" + task + "': " + *why + "."};
+    req.estimates.emplace_back(task, std::get<std::chrono::milliseconds>(e));
+  }
   if (auto err = ctx.tracker.check(req))
     return to_tool_error(std::move(*err));
   // The session starts when asked for; it exists once the supervisor
@@ -173,7 +194,7 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "Human-readable name.")
     .max_length(max_name_length);
   in->add("task_ids", &a::task_ids,
-          "Every task id you may time, each once; fixed at start, it cannot be extended (may be empty). A task run again is a new run.")
+          "Every task id you may time, each once (may be empty); add more later with time_tasks_edit. A task run again is a new run.")
     .required()
     .item_min_length(1)
     .item_max_length(max_id_length);
@@ -191,6 +212,10 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "Your unique key for this start: a retry with it returns the first reply (already_started true); other arguments: IDEMPOTENCY_KEY_REUSED.")
     .min_length(1)
     .max_length(max_idempotency_key_length);
+  in->add("estimates", &a::estimates,
+          "Optional: task id -> estimate, whole minutes ('15') or ISO 8601 ('PT1H30M'); summaries compare and forecast.")
+    .max_properties(tracking_estimates_max)
+    .item_max_length(32);
 
   using r = session_start_result;
   auto out = std::make_shared<output_schema<r>>();

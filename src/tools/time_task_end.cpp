@@ -50,7 +50,9 @@ outcome<task_end_result> run(const task_end_args& args, tool_context& ctx) {
       res.duration = domain::format_duration(took);
       res.duration_ms = to_ms(took);
       res.duration_iso = domain::format_duration_iso(took);
-      res.duration_source = domain::duration_source(run.start, *run.end);
+      res.duration_source = run.corrections.empty()
+                              ? domain::duration_source(run.start, *run.end)
+                              : "corrected";
       res.status = domain::to_string(run.status);
       res.already_ended = e.already_ended;
       res.set(s.counts());
@@ -90,8 +92,9 @@ tool make_time_task_end() {
   out->add("duration_source", &r::duration_source,
            "monotonic; wall_clock when the run spans a restart of the "
            "machine (recovered from the journal), so the wall clock "
-           "measured it.")
-    .one_of({"monotonic", "wall_clock"});
+           "measured it; corrected when the run's times were corrected "
+           "(time_tasks_edit).")
+    .one_of({"monotonic", "wall_clock", "corrected"});
   out->add("status", &r::status, "completed, skipped or failed.")
     .one_of({"completed", "skipped", "failed"});
   add_counts(*out);

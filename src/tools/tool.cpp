@@ -74,6 +74,14 @@ void write_error_properties(json_writer& w, bool with_error_flag) {
   w.String("LIMIT_REACHED: the option name of the limit that was hit, e.g. "
            "max_tracking_sessions.");
   w.EndObject();
+  w.Key("operation_index");
+  w.StartObject();
+  w.Key("type");
+  w.String("integer");
+  w.Key("description");
+  w.String("time_tasks_edit: the index (from 0) of the operation that "
+           "failed the call; nothing was changed.");
+  w.EndObject();
 }
 
 void write_error_required(json_writer& w) {
@@ -104,6 +112,10 @@ std::string encode_tool_error(const tool_error& err) {
   if (!err.limit.empty()) {
     w.Key("limit");
     json_type<std::string>::encode(w, err.limit);
+  }
+  if (err.operation) {
+    w.Key("operation_index");
+    w.Int64(*err.operation);
   }
   w.EndObject();
   return buf.GetString();

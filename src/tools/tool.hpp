@@ -29,6 +29,8 @@ struct tool_error {
   std::vector<std::string> suggestions = {};
   /// LIMIT_REACHED: the option name of the limit that was hit.
   std::string limit = {};
+  /// time_tasks_edit: the index of the operation that failed the call.
+  std::optional<std::int64_t> operation = {};
 };
 
 template <class Result>

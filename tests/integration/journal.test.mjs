@@ -41,7 +41,7 @@ const T = { timeout: 40_000 };
 const NY = 'America/New_York';
 const JOURNAL_FILE = 'journal.sqlite3';
 /** The schema version this server writes (PRAGMA user_version). */
-const CURRENT_SCHEMA = 5;
+const CURRENT_SCHEMA = 6;
 
 after(async () => {
   await stopAllServers();
@@ -74,6 +74,8 @@ const TASKS = Object.freeze([
 const NOW_DEPENDENT = [
   'end_time', 'end_time_friendly', 'total_duration', 'total_duration_ms', 'total_duration_iso',
   'busy_duration', 'busy_duration_ms', 'task_time', 'task_time_ms',
+  // issue 17: the projected end moves with "now" and the running task.
+  'forecast',
 ];
 
 /** A summary without what changes with "now" (a running task's duration included). */

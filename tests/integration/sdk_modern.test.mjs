@@ -110,7 +110,7 @@ function definePinnedSuite(transportName, connect) {
       assert.ok((conn.client.getInstructions() ?? '').length > 0, 'instructions');
     });
 
-    test('tools/list: the eleven tools in a fixed order, cache hints', T, async () => {
+    test('tools/list: the twelve tools in a fixed order, cache hints', T, async () => {
       assert.deepEqual(tools.map((t) => t.name), TOOL_NAMES);
       const again = await conn.client.listTools(undefined, { cacheMode: 'bypass' });
       assert.equal(again.ttlMs, 3_600_000);

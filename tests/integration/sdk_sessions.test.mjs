@@ -79,8 +79,9 @@ const SPEC_REQUIRED_ARGS = {
   time_session_summary: ['session_id'],
 };
 const SPEC_ARGS = {
-  // idempotency_key extends the spec (issue 20 item 4).
-  time_session_start: ['milestone_id', 'milestone_name', 'task_ids', 'timezone', 'metadata', 'tags', 'idempotency_key'],
+  // idempotency_key (issue 20 item 4) and estimates (issue 17) extend the spec.
+  time_session_start: ['milestone_id', 'milestone_name', 'task_ids', 'timezone', 'metadata', 'tags', 'idempotency_key',
+    'estimates'],
   time_task_start: ['session_id', 'task_id', 'task_name', 'external_task_id', 'work_item_id', 'metadata'],
   time_task_end: ['session_id', 'task_id', 'status', 'metadata'],
   time_session_end: ['session_id', 'include_task_details'],

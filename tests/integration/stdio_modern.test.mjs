@@ -15,13 +15,13 @@ import {
 } from './lib/modern.mjs';
 import { assertErrorResponse, isResponse, preview, RawServer, stopAllServers } from './lib/raw_client.mjs';
 import {
-  CHRONOMETRIC_TOOLS, CONVERT_TOOLS, HISTORY_TOOLS, PREFERENCE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
+  CHRONOMETRIC_TOOLS, CONVERT_TOOLS, HISTORY_TOOLS, LIFECYCLE_TOOLS, PREFERENCE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
 } from './lib/session_assertions.mjs';
 import { assertTimeResult, TOOL_NAME } from './lib/time_assertions.mjs';
 
 const BINARY = serverBinary();
 const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS,
-  ...CHRONOMETRIC_TOOLS, ...PREFERENCE_TOOLS];
+  ...LIFECYCLE_TOOLS, ...CHRONOMETRIC_TOOLS, ...PREFERENCE_TOOLS];
 const T = { timeout: TEST_TIMEOUT_MS };
 const INITIALIZE_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'ttm-stdio-modern', version: '0.0.0' } };
 

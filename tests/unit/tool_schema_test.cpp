@@ -244,7 +244,9 @@ TEST_CASE("tools: time_get_current output schema") {
   CHECK(str(props["suggestions"]["type"]) == "array");
   CHECK(str(props["suggestions"]["items"]["type"]) == "string");
   CHECK(str(props["limit"]["type"]) == "string"); // LIMIT_REACHED's
-  CHECK(props.MemberCount() == 18);
+  // time_tasks_edit's (issue 17): which operation failed the call.
+  CHECK(str(props["operation_index"]["type"]) == "integer");
+  CHECK(props.MemberCount() == 19);
 
   const auto& any_of = s["anyOf"];
   REQUIRE(any_of.IsArray());
@@ -823,7 +825,7 @@ TEST_CASE("tools: make_registry builds lazily what an eager registry holds") {
     list.push_back(t);
   tools::registry eager{std::move(list)};
   CHECK(lazy->list_result_json() == eager.list_result_json());
-  CHECK(lazy->tools().size() == 18);
+  CHECK(lazy->tools().size() == 19);
 }
 
 TEST_CASE("tools: make_registry's list is the time tool's definition") {

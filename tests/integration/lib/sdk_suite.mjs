@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { TEST_TIMEOUT_MS } from './env.mjs';
 import { LATEST_PROTOCOL_VERSION, McpError } from './sdk_client.mjs';
 import {
-  CHRONOMETRIC_TOOLS, CONVERT_TOOLS, HISTORY_TOOLS, PREFERENCE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
+  CHRONOMETRIC_TOOLS, CONVERT_TOOLS, HISTORY_TOOLS, LIFECYCLE_TOOLS, PREFERENCE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
 } from './session_assertions.mjs';
 import {
   assertFriendly, assertIso8601Now, assertTimeResult, assertToolError, assertUnixMsNow,
@@ -18,7 +18,7 @@ const T = { timeout: TEST_TIMEOUT_MS };
 
 /** Every tool the server lists: V1's time_get_current, the five V2 session tools, time_session_report, time_convert, time_calculate, time_session_list and time_stats. */
 export const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS,
-  ...CHRONOMETRIC_TOOLS, ...PREFERENCE_TOOLS];
+  ...LIFECYCLE_TOOLS, ...CHRONOMETRIC_TOOLS, ...PREFERENCE_TOOLS];
 
 const SEMVER_RE = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
@@ -109,6 +109,7 @@ export function defineSdkSuite(transportName, connect) {
         time_calculate: [true, false, true, false],
         time_session_list: [true, false, true, false],
         time_stats: [true, false, true, false],
+        time_tasks_edit: [false, false, false, false],
         get_time_context: [true, false, false, false],
         mark_session_start: [false, false, false, false],
         mark_session_end: [false, false, false, false],

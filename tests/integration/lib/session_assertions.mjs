@@ -28,6 +28,9 @@ export const CONVERT_TOOLS = ['time_convert', 'time_calculate'];
 /** Tools listed after those (issue 16): history. */
 export const HISTORY_TOOLS = ['time_session_list', 'time_stats'];
 
+/** Tools listed after those (issue 17): the task lifecycle's bulk edit. */
+export const LIFECYCLE_TOOLS = ['time_tasks_edit'];
+
 /** Listed last (issue 19): the chronometric tools, then the preferences. */
 export const CHRONOMETRIC_TOOLS = [
   'get_time_context', 'mark_session_start', 'mark_session_end', 'request_break_if_needed', 'idle_status',
