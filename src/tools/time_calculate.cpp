@@ -475,7 +475,7 @@ tool make_time_calculate() {
     .max_items(7)
     .item_one_of(weekdays);
   in->add("holidays", &calculate_args::holidays,
-          "business_days: YYYY-MM-DD dates that are not business days (no holiday data is built in).")
+          "business_days: YYYY-MM-DD non-business days (none are built in).")
     .max_items(max_holidays)
     .item_min_length(10)
     .item_max_length(10);
@@ -525,7 +525,7 @@ tool make_time_calculate() {
   spec.name = "time_calculate";
   spec.title = "Calendar arithmetic in a zone";
   spec.description
-    = "Date arithmetic in a zone: add/subtract an ISO 8601 duration (DST-aware, month ends clamp), the difference between two times, or business days (caller-supplied holidays: no holiday data is built in). A local time in a DST gap/overlap is refused (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation picks one.";
+    = "Date arithmetic in a zone: add/subtract an ISO 8601 duration (DST-aware, month ends clamp), the difference between two times, or business days (you supply holidays: no holiday data is built in). A local time in a DST gap/overlap is refused (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation picks one.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

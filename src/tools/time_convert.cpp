@@ -169,7 +169,7 @@ tool make_time_convert() {
     .min_length(1)
     .max_length(128);
   in->add("from_timezone", &convert_args::from_timezone,
-          "Zone local inputs are read in (default 'local': the user's preferred zone, else the server's zone, which may not be the user's).")
+          "Zone local inputs are read in (default 'local': see the description).")
     .max_length(128)
     .default_to("local");
   in->add("to_timezones", &convert_args::to_timezones,

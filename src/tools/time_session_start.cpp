@@ -194,7 +194,7 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "Human-readable name.")
     .max_length(max_name_length);
   in->add("task_ids", &a::task_ids,
-          "Every task id you may time, each once (may be empty); add more later with time_tasks_edit. A task run again is a new run.")
+          "Every task id you may time, each once (may be empty); a re-run is a new run.")
     .required()
     .item_min_length(1)
     .item_max_length(max_id_length);
@@ -213,7 +213,7 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
     .min_length(1)
     .max_length(max_idempotency_key_length);
   in->add("estimates", &a::estimates,
-          "Optional: task id -> estimate, whole minutes ('15') or ISO 8601 ('PT1H30M'); summaries compare and forecast.")
+          "Task id -> estimate: minutes ('15') or ISO 8601 ('PT1H30M').")
     .max_properties(tracking_estimates_max)
     .item_max_length(32);
 

@@ -58,7 +58,7 @@ tool make_time_task_start() {
   auto in = std::make_shared<input_schema<a>>();
   add_session_id_arg(*in, &a::session_id);
   in->add("task_id", &a::task_id,
-          "One of the session's task_ids (or one added with time_tasks_edit).")
+          "One of the session's task_ids.")
     .required()
     .min_length(1)
     .max_length(max_id_length);

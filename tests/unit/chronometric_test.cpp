@@ -166,8 +166,9 @@ TEST_CASE("chronometric: request_break_if_needed climbs the ladder on a fake "
   clock->advance(29min);
   CHECK(level_of(c, 30) == "null");
   clock->advance(1min);
-  auto due = c.ok("request_break_if_needed",
-                  R"({"threshold_minutes":30})")["result"].GetObject();
+  // The document must outlive `due`, which points into it.
+  auto due_doc = c.ok("request_break_if_needed", R"({"threshold_minutes":30})");
+  const auto& due = due_doc["result"];
   CHECK(str(due["level"]) == "gentle");
   CHECK(str(due["prior_intent"]) == intent); // verbatim
   CHECK(str(due["elapsed"]) == "PT30M");

@@ -63,6 +63,8 @@ TEST_CASE("tools/list budget: sizes per toolset, the default set within "
   CHECK(def.tools == 13);
   CHECK(def.model_facing <= 12'000);
   CHECK(def.model_facing <= 1'000 * def.tools);
-  // Output schemas stay (clients validate with them), but not unbounded.
-  CHECK(def.total <= 56'000);
+  // Output schemas stay (clients validate with them), but not unbounded
+  // (issue 17's estimates, pauses, corrections and operation_index took
+  // the default set from 52 to 62 KB).
+  CHECK(def.total <= 64'000);
 }
