@@ -22,6 +22,7 @@ using count_atom = caf::atom_constant<caf::atom("count")>;
 using acquire_atom = caf::atom_constant<caf::atom("acquire")>;
 using release_atom = caf::atom_constant<caf::atom("release")>; // also journal
 using ended_atom = caf::atom_constant<caf::atom("ended")>;
+using reopened_atom = caf::atom_constant<caf::atom("reopened")>;
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>; // also journal
 using adopt_atom = caf::atom_constant<caf::atom("adopt")>;
 using slots_atom = caf::atom_constant<caf::atom("slots")>;

@@ -38,6 +38,8 @@ void report(self_ptr self, mcp::rpc_step& step) {
     self->send(sup, release_atom::value, std::move(step.expired));
   if (!step.ended.empty())
     self->send(sup, ended_atom::value, std::move(step.ended));
+  if (!step.reopened.empty())
+    self->send(sup, reopened_atom::value, std::move(step.reopened));
 }
 
 void advance(self_ptr self, mcp::rpc_step step);

@@ -98,7 +98,9 @@ using client_actor = caf::typed_actor<
 /// granted, or the limit that refused: the owner's MCP-session share, its
 /// principal's share, the global cap), takes them back (`release` expired
 /// ids; an owner's end frees all of its slots), learns which sessions ended
-/// (`ended`: no longer counted in shares, reclaimable when room is needed). Its periodic `sweep` (sent to itself)
+/// (`ended`: no longer counted in shares, reclaimable when room is needed;
+/// `reopened`: time_undo took an end back, counted again). Its periodic
+/// `sweep` (sent to itself)
 /// expires tracking sessions and sends `idle` to the clients that end when
 /// idle. `count` / `slots` report client actors / tracking sessions.
 using supervisor_actor = caf::typed_actor<
@@ -109,6 +111,7 @@ using supervisor_actor = caf::typed_actor<
                   client_actor>::with<domain::slot_answer>,
   caf::reacts_to<release_atom, std::vector<std::string>>,
   caf::reacts_to<ended_atom, std::vector<std::string>>,
+  caf::reacts_to<reopened_atom, std::vector<std::string>>,
   caf::reacts_to<sweep_atom>,
   caf::replies_to<slots_atom>::with<std::uint64_t>,
   caf::reacts_to<adopt_atom, std::vector<std::string>, client_actor>>;

@@ -93,6 +93,20 @@ void mark_ended(self_ptr self, const std::string& id) {
     count_open(self, o->first, o->second, false);
 }
 
+/// Marks an ended session open again (time_undo of its end): it counts
+/// against its owner's shares again and is no longer reclaimable (its
+/// stale place in `ended_order` is skipped).
+void mark_reopened(self_ptr self, const std::string& id) {
+  auto& st = self->state;
+  auto i = st.slots.find(id);
+  if (i == st.slots.end() || !i->second.ended)
+    return;
+  i->second.ended = false;
+  auto o = st.owners.find(i->second.owner);
+  if (o != st.owners.end())
+    count_open(self, o->first, o->second, true);
+}
+
 /// The limit a new tracking session of `owner` would exceed, if any: its
 /// MCP session's share, its principal's share (open sessions only), then
 /// the global cap (every slot). A share as large as the cap is no share:
@@ -314,6 +328,10 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       while (self->state.slots.size() > self->state.cfg.max_sessions
              && reclaim_ended(self))
         ;
+    },
+    [=](reopened_atom, const std::vector<std::string>& ids) {
+      for (const auto& id : ids)
+        mark_reopened(self, id);
     },
     [=](sweep_atom) {
       auto& st = self->state;

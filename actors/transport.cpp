@@ -170,6 +170,7 @@ void admit(self_ptr self, const std::string& key) {
   auto& r = self->state.routes[key];
   auto client_cfg = self->state.cfg.client;
   client_cfg.principal = r.principal_name;
+  client_cfg.client_label = domain::log_id(key);
   r.client = self->spawn(client_behavior, std::move(client_cfg),
                          self->state.cfg.supervisor,
                          self->state.cfg.journal);

@@ -53,14 +53,11 @@ std::optional<task_op::kind_t> task_op_kind_from(const std::string& name) {
 edit_outcome tracker::edit_tasks(tracking_session& s,
                                  const std::vector<task_op>& ops,
                                  instant now) {
-  // Every step records how to undo it, journaled or not, so a failing
-  // operation can take back the ones before it. The single tools' change
-  // records are replaced by one tasks_edited change: one journal event,
-  // one transaction.
-  bool was_recording = recording_;
-  recording_ = true;
+  // Every step records how to undo it, so a failing operation can take
+  // back the ones before it; together they are the edit's one change (one
+  // journal event, one transaction, one time_undo).
   auto undo_mark = undo_.size();
-  auto change_mark = changes_.size();
+  editing_ = true;
   std::vector<op_done> done;
   done.reserve(ops.size());
   std::vector<task_op> effective; // what the journal replays
@@ -77,26 +74,24 @@ edit_outcome tracker::edit_tasks(tracking_session& s,
         effective.push_back(ops[k]);
     }
   }
-  changes_.resize(change_mark);
+  editing_ = false;
   if (failed) {
     while (undo_.size() > undo_mark) {
       undo_.back()();
       undo_.pop_back();
     }
-    recording_ = was_recording;
     return std::move(*failed);
   }
-  if (!was_recording) {
-    undo_.resize(undo_mark);
-  } else if (!effective.empty()) {
-    change c;
-    c.kind = change::tasks_edited;
-    c.session_id = s.id;
-    c.at = now;
-    c.ops = std::move(effective);
-    changes_.push_back(std::move(c));
+  if (effective.empty()) {
+    undo_.resize(undo_mark); // nothing changed
+    return done;
   }
-  recording_ = was_recording;
+  change c;
+  c.kind = change::tasks_edited;
+  c.session_id = s.id;
+  c.at = now;
+  c.ops = std::move(effective);
+  record(s, std::move(c), undo_mark);
   return done;
 }
 

@@ -114,6 +114,26 @@ using detail::not_in_session;
 using detail::over_budget;
 using detail::session_ended;
 
+const char* to_string(change::kind_t k) {
+  switch (k) {
+    case change::session_started:
+      return "session_started";
+    case change::task_started:
+      return "task_started";
+    case change::task_ended:
+      return "task_ended";
+    case change::session_ended:
+      return "session_ended";
+    case change::session_expired:
+      return "session_expired";
+    case change::tasks_edited:
+      return "tasks_edited";
+    case change::change_undone:
+      return "change_undone";
+  }
+  return "unknown";
+}
+
 const char* to_string(run_status s) {
   switch (s) {
     case run_status::in_progress:
@@ -396,27 +416,29 @@ tracker::start_task(tracking_session& s, task_start_request req,
   run.work_item_id = std::move(req.work_item_id);
   run.metadata = std::move(req.metadata);
   run.start = now;
-  if (recording_) {
+  auto mark = undo_.size();
+  undo_.emplace_back([this, sid = s.id, index = i->second, run_bytes] {
+    auto j = sessions_.find(sid);
+    if (j == sessions_.end())
+      return;
+    j->second.tasks[index].runs.pop_back();
+    j->second.bytes -= run_bytes;
+  });
+  task.runs.push_back(std::move(run));
+  s.bytes += run_bytes;
+  if (!editing_) {
+    const auto& r = task.runs.back();
     change c;
     c.kind = change::task_started;
     c.session_id = s.id;
     c.at = now;
     c.task.task_id = task.id;
-    c.task.task_name = run.task_name;
-    c.task.external_task_id = run.external_task_id;
-    c.task.work_item_id = run.work_item_id;
-    c.task.metadata = run.metadata;
-    changes_.push_back(std::move(c));
-    undo_.emplace_back([this, sid = s.id, index = i->second, run_bytes] {
-      auto j = sessions_.find(sid);
-      if (j == sessions_.end())
-        return;
-      j->second.tasks[index].runs.pop_back();
-      j->second.bytes -= run_bytes;
-    });
+    c.task.task_name = r.task_name;
+    c.task.external_task_id = r.external_task_id;
+    c.task.work_item_id = r.work_item_id;
+    c.task.metadata = r.metadata;
+    record(s, std::move(c), mark);
   }
-  task.runs.push_back(std::move(run));
-  s.bytes += run_bytes;
   return task_started{&task, &task.runs.back(), false};
 }
 
@@ -443,30 +465,31 @@ tracker::end_task(tracking_session& s, const std::string& task_id,
   if (auto err = over_budget(limits_, s.bytes + size_of(metadata)))
     return *err;
   auto added = size_of(metadata);
-  if (recording_) {
+  auto mark = undo_.size();
+  undo_.emplace_back([this, sid = s.id, index = i->second, added] {
+    auto j = sessions_.find(sid);
+    if (j == sessions_.end())
+      return;
+    auto& r = j->second.tasks[index].runs.back();
+    r.end.reset();
+    r.status = run_status::in_progress;
+    r.completion_metadata.clear();
+    j->second.bytes -= added;
+  });
+  s.bytes += added;
+  run.end = now;
+  run.status = status;
+  run.completion_metadata = metadata;
+  if (!editing_) {
     change c;
     c.kind = change::task_ended;
     c.session_id = s.id;
     c.at = now;
     c.task_id = task.id;
     c.status = status;
-    c.metadata = metadata;
-    changes_.push_back(std::move(c));
-    undo_.emplace_back([this, sid = s.id, index = i->second, added] {
-      auto j = sessions_.find(sid);
-      if (j == sessions_.end())
-        return;
-      auto& r = j->second.tasks[index].runs.back();
-      r.end.reset();
-      r.status = run_status::in_progress;
-      r.completion_metadata.clear();
-      j->second.bytes -= added;
-    });
+    c.metadata = std::move(metadata);
+    record(s, std::move(c), mark);
   }
-  s.bytes += added;
-  run.end = now;
-  run.status = status;
-  run.completion_metadata = std::move(metadata);
   return task_ended{&task, &run, false};
 }
 
@@ -484,28 +507,127 @@ bool tracker::end_session(tracking_session& s, instant now) {
   }
   s.end = now;
   newly_ended_.push_back(s.id);
+  auto mark = undo_.size();
+  undo_.emplace_back([this, sid = s.id, ks = std::move(interrupted)] {
+    auto j = sessions_.find(sid);
+    if (j == sessions_.end())
+      return;
+    for (auto k : ks) {
+      auto& r = j->second.tasks[k].runs.back();
+      r.end.reset();
+      r.status = run_status::in_progress;
+    }
+    j->second.end.reset();
+    // Not reported yet (a rollback): never was. Reported: open again.
+    auto e = std::find(newly_ended_.begin(), newly_ended_.end(), sid);
+    if (e != newly_ended_.end())
+      newly_ended_.erase(e);
+    else
+      newly_reopened_.push_back(sid);
+  });
+  change c;
+  c.kind = change::session_ended;
+  c.session_id = s.id;
+  c.at = now;
+  record(s, std::move(c), mark);
+  return true;
+}
+
+void tracker::record(tracking_session& s, change c, std::size_t mark) {
+  if (editing_)
+    return;
+  undo_entry e;
+  e.steps.assign(std::make_move_iterator(undo_.begin() + mark),
+                 std::make_move_iterator(undo_.end()));
+  undo_.resize(mark);
+  e.ordinal = s.changes_made++;
+  if (recording_)
+    changes_.push_back(c);
+  e.what = std::move(c);
+  s.undoable.push_back(std::move(e));
+  // One past the depth: a rollback of this change makes the oldest one
+  // undoable again.
+  if (s.undoable.size() > undo_depth + 1)
+    s.undoable.erase(s.undoable.begin());
+  if (!recording_)
+    return;
+  undo_.emplace_back([this, sid = s.id] {
+    auto j = sessions_.find(sid);
+    if (j == sessions_.end() || j->second.undoable.empty())
+      return;
+    auto steps = std::move(j->second.undoable.back().steps);
+    j->second.undoable.pop_back();
+    --j->second.changes_made;
+    for (auto k = steps.rbegin(); k != steps.rend(); ++k)
+      (*k)();
+  });
+}
+
+std::size_t tracker::undoable_left(const tracking_session& s) {
+  std::size_t n = 0;
+  for (auto k = s.undoable.rbegin(); k != s.undoable.rend(); ++k) {
+    if (s.changes_made - 1 - k->ordinal >= undo_depth)
+      break;
+    ++n;
+  }
+  return n;
+}
+
+tracking_outcome<undone> tracker::undo(tracking_session& s, instant now) {
+  if (undoable_left(s) == 0) {
+    std::string why = s.changes_made == 0
+                        ? " has no change to undo"
+                        : s.undoable.empty()
+                            ? " has no change left to undo: every change "
+                              "since its start was undone"
+                            : " has no change left to undo: time_undo goes "
+                              "back through the session's last "
+                                + std::to_string(undo_depth)
+                                + " changes (undone ones count), and older "
+                                  "ones are final";
+    return tracking_error{
+      "NOTHING_TO_UNDO",
+      "Session " + quoted(s.id) + why
+        + ". time_undo reverts task starts and ends, bulk edits and the "
+          "session's end, never its start."};
+  }
+  auto& top = s.undoable.back();
+  bool reopening = top.what.kind == change::session_ended;
+  if (reopening && since(s.start.mono, now.mono) > limits_.max_age)
+    return tracking_error{
+      "LIMIT_REACHED",
+      "Session " + quoted(s.id) + " started more than "
+        + format_duration(limits_.max_age)
+        + " ago (max_age): reopened, it would expire at once, so its end "
+          "stands. Start a new session with time_session_start."};
+  // Journaled: a refused write puts the session back as it was.
+  if (recording_)
+    undo_.emplace_back([this, sid = s.id, before = s] {
+      sessions_.insert_or_assign(sid, before);
+      auto r = std::find(newly_reopened_.begin(), newly_reopened_.end(), sid);
+      if (r != newly_reopened_.end())
+        newly_reopened_.erase(r);
+    });
+  auto entry = std::move(s.undoable.back());
+  s.undoable.pop_back();
+  for (auto k = entry.steps.rbegin(); k != entry.steps.rend(); ++k)
+    (*k)();
   if (recording_) {
     change c;
-    c.kind = change::session_ended;
+    c.kind = change::change_undone;
     c.session_id = s.id;
     c.at = now;
+    c.undone_kind = entry.what.kind;
+    c.undone_at = entry.what.at;
+    c.undone_ops = entry.what.ops.size();
+    c.task_id = entry.what.kind == change::task_started
+                  ? entry.what.task.task_id
+                  : entry.what.task_id;
     changes_.push_back(std::move(c));
-    undo_.emplace_back([this, sid = s.id, ks = std::move(interrupted)] {
-      auto j = sessions_.find(sid);
-      if (j == sessions_.end())
-        return;
-      for (auto k : ks) {
-        auto& r = j->second.tasks[k].runs.back();
-        r.end.reset();
-        r.status = run_status::in_progress;
-      }
-      j->second.end.reset();
-      auto e = std::find(newly_ended_.begin(), newly_ended_.end(), sid);
-      if (e != newly_ended_.end())
-        newly_ended_.erase(e);
-    });
   }
-  return true;
+  undone out{std::move(entry.what), reopening, 0};
+  out.left = undoable_left(s);
+  return out;
 }
 
 std::vector<std::string> tracker::expire_due(instant now) {
@@ -583,6 +705,10 @@ std::vector<std::string> tracker::take_expired() {
 
 std::vector<std::string> tracker::take_ended() {
   return std::exchange(newly_ended_, {});
+}
+
+std::vector<std::string> tracker::take_reopened() {
+  return std::exchange(newly_reopened_, {});
 }
 
 } // namespace ttm::domain

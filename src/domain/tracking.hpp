@@ -151,6 +151,8 @@ struct task_counts {
   }
 };
 
+struct undo_entry;
+
 struct tracking_session {
   std::string id;
   std::string milestone_id;
@@ -170,6 +172,13 @@ struct tracking_session {
   /// What the session's ids, names, tags and metadata take (see
   /// tracking_limits::max_session_bytes).
   std::size_t bytes = 0;
+  /// The changes time_undo can revert, oldest first: at most
+  /// tracker::undo_depth + 1 (see tracker::undo).
+  std::vector<undo_entry> undoable{};
+  /// Changes made to it that time_undo could revert (task starts and ends,
+  /// bulk edits, its end), undone ones included: an entry's `ordinal`
+  /// counts from 0 in this sequence.
+  std::uint64_t changes_made = 0;
 
   bool ended() const noexcept {
     return end.has_value();
@@ -286,6 +295,7 @@ struct change {
     session_ended,
     session_expired,
     tasks_edited,
+    change_undone,
   };
   kind_t kind = session_started;
   std::string session_id;
@@ -303,6 +313,33 @@ struct change {
   std::string reason;
   /// tasks_edited: the operations, in order, all at `at`.
   std::vector<task_op> ops;
+  /// change_undone: the change reverted (its kind, time, task and
+  /// operation count; what time_undo reports and the audit trail keeps).
+  kind_t undone_kind = session_started;
+  instant undone_at;
+  std::size_t undone_ops = 0;
+};
+
+/// "task_started", "tasks_edited", ...: the names the journal and
+/// time_undo use.
+const char* to_string(change::kind_t k);
+
+/// A change time_undo can revert: what it was, and the steps that take it
+/// back (newest last; run in reverse).
+struct undo_entry {
+  change what;
+  std::vector<std::function<void()>> steps;
+  /// Its place among the session's undoable changes (see changes_made).
+  std::uint64_t ordinal = 0;
+};
+
+/// What time_undo reverted.
+struct undone {
+  change what;
+  /// The change was the session's end: it is open again.
+  bool reopened = false;
+  /// Changes still undoable after this one.
+  std::size_t left = 0;
 };
 
 namespace detail {
@@ -320,6 +357,10 @@ tracking_error session_ended(const tracking_session& s);
 class tracker {
 public:
   explicit tracker(tracking_limits limits);
+
+  /// How far back time_undo goes: the session's this many most recent
+  /// changes (undone ones count), so older changes are final.
+  static constexpr std::size_t undo_depth = 50;
 
   const tracking_limits& limits() const noexcept {
     return limits_;
@@ -369,6 +410,22 @@ public:
   /// Returns false (changing nothing) when it had ended already.
   bool end_session(tracking_session& s, instant now);
 
+  /// Reverts the session's most recent change that stands (a task start or
+  /// end, a bulk edit, its end: never its start, never an expiry), as if
+  /// it had not been made; recorded as a change_undone change.
+  /// NOTHING_TO_UNDO when none is left within undo_depth; LIMIT_REACHED
+  /// when reopening an ended session would expire it at once (its age).
+  tracking_outcome<undone> undo(tracking_session& s, instant now);
+
+  /// Replay: the session's next undoable change was undone, so it is not
+  /// replayed; it still counts toward undo_depth.
+  void skip_undone(tracking_session& s) {
+    ++s.changes_made;
+  }
+
+  /// Undoable changes left within undo_depth (time_undo's `left`).
+  static std::size_t undoable_left(const tracking_session& s);
+
   /// Removes every session whose age or idle limit passed by `now` and
   /// returns their ids (remembered as expired, except ended ones a journal
   /// keeps: those only leave memory, and a call loads them again).
@@ -416,6 +473,10 @@ public:
   /// may drop them (oldest first) to make room for new sessions.
   std::vector<std::string> take_ended();
 
+  /// Ids reopened (their end undone) since the last call: the owner tells
+  /// the supervisor, which counts them as open again.
+  std::vector<std::string> take_reopened();
+
   /// Journaling: from now on every change is recorded (take_changes) and
   /// every change but expiry can be undone (rollback) until `commit`.
   void record_changes(bool on) {
@@ -461,6 +522,11 @@ private:
                                         const task_op& op);
   tracking_outcome<op_done> correct_run(tracking_session& s,
                                         const task_op& op, instant now);
+  /// A change to `s` is made: the undo steps pushed since `mark` become
+  /// its undo_entry, and while journaling it joins the batch (rollback
+  /// takes the entry back). Inside a bulk edit: nothing (the edit records
+  /// itself once, with every step).
+  void record(tracking_session& s, change c, std::size_t mark);
 
   tracking_limits limits_;
   std::unordered_map<std::string, tracking_session> sessions_;
@@ -470,7 +536,10 @@ private:
   std::unordered_set<std::string> expired_;
   std::vector<std::string> newly_expired_;
   std::vector<std::string> newly_ended_;
+  std::vector<std::string> newly_reopened_;
   bool recording_ = false;
+  /// Inside edit_tasks: its operations' steps make one change.
+  bool editing_ = false;
   std::vector<change> changes_;
   std::vector<std::function<void()>> undo_;
   std::string storage_fault_;

@@ -44,10 +44,22 @@ void write_list(writer& w, const char* key, const std::vector<std::string>& l) {
   w.EndArray();
 }
 
-std::string payload_of(const change& c, protocol::era era) {
+std::string payload_of(const change& c, protocol::era era,
+                       const std::string& principal, const origin& by) {
   rapidjson::StringBuffer buf;
   writer w{buf};
   w.StartObject();
+  if (!by.tool.empty()) {
+    w.Key("by");
+    w.StartObject();
+    w.Key("principal");
+    write_string(w, principal);
+    w.Key("client");
+    write_string(w, by.client);
+    w.Key("tool");
+    write_string(w, by.tool);
+    w.EndObject();
+  }
   switch (c.kind) {
     case change::session_started:
       w.Key("era");
@@ -141,6 +153,24 @@ std::string payload_of(const change& c, protocol::era era) {
       }
       w.EndArray();
       break;
+    case change::change_undone:
+      // What was reverted; the journal marks that event undone itself.
+      w.Key("undid");
+      w.StartObject();
+      w.Key("kind");
+      w.String(to_string(c.undone_kind));
+      w.Key("wall_ns");
+      w.Int64(domain::to_ns(c.undone_at.wall));
+      if (!c.task_id.empty()) {
+        w.Key("task_id");
+        write_string(w, c.task_id);
+      }
+      if (c.undone_kind == change::tasks_edited) {
+        w.Key("ops");
+        w.Uint64(c.undone_ops);
+      }
+      w.EndObject();
+      break;
   }
   w.EndObject();
   return buf.GetString();
@@ -158,6 +188,8 @@ storage::event_kind kind_of(change::kind_t k) {
       return storage::event_kind::session_ended;
     case change::tasks_edited:
       return storage::event_kind::tasks_edited;
+    case change::change_undone:
+      return storage::event_kind::change_undone;
     case change::session_expired:
       break;
   }
@@ -214,7 +246,8 @@ std::vector<std::string> get_list(const rapidjson::Value& o, const char* key) {
 } // namespace
 
 storage::event to_event(const change& c, const std::string& principal,
-                        const std::string& boot_id, protocol::era era) {
+                        const std::string& boot_id, protocol::era era,
+                        const origin& by) {
   storage::event e;
   e.kind = kind_of(c.kind);
   e.session_id = c.session_id;
@@ -226,7 +259,7 @@ storage::event to_event(const change& c, const std::string& principal,
   e.at.wall_ns = domain::to_ns(c.at.wall);
   e.at.mono_ns = domain::to_ns(c.at.mono);
   e.at.boot_id = boot_id;
-  e.payload = payload_of(c, era);
+  e.payload = payload_of(c, era, principal, by);
   return e;
 }
 

@@ -17,12 +17,22 @@
 
 namespace ttm::journal {
 
+/// Who made a change, for the audit trail: the MCP session (as the log
+/// names it, never the whole id) and the tool it called. Empty: the server
+/// itself (expiry) or a test.
+struct origin {
+  std::string client;
+  std::string tool;
+};
+
 /// The event for `c`, stamped with both clocks and `boot_id`. A
 /// session_started event records `era` too: after a restart only a client
-/// of the same protocol era may take it over.
+/// of the same protocol era may take it over. With a `by` tool, the payload
+/// records `"by": {principal, client, tool}` (the audit trail).
 storage::event to_event(const domain::change& c, const std::string& principal,
                         const std::string& boot_id,
-                        protocol::era era = protocol::era::legacy);
+                        protocol::era era = protocol::era::legacy,
+                        const origin& by = {});
 
 /// The era a stored session was started in (see to_event).
 protocol::era era_of(const storage::stored_session& s);

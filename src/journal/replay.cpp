@@ -72,6 +72,14 @@ void replay_one(tracker& tr, const storage::stored_session& s,
   instant last;
   for (const auto& e : s.events) {
     auto at = tl.at(e.at);
+    // An undone change is not redone; it still counts toward how far back
+    // time_undo goes. The undo's own event only says what it reverted.
+    if (e.undone || e.kind == storage::event_kind::change_undone) {
+      if (e.undone && live)
+        tr.skip_undone(*live);
+      last = at;
+      continue;
+    }
     payload p{e.payload};
     switch (e.kind) {
       case storage::event_kind::session_started: {
@@ -112,6 +120,8 @@ void replay_one(tracker& tr, const storage::stored_session& s,
       }
       case storage::event_kind::session_expired:
         throw bad_event{"an open session has an expiry event"};
+      case storage::event_kind::change_undone:
+        break; // skipped above
     }
     last = at;
   }

@@ -165,6 +165,7 @@ rpc_step session::run_job() {
       step.slot_for = j.paused.slot_id;
       step.expired = take_expired();
       step.ended = tracker_.take_ended();
+      step.reopened = tracker_.take_reopened();
       step.adopted = std::exchange(adopted_, {});
       return step;
     }
@@ -235,6 +236,7 @@ rpc_step session::finish_step(rpc_output out) {
   step.expired = take_expired();
   append(step.expired, std::exchange(released_, {}));
   step.ended = tracker_.take_ended();
+  step.reopened = tracker_.take_reopened();
   step.adopted = std::exchange(adopted_, {});
   append(out.created, std::exchange(created_, {}));
   append(out.gone, std::exchange(gone_, {}));

@@ -44,6 +44,9 @@ struct session_config {
   /// Who owns the sessions this client starts: the bearer token's name, or
   /// "local" (stdio, no auth). Recorded with each session.
   std::string principal = "local";
+  /// The MCP session as the log names it (domain::log_id of its route):
+  /// recorded with each change, for the audit trail.
+  std::string client_label{};
   /// Not empty while the journal cannot be opened: why (for clients, no
   /// path). A session this client does not hold may be on disk then.
   std::string storage_fault{};
@@ -67,6 +70,8 @@ struct rpc_step {
   std::vector<std::string> expired;
   /// Tracking sessions ended during this step: their slots may be reused.
   std::vector<std::string> ended;
+  /// Tracking sessions reopened (time_undo of their end): open again.
+  std::vector<std::string> reopened;
   /// Not empty: write these events to the journal, then call
   /// `resume_journal` with the outcome; the reply waits for it.
   std::vector<storage::event> journal;
@@ -341,8 +346,10 @@ private:
   using epoch_map = std::unordered_map<std::string, std::int64_t>;
   /// The events for `changes`, each at the epoch its session will be at;
   /// `next_epochs`: the epochs they leave their sessions at once stored.
+  /// `tool`: the tool whose call made them (the audit trail), if any.
   std::vector<storage::event> to_events(std::vector<domain::change> changes,
-                                        epoch_map& next_epochs);
+                                        epoch_map& next_epochs,
+                                        const std::string& tool = {});
 
   /// Runs the current job until it is done or paused.
   rpc_step run_job();

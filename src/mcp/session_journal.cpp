@@ -36,13 +36,17 @@ bool session::hold_for_journal(job& j, std::string reply,
   }
   // Slots and ends are reported only once the journal decided: an end that
   // is undone must not make its session reclaimable.
-  step.journal = to_events(std::move(changes), pending_epochs_);
+  const auto& tool = j.next < j.frame.messages.size()
+                      ? j.frame.messages[j.next].name
+                      : std::string{};
+  step.journal = to_events(std::move(changes), pending_epochs_, tool);
   step.adopted = std::exchange(adopted_, {});
   return true;
 }
 
 std::vector<storage::event>
-session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs) {
+session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs,
+                   const std::string& tool) {
   std::vector<storage::event> out;
   out.reserve(changes.size());
   // The era of the request that made them: only a client of that era
@@ -53,7 +57,8 @@ session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs) 
   // client knows, then one more for each earlier event of the batch.
   epoch_map after; // built apart: `next_epochs` may be pending_epochs_
   for (const auto& c : changes) {
-    out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era));
+    out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era,
+                                    {cfg_.client_label, tool}));
     auto& ev = out.back();
     auto& next = after[c.session_id];
     if (c.kind == domain::change::session_started) {
@@ -103,13 +108,11 @@ session::claim_for(const protocol::message& msg) {
     // SESSION_EXPIRED without asking.
     if (tracker_.remembers_expired(req.session_id))
       return std::nullopt;
-    if (const auto* held = tracker_.find(req.session_id)) {
-      // An ended session changes no more: what this client holds is final.
-      if (held->ended())
-        return std::nullopt;
+    // Ended sessions are checked too: time_undo through another server
+    // may have reopened one (its epoch moved on).
+    if (tracker_.find(req.session_id) != nullptr)
       if (auto e = epochs_.find(req.session_id); e != epochs_.end())
         req.known_epoch = e->second;
-    }
   }
   return req;
 }

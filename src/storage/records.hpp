@@ -19,7 +19,13 @@ enum class event_kind {
   session_ended,   ///< payload: {}
   session_expired, ///< payload: {"reason": "age" | "idle" | "evicted"}
   tasks_edited,    ///< payload: {"ops": [...]} (time_tasks_edit; schema 5)
+  /// payload: {"undid": {kind, wall_ns, task_id?, ops?}} (time_undo; schema
+  /// 7): the session's latest standing undoable event is marked undone.
+  change_undone,
 };
+
+/// Whether time_undo can revert an event of this kind.
+bool undoable(event_kind k);
 
 /// "session_started", ...: the text stored in the `kind` column.
 const char* to_string(event_kind k);
@@ -48,6 +54,8 @@ struct event {
   bool if_due = false;
   stamp at;
   std::string payload = "{}"; ///< JSON text
+  /// Read back only: a later change_undone reverted it (schema 7).
+  bool undone = false;
 };
 
 enum class session_state { open, ended, expired };
@@ -93,7 +101,7 @@ struct claim_request {
 
 struct claim_result {
   enum outcome_t {
-    /// Still at `known_epoch`, and open: the caller's copy is current.
+    /// Still at `known_epoch` (open or ended): the caller's copy is current.
     current,
     /// `session` (events included) is the latest state, at `session.epoch`.
     loaded,

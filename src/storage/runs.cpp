@@ -112,6 +112,7 @@ std::vector<stored_run> pair_runs(const std::vector<run_event>& events) {
           close(open.begin(), ev.at, run_end::interrupted);
         break;
       case event_kind::session_started:
+      case event_kind::change_undone:
       case event_kind::tasks_edited: // read as its starts and ends
         break;
     }

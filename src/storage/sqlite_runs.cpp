@@ -4,26 +4,44 @@
 
 namespace ttm::storage::detail {
 
-const std::string task_events_cte
-  = "WITH ev (ord, kind, task_id, wall_ns, mono_ns, boot_id, status)"
-    " AS (SELECT seq * 1000, kind, task_id, wall_ns, mono_ns, boot_id,"
-    " CASE WHEN kind = 'task_ended' THEN json_extract(payload,"
-    " '$.status') END FROM events WHERE sid = ?1 AND kind NOT IN"
-    " ('session_started', 'tasks_edited')"
-    " UNION ALL SELECT e.seq * 1000 + o.key + 1,"
-    " CASE json_extract(o.value, '$.op') WHEN 'start' THEN"
-    " 'task_started' ELSE 'task_ended' END,"
-    " json_extract(o.value, '$.task_id'), e.wall_ns, e.mono_ns,"
-    " e.boot_id, CASE json_extract(o.value, '$.op') WHEN 'end' THEN"
-    " COALESCE(json_extract(o.value, '$.status'), 'completed') END"
-    " FROM events e, json_each(e.payload, '$.ops') o WHERE e.sid = ?1"
-    " AND e.kind = 'tasks_edited'"
-    " AND json_extract(o.value, '$.op') IN ('start', 'end')) ";
+namespace {
 
-const std::string run_events_sql
-  = task_events_cte
-    + "SELECT kind, task_id, wall_ns, mono_ns, boot_id, status FROM ev"
-      " ORDER BY ord";
+/// The task events of session ?1 as (ord, kind, task_id, wall_ns, mono_ns,
+/// boot_id, status), a bulk edit's starts and ends among them; `standing`
+/// filters out undone events (schema 7 on).
+std::string events_cte(bool standing) {
+  const std::string own = standing ? " AND undone_by IS NULL" : "";
+  const std::string edit = standing ? " AND e.undone_by IS NULL" : "";
+  return "WITH ev (ord, kind, task_id, wall_ns, mono_ns, boot_id, status)"
+         " AS (SELECT seq * 1000, kind, task_id, wall_ns, mono_ns, boot_id,"
+         " CASE WHEN kind = 'task_ended' THEN json_extract(payload,"
+         " '$.status') END FROM events WHERE sid = ?1 AND kind NOT IN"
+         " ('session_started', 'tasks_edited', 'change_undone')"
+         + own
+         + " UNION ALL SELECT e.seq * 1000 + o.key + 1,"
+           " CASE json_extract(o.value, '$.op') WHEN 'start' THEN"
+           " 'task_started' ELSE 'task_ended' END,"
+           " json_extract(o.value, '$.task_id'), e.wall_ns, e.mono_ns,"
+           " e.boot_id, CASE json_extract(o.value, '$.op') WHEN 'end' THEN"
+           " COALESCE(json_extract(o.value, '$.status'), 'completed') END"
+           " FROM events e, json_each(e.payload, '$.ops') o WHERE e.sid = ?1"
+           " AND e.kind = 'tasks_edited'"
+         + edit + " AND json_extract(o.value, '$.op') IN ('start', 'end')) ";
+}
+
+const std::string run_events_select
+  = "SELECT kind, task_id, wall_ns, mono_ns, boot_id, status FROM ev"
+    " ORDER BY ord";
+
+/// Schema 4's migration runs before step 7 adds `undone_by` (and nothing
+/// can be undone before it).
+const std::string run_events_sql_v4 = events_cte(false) + run_events_select;
+
+} // namespace
+
+const std::string task_events_cte = events_cte(true);
+
+const std::string run_events_sql = task_events_cte + run_events_select;
 
 const std::string store_runs_sql = "UPDATE sessions SET runs = ?2 WHERE sid = ?1";
 
@@ -74,7 +92,8 @@ int pack_closed_sessions(sqlite3* db, std::string& bad_kind) {
                                 " WHERE state <> 'open' AND runs IS NULL");
       rc != SQLITE_OK)
     return rc;
-  if (auto rc = prepare(events, run_events_sql.c_str()); rc != SQLITE_OK)
+  if (auto rc = prepare(events, run_events_sql_v4.c_str());
+      rc != SQLITE_OK)
     return rc;
   if (auto rc = prepare(update, store_runs_sql.c_str()); rc != SQLITE_OK)
     return rc;

@@ -165,6 +165,12 @@ constexpr const char* migrations[] = {
   R"sql(
     SELECT 1;
   )sql",
+  // 7: time_undo. A change_undone event marks the event it reverts:
+  // `undone_by` is the undo's seq. Replay, statistics and reports skip
+  // undone events; an older server would replay them, so it must refuse.
+  R"sql(
+    ALTER TABLE events ADD COLUMN undone_by INTEGER;
+  )sql",
 };
 
 static_assert(std::size(migrations) == current_schema + 1);

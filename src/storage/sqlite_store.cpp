@@ -104,8 +104,26 @@ int sqlite_store::prepare_kept() {
   prep(run_events_, run_events_sql);
   prep(store_runs_, store_runs_sql);
   prep(session_events_,
-       "SELECT kind, task_id, wall_ns, mono_ns, boot_id, payload"
-       " FROM events WHERE sid = ?1 ORDER BY seq");
+       "SELECT kind, task_id, wall_ns, mono_ns, boot_id, payload,"
+       " undone_by IS NOT NULL FROM events WHERE sid = ?1 ORDER BY seq");
+  // time_undo: the session's latest event that stands and can be undone.
+  prep(undo_target_,
+       "SELECT seq, kind, payload FROM events WHERE sid = ?1 AND kind IN"
+       " ('task_started', 'task_ended', 'tasks_edited', 'session_ended')"
+       " AND undone_by IS NULL ORDER BY seq DESC LIMIT 1");
+  prep(mark_undone_, "UPDATE events SET undone_by = ?2 WHERE seq = ?1");
+  // An undone end: open again, its packed runs gone with it (schema 4).
+  prep(reopen_session_,
+       "UPDATE sessions SET state = 'open', closed_wall_ns = NULL,"
+       " runs = NULL, epoch = epoch + 1, holder = ?3,"
+       " last_wall_ns = max(last_wall_ns, ?2) WHERE sid = ?1");
+  // An undone bulk edit takes its added and removed tasks back out of the
+  // list row's count (the search text keeps their names: a superset).
+  prep(unnote_task_edits_,
+       "UPDATE sessions SET tasks_total = tasks_total - COALESCE((SELECT"
+       " sum(CASE json_extract(o.value, '$.op') WHEN 'add' THEN 1"
+       " WHEN 'remove' THEN -1 ELSE 0 END) FROM json_each(?2, '$.ops') o), 0)"
+       " WHERE sid = ?1 AND json_valid(?2)");
   prep(claim_select_,
        "SELECT sid, scope, " + cols + " FROM sessions WHERE session_id = ?1");
   prep(claim_by_key_, "SELECT sid, scope, " + cols
@@ -219,6 +237,7 @@ sqlite_store::read_events_of(stored_session& s, const std::string& what,
     ev.at.mono_ns = use.int64(3);
     ev.at.boot_id = use.text(4);
     ev.payload = use.text(5);
+    ev.undone = use.int64(6) != 0;
     ev.epoch = s.epoch;
     s.events.push_back(std::move(ev));
   }
@@ -298,7 +317,9 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
                      + std::to_string(current) + ", the writer had "
                      + std::to_string(ev.epoch)
                      + "); the batch was not written"};
-    if (use.text(0) != "open")
+    // An undo may reopen an ended session (time_undo of its end).
+    if (use.text(0) != "open"
+        && !(ev.kind == event_kind::change_undone && use.text(0) == "ended"))
       return rejected("session " + ev.session_id
                       + " is not open in the journal");
     sid = use.int64(2);
@@ -334,7 +355,10 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
       return fail(rc, what);
     }
   }
-  if (ev.kind == event_kind::session_ended
+  if (ev.kind == event_kind::change_undone) {
+    if (auto err = undo_latest(ev, sid))
+      return err;
+  } else if (ev.kind == event_kind::session_ended
       || ev.kind == event_kind::session_expired) {
     auto state = ev.kind == event_kind::session_ended ? session_state::ended
                                                       : session_state::expired;
@@ -372,6 +396,64 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
     if (auto rc = use.step(); rc != SQLITE_DONE)
       return fail(rc, what);
   }
+  return std::nullopt;
+}
+
+/// Marks the session's latest standing undoable event undone by the
+/// change_undone just inserted, and takes back what its row says of it.
+std::optional<error> sqlite_store::undo_latest(const event& ev,
+                                               std::int64_t sid) {
+  static const std::string what = "cannot append to the journal";
+  auto undo_seq = sqlite3_last_insert_rowid(db_.get());
+  std::int64_t seq = 0;
+  std::string kind, payload;
+  {
+    stmt_use use{undo_target_};
+    use.bind(1, sid);
+    auto rc = use.step();
+    if (rc == SQLITE_DONE)
+      return rejected("session " + ev.session_id
+                      + " has no change left to undo in the journal");
+    if (rc != SQLITE_ROW)
+      return fail(rc, what);
+    seq = use.int64(0);
+    kind = use.text(1);
+    payload = use.text(2);
+  }
+  {
+    stmt_use use{mark_undone_};
+    if (auto rc = use.bind(1, seq).bind(2, undo_seq).step();
+        rc != SQLITE_DONE)
+      return fail(rc, what);
+  }
+  if (kind == "session_ended") {
+    if (max_open_ > 0) {
+      stmt_use count{count_open_};
+      if (auto rc = count.step(); rc != SQLITE_ROW)
+        return fail(rc, what);
+      if (static_cast<std::size_t>(count.int64(0)) >= max_open_)
+        return error{error_kind::limit,
+                     "journal " + path_ + ": "
+                       + std::to_string(max_open_)
+                       + " tracking sessions are open in the data directory"
+                         " (--max-tracking-sessions, over all servers on"
+                         " it); the batch was not written"};
+    }
+    stmt_use use{reopen_session_};
+    use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);
+    if (auto rc = use.step(); rc != SQLITE_DONE)
+      return fail(rc, what);
+    return std::nullopt;
+  }
+  if (kind == "tasks_edited") {
+    stmt_use use{unnote_task_edits_};
+    if (auto rc = use.bind(1, sid).bind(2, payload).step(); rc != SQLITE_DONE)
+      return fail(rc, what);
+  }
+  stmt_use use{advance_session_};
+  use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);
+  if (auto rc = use.step(); rc != SQLITE_DONE)
+    return fail(rc, what);
   return std::nullopt;
 }
 
@@ -436,7 +518,8 @@ result<claim_result> sqlite_store::claim(const claim_request& req) {
       auto& r = std::get<std::optional<row>>(first);
       if (!r || !entitled(*r))
         return out; // not_found
-      if (r->s.state == session_state::open
+      // Ended ones too: time_undo may reopen one, moving its epoch on.
+      if (r->s.state != session_state::expired
           && r->s.epoch == req.known_epoch) {
         if (auto err = touch(r->sid, r->s))
           return std::move(*err);

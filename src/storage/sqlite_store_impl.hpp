@@ -105,6 +105,8 @@ private:
   /// One row of `claim_select_` or `claim_by_key_`, if any.
   result<std::optional<row>> read_claim_row(const claim_request& req);
   std::optional<error>
+  undo_latest(const event& ev, std::int64_t sid);
+  std::optional<error>
   read_events_of(stored_session& s, const std::string& what,
                  std::optional<std::int64_t> known_sid = std::nullopt);
   std::optional<error> append_one(const event& ev);
@@ -129,6 +131,10 @@ private:
   stmt_ptr advance_session_;
   stmt_ptr close_session_;
   stmt_ptr session_events_;
+  stmt_ptr undo_target_;     ///< time_undo: the latest standing change
+  stmt_ptr mark_undone_;
+  stmt_ptr reopen_session_;  ///< an undone end
+  stmt_ptr unnote_task_edits_;
   stmt_ptr claim_select_;
   stmt_ptr claim_by_key_;
   stmt_ptr touch_held_;

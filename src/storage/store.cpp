@@ -10,6 +10,7 @@ namespace {
 constexpr const char* event_kind_names[] = {
   "session_started", "task_started",    "task_ended",
   "session_ended",   "session_expired", "tasks_edited",
+  "change_undone",
 };
 
 constexpr const char* session_state_names[] = {"open", "ended", "expired"};
@@ -25,6 +26,11 @@ std::optional<event_kind> event_kind_from(const std::string& s) {
     if (s == event_kind_names[i])
       return static_cast<event_kind>(i);
   return std::nullopt;
+}
+
+bool undoable(event_kind k) {
+  return k == event_kind::task_started || k == event_kind::task_ended
+         || k == event_kind::tasks_edited || k == event_kind::session_ended;
 }
 
 const char* to_string(session_state s) {

@@ -99,6 +99,7 @@ registry_ptr make_registry(const domain::tracking_limits& limits,
       all.push_back(make_time_session_list());
       all.push_back(make_time_stats());
       all.push_back(make_time_tasks_edit());
+      all.push_back(make_time_undo());
       for (auto& t : make_chronometric_tools())
         all.push_back(std::move(t));
       all.push_back(make_time_preferences_get());

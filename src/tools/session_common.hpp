@@ -239,6 +239,7 @@ tool make_time_session_start(const domain::tracking_limits& limits);
 tool make_time_task_start();
 tool make_time_task_end();
 tool make_time_tasks_edit();
+tool make_time_undo();
 tool make_time_session_end();
 tool make_time_session_summary();
 tool make_time_session_report();

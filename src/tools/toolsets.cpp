@@ -11,8 +11,6 @@ const std::vector<toolset>& toolsets() {
     {"tracking", "a milestone's session and its tasks",
      {"time_session_start", "time_task_start", "time_task_end",
       "time_session_summary", "time_session_end"}},
-    // Issue 17's tools, named ahead of their landing: until then the set
-    // is accepted and lists nothing.
     {"edit", "bulk edits and undo of tracked tasks",
      {"time_tasks_edit", "time_undo"}},
     {"history", "past sessions: list, report, statistics",

@@ -457,9 +457,9 @@ TEST_CASE("toolsets: parsing, the default set, listing and refusal",
   auto text = str(refused["error"]["message"]);
   CHECK(text.find("--toolsets") != std::string::npos);
   CHECK(text.find("chronometric") != std::string::npos);
-  // A tool of the edit set that has not landed: unknown, not "disabled".
+  // A tool no set has: unknown, not "disabled".
   principal_client every{clock, std::make_shared<mcp::principal_board>(), "a"};
-  auto missing = every.run(tools_call("time_undo", "{}", "5"));
+  auto missing = every.run(tools_call("time_redo", "{}", "5"));
   REQUIRE(missing.HasMember("error"));
   CHECK(str(missing["error"]["message"]).find("--toolsets") == std::string::npos);
   // With 'time' only, a zone-less call needs no preference tools.

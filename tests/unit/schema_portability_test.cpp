@@ -62,7 +62,7 @@ TEST_CASE("schema portability: every tool schema is a plain JSON Schema "
           "subset without type arrays",
           "[tools][issue20]") {
   auto reg = tools::make_registry({}, {"all"});
-  REQUIRE(reg->tools().size() == 19);
+  REQUIRE(reg->tools().size() == 20);
   std::vector<std::string> problems;
   for (const auto& t : reg->tools()) {
     check(parse(t.input_schema_json()), t.name() + ".inputSchema", problems);

@@ -393,7 +393,7 @@ TEST_CASE("session tools: tools/list lists every tool (--toolsets all) "
   auto res = c.rpc(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
   const auto& list = res["result"]["tools"];
   REQUIRE(list.IsArray());
-  REQUIRE(list.Size() == 19);
+  REQUIRE(list.Size() == 20);
   std::vector<std::string> names;
   for (const auto& t : list.GetArray()) {
     names.push_back(str(t["name"]));
@@ -416,7 +416,7 @@ TEST_CASE("session tools: tools/list lists every tool (--toolsets all) "
                                     "time_session_report", "time_convert",
                                     "time_calculate", "time_session_list",
                                     "time_stats", "time_tasks_edit",
-                                    "get_time_context",
+                                    "time_undo", "get_time_context",
                                     "mark_session_start", "mark_session_end",
                                     "request_break_if_needed", "idle_status",
                                     "time_preferences_get",
@@ -461,18 +461,21 @@ TEST_CASE("session tools: tools/list lists every tool (--toolsets all) "
   CHECK_FALSE(hint(11, "readOnlyHint")); // time_tasks_edit
   CHECK_FALSE(hint(11, "idempotentHint"));
   CHECK(required(11) == names_t{"session_id", "operations"});
-  CHECK(hint(12, "readOnlyHint")); // get_time_context
-  CHECK_FALSE(hint(12, "idempotentHint")); // its answer moves with time
-  CHECK_FALSE(hint(13, "readOnlyHint")); // mark_session_start
-  CHECK(required(13) == names_t{"intent"});
-  CHECK_FALSE(hint(14, "readOnlyHint")); // mark_session_end
-  CHECK(required(14).empty());
-  CHECK(hint(15, "readOnlyHint")); // request_break_if_needed
-  CHECK(required(15) == names_t{"threshold_minutes"});
-  CHECK(hint(16, "readOnlyHint")); // idle_status
-  CHECK(hint(17, "readOnlyHint")); // time_preferences_get
-  CHECK_FALSE(hint(18, "readOnlyHint")); // time_preferences_set
-  CHECK(hint(18, "idempotentHint"));
+  CHECK_FALSE(hint(12, "readOnlyHint")); // time_undo
+  CHECK_FALSE(hint(12, "idempotentHint"));
+  CHECK(required(12) == names_t{"session_id"});
+  CHECK(hint(13, "readOnlyHint")); // get_time_context
+  CHECK_FALSE(hint(13, "idempotentHint")); // its answer moves with time
+  CHECK_FALSE(hint(14, "readOnlyHint")); // mark_session_start
+  CHECK(required(14) == names_t{"intent"});
+  CHECK_FALSE(hint(15, "readOnlyHint")); // mark_session_end
+  CHECK(required(15).empty());
+  CHECK(hint(16, "readOnlyHint")); // request_break_if_needed
+  CHECK(required(16) == names_t{"threshold_minutes"});
+  CHECK(hint(17, "readOnlyHint")); // idle_status
+  CHECK(hint(18, "readOnlyHint")); // time_preferences_get
+  CHECK_FALSE(hint(19, "readOnlyHint")); // time_preferences_set
+  CHECK(hint(19, "idempotentHint"));
 }
 
 // -- isolation ----------------------------------------------------------------
@@ -491,6 +494,7 @@ TEST_CASE("session tools: another client's session is indistinguishable from "
     {"time_task_start", R"(,"task_id":"a")"},
     {"time_task_end", R"(,"task_id":"a")"},
     {"time_tasks_edit", R"(,"operations":[{"op":"pause","task_id":"a"}])"},
+    {"time_undo", ""},
     {"time_session_summary", ""},
     {"time_session_report", R"(,"format":"csv")"},
     {"time_session_end", ""},

@@ -248,6 +248,7 @@ TEST_CASE("storage: a claim records the call as activity only when the "
   must_append(*a, {at_epoch(closing(event_kind::session_ended, "S1",
                                     t0 + 4 * minute_ns),
                             1)});
-  CHECK(claim_at(*b, t0 + hour_ns, 2).outcome == claim_result::loaded);
+  CHECK(claim_at(*b, t0 + hour_ns, 2).outcome == claim_result::current);
+  CHECK(claim_at(*b, t0 + hour_ns, 1).outcome == claim_result::loaded);
   CHECK(last() == t0 + 4 * minute_ns);
 }

@@ -552,10 +552,14 @@ TEST_CASE("storage: a claim of an ended or expired session loads it as it "
   CHECK(expired.session.state == session_state::expired);
   CHECK(expired.session.epoch == 2);
   CHECK(expired.session.events.empty());
-  // A caller whose copy is at its epoch hears that it closed, not `current`.
+  // A caller whose copy is at its epoch hears that it expired, not
+  // `current`; an ended copy at its epoch is current (only time_undo,
+  // which moves the epoch on, changes an ended session).
   CHECK(must(st->claim(local_claim("expired", 2))).outcome
         == claim_result::loaded);
   CHECK(must(st->claim(local_claim("ended", 2))).outcome
+        == claim_result::current);
+  CHECK(must(st->claim(local_claim("ended", 1))).outcome
         == claim_result::loaded);
   auto open = must(st->claim(local_claim("open")));
   REQUIRE(open.outcome == claim_result::loaded);

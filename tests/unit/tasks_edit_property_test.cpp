@@ -2,7 +2,8 @@
 // sequences (fixed seed, a few thousand sequences): active time within a
 // run's wall span; busy <= task time <= tasks x session span; consistent
 // counts; a failing edit changes nothing; the journal's events replay to
-// the same summary.
+// the same summary; undo of any prefix restores the earlier summary byte
+// for byte, and so does the journal, its undone events skipped.
 
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
@@ -100,6 +101,7 @@ TEST_CASE("tasks edit property: invariants hold over random bulk edits, "
   auto utc = *domain::resolve_zone("UTC", "UTC").found;
   int failures = 0;
   int applied = 0;
+  int undone_total = 0;
   for (int seq = 0; seq < 2000; ++seq) {
     domain::fake_clock clock{test::session_client::example_start()};
     domain::tracker tr{[] {
@@ -116,6 +118,8 @@ TEST_CASE("tasks edit property: invariants hold over random bulk edits, "
     auto& s = *tr.find("s");
     std::vector<domain::change> journal = tr.take_changes();
     tr.commit();
+    // The session after each change, for the undo chain below.
+    std::vector<domain::tracking_session> states{s};
     int steps = 1 + static_cast<int>(rng() % 12);
     for (int k = 0; k < steps; ++k) {
       clock.advance(std::chrono::milliseconds{rng() % 5000});
@@ -132,6 +136,8 @@ TEST_CASE("tasks edit property: invariants hold over random bulk edits, "
         REQUIRE_FALSE(tr.has_changes());
       } else {
         ++applied;
+        if (tr.has_changes())
+          states.push_back(s);
       }
       for (auto& ch : tr.take_changes())
         journal.push_back(std::move(ch));
@@ -141,8 +147,10 @@ TEST_CASE("tasks edit property: invariants hold over random bulk edits, "
     if (rng() % 4 == 0) {
       clock.advance(1s);
       tr.end_session(s, domain::now_of(clock));
+      states.push_back(s);
       for (auto& ch : tr.take_changes())
         journal.push_back(std::move(ch));
+      tr.commit();
     }
     // Busy time within tasks x span; replay reproduces the session.
     clock.advance(std::chrono::milliseconds{rng() % 3000});
@@ -163,7 +171,52 @@ TEST_CASE("tasks edit property: invariants hold over random bulk edits, "
     REQUIRE(problems.empty());
     REQUIRE(fresh.find("s") != nullptr);
     REQUIRE(encode(*fresh.find("s"), now) == encode(s, now));
+
+    // Undo of any prefix restores the earlier summary byte for byte, and
+    // the journal (its undone events skipped) replays to it.
+    auto undos = rng() % states.size();
+    for (std::size_t k = 0; k < undos; ++k) {
+      auto u = tr.undo(s, now);
+      REQUIRE(std::holds_alternative<domain::undone>(u));
+      const auto& earlier = states[states.size() - 2 - k];
+      REQUIRE(encode(s, now) == encode(earlier, now));
+      REQUIRE(s.bytes == earlier.bytes);
+      REQUIRE(s.tasks.size() == earlier.tasks.size());
+      for (auto& ch : tr.take_changes())
+        journal.push_back(std::move(ch));
+      tr.commit();
+      check_invariants(s, now);
+      ++undone_total;
+    }
+    if (undos + 1 == states.size()) {
+      auto nothing = tr.undo(s, now);
+      REQUIRE(std::holds_alternative<domain::tracking_error>(nothing));
+      REQUIRE(std::get<domain::tracking_error>(nothing).code
+              == "NOTHING_TO_UNDO");
+    }
+    storage::stored_session after;
+    after.session_id = "s";
+    after.principal = "local";
+    for (const auto& ch : journal) {
+      after.events.push_back(journal::to_event(ch, "local", clock.boot_id()));
+      // What the journal does: the latest standing change is undone.
+      if (ch.kind != domain::change::change_undone)
+        continue;
+      for (auto e = after.events.rbegin(); e != after.events.rend(); ++e)
+        if (storage::undoable(e->kind) && !e->undone) {
+          e->undone = true;
+          break;
+        }
+    }
+    domain::tracker again{tr.limits()};
+    journal::replay(again, {after}, clock, "UTC", problems);
+    REQUIRE(problems.empty());
+    REQUIRE(again.find("s") != nullptr);
+    REQUIRE(encode(*again.find("s"), now) == encode(s, now));
+    REQUIRE(domain::tracker::undoable_left(*again.find("s"))
+            == domain::tracker::undoable_left(s));
   }
+  CHECK(undone_total > 500);
   // The generator exercises both outcomes.
   CHECK(failures > 1000);
   CHECK(applied > 1000);

@@ -354,14 +354,17 @@ TEST_CASE("tasks edit: a journal of the previous schema opens, migrates and "
                    R"({"milestone_id":"M","task_ids":["a","b"]})")["session_id"]);
     c.ok("time_task_start", task_args(sid, "a"));
   }
-  // Schema 5 had the same tables: only the version tells them apart.
+  // Schema 5 had the same tables but for one column.
   auto journal = (dir.path() / "journal.sqlite3").string();
   REQUIRE(std::filesystem::exists(journal));
   {
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open(journal.c_str(), &db) == SQLITE_OK);
-    CHECK(sqlite3_exec(db, "PRAGMA user_version = 5", nullptr, nullptr,
-                       nullptr) == SQLITE_OK);
+    // Schema 7 added events.undone_by (time_undo).
+    CHECK(sqlite3_exec(db,
+                       "ALTER TABLE events DROP COLUMN undone_by;"
+                       " PRAGMA user_version = 5",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(db);
   }
   clock->advance(2s);
