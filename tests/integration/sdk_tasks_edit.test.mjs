@@ -1,7 +1,8 @@
 // Issue 17: time_tasks_edit with the official SDK client (v1) over stdio and
 // Streamable HTTP: a bulk edit with a failing operation changes nothing;
 // pause, resume, notes, tasks added and removed; the correction of a
-// forgotten end with its audit trail; and recovery after SIGKILL in the
+// forgotten end with its audit trail; the undo chain (time_undo); and
+// recovery after SIGKILL in the
 // middle of a 100-operation bulk edit (all or nothing). Durations are
 // checked with the fake clock in tests/unit/tasks_edit_test.cpp.
 // Run: TTM_BINARY=/abs/path node --test sdk_tasks_edit.test.mjs
@@ -138,6 +139,40 @@ function defineScenarios(getTools) {
       session_id,
       operations: [{ op: 'correct', task_id: 'a', end_time: '2100-01-01T00:00:00Z', reason: 'r' }],
     }, 'INVALID_CORRECTION');
+  });
+
+  test('the undo chain: an end, a bulk edit, a start, newest first; then nothing', T, async () => {
+    const tools = getTools();
+    const { session_id } = await tools.ok('time_session_start', { milestone_id: 'U1', task_ids: ['a', 'b'] });
+    const fresh = settled(await tools.ok('time_session_summary', { session_id }));
+    await tools.ok('time_task_start', { session_id, task_id: 'a' });
+    const started = settled(await tools.ok('time_session_summary', { session_id }));
+    await tools.ok('time_tasks_edit', {
+      session_id, operations: [{ op: 'end', task_id: 'a' }, { op: 'add', task_id: 'c' }, { op: 'note', task_id: 'a', text: 'x' }],
+    });
+    const edited = settled(await tools.ok('time_session_summary', { session_id }));
+    const ended = await tools.ok('time_session_end', { session_id });
+    assert.equal(ended.status, 'ended');
+
+    let u = await tools.ok('time_undo', { session_id });
+    assert.equal(u.undone.change, 'session_ended');
+    assert.equal(u.reopened, true);
+    assert.equal(u.status, 'active');
+    assert.deepEqual(settled(await tools.ok('time_session_summary', { session_id })), edited);
+    u = await tools.ok('time_undo', { session_id });
+    assert.equal(u.undone.change, 'tasks_edited');
+    assert.equal(u.undone.operations, 3);
+    assert.equal(u.task_count, 2);
+    assert.deepEqual(settled(await tools.ok('time_session_summary', { session_id })), started);
+    u = await tools.ok('time_undo', { session_id });
+    assert.deepEqual([u.undone.change, u.undone.task_id, u.undoable_left], ['task_started', 'a', 0]);
+    assert.match(u.summary, /^Undid the start of task 'a' at /);
+    assert.deepEqual(settled(await tools.ok('time_session_summary', { session_id })), fresh);
+    const none = await tools.fail('time_undo', { session_id }, 'NOTHING_TO_UNDO');
+    assert.match(none.message, /never its start/);
+    // The session goes on as if nothing had happened.
+    await tools.ok('time_task_start', { session_id, task_id: 'b' });
+    assert.equal((await tools.ok('time_session_end', { session_id })).tasks_interrupted, 1);
   });
 }
 

@@ -110,6 +110,7 @@ export function defineSdkSuite(transportName, connect) {
         time_session_list: [true, false, true, false],
         time_stats: [true, false, true, false],
         time_tasks_edit: [false, false, false, false],
+        time_undo: [false, false, false, false],
         get_time_context: [true, false, false, false],
         mark_session_start: [false, false, false, false],
         mark_session_end: [false, false, false, false],

@@ -28,8 +28,8 @@ export const CONVERT_TOOLS = ['time_convert', 'time_calculate'];
 /** Tools listed after those (issue 16): history. */
 export const HISTORY_TOOLS = ['time_session_list', 'time_stats'];
 
-/** Tools listed after those (issue 17): the task lifecycle's bulk edit. */
-export const LIFECYCLE_TOOLS = ['time_tasks_edit'];
+/** Tools listed after those (issue 17): the task lifecycle's bulk edit and undo. */
+export const LIFECYCLE_TOOLS = ['time_tasks_edit', 'time_undo'];
 
 /** Listed last (issue 19): the chronometric tools, then the preferences. */
 export const CHRONOMETRIC_TOOLS = [
