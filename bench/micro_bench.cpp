@@ -465,6 +465,46 @@ void tasks_edit_100_ops_request(benchmark::State& state) {
 }
 BENCHMARK(tasks_edit_100_ops_request);
 
+/// time_undo (issue 17), in process: the undo of a task end (arg 0) or of
+/// a 100-operation bulk edit (arg 1: 50 pauses and 50 notes on a 50-task
+/// session), each made again, untimed, before every undo.
+void undo_request(benchmark::State& state) {
+  bool bulk = state.range(0) == 1;
+  std::string ops;
+  for (int i = 0; i < 50; ++i) {
+    auto task = R"("task_id":"T)" + std::to_string(i) + "\"";
+    ops += std::string{i ? "," : ""} + R"({"op":"pause",)" + task + "},"
+           + R"({"op":"note",)" + task + R"(,"text":"why it waits"})";
+  }
+  auto st = initialized_session();
+  auto id = start_session(st, 50);
+  std::string starts;
+  for (int i = 0; i < 50; ++i)
+    starts += std::string{i ? "," : ""} + R"({"op":"start","task_id":"T)"
+              + std::to_string(i) + "\"}";
+  run(st, tool_call("time_tasks_edit",
+                    session_args(id, R"(,"operations":[)" + starts + "]")));
+  auto change = bulk ? tool_call("time_tasks_edit",
+                                 session_args(id, R"(,"operations":[)" + ops
+                                                    + "]"))
+                     : tool_call("time_task_end",
+                                 session_args(id, R"(,"task_id":"T7")"));
+  auto undo = tool_call("time_undo", session_args(id, ""));
+  // What is timed must be the undo itself, not an error reply.
+  run(st, change);
+  if (run(st, undo).response.find(R"("undone":)") == std::string::npos) {
+    state.SkipWithError("time_undo failed");
+    return;
+  }
+  for (auto _ : state) {
+    state.PauseTiming();
+    run(st, change);
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(run(st, undo));
+  }
+}
+BENCHMARK(undo_request)->Arg(0)->Arg(1);
+
 /// Summary and end of a session with `range(0)` tasks, each run once.
 mcp::session
 session_with_runs(std::size_t tasks, std::string& id) {
