@@ -296,3 +296,33 @@ TEST_CASE("undo: journaled, the undone events are marked, the row is "
               " IN ('task_started', 'task_ended', 'tasks_edited')")
         == std::vector<std::string>{"0"});
 }
+
+TEST_CASE("undo: an end undone through another client is seen by the "
+          "client that ended the session",
+          "[undo][issue17][journal]") {
+  test::temp_dir dir;
+  auto clock = std::make_shared<domain::fake_clock>(example_start());
+  auto store = open_store(dir.path().string());
+  journaled a{clock, *store, "alice"};
+  journaled b{clock, *store, "alice"};
+  auto sid = str(a.ok("time_session_start",
+                      R"({"milestone_id":"M","task_ids":["x"]})")
+                   ["session_id"]);
+  a.ok("time_task_start", task_args(sid, "x"));
+  clock->advance(3s);
+  CHECK(str(a.ok("time_session_end", sid_args(sid))["status"]) == "ended");
+  // b loads the ended session from the journal and reopens it.
+  CHECK(b.ok("time_undo", sid_args(sid))["reopened"].GetBool());
+  // a's copy is stale: its next call loads the session again.
+  auto s = a.ok("time_session_summary", summary_args(sid));
+  CHECK(str(s["status"]) == "active");
+  CHECK(s["tasks_in_progress"].GetInt() == 1);
+  // And a can go on with it: end the task, undo that.
+  a.ok("time_task_end", task_args(sid, "x"));
+  CHECK(str(b.ok("time_undo", sid_args(sid))["undone"]["change"])
+        == "task_ended");
+  // Another principal cannot undo it: not found, as for every tool.
+  journaled mallory{clock, *store, "mallory"};
+  auto res = mallory.run(tools_call("time_undo", sid_args(sid), "9"));
+  CHECK(contains(to_json(res), "SESSION_NOT_FOUND"));
+}
