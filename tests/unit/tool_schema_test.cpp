@@ -825,7 +825,7 @@ TEST_CASE("tools: make_registry builds lazily what an eager registry holds") {
     list.push_back(t);
   tools::registry eager{std::move(list)};
   CHECK(lazy->list_result_json() == eager.list_result_json());
-  CHECK(lazy->tools().size() == 19);
+  CHECK(lazy->tools().size() == 20);
 }
 
 TEST_CASE("tools: make_registry's list is the time tool's definition") {

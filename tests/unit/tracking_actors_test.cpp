@@ -488,7 +488,7 @@ TEST_CASE("tracking actors: frames behind a session start wait for the "
     auto list = parse(sink->lines[before + 1]);
     CHECK(list["id"] == 11);
     REQUIRE(list["result"]["tools"].IsArray());
-    CHECK(list["result"]["tools"].Size() == 19);
+    CHECK(list["result"]["tools"].Size() == 20);
     auto ping = parse(sink->lines[before + 2]);
     CHECK(ping["id"] == 12);
     CHECK(to_json(ping["result"]) == "{}");
