@@ -263,6 +263,13 @@ const tracking_session& tracker::add(std::string id, session_request req,
     changes_.push_back(std::move(c));
     undo_.emplace_back([this, id] { erase(id); });
   }
+  {
+    audit_record start;
+    start.at = now;
+    start.kind = change::session_started;
+    start.by = origin_;
+    s.audit.push_back(std::move(start));
+  }
   if (s.idempotency_key)
     keys_[*s.idempotency_key] = id; // the newest session holds a reused key
   auto [it, _] = sessions_.insert_or_assign(std::move(id), std::move(s));
@@ -541,6 +548,8 @@ void tracker::record(tracking_session& s, change c, std::size_t mark) {
                  std::make_move_iterator(undo_.end()));
   undo_.resize(mark);
   e.ordinal = s.changes_made++;
+  e.audit_index = s.audit.size();
+  s.audit.push_back(audit_of(c));
   if (recording_)
     changes_.push_back(c);
   e.what = std::move(c);
@@ -558,9 +567,21 @@ void tracker::record(tracking_session& s, change c, std::size_t mark) {
     auto steps = std::move(j->second.undoable.back().steps);
     j->second.undoable.pop_back();
     --j->second.changes_made;
+    j->second.audit.pop_back();
     for (auto k = steps.rbegin(); k != steps.rend(); ++k)
       (*k)();
   });
+}
+
+audit_record tracker::audit_of(const change& c) const {
+  audit_record r;
+  r.at = c.at;
+  r.kind = c.kind;
+  r.task_id = c.kind == change::task_started ? c.task.task_id : c.task_id;
+  r.ops = c.ops.size();
+  r.by = origin_;
+  r.undid = c.undone_kind;
+  return r;
 }
 
 std::size_t tracker::undoable_left(const tracking_session& s) {
@@ -612,19 +633,21 @@ tracking_outcome<undone> tracker::undo(tracking_session& s, instant now) {
   s.undoable.pop_back();
   for (auto k = entry.steps.rbegin(); k != entry.steps.rend(); ++k)
     (*k)();
-  if (recording_) {
-    change c;
-    c.kind = change::change_undone;
-    c.session_id = s.id;
-    c.at = now;
-    c.undone_kind = entry.what.kind;
-    c.undone_at = entry.what.at;
-    c.undone_ops = entry.what.ops.size();
-    c.task_id = entry.what.kind == change::task_started
-                  ? entry.what.task.task_id
-                  : entry.what.task_id;
+  change c;
+  c.kind = change::change_undone;
+  c.session_id = s.id;
+  c.at = now;
+  c.undone_kind = entry.what.kind;
+  c.undone_at = entry.what.at;
+  c.undone_ops = entry.what.ops.size();
+  c.task_id = entry.what.kind == change::task_started
+                ? entry.what.task.task_id
+                : entry.what.task_id;
+  if (entry.audit_index < s.audit.size())
+    s.audit[entry.audit_index].undone = true;
+  s.audit.push_back(audit_of(c));
+  if (recording_)
     changes_.push_back(std::move(c));
-  }
   undone out{std::move(entry.what), reopening, 0};
   out.left = undoable_left(s);
   return out;

@@ -153,6 +153,29 @@ struct task_counts {
 
 struct undo_entry;
 
+/// Who made a change: the tool called and the MCP session (as the log
+/// names it). Opaque here: the MCP layer sets it (tracker::set_origin),
+/// replay restores it from the journal. Empty: unknown (a test, an older
+/// journal).
+struct change_origin {
+  std::string tool;
+  std::string client;
+};
+
+/// One line of a session's audit trail: a change, when, by whom.
+struct audit_record {
+  instant at;
+  /// A change::kind_t: session_started, task_started, ..., change_undone.
+  int kind = 0;
+  std::string task_id;   ///< a task start or end
+  std::size_t ops = 0;   ///< a bulk edit's operations
+  change_origin by;
+  /// A later undo reverted it.
+  bool undone = false;
+  /// change_undone: the kind of the change it reverted.
+  int undid = 0;
+};
+
 struct tracking_session {
   std::string id;
   std::string milestone_id;
@@ -179,6 +202,9 @@ struct tracking_session {
   /// bulk edits, its end), undone ones included: an entry's `ordinal`
   /// counts from 0 in this sequence.
   std::uint64_t changes_made = 0;
+  /// Every change, oldest first, undos and undone ones included (reports
+  /// show it; the journal keeps the same with every event).
+  std::vector<audit_record> audit{};
 
   bool ended() const noexcept {
     return end.has_value();
@@ -331,6 +357,8 @@ struct undo_entry {
   std::vector<std::function<void()>> steps;
   /// Its place among the session's undoable changes (see changes_made).
   std::uint64_t ordinal = 0;
+  /// Its line in the session's audit trail.
+  std::size_t audit_index = 0;
 };
 
 /// What time_undo reverted.
@@ -418,9 +446,18 @@ public:
   tracking_outcome<undone> undo(tracking_session& s, instant now);
 
   /// Replay: the session's next undoable change was undone, so it is not
-  /// replayed; it still counts toward undo_depth.
-  void skip_undone(tracking_session& s) {
+  /// replayed; it still counts toward undo_depth, and `line` (marked
+  /// undone) joins the audit trail.
+  void skip_undone(tracking_session& s, audit_record line) {
     ++s.changes_made;
+    line.undone = true;
+    s.audit.push_back(std::move(line));
+  }
+
+  /// Replay: a line of the audit trail that changes nothing (an undo,
+  /// whose effect replay gets by skipping what it undid).
+  static void add_audit(tracking_session& s, audit_record line) {
+    s.audit.push_back(std::move(line));
   }
 
   /// Undoable changes left within undo_depth (time_undo's `left`).
@@ -477,6 +514,14 @@ public:
   /// the supervisor, which counts them as open again.
   std::vector<std::string> take_reopened();
 
+  /// Who makes the changes from now on (the audit trail).
+  void set_origin(change_origin by) {
+    origin_ = std::move(by);
+  }
+  const change_origin& origin() const noexcept {
+    return origin_;
+  }
+
   /// Journaling: from now on every change is recorded (take_changes) and
   /// every change but expiry can be undone (rollback) until `commit`.
   void record_changes(bool on) {
@@ -527,6 +572,8 @@ private:
   /// takes the entry back). Inside a bulk edit: nothing (the edit records
   /// itself once, with every step).
   void record(tracking_session& s, change c, std::size_t mark);
+  /// The audit line of `c`, made by origin_.
+  audit_record audit_of(const change& c) const;
 
   tracking_limits limits_;
   std::unordered_map<std::string, tracking_session> sessions_;
@@ -540,6 +587,7 @@ private:
   bool recording_ = false;
   /// Inside edit_tasks: its operations' steps make one change.
   bool editing_ = false;
+  change_origin origin_;
   std::vector<change> changes_;
   std::vector<std::function<void()>> undo_;
   std::string storage_fault_;

@@ -400,6 +400,34 @@ std::vector<domain::task_op> payload::ops() const {
   return out;
 }
 
+domain::change_origin payload::by() const {
+  domain::change_origin out;
+  auto i = doc_.FindMember("by");
+  if (i == doc_.MemberEnd() || !i->value.IsObject())
+    return out;
+  out.tool = get_opt(i->value, "tool").value_or("");
+  out.client = get_opt(i->value, "client").value_or("");
+  return out;
+}
+
+domain::change::kind_t payload::undid() const {
+  auto i = doc_.FindMember("undid");
+  if (i == doc_.MemberEnd() || !i->value.IsObject())
+    throw bad_event{"payload lacks the object 'undid'"};
+  auto kind = get_string(i->value, "kind");
+  for (auto k : {change::task_started, change::task_ended,
+                 change::tasks_edited, change::session_ended})
+    if (kind == domain::to_string(k))
+      return k;
+  throw bad_event{"'undid' names the kind '" + kind
+                  + "', which cannot be undone"};
+}
+
+std::size_t payload::op_count() const {
+  auto i = doc_.FindMember("ops");
+  return i != doc_.MemberEnd() && i->value.IsArray() ? i->value.Size() : 0;
+}
+
 domain::string_map payload::metadata() const {
   return get_map(doc_, "metadata");
 }

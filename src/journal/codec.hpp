@@ -63,6 +63,15 @@ public:
   /// tasks_edited: the operations, in order.
   std::vector<domain::task_op> ops() const;
 
+  /// Who made the change (`by`); empty fields when the event has none.
+  domain::change_origin by() const;
+
+  /// change_undone: the kind of change it reverted (task_started, ...).
+  domain::change::kind_t undid() const;
+
+  /// tasks_edited: how many operations, without reading them.
+  std::size_t op_count() const;
+
 private:
   rapidjson::Document doc_;
 };

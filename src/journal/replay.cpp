@@ -61,6 +61,22 @@ private:
   std::map<std::string, boot> boots_;
 };
 
+change::kind_t change_kind_of(storage::event_kind k) {
+  switch (k) {
+    case storage::event_kind::task_started:
+      return change::task_started;
+    case storage::event_kind::task_ended:
+      return change::task_ended;
+    case storage::event_kind::tasks_edited:
+      return change::tasks_edited;
+    case storage::event_kind::session_ended:
+      return change::session_ended;
+    default:
+      throw bad_event{std::string{"an undone event of kind '"}
+                      + storage::to_string(k) + "', which cannot be undone"};
+  }
+}
+
 // A malformed event throws bad_event; replay skips the session.
 void replay_one(tracker& tr, const storage::stored_session& s,
                 const clock_source& clock, const std::string& local_zone) {
@@ -72,15 +88,30 @@ void replay_one(tracker& tr, const storage::stored_session& s,
   instant last;
   for (const auto& e : s.events) {
     auto at = tl.at(e.at);
+    payload p{e.payload};
+    tr.set_origin(p.by());
     // An undone change is not redone; it still counts toward how far back
-    // time_undo goes. The undo's own event only says what it reverted.
+    // time_undo goes, and stays in the audit trail. The undo's own event
+    // only says what it reverted.
     if (e.undone || e.kind == storage::event_kind::change_undone) {
-      if (e.undone && live)
-        tr.skip_undone(*live);
+      if (!live)
+        throw bad_event{"an undo before the session's start"};
+      audit_record line;
+      line.at = at;
+      line.by = p.by();
+      line.task_id = e.task_id;
+      if (e.kind == storage::event_kind::change_undone) {
+        line.kind = change::change_undone;
+        line.undid = p.undid();
+        tracker::add_audit(*live, std::move(line));
+      } else {
+        line.kind = change_kind_of(e.kind);
+        line.ops = p.op_count();
+        tr.skip_undone(*live, std::move(line));
+      }
       last = at;
       continue;
     }
-    payload p{e.payload};
     switch (e.kind) {
       case storage::event_kind::session_started: {
         if (live)
@@ -139,6 +170,8 @@ std::vector<std::string> replay(tracker& tr,
   std::vector<std::string> ids;
   bool was_recording = tr.recording();
   tr.record_changes(false);
+  // Each event says who made it; the caller's origin comes back after.
+  auto origin = tr.origin();
   for (const auto& s : in) {
     if (s.state == storage::session_state::expired) {
       tr.remember_expired(s.session_id);
@@ -153,6 +186,7 @@ std::vector<std::string> replay(tracker& tr,
     }
   }
   tr.record_changes(was_recording);
+  tr.set_origin(std::move(origin));
   return ids;
 }
 

@@ -283,6 +283,8 @@ std::string session::on_tools_call(const method_call& c) {
       = board().touch(cfg_.principal, cfg_.clock->wall_now());
   }
   auto ctx = make_context(c.notes);
+  // The audit trail: the changes this call makes are its tool's.
+  tracker_.set_origin({tool_name, cfg_.client_label});
   // Timed only when the client asked for debug notifications.
   bool timed = mode_.level == protocol::log_level::debug;
   auto started = timed ? cfg_.clock->mono_now() : domain::mono_time{};

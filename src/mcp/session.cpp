@@ -202,6 +202,7 @@ rpc_step session::resume(const domain::slot_answer& slot) {
   std::string reply;
   try {
     auto ctx = make_context(j.out.notifications);
+    tracker_.set_origin({j.paused_tool, cfg_.client_label});
     reply = call_reply(msg, j.paused_tool,
                        paused.resume(slot, ctx), j.out.notifications);
     if (slot.granted && tracker_.find(paused.slot_id) != nullptr)
