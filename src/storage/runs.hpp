@@ -20,10 +20,17 @@ namespace ttm::storage {
 std::vector<stored_run> pair_runs(const std::vector<run_event>& events);
 
 /// The packed form (version byte, then per run: task id, start, end and
-/// duration as varints, status): ~20 bytes a run.
+/// duration as varints, status): ~20 bytes a run. With a run in progress
+/// (an open session's runs, kept for its pauses and corrections) version
+/// 2, which adds such a run's active time so far and whether it runs.
 std::string pack_runs(const std::vector<stored_run>& runs);
 
 /// None: not a packing this version wrote (the caller pairs the events).
 std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed);
+
+/// The runs still in progress end at `at_wall_ns`, interrupted (their
+/// session closed without the layer above packing its runs: an orphan's
+/// expiry). A running one accrues the time since its `as_of_wall_ns`.
+void close_runs(std::vector<stored_run>& runs, std::int64_t at_wall_ns);
 
 } // namespace ttm::storage
