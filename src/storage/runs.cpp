@@ -124,13 +124,16 @@ std::vector<stored_run> pair_runs(const std::vector<run_event>& events) {
   return out;
 }
 
-std::string pack_runs(const std::vector<stored_run>& runs) {
-  bool open = std::any_of(runs.begin(), runs.end(), [](const auto& r) {
+std::string pack_runs(const std::vector<stored_run>& runs,
+                      std::optional<std::int64_t> epoch) {
+  bool open = epoch || std::any_of(runs.begin(), runs.end(), [](const auto& r) {
     return r.status == run_end::in_progress;
   });
   std::string out;
   out.reserve(12 + runs.size() * 24);
   out.push_back(open ? packing_version_open : packing_version);
+  if (open)
+    put_varint(out, static_cast<std::uint64_t>(epoch.value_or(0)));
   put_varint(out, runs.size());
   std::int64_t previous = 0;
   for (const auto& r : runs) {
@@ -162,6 +165,8 @@ std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
           && version != static_cast<unsigned>(packing_version_open)))
     return std::nullopt;
   bool open = version == static_cast<unsigned>(packing_version_open);
+  if (open)
+    in.varint(); // the epoch: packed_epoch
   auto n = in.varint();
   // Each run takes at least 4 bytes: a count beyond that is damage.
   if (!in.ok || n > packed.size() / 4)
@@ -191,6 +196,16 @@ std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
   if (!in.in.empty())
     return std::nullopt;
   return out;
+}
+
+std::optional<std::int64_t> packed_epoch(std::string_view packed) {
+  reader in{packed};
+  if (in.byte() != static_cast<unsigned>(packing_version_open))
+    return std::nullopt;
+  auto epoch = in.varint();
+  if (!in.ok)
+    return std::nullopt;
+  return static_cast<std::int64_t>(epoch);
 }
 
 void close_runs(std::vector<stored_run>& runs, std::int64_t at_wall_ns) {

@@ -27,7 +27,8 @@ const std::string run_events_sql
 
 const std::string store_runs_sql = "UPDATE sessions SET runs = ?2 WHERE sid = ?1";
 
-const std::string read_runs_sql = "SELECT runs FROM sessions WHERE sid = ?1";
+const std::string read_runs_sql
+  = "SELECT runs, epoch FROM sessions WHERE sid = ?1";
 
 int read_run_events(const stmt_ptr& events, std::int64_t sid,
                     std::vector<run_event>& out, std::string& bad_kind) {
@@ -51,8 +52,9 @@ int read_run_events(const stmt_ptr& events, std::int64_t sid,
 }
 
 int write_runs(const stmt_ptr& update, std::int64_t sid,
-               const std::vector<stored_run>& runs) {
-  auto packed = pack_runs(runs);
+               const std::vector<stored_run>& runs,
+               std::optional<std::int64_t> epoch) {
+  auto packed = pack_runs(runs, epoch);
   stmt_use u{update};
   u.bind(1, sid).bind_blob(2, packed);
   return u.step();
@@ -77,7 +79,9 @@ int store_closing_runs(const stmt_ptr& read, const stmt_ptr& events,
     auto rc = r.step();
     if (rc != SQLITE_ROW)
       return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
-    if (!r.is_null(0))
+    // Kept only if no event came after it but this close (which moved
+    // the epoch on by one).
+    if (!r.is_null(0) && packed_epoch(r.blob(0)) == r.int64(1) - 1)
       kept = unpack_runs(r.blob(0));
   }
   if (!kept)

@@ -367,8 +367,10 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
   }
   if (ev.runs && ev.kind != event_kind::session_ended
       && ev.kind != event_kind::session_expired) {
-    // An open session's runs with its pauses and corrections.
-    if (auto rc = write_runs(store_runs_, sid, *ev.runs); rc != SQLITE_DONE)
+    // An open session's runs with its pauses and corrections, at the
+    // epoch this event moved it to.
+    if (auto rc = write_runs(store_runs_, sid, *ev.runs, epoch + 1);
+        rc != SQLITE_DONE)
       return fail(rc, what);
   }
   if (ev.kind == event_kind::tasks_edited) {

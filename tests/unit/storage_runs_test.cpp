@@ -230,6 +230,26 @@ TEST_CASE("storage: an open session's runs packed with their pauses "
   CHECK(runs[1].end_wall_ns == t0 + 10'000'000'000);
   CHECK(runs[2].status == run_end::interrupted);
   CHECK(runs[2].duration_ns == 5'000'000'000); // 1 s + 4 s since
+
+  // A packing that an event written since left behind (an older server's,
+  // without runs) is not used: the events are paired, at the close too.
+  auto s2 = chained({started("S2", t0),
+                     task_event(event_kind::task_started, "S2", "a", t0 + 10)});
+  s2.back().runs = std::vector<stored_run>{given[2]};
+  must_append(*st, s2);
+  auto kept = must(st->list(stats_of("local")));
+  REQUIRE(kept.runs.size() == 2);
+  CHECK(kept.runs[0].at(0).duration_ns == 1'000'000'000); // S2, newest
+  must_append(*st, chained({task_event(event_kind::task_ended, "S2", "a",
+                                       t0 + 50)},
+                           {{"S2", 2}}));
+  auto paired = must(st->list(stats_of("local")));
+  CHECK(paired.runs[0].at(0).duration_ns == 40);
+  CHECK(paired.runs[0].at(0).status == run_end::completed);
+  must_append(*st, chained({closing(event_kind::session_ended, "S2",
+                                    t0 + 100)},
+                           {{"S2", 3}}));
+  CHECK(must(st->list(stats_of("local"))).runs[0].at(0).duration_ns == 40);
 }
 
 TEST_CASE("storage: tags with escapes read back through SQLite's JSON",
