@@ -10,6 +10,8 @@
 #include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
 #include "domain/clock.hpp"
+#include "journal/runs.hpp"
+#include "storage/runs.hpp"
 #include "log.hpp"
 #include "protocol/json_rpc.hpp"
 #include "tools/registry.hpp"
@@ -504,6 +506,37 @@ void undo_request(benchmark::State& state) {
   }
 }
 BENCHMARK(undo_request)->Arg(0)->Arg(1);
+
+/// What a journaled change of an edited session adds (issue 17): its runs
+/// as the summary counts them (50 tasks, each paused once, half of them
+/// still paused) and their packing, stored with the change.
+void journal_runs_50_tasks(benchmark::State& state) {
+  auto st = initialized_session();
+  auto id = start_session(st, 50);
+  std::string starts;
+  std::string pauses;
+  for (int i = 0; i < 50; ++i) {
+    auto task = R"("task_id":"T)" + std::to_string(i) + "\"";
+    starts += std::string{i ? "," : ""} + R"({"op":"start",)" + task + "}";
+    pauses += std::string{i ? "," : ""} + R"({"op":"pause",)" + task + "}";
+    if (i % 2 == 0)
+      pauses += R"(,{"op":"resume",)" + task + "}";
+  }
+  run(st, tool_call("time_tasks_edit",
+                    session_args(id, R"(,"operations":[)" + starts + "]")));
+  run(st, tool_call("time_tasks_edit",
+                    session_args(id, R"(,"operations":[)" + pauses + "]")));
+  const auto* s = st.tracker().find(id);
+  domain::change c;
+  c.kind = domain::change::tasks_edited;
+  c.session_id = id;
+  c.at = domain::now_of(domain::system_clock_source{});
+  for (auto _ : state) {
+    auto runs = journal::runs_to_store(*s, c);
+    benchmark::DoNotOptimize(storage::pack_runs(*runs));
+  }
+}
+BENCHMARK(journal_runs_50_tasks);
 
 /// Summary and end of a session with `range(0)` tasks, each run once.
 mcp::session

@@ -273,6 +273,8 @@ void vclient::iterate() {
       return ping();
     case scenario::workflow:
       return workflow_start();
+    case scenario::workflow_edits:
+      return edits_start();
     case scenario::handshake:
       if (cfg_.opts.stdio())
         return handshake_stdio();
@@ -354,6 +356,7 @@ void vclient::workflow_start() {
          if (!ok)
            return self->iterate();
          self->acknowledge("time_session_start", self->sid_, {}, doc);
+         self->iter_name_ = "[workflow]";
          self->iter_start_ = self->intended_;
          self->iter_measured_ = self->measured_;
          self->task_ = 0;
@@ -419,7 +422,7 @@ void vclient::workflow_close(bool end) {
          if (end) {
            if (ok)
              self->acknowledge("time_session_end", self->sid_, {}, doc);
-           return self->iteration_done("[workflow]", ok);
+           return self->iteration_done(self->iter_name_, ok);
          }
          if (!ok)
            return self->iterate();

@@ -152,6 +152,12 @@ private:
   void workflow_task(bool start);
   /// time_session_summary (`end` false), then time_session_end.
   void workflow_close(bool end);
+  // workflow-edits (client_edits.cpp): per task start, an edit pausing it
+  // with a note, an edit resuming it, end; then one edit correcting every
+  // task's run; then workflow_close.
+  void edits_start();
+  void edits_task(int step);
+  void edits_correct();
   void handshake_http();
   void handshake_http_delete(bool ok);
   void handshake_stdio();
@@ -190,6 +196,7 @@ private:
   bool iter_measured_ = false;
   std::string sid_;
   std::size_t task_ = 0;
+  const char* iter_name_ = "[workflow]"; ///< the iteration's row
   std::string hs_session_;
   std::shared_ptr<process_channel> hs_proc_;
   std::shared_ptr<channel> hs_channel_; ///< modern HTTP handshake's connection

@@ -21,6 +21,7 @@ struct scenario_name {
 constexpr scenario_name scenario_names[] = {
   {"get-current", scenario::get_current},
   {"workflow", scenario::workflow},
+  {"workflow-edits", scenario::workflow_edits},
   {"handshake", scenario::handshake},
   {"mixed", scenario::mixed},
   {"ping", scenario::ping},
@@ -132,8 +133,10 @@ Target:
                           static server that answers every POST alike)
 
 Load:
-  --scenario NAME         get-current (default), workflow, handshake, mixed,
-                          ping, idle-sessions, fill-tracking
+  --scenario NAME         get-current (default), workflow, workflow-edits,
+                          handshake, mixed, ping, idle-sessions, fill-tracking
+                          (workflow-edits needs a server offering
+                          time_tasks_edit: --toolsets all)
   --clients N             virtual clients (default 64 over HTTP, 1 over stdio;
                           idle-sessions: connections, default 64;
                           fill-tracking: 4)
@@ -153,10 +156,12 @@ Scenario parameters:
   --args JSON             its arguments (default {"timezone":"America/New_York"})
   --expect WHAT           that call's reply must be: ok (default), tool-error
                           (isError true) or rpc-error (a JSON-RPC error)
-  --tasks K               tasks per tracking session (workflow, mixed: 5;
+  --tasks K               tasks per tracking session (workflow,
+                          workflow-edits, mixed: 5;
                           fill-tracking: 500)
-  --mix NAME=W,...        mixed: weights of get-current, workflow, handshake,
-                          ping (default get-current=70,workflow=30)
+  --mix NAME=W,...        mixed: weights of get-current, workflow,
+                          workflow-edits, handshake, ping (default
+                          get-current=70,workflow=30)
   --sessions M            idle-sessions: MCP sessions to open (default 1000);
                           fill-tracking: tracking sessions (default 100)
   --protocol-version V    MCP revision to request (default 2025-11-25). From

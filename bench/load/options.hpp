@@ -17,6 +17,7 @@ using nanos = std::chrono::nanoseconds;
 enum class scenario {
   get_current,   ///< loop tools/call --tool (time_get_current) with --args
   workflow,      ///< the spec's Pattern 1, repeated
+  workflow_edits, ///< Pattern 1 with bulk edits: pause, note, resume, correct
   handshake,     ///< initialize + initialized + one call + DELETE
   mixed,         ///< a weighted blend of the four above and ping
   ping,          ///< JSON-RPC ping: the transport floor

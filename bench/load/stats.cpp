@@ -60,9 +60,10 @@ int rank(const std::string& name) {
     {"ping", 2},
     {"tools/call time_session_start", 11},
     {"tools/call time_task_start", 12},
-    {"tools/call time_task_end", 13},
-    {"tools/call time_session_summary", 14},
-    {"tools/call time_session_end", 15},
+    {"tools/call time_tasks_edit", 13},
+    {"tools/call time_task_end", 14},
+    {"tools/call time_session_summary", 15},
+    {"tools/call time_session_end", 16},
     {"tools/call ", 5}, // any other tool
     {"DELETE", 900},
     {"exit", 900},

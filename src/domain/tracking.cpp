@@ -243,6 +243,13 @@ const tracking_session& tracker::add(std::string id, session_request req,
   for (const auto& [task, estimate] : req.estimates)
     if (auto k = s.task_index.find(task); k != s.task_index.end())
       s.tasks[k->second].estimate = estimate;
+  if (s.idempotency_key) {
+    for (const auto& t : s.tasks) {
+      s.started_task_ids.push_back(t.id);
+      if (t.estimate)
+        s.started_estimates.emplace_back(t.id, *t.estimate);
+    }
+  }
   if (recording_) {
     change c;
     c.kind = change::session_started;

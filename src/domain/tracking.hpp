@@ -192,6 +192,11 @@ struct tracking_session {
   /// retried start with the same key finds this session instead of adding
   /// another (tracker::find_by_key).
   std::optional<std::string> idempotency_key{};
+  /// With a key: the task ids and estimates it was started with, which a
+  /// retried start compares with (bulk edits add and remove tasks since).
+  std::vector<std::string> started_task_ids{};
+  std::vector<std::pair<std::string, std::chrono::milliseconds>>
+    started_estimates{};
   /// What the session's ids, names, tags and metadata take (see
   /// tracking_limits::max_session_bytes).
   std::size_t bytes = 0;

@@ -1,5 +1,7 @@
 #include "journal/history.hpp"
 
+#include <algorithm>
+
 
 namespace ttm::journal {
 
@@ -69,8 +71,13 @@ spans_of(std::vector<storage::stored_run>& runs, domain::wall_time now) {
       span.duration = std::chrono::duration_cast<ms>(
         std::chrono::nanoseconds{r.duration_ns});
     } else {
+      // Its active time when stored, and since then unless paused.
       span.end = now;
-      span.duration = std::chrono::duration_cast<ms>(now - span.start);
+      auto ran = std::chrono::nanoseconds{r.duration_ns};
+      if (r.running)
+        ran += std::max(now - at(r.as_of_wall_ns),
+                        domain::wall_time::duration{0});
+      span.duration = std::chrono::duration_cast<ms>(ran);
     }
     out.push_back(std::move(span));
   }

@@ -7,6 +7,7 @@
 #include "domain/ids.hpp"
 #include "journal/codec.hpp"
 #include "journal/replay.hpp"
+#include "journal/runs.hpp"
 #include "log.hpp"
 
 #include <algorithm>
@@ -60,6 +61,9 @@ session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs,
     out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era,
                                     {cfg_.client_label, tool}));
     auto& ev = out.back();
+    // Statistics count the runs as the summary does (journal/runs.hpp).
+    if (const auto* s = tracker_.find(c.session_id))
+      ev.runs = journal::runs_to_store(*s, c);
     auto& next = after[c.session_id];
     if (c.kind == domain::change::session_started) {
       next = 1;

@@ -8,6 +8,7 @@
 
 #include "domain/time_format.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 namespace ttm::reports {
@@ -45,11 +46,19 @@ std::string render_csv(const report_model& m) {
     "session_id",  "milestone_id", "task_id",     "task_name",
     "run",         "status",       "start_time",  "end_time",
     "duration_ms", "duration",     "external_task_id", "work_item_id"};
+  // Sessions with estimates, pauses, notes or corrections (issue 17) get
+  // five columns more; other reports keep their columns as they were.
+  static constexpr std::string_view edit_columns[] = {
+    "active_ms", "paused_ms", "corrected", "notes", "task_estimate_ms"};
+  bool more = m.edited() || !m.estimates.empty();
   bool first = true;
   for (auto c : columns) {
     field(out, c, first);
     first = false;
   }
+  if (more)
+    for (auto c : edit_columns)
+      field(out, c);
   out += "\r\n";
   for (const auto& r : m.runs) {
     field(out, m.session_id, true);
@@ -64,6 +73,19 @@ std::string render_csv(const report_model& m) {
     field(out, text::compact_duration(r.duration));
     field(out, r.external_task_id ? *r.external_task_id : "");
     field(out, r.work_item_id ? *r.work_item_id : "");
+    if (more) {
+      field(out, std::to_string(r.duration.count()));
+      field(out, std::to_string(r.paused.count()));
+      field(out, r.corrections.empty() ? "false" : "true");
+      std::string notes;
+      for (const auto& n : r.notes)
+        notes += (notes.empty() ? "" : "\n") + n.text;
+      field(out, notes);
+      auto e = std::find_if(m.estimates.begin(), m.estimates.end(),
+                            [&](const auto& x) { return x.task_id == r.task_id; });
+      field(out, e == m.estimates.end() ? ""
+                                        : std::to_string(e->estimate.count()));
+    }
     out += "\r\n";
   }
   return out;

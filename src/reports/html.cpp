@@ -147,6 +147,48 @@ void fact(std::string& h, const std::string& name, const std::string& value) {
   h += "<dt>" + esc(name) + "</dt><dd>" + esc(value) + "</dd>\n";
 }
 
+/// Each run's notes, corrections and pauses (issue 17).
+std::string notes_and_corrections(const report_model& m) {
+  std::string h = "<h3>Notes and Corrections</h3>\n<ul class=\"notes\">\n";
+  for (const auto& r : m.runs) {
+    std::string id = r.task_id;
+    if (r.run > 1)
+      id += " (run " + std::to_string(r.run) + ")";
+    auto line = [&](const std::string& what, const std::string& text) {
+      h += "<li><strong>" + esc(id) + "</strong>, " + esc(what) + ": "
+           + esc(text) + "</li>\n";
+    };
+    for (const auto& n : r.notes)
+      line("note at " + text::friendly_time(n.at, m.tz), n.text);
+    for (const auto& c : r.corrections)
+      line("corrected at " + text::friendly_time(c.at, m.tz), c.reason);
+    if (r.pauses > 0)
+      line("paused " + std::to_string(r.pauses)
+             + (r.pauses == 1 ? " time" : " times"),
+           text::compact_duration(r.paused) + " in all");
+  }
+  return h + "</ul>\n";
+}
+
+/// Estimate, actual time and their difference per task, and in total.
+std::string estimates_table(const report_model& m) {
+  std::string h = "<h2>Estimates</h2>\n<table class=\"estimates\">\n"
+                  "<thead><tr><th>Task ID</th><th>Estimate</th><th>Actual"
+                  "</th><th>Difference</th><th>Status</th></tr></thead>\n"
+                  "<tbody>\n";
+  auto row = [&](const std::string& id, std::chrono::milliseconds est,
+                 std::chrono::milliseconds act, const std::string& status) {
+    h += "<tr><td>" + esc(id) + "</td><td>" + text::compact_duration(est)
+         + "</td><td>" + text::compact_duration(act) + "</td><td>"
+         + text::signed_duration(act - est) + "</td><td>" + esc(status)
+         + "</td></tr>\n";
+  };
+  for (const auto& e : m.estimates)
+    row(e.task_id, e.estimate, e.actual, e.status);
+  row("Total", m.estimate_total, m.estimate_actual, "");
+  return h + "</tbody>\n</table>\n";
+}
+
 } // namespace
 
 std::string render_html(const report_model& m, const report_options& o) {
@@ -193,15 +235,20 @@ std::string render_html(const report_model& m, const report_options& o) {
          + "</td><td>" + esc(text::friendly_time(r.start, m.tz)) + "</td><td>"
          + esc(r.running ? std::string{"running"}
                          : text::friendly_time(r.end, m.tz))
-         + "</td><td>" + text::compact_duration(r.duration) + "</td><td>"
+         + "</td><td>" + esc(text::run_duration(r)) + "</td><td>"
          + text::status_symbol(r) + " " + text::status_word(r)
-         + "</td></tr>\n";
+         + (r.corrections.empty() ? "" : " (corrected)") + "</td></tr>\n";
   }
   for (const auto& id : m.not_started)
     h += "<tr class=\"not_started\"><td>" + esc(id)
          + "</td><td></td><td></td><td></td><td></td><td>not started</td>"
            "</tr>\n";
-  h += "</tbody>\n</table>\n<h2>Summary</h2>\n<ul>\n";
+  h += "</tbody>\n</table>\n";
+  if (m.edited())
+    h += notes_and_corrections(m);
+  if (!m.estimates.empty())
+    h += estimates_table(m);
+  h += "<h2>Summary</h2>\n<ul>\n";
   const auto& c = m.counts;
   auto item = [&](const std::string& k, const std::string& v) {
     h += "<li><strong>" + k + ":</strong> " + esc(v) + "</li>\n";

@@ -105,9 +105,57 @@ std::string render_json(const report_model& m) {
     opt(w, "work_item_id", r.work_item_id);
     map(w, "metadata", r.metadata);
     map(w, "completion_metadata", r.completion_metadata);
+    // Issue 17, additive: only on runs that have them.
+    if (r.pauses > 0) {
+      num(w, "pauses", static_cast<long long>(r.pauses));
+      num(w, "paused_ms", r.paused.count());
+    }
+    if (!r.notes.empty()) {
+      w.Key("notes");
+      w.StartArray();
+      for (const auto& n : r.notes) {
+        w.StartObject();
+        str(w, "time", domain::format_iso8601(n.at, m.tz));
+        str(w, "text", n.text);
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    if (!r.corrections.empty()) {
+      w.Key("corrections");
+      w.StartArray();
+      for (const auto& c : r.corrections) {
+        w.StartObject();
+        str(w, "time", domain::format_iso8601(c.at, m.tz));
+        str(w, "reason", c.reason);
+        w.EndObject();
+      }
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray();
+  if (!m.estimates.empty()) {
+    // Issue 17, additive: only for a session with estimates.
+    w.Key("estimates");
+    w.StartObject();
+    w.Key("tasks");
+    w.StartArray();
+    for (const auto& e : m.estimates) {
+      w.StartObject();
+      str(w, "task_id", e.task_id);
+      num(w, "estimate_ms", e.estimate.count());
+      num(w, "actual_ms", e.actual.count());
+      num(w, "difference_ms", e.difference().count());
+      str(w, "status", e.status);
+      w.EndObject();
+    }
+    w.EndArray();
+    num(w, "estimate_total_ms", m.estimate_total.count());
+    num(w, "actual_ms", m.estimate_actual.count());
+    num(w, "difference_ms", (m.estimate_actual - m.estimate_total).count());
+    w.EndObject();
+  }
   w.Key("tasks_not_started");
   w.StartArray();
   for (const auto& id : m.not_started)

@@ -134,6 +134,45 @@ const char* mermaid_tags(const report_run& r) {
   return "active, ";
 }
 
+/// Each run's notes and corrections, in run order.
+std::string notes_and_corrections(const report_model& m) {
+  std::string md = "\n### Notes and Corrections\n\n";
+  std::string any;
+  for (const auto& r : m.runs) {
+    std::string id = "**" + one_line(r.task_id) + "**";
+    if (r.run > 1)
+      id += " (run " + std::to_string(r.run) + ")";
+    for (const auto& n : r.notes)
+      any += "- " + id + ", note at " + text::friendly_time(n.at, m.tz)
+             + ": " + one_line(n.text) + "\n";
+    for (const auto& c : r.corrections)
+      any += "- " + id + ", corrected at " + text::friendly_time(c.at, m.tz)
+             + ": " + one_line(c.reason) + "\n";
+    if (r.pauses > 0)
+      any += "- " + id + ", paused " + std::to_string(r.pauses)
+             + (r.pauses == 1 ? " time" : " times") + ", "
+             + text::compact_duration(r.paused) + " in all\n";
+  }
+  return md + any;
+}
+
+/// Estimate, actual time and their difference per task, and in total.
+std::string estimates_table(const report_model& m) {
+  std::string md = "\n## Estimates\n\n";
+  md += "| Task ID | Estimate | Actual | Difference | Status |\n";
+  md += "|---|---|---|---|---|\n";
+  for (const auto& e : m.estimates)
+    md += "| " + cell(e.task_id) + " | "
+          + text::compact_duration(e.estimate) + " | "
+          + text::compact_duration(e.actual) + " | "
+          + text::signed_duration(e.difference()) + " | " + e.status + " |\n";
+  md += "| **Total** | " + text::compact_duration(m.estimate_total) + " | "
+        + text::compact_duration(m.estimate_actual) + " | "
+        + text::signed_duration(m.estimate_actual - m.estimate_total)
+        + " |  |\n";
+  return md;
+}
+
 } // namespace
 
 std::string render_mermaid_gantt(const report_model& m) {
@@ -205,12 +244,17 @@ std::string render_markdown(const report_model& m, const report_options& o) {
           + text::friendly_time(r.start, m.tz) + " | "
           + (r.running ? std::string{"running"}
                        : text::friendly_time(r.end, m.tz))
-          + " | " + text::compact_duration(r.duration) + " | "
-          + text::status_symbol(r) + " " + text::status_word(r) + " |\n";
+          + " | " + text::run_duration(r) + " | "
+          + text::status_symbol(r) + " " + text::status_word(r)
+          + (r.corrections.empty() ? "" : " (corrected)") + " |\n";
   }
   for (const auto& id : m.not_started)
     md += "| " + cell(id)
           + " |  |  |  |  | \xE2\x8F\xB3 not started |\n"; // ⏳
+  if (m.edited())
+    md += notes_and_corrections(m);
+  if (!m.estimates.empty())
+    md += estimates_table(m);
   const auto& c = m.counts;
   md += "\n---\n\n## Summary\n\n";
   md += "- **Tasks Completed:** " + std::to_string(c.completed) + "/"

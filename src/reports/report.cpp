@@ -1,5 +1,6 @@
 #include "reports/report.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ttm::reports {
@@ -50,10 +51,41 @@ report_model build_report(const domain::tracking_session& s,
       r.offset_end = r.offset_start + r.duration;
       r.metadata = run.metadata;
       r.completion_metadata = run.completion_metadata;
+      auto stop = run.end ? run.end->mono : end.mono;
+      for (const auto& p : run.pauses) {
+        auto to = std::min(p.end ? p.end->mono : stop, stop);
+        if (to > p.start.mono)
+          r.paused += std::chrono::duration_cast<milliseconds>(
+            to - p.start.mono);
+      }
+      r.pauses = run.pauses.size();
+      for (const auto& n : run.notes)
+        r.notes.push_back({n.at.wall, n.text});
+      for (const auto& c : run.corrections)
+        r.corrections.push_back({c.at.wall, c.reason});
       m.runs.push_back(std::move(r));
+    }
+    if (t.estimate) {
+      report_estimate e;
+      e.task_id = t.id;
+      e.estimate = *t.estimate;
+      for (const auto& run : t.runs)
+        e.actual += run.duration(end.mono);
+      e.status = t.current() ? domain::to_string(t.current()->status)
+                             : "not_started";
+      m.estimate_total += e.estimate;
+      m.estimate_actual += e.actual;
+      m.estimates.push_back(std::move(e));
     }
   }
   return m;
+}
+
+bool report_model::edited() const {
+  for (const auto& r : runs)
+    if (r.pauses > 0 || !r.notes.empty() || !r.corrections.empty())
+      return true;
+  return false;
 }
 
 const char* to_string(report_format f) {

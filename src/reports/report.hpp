@@ -41,6 +41,33 @@ struct report_run {
   std::chrono::milliseconds offset_end{0};
   domain::string_map metadata;
   domain::string_map completion_metadata;
+  /// Paused time within the run (its pauses, time_tasks_edit): `duration`
+  /// is the active time, without it.
+  std::size_t pauses = 0;
+  std::chrono::milliseconds paused{0};
+  /// Timestamped notes, oldest first.
+  struct note {
+    domain::wall_time at{};
+    std::string text;
+  };
+  std::vector<note> notes;
+  /// Its corrections (a run's start, end or status set by hand): when and
+  /// why, oldest first; the times and durations shown are the corrected
+  /// ones.
+  struct correction {
+    domain::wall_time at{};
+    std::string reason;
+  };
+  std::vector<correction> corrections;
+};
+
+/// A task's estimate against the time its runs took (issue 17).
+struct report_estimate {
+  std::string task_id;
+  std::chrono::milliseconds estimate{0};
+  std::chrono::milliseconds actual{0};
+  std::string status; ///< its latest run's, or "not_started"
+  std::chrono::milliseconds difference() const { return actual - estimate; }
 };
 
 /// Everything a report shows, times as instants plus the zone to show them
@@ -62,6 +89,13 @@ struct report_model {
   std::size_t task_count = 0;
   std::vector<report_run> runs; ///< by task (task_ids order), then run
   std::vector<std::string> not_started; ///< task ids never started
+  /// The tasks with an estimate, in task order; empty: no estimates, and
+  /// the reports show none.
+  std::vector<report_estimate> estimates;
+  std::chrono::milliseconds estimate_total{0};
+  std::chrono::milliseconds estimate_actual{0};
+  /// Any run paused, noted or corrected: the reports show those details.
+  bool edited() const;
 };
 
 /// The report of `s` as of `now`, its times shown in `tz`. Open sessions

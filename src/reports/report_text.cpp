@@ -69,4 +69,17 @@ const std::string& display_name(const report_run& r) {
   return r.task_name && !r.task_name->empty() ? *r.task_name : r.task_id;
 }
 
+std::string signed_duration(std::chrono::milliseconds d) {
+  if (d.count() == 0)
+    return "0s";
+  return (d.count() < 0 ? "-" : "+") + compact_duration(d.count() < 0 ? -d : d);
+}
+
+std::string run_duration(const report_run& r) {
+  auto out = compact_duration(r.duration);
+  if (r.pauses > 0)
+    out += " (paused " + compact_duration(r.paused) + ")";
+  return out;
+}
+
 } // namespace ttm::reports::text

@@ -19,6 +19,11 @@ std::string friendly_time(domain::wall_time t, const domain::zone& tz);
 std::string friendly_time_zone(domain::wall_time t, const domain::zone& tz);
 /// "1m 13s", "2h 5m 0s" → "2h 5m", "0s": compact, whole seconds.
 std::string compact_duration(std::chrono::milliseconds d);
+/// "+1m 3s" over, "-2m 57s" under, "0s": an actual time less its estimate.
+std::string signed_duration(std::chrono::milliseconds d);
+/// A run's duration as the table shows it: "3m 0s", and for a paused run
+/// "3m 0s (paused 2m 0s)" (the duration is the active time).
+std::string run_duration(const report_run& r);
 /// "completed", ... ; "running" for a run still in progress.
 const char* status_word(const report_run& r);
 /// "✅", "⏭️", "❌", "⚠️", "🔄".

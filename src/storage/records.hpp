@@ -39,6 +39,31 @@ struct stamp {
   std::string boot_id;
 };
 
+/// How a run ended; `in_progress`: it has not (its session is open).
+enum class run_end : std::uint8_t {
+  in_progress = 0,
+  completed = 1,
+  skipped = 2,
+  failed = 3,
+  interrupted = 4, ///< still running when its session closed
+};
+
+/// A run of a task (statistics), paired from its events (storage/runs.hpp).
+struct stored_run {
+  std::string task_id;
+  std::int64_t start_wall_ns = 0;
+  std::optional<std::int64_t> end_wall_ns; ///< none while in progress
+  /// Monotonic distance when both ends are of one boot, else the wall
+  /// clock's (as replay measures a span across a reboot), less its pauses.
+  /// In progress: the active time until `as_of_wall_ns`.
+  std::int64_t duration_ns = 0;
+  run_end status = run_end::in_progress;
+  /// In progress: when `duration_ns` was taken, and whether it still runs
+  /// (not paused) since. Paired from events: its start, running.
+  std::int64_t as_of_wall_ns = 0;
+  bool running = true;
+};
+
 struct event {
   event_kind kind = event_kind::session_started;
   std::string session_id;
@@ -56,6 +81,11 @@ struct event {
   std::string payload = "{}"; ///< JSON text
   /// Read back only: a later change_undone reverted it (schema 7).
   bool undone = false;
+  /// The session's task runs after this event as its summary counts them
+  /// (pauses, corrections), from the layer that holds the tracking model;
+  /// stored packed in its row for statistics. None: storage pairs them
+  /// from the events when the session closes.
+  std::optional<std::vector<stored_run>> runs;
 };
 
 enum class session_state { open, ended, expired };
@@ -167,26 +197,6 @@ struct run_event {
   std::string task_id;
   stamp at;
   std::string status; ///< task_ended only
-};
-
-/// How a run ended; `in_progress`: it has not (its session is open).
-enum class run_end : std::uint8_t {
-  in_progress = 0,
-  completed = 1,
-  skipped = 2,
-  failed = 3,
-  interrupted = 4, ///< still running when its session closed
-};
-
-/// A run of a task (statistics), paired from its events (storage/runs.hpp).
-struct stored_run {
-  std::string task_id;
-  std::int64_t start_wall_ns = 0;
-  std::optional<std::int64_t> end_wall_ns; ///< none while in progress
-  /// Monotonic distance when both ends are of one boot, else the wall
-  /// clock's (as replay measures a span across a reboot); 0 in progress.
-  std::int64_t duration_ns = 0;
-  run_end status = run_end::in_progress;
 };
 
 /// A session as a list row: the summary columns kept with each append.

@@ -16,7 +16,11 @@ run_end run_end_of(const std::string& status) {
   return run_end::completed;
 }
 
+// 1: every run ended (a closed session). 2: an open session's, whose runs
+// in progress carry their active time so far (pauses): a version-1 reader
+// ignores it and pairs the events instead.
 constexpr char packing_version = 1;
+constexpr char packing_version_open = 2;
 
 void put_varint(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
@@ -97,6 +101,7 @@ std::vector<stored_run> pair_runs(const std::vector<run_event>& events) {
         stored_run run;
         run.task_id = ev.task_id;
         run.start_wall_ns = ev.at.wall_ns;
+        run.as_of_wall_ns = ev.at.wall_ns;
         out.push_back(std::move(run));
         open.insert_or_assign(ev.task_id,
                               std::make_pair(ev.at, out.size() - 1));
@@ -120,10 +125,16 @@ std::vector<stored_run> pair_runs(const std::vector<run_event>& events) {
   return out;
 }
 
-std::string pack_runs(const std::vector<stored_run>& runs) {
+std::string pack_runs(const std::vector<stored_run>& runs,
+                      std::optional<std::int64_t> epoch) {
+  bool open = epoch || std::any_of(runs.begin(), runs.end(), [](const auto& r) {
+    return r.status == run_end::in_progress;
+  });
   std::string out;
-  out.reserve(4 + runs.size() * 24);
-  out.push_back(packing_version);
+  out.reserve(12 + runs.size() * 24);
+  out.push_back(open ? packing_version_open : packing_version);
+  if (open)
+    put_varint(out, static_cast<std::uint64_t>(epoch.value_or(0)));
   put_varint(out, runs.size());
   std::int64_t previous = 0;
   for (const auto& r : runs) {
@@ -138,6 +149,10 @@ std::string pack_runs(const std::vector<stored_run>& runs) {
       put_signed(out, r.end_wall_ns.value_or(r.start_wall_ns)
                         - r.start_wall_ns);
       put_varint(out, static_cast<std::uint64_t>(r.duration_ns));
+    } else if (open) {
+      put_signed(out, r.as_of_wall_ns - r.start_wall_ns);
+      put_varint(out, static_cast<std::uint64_t>(r.duration_ns));
+      out.push_back(r.running ? 1 : 0);
     }
   }
   return out;
@@ -145,8 +160,14 @@ std::string pack_runs(const std::vector<stored_run>& runs) {
 
 std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
   reader in{packed};
-  if (in.byte() != static_cast<unsigned>(packing_version) || !in.ok)
+  auto version = in.byte();
+  if (!in.ok
+      || (version != static_cast<unsigned>(packing_version)
+          && version != static_cast<unsigned>(packing_version_open)))
     return std::nullopt;
+  bool open = version == static_cast<unsigned>(packing_version_open);
+  if (open)
+    in.varint(); // the epoch: packed_epoch
   auto n = in.varint();
   // Each run takes at least 4 bytes: a count beyond that is damage.
   if (!in.ok || n > packed.size() / 4)
@@ -156,6 +177,7 @@ std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
   for (auto& r : out) {
     r.task_id = in.bytes(static_cast<std::size_t>(in.varint()));
     r.start_wall_ns = previous + in.signed_varint();
+    r.as_of_wall_ns = r.start_wall_ns;
     previous = r.start_wall_ns;
     auto status = in.byte();
     if (status > static_cast<unsigned>(run_end::interrupted))
@@ -164,6 +186,10 @@ std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
     if (r.status != run_end::in_progress) {
       r.end_wall_ns = r.start_wall_ns + in.signed_varint();
       r.duration_ns = static_cast<std::int64_t>(in.varint());
+    } else if (open) {
+      r.as_of_wall_ns = r.start_wall_ns + in.signed_varint();
+      r.duration_ns = static_cast<std::int64_t>(in.varint());
+      r.running = in.byte() != 0;
     }
     if (!in.ok)
       return std::nullopt;
@@ -171,6 +197,27 @@ std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
   if (!in.in.empty())
     return std::nullopt;
   return out;
+}
+
+std::optional<std::int64_t> packed_epoch(std::string_view packed) {
+  reader in{packed};
+  if (in.byte() != static_cast<unsigned>(packing_version_open))
+    return std::nullopt;
+  auto epoch = in.varint();
+  if (!in.ok)
+    return std::nullopt;
+  return static_cast<std::int64_t>(epoch);
+}
+
+void close_runs(std::vector<stored_run>& runs, std::int64_t at_wall_ns) {
+  for (auto& r : runs) {
+    if (r.status != run_end::in_progress)
+      continue;
+    if (r.running)
+      r.duration_ns += std::max<std::int64_t>(at_wall_ns - r.as_of_wall_ns, 0);
+    r.end_wall_ns = std::max(at_wall_ns, r.start_wall_ns);
+    r.status = run_end::interrupted;
+  }
 }
 
 } // namespace ttm::storage

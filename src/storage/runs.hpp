@@ -20,10 +20,24 @@ namespace ttm::storage {
 std::vector<stored_run> pair_runs(const std::vector<run_event>& events);
 
 /// The packed form (version byte, then per run: task id, start, end and
-/// duration as varints, status): ~20 bytes a run.
-std::string pack_runs(const std::vector<stored_run>& runs);
+/// duration as varints, status): ~20 bytes a run. An open session's runs
+/// (kept for its pauses and corrections) are version 2: after the version
+/// the session's `epoch` once they are written (so a packing that events
+/// written since left behind is known as such), and a run in progress
+/// with its active time so far and whether it runs. Without `epoch`:
+/// version 1 when every run ended, else version 2 at epoch 0.
+std::string pack_runs(const std::vector<stored_run>& runs,
+                      std::optional<std::int64_t> epoch = std::nullopt);
+
+/// A version-2 packing's epoch; none for any other packing.
+std::optional<std::int64_t> packed_epoch(std::string_view packed);
 
 /// None: not a packing this version wrote (the caller pairs the events).
 std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed);
+
+/// The runs still in progress end at `at_wall_ns`, interrupted (their
+/// session closed without the layer above packing its runs: an orphan's
+/// expiry). A running one accrues the time since its `as_of_wall_ns`.
+void close_runs(std::vector<stored_run>& runs, std::int64_t at_wall_ns);
 
 } // namespace ttm::storage

@@ -61,7 +61,8 @@ result<list_page> sqlite_store::list(const list_query& q) {
     // tasks_total: kept by each append, bulk edits' add and remove too.
     std::string sql
       = "SELECT session_id, milestone_id, milestone_name, state,"
-        " started_wall_ns, closed_wall_ns, tags, tasks_total, sid, runs"
+        " started_wall_ns, closed_wall_ns, tags, tasks_total, sid, runs,"
+        " epoch"
         " FROM sessions WHERE principal = ?1 AND scope = ?2";
     if (q.state)
       sql += " AND state = ?3";
@@ -169,10 +170,15 @@ result<list_page> sqlite_store::list(const list_query& q) {
         }
         if (q.with_runs) {
           // A closed session's runs are packed in its row (schema 4); an
-          // open one's are paired from its events.
+          // open one's are paired from its events, unless it keeps runs
+          // (pauses, corrections) that no event written since left behind.
           std::optional<std::vector<stored_run>> runs;
-          if (!use.is_null(9))
-            runs = unpack_runs(use.blob(9));
+          if (!use.is_null(9)) {
+            auto packed = use.blob(9);
+            auto at = packed_epoch(packed);
+            if (!at || *at == use.int64(10))
+              runs = unpack_runs(packed);
+          }
           if (!runs) {
             std::vector<run_event> evs;
             std::string bad_kind;

@@ -45,6 +45,9 @@ const std::string run_events_sql = task_events_cte + run_events_select;
 
 const std::string store_runs_sql = "UPDATE sessions SET runs = ?2 WHERE sid = ?1";
 
+const std::string read_runs_sql
+  = "SELECT runs, epoch FROM sessions WHERE sid = ?1";
+
 int read_run_events(const stmt_ptr& events, std::int64_t sid,
                     std::vector<run_event>& out, std::string& bad_kind) {
   stmt_use e{events};
@@ -66,16 +69,43 @@ int read_run_events(const stmt_ptr& events, std::int64_t sid,
   return rc;
 }
 
+int write_runs(const stmt_ptr& update, std::int64_t sid,
+               const std::vector<stored_run>& runs,
+               std::optional<std::int64_t> epoch) {
+  auto packed = pack_runs(runs, epoch);
+  stmt_use u{update};
+  u.bind(1, sid).bind_blob(2, packed);
+  return u.step();
+}
+
 int store_runs(const stmt_ptr& events, const stmt_ptr& update,
                std::int64_t sid, std::string& bad_kind) {
   std::vector<run_event> evs;
   if (auto rc = read_run_events(events, sid, evs, bad_kind);
       rc != SQLITE_DONE)
     return rc;
-  auto packed = pack_runs(pair_runs(evs));
-  stmt_use u{update};
-  u.bind(1, sid).bind_blob(2, packed);
-  return u.step();
+  return write_runs(update, sid, pair_runs(evs));
+}
+
+int store_closing_runs(const stmt_ptr& read, const stmt_ptr& events,
+                       const stmt_ptr& update, std::int64_t sid,
+                       std::int64_t closed_wall_ns, std::string& bad_kind) {
+  std::optional<std::vector<stored_run>> kept;
+  {
+    stmt_use r{read};
+    r.bind(1, sid);
+    auto rc = r.step();
+    if (rc != SQLITE_ROW)
+      return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+    // Kept only if no event came after it but this close (which moved
+    // the epoch on by one).
+    if (!r.is_null(0) && packed_epoch(r.blob(0)) == r.int64(1) - 1)
+      kept = unpack_runs(r.blob(0));
+  }
+  if (!kept)
+    return store_runs(events, update, sid, bad_kind);
+  close_runs(*kept, closed_wall_ns);
+  return write_runs(update, sid, *kept);
 }
 
 int pack_closed_sessions(sqlite3* db, std::string& bad_kind) {

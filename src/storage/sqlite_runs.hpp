@@ -8,6 +8,7 @@
 #include "storage/sqlite_util.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ extern const std::string run_events_sql;
 /// Packs the session's (?1: sid) runs into its row (?2: the packing).
 extern const std::string store_runs_sql;
 
+/// A session's (?1: sid) packed runs (NULL if none) and its epoch.
+extern const std::string read_runs_sql;
+
 /// Runs `events` (a prepared run_events_sql) for `sid`; SQLITE_DONE, an
 /// SQLite error, or SQLITE_CORRUPT with `bad_kind` for an event kind this
 /// version does not know.
@@ -36,6 +40,19 @@ int read_run_events(const stmt_ptr& events, std::int64_t sid,
 /// (SQLITE_DONE on success).
 int store_runs(const stmt_ptr& events, const stmt_ptr& update,
                std::int64_t sid, std::string& bad_kind);
+
+/// Packs `runs` into the session's row (SQLITE_DONE on success); with
+/// `epoch`, an open session's at that epoch (packing version 2).
+int write_runs(const stmt_ptr& update, std::int64_t sid,
+               const std::vector<stored_run>& runs,
+               std::optional<std::int64_t> epoch = std::nullopt);
+
+/// The runs of a session closing at `closed_wall_ns` whose closing event
+/// brought none: those the row keeps (an open session's, packed with its
+/// pauses and corrections) end there, else the events are paired.
+int store_closing_runs(const stmt_ptr& read, const stmt_ptr& events,
+                       const stmt_ptr& update, std::int64_t sid,
+                       std::int64_t closed_wall_ns, std::string& bad_kind);
 
 /// Schema step 4: packs the runs of every closed session (inside the
 /// step's transaction).

@@ -103,6 +103,7 @@ int sqlite_store::prepare_kept() {
        " holder = ?4 WHERE sid = ?1");
   prep(run_events_, run_events_sql);
   prep(store_runs_, store_runs_sql);
+  prep(read_runs_, read_runs_sql);
   prep(session_events_,
        "SELECT kind, task_id, wall_ns, mono_ns, boot_id, payload,"
        " undone_by IS NOT NULL FROM events WHERE sid = ?1 ORDER BY seq");
@@ -369,9 +370,13 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
       .bind(4, instance_);
     if (auto rc = use.step(); rc != SQLITE_DONE)
       return fail(rc, what);
-    // Statistics read a closed session's runs from its row (schema 4).
+    // Statistics read a closed session's runs from its row (schema 4):
+    // as the tracking model counted them, else paired from the events.
     std::string bad_kind;
-    if (auto rc = store_runs(run_events_, store_runs_, sid, bad_kind);
+    if (auto rc = ev.runs ? write_runs(store_runs_, sid, *ev.runs)
+                          : store_closing_runs(read_runs_, run_events_,
+                                               store_runs_, sid,
+                                               ev.at.wall_ns, bad_kind);
         rc != SQLITE_DONE) {
       if (!bad_kind.empty())
         return rejected("session " + ev.session_id
@@ -382,6 +387,14 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
     stmt_use use{advance_session_};
     use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);
     if (auto rc = use.step(); rc != SQLITE_DONE)
+      return fail(rc, what);
+  }
+  if (ev.runs && ev.kind != event_kind::session_ended
+      && ev.kind != event_kind::session_expired) {
+    // An open session's runs with its pauses and corrections, at the
+    // epoch this event moved it to.
+    if (auto rc = write_runs(store_runs_, sid, *ev.runs, epoch + 1);
+        rc != SQLITE_DONE)
       return fail(rc, what);
   }
   if (ev.kind == event_kind::tasks_edited) {

@@ -145,6 +145,7 @@ private:
   stmt_ptr tasks_done_;
   stmt_ptr run_events_; ///< a session's task and closing events
   stmt_ptr store_runs_; ///< packs a closed session's runs into its row
+  stmt_ptr read_runs_;  ///< the runs a row keeps
   // Preferences and focus sessions (sqlite_principal.cpp), prepared on
   // first use.
   stmt_ptr prefs_select_;

@@ -4,6 +4,8 @@
 #include "tools/registry.hpp"
 #include "tools/session_common.hpp"
 
+#include <algorithm>
+
 namespace ttm::tools {
 
 namespace {
@@ -56,10 +58,8 @@ const char* first_difference(const session_start_args& a,
     return "milestone_id";
   if (a.milestone_name != s.milestone_name)
     return "milestone_name";
-  bool same_tasks = a.task_ids.size() == s.tasks.size();
-  for (std::size_t k = 0; same_tasks && k < s.tasks.size(); ++k)
-    same_tasks = a.task_ids[k] == s.tasks[k].id;
-  if (!same_tasks)
+  // As started: bulk edits may have added or removed tasks since.
+  if (a.task_ids != s.started_task_ids)
     return "task_ids";
   if (tz.name() != s.tz.name())
     return "timezone";
@@ -67,17 +67,15 @@ const char* first_difference(const session_start_args& a,
     return "metadata";
   if (a.tags != s.tags)
     return "tags";
-  std::size_t estimated = 0;
-  for (const auto& t : s.tasks)
-    estimated += t.estimate ? 1 : 0;
-  if (a.estimates.size() != estimated)
+  if (a.estimates.size() != s.started_estimates.size())
     return "estimates";
   for (const auto& [task, text] : a.estimates) {
     auto e = parse_estimate(text);
-    auto k = s.task_index.find(task);
     auto* ms = std::get_if<std::chrono::milliseconds>(&e);
-    if (ms == nullptr || k == s.task_index.end()
-        || s.tasks[k->second].estimate != *ms)
+    auto k = std::find_if(
+      s.started_estimates.begin(), s.started_estimates.end(),
+      [&](const auto& se) { return se.first == task; });
+    if (ms == nullptr || k == s.started_estimates.end() || k->second != *ms)
       return "estimates";
   }
   return nullptr;

@@ -1,7 +1,8 @@
 // Issue 17: time_tasks_edit with the official SDK client (v1) over stdio and
 // Streamable HTTP: a bulk edit with a failing operation changes nothing;
 // pause, resume, notes, tasks added and removed; the correction of a
-// forgotten end with its audit trail; the undo chain (time_undo); and
+// forgotten end with its audit trail; a retried start (idempotency key)
+// after tasks were added and removed; the undo chain (time_undo); and
 // recovery after SIGKILL in the
 // middle of a 100-operation bulk edit (all or nothing). Durations are
 // checked with the fake clock in tests/unit/tasks_edit_test.cpp.
@@ -107,6 +108,22 @@ function defineScenarios(getTools) {
     assert.match(s.forecast.message, /^On track to complete in approximately 1 hour 40 minutes \(2 tasks left\)\.$/);
     await tools.fail('time_session_start', { milestone_id: 'E4', task_ids: ['a'], estimates: { a: 'soon' } },
       'VALIDATION_ERROR');
+  });
+
+  test('a retried start with its idempotency key after tasks were added and removed', T, async () => {
+    const tools = getTools();
+    const start = {
+      milestone_id: 'E5', task_ids: ['a', 'b'], estimates: { a: '5' }, idempotency_key: `e5-${Date.now()}`,
+    };
+    const first = await tools.ok('time_session_start', start);
+    await tools.ok('time_tasks_edit', {
+      session_id: first.session_id,
+      operations: [{ op: 'add', task_id: 'c', estimate: '3' }, { op: 'remove', task_id: 'b' }],
+    });
+    const again = await tools.ok('time_session_start', start);
+    assert.equal(again.session_id, first.session_id);
+    assert.equal(again.already_started, true);
+    await tools.fail('time_session_start', { ...start, task_ids: ['a', 'c'] }, 'IDEMPOTENCY_KEY_REUSED');
   });
 
   test('the correction of a forgotten end: the run ends then, the trail keeps what it was', T, async () => {

@@ -6,7 +6,7 @@
 
 #include "journal/codec.hpp"
 #include "journal/replay.hpp"
-#include "session_client.hpp"
+#include "journaled_client.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -251,4 +251,44 @@ TEST_CASE("idempotency: two keyed starts in one batch make one session",
   CHECK_FALSE(boolean(one.sc["already_started"]));
   CHECK(boolean(two.sc["already_started"]));
   CHECK(c.state.tracker().size() == 1);
+}
+
+TEST_CASE("idempotency: a retry compares with the start as made, not with "
+          "the tasks bulk edits added or removed since",
+          "[session_tools][issue17][issue20]") {
+  const std::string start = with(keyed_start, R"("tags":["t"],)",
+                                 R"("tags":["t"],"estimates":{"a":"15"},)");
+  auto edit_tasks = [](auto& c, const std::string& sid) {
+    c.ok("time_tasks_edit",
+         R"({"session_id":")" + sid + R"(","operations":[
+           {"op":"add","task_id":"c","estimate":"5"},
+           {"op":"remove","task_id":"b"}]})");
+  };
+  SECTION("in memory") {
+    client c;
+    auto sid = str(c.ok("time_session_start", start)["session_id"]);
+    edit_tasks(c, sid);
+    auto again = c.ok("time_session_start", start);
+    CHECK(str(again["session_id"]) == sid);
+    CHECK(boolean(again["already_started"]));
+    // The tasks as they are now are not the request that started it.
+    c.fails("time_session_start",
+            with(start, R"(["a","b"])", R"(["a","c"])"),
+            "IDEMPOTENCY_KEY_REUSED");
+    c.fails("time_session_start",
+            with(start, R"({"a":"15"})", R"({"a":"15","c":"5"})"),
+            "IDEMPOTENCY_KEY_REUSED");
+  }
+  SECTION("journaled, retried through another MCP session (replayed)") {
+    test::temp_dir tmp;
+    auto store = open_store(tmp.data());
+    auto clock = std::make_shared<domain::fake_clock>(example_start());
+    journaled first{clock, *store, "local"};
+    auto sid = str(first.ok("time_session_start", start)["session_id"]);
+    edit_tasks(first, sid);
+    journaled retry{clock, *store, "local"};
+    auto again = retry.ok("time_session_start", start);
+    CHECK(str(again["session_id"]) == sid);
+    CHECK(boolean(again["already_started"]));
+  }
 }

@@ -116,7 +116,7 @@ TEST_CASE("storage: packed runs read back as written; damage is refused",
     }
   }
   CHECK_FALSE(unpack_runs(""));
-  CHECK_FALSE(unpack_runs(std::string{"\x02\x00", 2})); // a later version
+  CHECK_FALSE(unpack_runs(std::string{"\x03\x00", 2})); // a later version
   CHECK_FALSE(unpack_runs(std::string{"\x01\xff\xff\xff\x0f", 5}));
   CHECK(unpack_runs(std::string{"\x01\x00", 2})->empty());
 }
@@ -171,6 +171,85 @@ TEST_CASE("storage: the write that closes a session packs its runs into "
     db.exec("UPDATE sessions SET runs = x'09'");
   }
   CHECK(same(must(st->list(stats_of("local"))).runs.at(0), runs));
+}
+
+TEST_CASE("storage: an open session's runs packed with their pauses "
+          "(version 2) read back; its close without runs ends them there",
+          "[storage][stats][issue17]") {
+  // As the journal hands them over: run a ended (3 of its 5 s active), b
+  // paused after 2 s, c running with 1 s active when stored.
+  std::vector<stored_run> given(3);
+  given[0].task_id = "a";
+  given[0].start_wall_ns = t0 + 10;
+  given[0].end_wall_ns = t0 + 5'000'000'010;
+  given[0].duration_ns = 3'000'000'000;
+  given[0].status = run_end::completed;
+  given[1].task_id = "b";
+  given[1].start_wall_ns = t0 + 20;
+  given[1].duration_ns = 2'000'000'000;
+  given[1].as_of_wall_ns = t0 + 6'000'000'000;
+  given[1].running = false;
+  given[2].task_id = "c";
+  given[2].start_wall_ns = t0 + 30;
+  given[2].duration_ns = 1'000'000'000;
+  given[2].as_of_wall_ns = t0 + 6'000'000'000;
+  auto packed = pack_runs(given);
+  CHECK(packed[0] == 2); // a run in progress
+  auto back = unpack_runs(packed);
+  REQUIRE(back);
+  CHECK(same(*back, given));
+  CHECK((*back)[1].as_of_wall_ns == t0 + 6'000'000'000);
+  CHECK_FALSE((*back)[1].running);
+  CHECK((*back)[2].running);
+  // Every run ended: version 1, as before.
+  CHECK(pack_runs({given[0]})[0] == 1);
+
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  auto evs = chained({started("S1", t0),
+                      task_event(event_kind::task_started, "S1", "a", t0 + 10),
+                      task_event(event_kind::task_started, "S1", "b", t0 + 20),
+                      task_event(event_kind::task_started, "S1", "c", t0 + 30)});
+  evs.back().runs = given;
+  must_append(*st, evs);
+  auto open = must(st->list(stats_of("local")));
+  REQUIRE(open.runs.size() == 1);
+  CHECK(same(open.runs[0], given));
+  // Expired by the directory's sweep (no tracking model at hand): the
+  // kept runs end at the expiry, a running one accrues until then.
+  must_append(*st, chained({closing(event_kind::session_expired, "S1",
+                                    t0 + 10'000'000'000)},
+                           {{"S1", 4}}));
+  auto closed = must(st->list(stats_of("local")));
+  REQUIRE(closed.runs.size() == 1);
+  const auto& runs = closed.runs[0];
+  REQUIRE(runs.size() == 3);
+  CHECK(runs[0].duration_ns == 3'000'000'000);
+  CHECK(runs[1].status == run_end::interrupted);
+  CHECK(runs[1].duration_ns == 2'000'000'000); // paused: nothing more
+  CHECK(runs[1].end_wall_ns == t0 + 10'000'000'000);
+  CHECK(runs[2].status == run_end::interrupted);
+  CHECK(runs[2].duration_ns == 5'000'000'000); // 1 s + 4 s since
+
+  // A packing that an event written since left behind (an older server's,
+  // without runs) is not used: the events are paired, at the close too.
+  auto s2 = chained({started("S2", t0),
+                     task_event(event_kind::task_started, "S2", "a", t0 + 10)});
+  s2.back().runs = std::vector<stored_run>{given[2]};
+  must_append(*st, s2);
+  auto kept = must(st->list(stats_of("local")));
+  REQUIRE(kept.runs.size() == 2);
+  CHECK(kept.runs[0].at(0).duration_ns == 1'000'000'000); // S2, newest
+  must_append(*st, chained({task_event(event_kind::task_ended, "S2", "a",
+                                       t0 + 50)},
+                           {{"S2", 2}}));
+  auto paired = must(st->list(stats_of("local")));
+  CHECK(paired.runs[0].at(0).duration_ns == 40);
+  CHECK(paired.runs[0].at(0).status == run_end::completed);
+  must_append(*st, chained({closing(event_kind::session_ended, "S2",
+                                    t0 + 100)},
+                           {{"S2", 3}}));
+  CHECK(must(st->list(stats_of("local"))).runs[0].at(0).duration_ns == 40);
 }
 
 TEST_CASE("storage: tags with escapes read back through SQLite's JSON",

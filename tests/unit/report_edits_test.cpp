@@ -1,0 +1,92 @@
+// Issue 17 in the session reports: estimates (per task and in total),
+// pauses, notes and corrected runs, in every format (golden files
+// tests/golden/report_edited.*; TTM_UPDATE_GOLDEN=1 rewrites them); a
+// report without any of them keeps its old shape (report_test.cpp).
+
+#include "reports/report.hpp"
+
+#include "session_client.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace ttm;
+using namespace ttm::reports;
+using namespace std::chrono_literals;
+using namespace ttm::test::session_client;
+
+namespace {
+
+void check_golden(const std::string& name, const std::string& actual) {
+  auto path = std::string{TTM_GOLDEN_DIR} + "/" + name;
+  if (const char* up = std::getenv("TTM_UPDATE_GOLDEN"); up && *up == '1') {
+    std::ofstream{path, std::ios::binary} << actual;
+    WARN("rewrote " << path);
+  }
+  std::ifstream in{path, std::ios::binary};
+  REQUIRE(in.good());
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(actual == expected.str());
+}
+
+std::string edit(const std::string& sid, const std::string& ops) {
+  return R"({"session_id":")" + sid + R"(","operations":)" + ops + "}";
+}
+
+/// From 09:45:32.123 EST: a (estimate 5 min) runs 3 min around a 3-minute
+/// pause and a note; b (10 min) ends by a correction after 8 min; c (no
+/// estimate) fails after 2 min; d (3 min) never starts.
+report_model edited_model(client& c) {
+  auto sid = str(c.ok("time_session_start",
+                      R"({"milestone_id":"M9","task_ids":["a","b","c","d"],
+                          "estimates":{"a":"5","b":"PT10M","d":"3"}})")
+                   ["session_id"]);
+  c.ok("time_tasks_edit", edit(sid, R"([{"op":"start","task_id":"a"},
+      {"op":"start","task_id":"b"}])"));
+  c.clock->advance(2min);
+  c.ok("time_tasks_edit", edit(sid, R"([{"op":"pause","task_id":"a"},
+      {"op":"note","task_id":"a","text":"waiting on review, \"CI\""}])"));
+  c.clock->advance(3min);
+  c.ok("time_tasks_edit", edit(sid, R"([{"op":"resume","task_id":"a"}])"));
+  c.clock->advance(1min);
+  c.ok("time_tasks_edit", edit(sid, R"([{"op":"end","task_id":"a"}])"));
+  c.clock->advance(4min);
+  c.ok("time_tasks_edit", edit(sid, R"([{"op":"correct","task_id":"b",
+      "end_time":"2025-12-14T09:53:32.123-05:00","reason":"forgot to end it"},
+      {"op":"start","task_id":"c"}])"));
+  c.clock->advance(2min);
+  c.ok("time_tasks_edit",
+       edit(sid, R"([{"op":"end","task_id":"c","status":"failed"}])"));
+  c.ok("time_session_end", R"({"session_id":")" + sid + "\"}");
+  const auto* s = c.state.tracker().find(sid);
+  REQUIRE(s != nullptr);
+  auto m = build_report(*s, domain::now_of(*c.clock), s->tz);
+  m.session_id = "3f2b9c1e-0000-4000-8000-00000000000b"; // minted at random
+  return m;
+}
+
+} // namespace
+
+TEST_CASE("report: estimates, pauses, notes and corrections in every "
+          "format (golden files)",
+          "[report][issue17]") {
+  client c;
+  auto m = edited_model(c);
+  REQUIRE(m.estimates.size() == 3);
+  CHECK(m.estimates[0].actual == 3min);
+  CHECK(m.estimates[0].difference() == -2min);
+  CHECK(m.estimates[1].actual == 8min);
+  CHECK(m.estimates[2].status == "not_started");
+  CHECK(m.estimate_total == 18min);
+  CHECK(m.estimate_actual == 11min);
+  REQUIRE(m.runs.size() == 3);
+  CHECK(m.runs[0].paused == 3min);
+  CHECK(m.runs[0].pauses == 1);
+  CHECK(m.runs[1].corrections.size() == 1);
+  check_golden("report_edited.md", render_report(m, report_format::markdown));
+  check_golden("report_edited.csv", render_report(m, report_format::csv));
+  check_golden("report_edited.json", render_report(m, report_format::json));
+  check_golden("report_edited.html", render_report(m, report_format::html));
+}
