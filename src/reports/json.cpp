@@ -156,6 +156,31 @@ std::string render_json(const report_model& m) {
     num(w, "difference_ms", (m.estimate_actual - m.estimate_total).count());
     w.EndObject();
   }
+  if (!m.changes.empty()) {
+    // Issue 17, additive: the audit trail of a session with bulk edits or
+    // undos.
+    w.Key("changes");
+    w.StartArray();
+    for (const auto& c : m.changes) {
+      w.StartObject();
+      str(w, "time", domain::format_iso8601(c.at, m.tz));
+      str(w, "change", c.change);
+      if (!c.task_id.empty())
+        str(w, "task_id", c.task_id);
+      if (c.change == "tasks_edited")
+        num(w, "operations", static_cast<std::int64_t>(c.operations));
+      if (!c.undid.empty())
+        str(w, "undid", c.undid);
+      if (!c.tool.empty())
+        str(w, "tool", c.tool);
+      if (!c.client.empty())
+        str(w, "client", c.client);
+      w.Key("undone");
+      w.Bool(c.undone);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.Key("tasks_not_started");
   w.StartArray();
   for (const auto& id : m.not_started)

@@ -173,6 +173,28 @@ std::string estimates_table(const report_model& m) {
   return md;
 }
 
+/// The audit trail: every change, when, through which tool and MCP
+/// session; undone ones struck through.
+std::string changes_table(const report_model& m) {
+  std::string md = "\n## Changes\n\n";
+  md += "| Time | Change | Task | Tool | MCP Session |\n";
+  md += "|---|---|---|---|---|\n";
+  for (const auto& c : m.changes) {
+    std::string what = c.change;
+    if (c.change == "tasks_edited")
+      what += " (" + std::to_string(c.operations)
+              + (c.operations == 1 ? " operation)" : " operations)");
+    if (!c.undid.empty())
+      what += " of " + c.undid;
+    if (c.undone)
+      what = "~~" + what + "~~ (undone)";
+    md += "| " + text::friendly_time(c.at, m.tz) + " | " + what + " | "
+          + cell(c.task_id) + " | " + cell(c.tool) + " | " + cell(c.client)
+          + " |\n";
+  }
+  return md;
+}
+
 } // namespace
 
 std::string render_mermaid_gantt(const report_model& m) {
@@ -255,6 +277,8 @@ std::string render_markdown(const report_model& m, const report_options& o) {
     md += notes_and_corrections(m);
   if (!m.estimates.empty())
     md += estimates_table(m);
+  if (!m.changes.empty())
+    md += changes_table(m);
   const auto& c = m.counts;
   md += "\n---\n\n## Summary\n\n";
   md += "- **Tasks Completed:** " + std::to_string(c.completed) + "/"

@@ -78,6 +78,25 @@ report_model build_report(const domain::tracking_session& s,
       m.estimates.push_back(std::move(e));
     }
   }
+  bool notable = false;
+  for (const auto& a : s.audit)
+    notable = notable || a.kind == domain::change::tasks_edited
+              || a.kind == domain::change::change_undone;
+  if (notable)
+    for (const auto& a : s.audit) {
+      report_change c;
+      c.at = a.at.wall;
+      c.change = domain::to_string(static_cast<domain::change::kind_t>(a.kind));
+      c.task_id = a.task_id;
+      c.operations = a.ops;
+      if (a.kind == domain::change::change_undone)
+        c.undid
+          = domain::to_string(static_cast<domain::change::kind_t>(a.undid));
+      c.tool = a.by.tool;
+      c.client = a.by.client;
+      c.undone = a.undone;
+      m.changes.push_back(std::move(c));
+    }
   return m;
 }
 

@@ -70,6 +70,19 @@ struct report_estimate {
   std::chrono::milliseconds difference() const { return actual - estimate; }
 };
 
+/// A line of the session's audit trail (issue 17): a change, when, through
+/// which tool and MCP session, and whether a later undo reverted it.
+struct report_change {
+  domain::wall_time at{};
+  std::string change; ///< session_started, task_started, ..., change_undone
+  std::string task_id;
+  std::size_t operations = 0; ///< a bulk edit's
+  std::string undid;          ///< change_undone: the kind it reverted
+  std::string tool;           ///< empty: not recorded (an older journal)
+  std::string client;
+  bool undone = false;
+};
+
 /// Everything a report shows, times as instants plus the zone to show them
 /// in, so each renderer formats what it needs.
 struct report_model {
@@ -94,6 +107,9 @@ struct report_model {
   std::vector<report_estimate> estimates;
   std::chrono::milliseconds estimate_total{0};
   std::chrono::milliseconds estimate_actual{0};
+  /// The audit trail, oldest first, when the session had a bulk edit or an
+  /// undo (otherwise its runs say it all): empty, and not shown, else.
+  std::vector<report_change> changes;
   /// Any run paused, noted or corrected: the reports show those details.
   bool edited() const;
 };

@@ -1,5 +1,6 @@
 // Issue 17 in the session reports: estimates (per task and in total),
-// pauses, notes and corrected runs, in every format (golden files
+// pauses, notes and corrected runs, and the audit trail of a session with
+// bulk edits and undos (Markdown and JSON), in every format (golden files
 // tests/golden/report_edited.*; TTM_UPDATE_GOLDEN=1 rewrites them); a
 // report without any of them keeps its old shape (report_test.cpp).
 
@@ -59,6 +60,9 @@ report_model edited_model(client& c) {
   c.clock->advance(2min);
   c.ok("time_tasks_edit",
        edit(sid, R"([{"op":"end","task_id":"c","status":"failed"}])"));
+  // A start taken back: the audit trail shows it, struck through.
+  c.ok("time_task_start", R"({"session_id":")" + sid + R"(","task_id":"d"})");
+  c.ok("time_undo", R"({"session_id":")" + sid + "\"}");
   c.ok("time_session_end", R"({"session_id":")" + sid + "\"}");
   const auto* s = c.state.tracker().find(sid);
   REQUIRE(s != nullptr);

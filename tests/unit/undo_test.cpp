@@ -236,12 +236,15 @@ TEST_CASE("undo: journaled, the undone events are marked, the row is "
   auto file = (dir.path() / "journal.sqlite3").string();
   std::string sid;
   std::string before;
+  std::string report;
+  std::string report_args;
   {
     auto store = open_store(dir.path().string());
     journaled c{clock, *store, "alice"};
     sid = str(c.ok("time_session_start",
                    R"({"milestone_id":"M","task_ids":["a","b"]})")
                 ["session_id"]);
+    report_args = R"({"session_id":")" + sid + R"(","format":"json"})";
     clock->advance(2s);
     c.ok("time_task_start", task_args(sid, "a"));
     clock->advance(2s);
@@ -281,11 +284,17 @@ TEST_CASE("undo: journaled, the undone events are marked, the row is "
             "alice|time_tasks_edit", "alice|time_session_end",
             "alice|time_undo", "alice|time_undo"});
     before = to_json(c.ok("time_session_summary", summary_args(sid)));
+    report = str(c.ok("time_session_report", report_args)["report"]);
+    CHECK(contains(report, R"("change": "change_undone")"));
+    CHECK(contains(report, R"("undid": "session_ended")"));
   }
   auto store = open_store(dir.path().string());
   journaled again{clock, *store, "alice"};
   CHECK(to_json(again.ok("time_session_summary", summary_args(sid)))
         == before);
+  // The audit trail comes back from the journal, undone lines included.
+  CHECK(str(again.ok("time_session_report", report_args)["report"])
+        == report);
   // The chain goes on after the restart: the start of a is next.
   auto u = again.ok("time_undo", sid_args(sid));
   CHECK(str(u["undone"]["change"]) == "task_started");
