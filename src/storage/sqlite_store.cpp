@@ -412,64 +412,6 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
   return std::nullopt;
 }
 
-/// Marks the session's latest standing undoable event undone by the
-/// change_undone just inserted, and takes back what its row says of it.
-std::optional<error> sqlite_store::undo_latest(const event& ev,
-                                               std::int64_t sid) {
-  static const std::string what = "cannot append to the journal";
-  auto undo_seq = sqlite3_last_insert_rowid(db_.get());
-  std::int64_t seq = 0;
-  std::string kind, payload;
-  {
-    stmt_use use{undo_target_};
-    use.bind(1, sid);
-    auto rc = use.step();
-    if (rc == SQLITE_DONE)
-      return rejected("session " + ev.session_id
-                      + " has no change left to undo in the journal");
-    if (rc != SQLITE_ROW)
-      return fail(rc, what);
-    seq = use.int64(0);
-    kind = use.text(1);
-    payload = use.text(2);
-  }
-  {
-    stmt_use use{mark_undone_};
-    if (auto rc = use.bind(1, seq).bind(2, undo_seq).step();
-        rc != SQLITE_DONE)
-      return fail(rc, what);
-  }
-  if (kind == "session_ended") {
-    if (max_open_ > 0) {
-      stmt_use count{count_open_};
-      if (auto rc = count.step(); rc != SQLITE_ROW)
-        return fail(rc, what);
-      if (static_cast<std::size_t>(count.int64(0)) >= max_open_)
-        return error{error_kind::limit,
-                     "journal " + path_ + ": "
-                       + std::to_string(max_open_)
-                       + " tracking sessions are open in the data directory"
-                         " (--max-tracking-sessions, over all servers on"
-                         " it); the batch was not written"};
-    }
-    stmt_use use{reopen_session_};
-    use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);
-    if (auto rc = use.step(); rc != SQLITE_DONE)
-      return fail(rc, what);
-    return std::nullopt;
-  }
-  if (kind == "tasks_edited") {
-    stmt_use use{unnote_task_edits_};
-    if (auto rc = use.bind(1, sid).bind(2, payload).step(); rc != SQLITE_DONE)
-      return fail(rc, what);
-  }
-  stmt_use use{advance_session_};
-  use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);
-  if (auto rc = use.step(); rc != SQLITE_DONE)
-    return fail(rc, what);
-  return std::nullopt;
-}
-
 // -- claims -------------------------------------------------------------------
 
 result<std::optional<sqlite_store::row>>
