@@ -241,3 +241,22 @@ TEST_CASE("shares: a share as large as the cap is no share: the global "
   f.start("a", "A2");
   CHECK(f.refused("a", 2) == "max_tracking_sessions");
 }
+
+TEST_CASE("shares: a session reopened by time_undo counts against its share "
+          "again",
+          "[shares][undo]") {
+  share_fixture f{10, 10, 2};
+  f.open("a", "local");
+  auto a1 = f.start("a", "A1");
+  f.start("a", "A2");
+  f.end("a", a1); // a1 no longer counts
+  auto undo = f.call("a", "time_undo", session_args(a1));
+  INFO(to_json(undo));
+  REQUIRE(undo["result"]["isError"] == false);
+  CHECK(share_fixture::content(undo)["reopened"] == true);
+  // Open again: the share is full again.
+  CHECK(f.refused("a", 2) == "max_tracking_sessions_per_mcp_session");
+  f.end("a", a1);
+  f.start("a", "A3");
+  CHECK(f.slots() == 3);
+}
