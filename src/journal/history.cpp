@@ -31,6 +31,9 @@ storage::list_query to_list_query(const domain::history_filter& filter,
   q.before = filter.before;
   q.limit = filter.limit;
   q.with_runs = filter.runs;
+  q.tracking = filter.kind != domain::history_kind::focus;
+  q.focus = filter.kind != domain::history_kind::tracking;
+  q.focus_id = filter.focus_id;
   return q;
 }
 
@@ -79,6 +82,9 @@ spans_of(std::vector<storage::stored_run>& runs, domain::wall_time now) {
 
 } // namespace
 
+std::vector<domain::focus_row>
+to_focus_rows(const std::vector<storage::focus_record>& records);
+
 domain::history_page to_history_page(storage::list_page page,
                                      domain::wall_time now) {
   domain::history_page out;
@@ -111,6 +117,25 @@ domain::history_page to_history_page(storage::list_page page,
       out.runs.push_back(std::move(sr));
     }
     out.rows.push_back(std::move(row));
+  }
+  out.focus = to_focus_rows(page.focus);
+  out.focus_more = page.focus_more;
+  return out;
+}
+
+std::vector<domain::focus_row>
+to_focus_rows(const std::vector<storage::focus_record>& records) {
+  std::vector<domain::focus_row> out;
+  out.reserve(records.size());
+  for (const auto& f : records) {
+    domain::focus_row row;
+    row.session_id = f.session_id;
+    row.intent = f.intent;
+    row.start = at(f.started_wall_ns);
+    if (f.ended_wall_ns)
+      row.end = at(*f.ended_wall_ns);
+    row.summary = f.summary;
+    out.push_back(std::move(row));
   }
   return out;
 }

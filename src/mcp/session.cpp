@@ -150,6 +150,10 @@ rpc_step session::run_job() {
       if (filter.runs)
         page.runs = domain::runs_held(tracker_, filter,
                                       domain::now_of(*cfg_.clock));
+      if (filter.kind != domain::history_kind::tracking)
+        domain::list_focus_held(
+          journal::to_focus_rows(board().memory().focus_of(cfg_.principal)),
+          filter, page);
       reply = finish_history(j, {std::move(page), {}});
     }
     if (j.principal) {
