@@ -5,6 +5,7 @@
 // journal, or with --ephemeral the sessions a client holds in memory).
 
 #include "domain/clock.hpp"
+#include "domain/principal_ops.hpp"
 #include "domain/tracking.hpp"
 
 #include <chrono>
@@ -50,18 +51,6 @@ struct history_filter {
   history_kind kind = history_kind::tracking;
   /// Focus sessions only: just this one (time_session_report by id).
   std::optional<std::string> focus_id;
-};
-
-/// A focus session (mark_session_start / _end) as history shows it. The
-/// intent is its principal's private text: shown to it, never logged.
-/// No milestone, tasks or tags: a milestone or tag filter excludes it;
-/// `active` while open, else `ended` (it never expires).
-struct focus_row {
-  std::string session_id;
-  std::string intent;
-  wall_time start;
-  std::optional<wall_time> end;
-  std::string summary;
 };
 
 struct history_row {
@@ -128,7 +117,8 @@ std::vector<any_row> merged_rows(const history_page& page, std::size_t limit,
                                  bool& more);
 
 /// Whether a focus session passes `filter` (conditions and cursor, not its
-/// limit or kind).
+/// limit or kind): `active` while open, else `ended`; a milestone or tag
+/// filter excludes it; `text` searches its intent and summary.
 bool focus_matches(const focus_row& f, const history_filter& filter);
 
 /// The page of `filter` among `all` (--ephemeral: the focus sessions held

@@ -1,5 +1,6 @@
 #include "journal/history.hpp"
 
+#include "journal/principal.hpp"
 
 namespace ttm::journal {
 
@@ -127,16 +128,8 @@ std::vector<domain::focus_row>
 to_focus_rows(const std::vector<storage::focus_record>& records) {
   std::vector<domain::focus_row> out;
   out.reserve(records.size());
-  for (const auto& f : records) {
-    domain::focus_row row;
-    row.session_id = f.session_id;
-    row.intent = f.intent;
-    row.start = at(f.started_wall_ns);
-    if (f.ended_wall_ns)
-      row.end = at(*f.ended_wall_ns);
-    row.summary = f.summary;
-    out.push_back(std::move(row));
-  }
+  for (const auto& f : records)
+    out.push_back(from_store(f));
   return out;
 }
 
