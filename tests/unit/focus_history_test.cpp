@@ -257,3 +257,34 @@ TEST_CASE("merged_rows: newest first across kinds, more when either has more",
   domain::merged_rows(page, 3, more);
   CHECK(more);
 }
+
+TEST_CASE("a call without its zone reuses the preferences read within "
+          "prefs_cache_ttl; the client's own change shows at once",
+          "[focus][preferences]") {
+  test::temp_dir dir;
+  auto store = open_store(dir.data());
+  auto clock = std::make_shared<domain::fake_clock>(march(2, 9));
+  journaled a{clock, *store, "alice"};
+  journaled other{clock, *store, "alice"}; // another window or server
+  auto zone_of = [&](journaled& c) {
+    return str(c.ok("time_get_current", "{}")["timezone"]);
+  };
+  CHECK(zone_of(a) == "America/New_York"); // the server's zone
+  CHECK(a.principal_ops == 1);
+  CHECK(zone_of(a) == "America/New_York");
+  CHECK(a.principal_ops == 1); // cached: no journal wait
+  a.ok("time_preferences_set", R"({"timezone":"Asia/Tokyo"})");
+  CHECK(a.principal_ops == 2);
+  CHECK(zone_of(a) == "Asia/Tokyo"); // its own change, at once
+  CHECK(a.principal_ops == 2);
+  // Another client's change shows once the cache expired.
+  other.ok("time_preferences_set", R"({"timezone":"Europe/Berlin"})");
+  clock->advance(std::chrono::seconds{4});
+  CHECK(zone_of(a) == "Asia/Tokyo");
+  clock->advance(mcp::prefs_cache_ttl);
+  CHECK(zone_of(a) == "Europe/Berlin");
+  CHECK(a.principal_ops == 3);
+  // A call naming its zone reads nothing.
+  a.ok("time_get_current", R"({"timezone":"UTC"})");
+  CHECK(a.principal_ops == 3);
+}
