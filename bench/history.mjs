@@ -56,6 +56,12 @@ const scenarios = [
   [`deep cursor page (after row ${rows})`, { cursor }],
   ['started in a 7-day window', { started_after: '10 days ago', started_before: '3 days ago' }],
 ];
+// Focus sessions beside them (issue 19), where the server lists them.
+const { tools } = (await rpc('tools/list', {})).result;
+if (tools.find((t) => t.name === 'time_session_list')?.inputSchema.properties.kind) {
+  scenarios.push(['first page, kind all (tracking + focus)', { kind: 'all' }]);
+  scenarios.push(['first page, kind focus', { kind: 'focus' }]);
+}
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 console.log(`time_session_list over ${dir}: ${N} timed calls per scenario after ${WARMUP} warm-up calls (ms)`);
 console.log('| scenario | rows | p50 | p90 | p99 | max |');

@@ -24,6 +24,23 @@ std::optional<history_status> history_status_from(const std::string& s) {
   return std::nullopt;
 }
 
+const char* to_string(history_kind k) {
+  switch (k) {
+    case history_kind::tracking: return "tracking";
+    case history_kind::focus: return "focus";
+    case history_kind::all: return "all";
+  }
+  return "tracking";
+}
+
+std::optional<history_kind> history_kind_from(const std::string& s) {
+  for (auto v : {history_kind::tracking, history_kind::focus,
+                 history_kind::all})
+    if (s == to_string(v))
+      return v;
+  return std::nullopt;
+}
+
 namespace {
 
 bool mentions(const tracking_session& s, const std::string& text) {
@@ -74,9 +91,10 @@ bool before_cursor(const tracking_session& s, const history_filter& f) {
 
 history_page list_held(const tracker& t, const history_filter& filter) {
   std::vector<const tracking_session*> hits;
-  for (const auto* s : t.sessions())
-    if (history_matches(*s, filter) && before_cursor(*s, filter))
-      hits.push_back(s);
+  if (filter.kind != history_kind::focus)
+    for (const auto* s : t.sessions())
+      if (history_matches(*s, filter) && before_cursor(*s, filter))
+        hits.push_back(s);
   std::sort(hits.begin(), hits.end(), [](const auto* a, const auto* b) {
     return std::make_tuple(to_ns(a->start.wall), std::cref(a->id))
            > std::make_tuple(to_ns(b->start.wall), std::cref(b->id));
@@ -99,6 +117,67 @@ history_page list_held(const tracker& t, const history_filter& filter) {
     out.rows.push_back(std::move(r));
   }
   return out;
+}
+
+std::vector<any_row> merged_rows(const history_page& page, std::size_t limit,
+                                 bool& more) {
+  std::vector<any_row> out;
+  out.reserve(std::min(limit, page.rows.size() + page.focus.size()));
+  auto t = page.rows.begin();
+  auto f = page.focus.begin();
+  auto newer = [](const auto& a, const auto& b) {
+    return std::make_tuple(to_ns(a.start), std::cref(a.session_id))
+           > std::make_tuple(to_ns(b.start), std::cref(b.session_id));
+  };
+  while (out.size() < limit
+         && (t != page.rows.end() || f != page.focus.end())) {
+    if (f == page.focus.end() || (t != page.rows.end() && newer(*t, *f)))
+      out.push_back({&*t++, nullptr});
+    else
+      out.push_back({nullptr, &*f++});
+  }
+  more = page.more || page.focus_more || t != page.rows.end()
+         || f != page.focus.end();
+  return out;
+}
+
+bool focus_matches(const focus_row& f, const history_filter& filter) {
+  auto status = f.end ? history_status::ended : history_status::active;
+  if (filter.status && *filter.status != status)
+    return false;
+  if (filter.milestone_id || !filter.tags.empty())
+    return false; // a focus session has neither
+  if (filter.focus_id && *filter.focus_id != f.session_id)
+    return false;
+  if (filter.text
+      && ascii_lower(f.intent).find(*filter.text) == std::string::npos
+      && ascii_lower(f.summary).find(*filter.text) == std::string::npos)
+    return false;
+  if (filter.started_after && f.start < *filter.started_after)
+    return false;
+  if (filter.started_before && !(f.start < *filter.started_before))
+    return false;
+  return !filter.before
+         || std::make_tuple(to_ns(f.start), std::cref(f.session_id))
+              < std::make_tuple(filter.before->first,
+                                std::cref(filter.before->second));
+}
+
+void list_focus_held(std::vector<focus_row> all, const history_filter& filter,
+                     history_page& page) {
+  page.focus.clear();
+  for (auto& f : all)
+    if (focus_matches(f, filter))
+      page.focus.push_back(std::move(f));
+  std::sort(page.focus.begin(), page.focus.end(),
+            [](const auto& a, const auto& b) {
+              return std::make_tuple(to_ns(a.start), std::cref(a.session_id))
+                     > std::make_tuple(to_ns(b.start),
+                                       std::cref(b.session_id));
+            });
+  page.focus_more = page.focus.size() > filter.limit;
+  if (page.focus_more)
+    page.focus.resize(filter.limit);
 }
 
 } // namespace ttm::domain

@@ -5,6 +5,7 @@
 // journal, or with --ephemeral the sessions a client holds in memory).
 
 #include "domain/clock.hpp"
+#include "domain/principal_ops.hpp"
 #include "domain/tracking.hpp"
 
 #include <chrono>
@@ -24,6 +25,13 @@ enum class history_status { active, ended, expired };
 const char* to_string(history_status s);
 std::optional<history_status> history_status_from(const std::string& s);
 
+/// Which sessions a query reads: tracking sessions (the default, as before
+/// focus sessions were listed), the chronometric tools' focus sessions
+/// (their principal's, of any era), or both.
+enum class history_kind { tracking, focus, all };
+const char* to_string(history_kind k);
+std::optional<history_kind> history_kind_from(const std::string& s);
+
 /// Which sessions, which page. Every condition must hold.
 struct history_filter {
   std::optional<history_status> status;
@@ -40,6 +48,9 @@ struct history_filter {
   /// Statistics: the page's sessions with their task runs too (`limit`
   /// then bounds the sessions read).
   bool runs = false;
+  history_kind kind = history_kind::tracking;
+  /// Focus sessions only: just this one (time_session_report by id).
+  std::optional<std::string> focus_id;
 };
 
 struct history_row {
@@ -81,7 +92,39 @@ struct history_page {
   bool more = false;
   /// history_filter::runs: each row's session with its task runs.
   std::vector<session_runs> runs;
+  /// Focus sessions (kind focus or all), newest first, at most `limit`;
+  /// `focus_more`: older ones match too.
+  std::vector<focus_row> focus;
+  bool focus_more = false;
 };
+
+/// A row of a list of both kinds: a tracking row or a focus session.
+struct any_row {
+  const history_row* tracking = nullptr;
+  const focus_row* focus = nullptr;
+  wall_time start() const {
+    return tracking ? tracking->start : focus->start;
+  }
+  const std::string& id() const {
+    return tracking ? tracking->session_id : focus->session_id;
+  }
+};
+
+/// `page`'s tracking and focus rows merged newest first (start, then id,
+/// both descending), at most `limit`; `more`: older rows of either kind
+/// match too (the last row is then the next page's cursor).
+std::vector<any_row> merged_rows(const history_page& page, std::size_t limit,
+                                 bool& more);
+
+/// Whether a focus session passes `filter` (conditions and cursor, not its
+/// limit or kind): `active` while open, else `ended`; a milestone or tag
+/// filter excludes it; `text` searches its intent and summary.
+bool focus_matches(const focus_row& f, const history_filter& filter);
+
+/// The page of `filter` among `all` (--ephemeral: the focus sessions held
+/// in memory): the matching ones, newest first, at most filter.limit.
+void list_focus_held(std::vector<focus_row> all, const history_filter& filter,
+                     history_page& page);
 
 /// The page of `filter` among the sessions `t` holds (--ephemeral: all
 /// there is; expired sessions are gone from memory, so never listed).

@@ -1,9 +1,11 @@
 #pragma once
 
 // What the tools ask of a principal's stored state (preferences, focus
-// sessions) and what they get back: the tools' view of storage's
-// principal_op / principal_state (the journal layer converts; see
-// storage/principal.hpp for the semantics).
+// sessions) and what they get back, in the domain's terms (instants as
+// wall_time; storage/principal.hpp keeps nanoseconds and owns the
+// semantics of each operation; journal/principal.cpp maps between them).
+
+#include "domain/clock.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -13,12 +15,14 @@
 
 namespace ttm::domain {
 
-/// A focus session. `intent` is the caller's private text: never logged.
-struct focus_record {
+/// A focus session (mark_session_start / _end), in history too. The
+/// intent is its principal's private text: shown to it, never logged.
+/// No milestone, tasks or tags; open until `end`; it never expires.
+struct focus_row {
   std::string session_id;
   std::string intent;
-  std::int64_t started_wall_ns = 0;
-  std::optional<std::int64_t> ended_wall_ns;
+  wall_time start;
+  std::optional<wall_time> end;
   std::string summary;
 };
 
@@ -32,19 +36,19 @@ struct principal_op {
   /// focus_start: the new session (its id, intent, start); `refuse_open`:
   /// the principal's overlap policy is "error" (refused when one is open,
   /// else the open one is closed at the new start).
-  focus_record start;
+  focus_row start;
   bool refuse_open = false;
   /// focus_end: when, and the summary.
-  std::int64_t now_wall_ns = 0;
+  wall_time now{};
   std::string summary;
 };
 
 struct principal_state {
   std::vector<std::pair<std::string, std::string>> prefs;
   /// The principal's most recent open focus session after the operation.
-  std::optional<focus_record> open;
+  std::optional<focus_row> open;
   /// focus_start: the session it auto-closed; focus_end: the one it closed.
-  std::optional<focus_record> closed;
+  std::optional<focus_row> closed;
   /// focus_start with refuse_open and one open: "SESSION_ALREADY_OPEN";
   /// focus_end with none open: "NO_OPEN_SESSION"; nothing changed then.
   std::string refused;

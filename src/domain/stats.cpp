@@ -191,6 +191,45 @@ std::string day_key(date::local_days d) {
 
 } // namespace
 
+namespace {
+
+/// The day (or the week's first day) of `start` in `z`: YYYY-MM-DD.
+std::string time_key(wall_time start, stats_group by, const zone& z,
+                     unsigned week_start) {
+  auto day = date::floor<date::days>(
+    date::local_time<std::chrono::milliseconds>{z.local_at(start).since_epoch});
+  if (by == stats_group::week) {
+    auto wd = date::weekday{day}.c_encoding();
+    day -= date::days{static_cast<int>((wd + 7 - week_start) % 7)};
+  }
+  return day_key(day);
+}
+
+} // namespace
+
+void add_focus(stats_result& stats, const std::vector<focus_row>& focus,
+               stats_group by, const zone& z, unsigned week_start,
+               wall_time now) {
+  bool by_time = by == stats_group::day || by == stats_group::week;
+  for (const auto& f : focus) {
+    auto end = std::max(f.end.value_or(now), f.start);
+    auto length = std::chrono::duration_cast<ms>(end - f.start);
+    stats.totals.focus_sessions += 1;
+    stats.totals.focus_time += length;
+    if (!by_time)
+      continue; // no milestone, tag or task: counted in the totals only
+    auto key = time_key(f.start, by, z, week_start);
+    // Groups by time are in key order: find the day, or add it in place.
+    auto at = std::lower_bound(
+      stats.groups.begin(), stats.groups.end(), key,
+      [](const stats_group_row& g, const std::string& k) { return g.key < k; });
+    if (at == stats.groups.end() || at->key != key)
+      at = stats.groups.insert(at, stats_group_row{key, {}});
+    at->numbers.focus_sessions += 1;
+    at->numbers.focus_time += length;
+  }
+}
+
 stats_result compute_stats(const std::vector<session_runs>& sessions,
                            stats_group by, const zone& z,
                            unsigned week_start) {
@@ -221,17 +260,9 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
           groups[tag].push_back(whole(v));
         break;
       case stats_group::day:
-      case stats_group::week: {
-        auto day = date::floor<date::days>(
-          date::local_time<std::chrono::milliseconds>{
-            z.local_at(s.start).since_epoch});
-        if (by == stats_group::week) {
-          auto wd = date::weekday{day}.c_encoding();
-          day -= date::days{static_cast<int>((wd + 7 - week_start) % 7)};
-        }
-        groups[day_key(day)].push_back(whole(v));
+      case stats_group::week:
+        groups[time_key(s.start, by, z, week_start)].push_back(whole(v));
         break;
-      }
       case stats_group::task: {
         // This session's part of each task's group: the group's last part
         // once the task ran before in this session. Sessions of one plan
@@ -293,6 +324,8 @@ std::vector<session_runs> runs_held(const tracker& t,
                                     const history_filter& filter,
                                     instant now) {
   std::vector<session_runs> out;
+  if (filter.kind == history_kind::focus)
+    return out;
   for (const auto* s : t.sessions()) {
     if (!history_matches(*s, filter))
       continue;

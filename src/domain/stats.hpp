@@ -36,6 +36,10 @@ struct stats_numbers {
   std::int64_t failed = 0;
   std::int64_t interrupted = 0;
   std::int64_t in_progress = 0;
+  /// Focus sessions (mark_session_start) started in the group, and their
+  /// length (to now while open). Not sessions above: those are tracking.
+  std::int64_t focus_sessions = 0;
+  std::chrono::milliseconds focus_time{0};
 };
 
 struct stats_group_row {
@@ -58,6 +62,13 @@ struct stats_result {
 stats_result compute_stats(const std::vector<session_runs>& sessions,
                            stats_group by, const zone& z,
                            unsigned week_start);
+
+/// Counts `focus` into `stats`: the totals, and with `by` day or week the
+/// group of each one's start (added, in time order, where it has none).
+/// Milestone, tag and task groups have no focus sessions.
+void add_focus(stats_result& stats, const std::vector<focus_row>& focus,
+               stats_group by, const zone& z, unsigned week_start,
+               wall_time now);
 
 /// The sessions `t` holds that match `filter` (cursor and limit ignored),
 /// as of `now` (--ephemeral).

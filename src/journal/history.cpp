@@ -1,5 +1,7 @@
 #include "journal/history.hpp"
 
+#include "journal/principal.hpp"
+
 #include <algorithm>
 
 
@@ -33,6 +35,9 @@ storage::list_query to_list_query(const domain::history_filter& filter,
   q.before = filter.before;
   q.limit = filter.limit;
   q.with_runs = filter.runs;
+  q.tracking = filter.kind != domain::history_kind::focus;
+  q.focus = filter.kind != domain::history_kind::tracking;
+  q.focus_id = filter.focus_id;
   return q;
 }
 
@@ -86,6 +91,9 @@ spans_of(std::vector<storage::stored_run>& runs, domain::wall_time now) {
 
 } // namespace
 
+std::vector<domain::focus_row>
+to_focus_rows(const std::vector<storage::focus_record>& records);
+
 domain::history_page to_history_page(storage::list_page page,
                                      domain::wall_time now) {
   domain::history_page out;
@@ -119,6 +127,17 @@ domain::history_page to_history_page(storage::list_page page,
     }
     out.rows.push_back(std::move(row));
   }
+  out.focus = to_focus_rows(page.focus);
+  out.focus_more = page.focus_more;
+  return out;
+}
+
+std::vector<domain::focus_row>
+to_focus_rows(const std::vector<storage::focus_record>& records) {
+  std::vector<domain::focus_row> out;
+  out.reserve(records.size());
+  for (const auto& f : records)
+    out.push_back(from_store(f));
   return out;
 }
 

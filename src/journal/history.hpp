@@ -7,6 +7,7 @@
 #include "storage/records.hpp"
 
 #include <string>
+#include <vector>
 
 namespace ttm::journal {
 
@@ -20,5 +21,9 @@ storage::list_query to_list_query(const domain::history_filter& filter,
 /// them; one still running lasts until `now`.
 domain::history_page to_history_page(storage::list_page page,
                                      domain::wall_time now);
+
+/// Focus sessions as history rows (also --ephemeral's, held in memory).
+std::vector<domain::focus_row>
+to_focus_rows(const std::vector<storage::focus_record>& records);
 
 } // namespace ttm::journal

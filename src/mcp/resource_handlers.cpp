@@ -76,6 +76,11 @@ std::string session::on_resources_read(const method_call& c) {
                  a);
   auto ctx = make_context(c.notes);
   auto res = tool->call(args, ctx);
+  // No tracking session of the caller: the tool would look for a focus
+  // session of that id (a history query), but report resources are
+  // tracking sessions' (resources/list lists those): not found.
+  if (res.status == tools::call_result::needs_history)
+    return resource_not_found(c.msg, uri);
   rapidjson::Document out;
   out.Parse(res.structured.c_str(), res.structured.size());
   if (res.status != tools::call_result::ok || !out.IsObject()

@@ -121,10 +121,15 @@ rpc_step session::run_job() {
     if (!j.prefs_checked) {
       j.prefs_checked = true;
       if (needs_principal_zone(msg)) {
-        j.prefs_pending = true;
         domain::principal_state st;
-        if (auto step = run_principal({}, st))
-          return std::move(*step);
+        if (cfg_.journal && prefs_cache_
+            && cfg_.clock->mono_now() - prefs_cache_->at < prefs_cache_ttl) {
+          st.prefs = prefs_cache_->prefs; // read lately: no journal wait
+        } else {
+          j.prefs_pending = true;
+          if (auto step = run_principal({}, st))
+            return std::move(*step);
+        }
         take_zone(j, &st);
       }
     }
@@ -150,6 +155,10 @@ rpc_step session::run_job() {
       if (filter.runs)
         page.runs = domain::runs_held(tracker_, filter,
                                       domain::now_of(*cfg_.clock));
+      if (filter.kind != domain::history_kind::tracking)
+        domain::list_focus_held(
+          journal::to_focus_rows(board().memory().focus_of(cfg_.principal)),
+          filter, page);
       reply = finish_history(j, {std::move(page), {}});
     }
     if (j.principal) {

@@ -411,6 +411,18 @@ private:
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).
   std::optional<protocol::log_level> client_log_level_;
+  /// The caller's preferences as the journal last answered them (any
+  /// principal operation, its own time_preferences_set included), so that
+  /// a call without its zone does not wait for the journal again within
+  /// prefs_cache_ttl (other servers' changes show after it at the latest).
+  struct prefs_cache {
+    std::vector<std::pair<std::string, std::string>> prefs;
+    domain::mono_time at;
+  };
+  std::optional<prefs_cache> prefs_cache_;
 };
+
+/// How long a client trusts its cached preferences (see prefs_cache_).
+inline constexpr std::chrono::seconds prefs_cache_ttl{5};
 
 } // namespace ttm::mcp

@@ -2,7 +2,9 @@
 // without its zone first reads the caller's preferences (its zone stands in
 // for 'local'); a tool's principal_wait (preferences, focus sessions) runs
 // its operation. With a journal the frame pauses while the journal actor
-// runs it; with --ephemeral it runs at once on the server's in-memory board.
+// runs it (a zone read answered within prefs_cache_ttl of the last answer
+// uses that one instead); with --ephemeral it runs at once on the
+// server's in-memory board.
 
 #include "mcp/session.hpp"
 
@@ -165,8 +167,12 @@ rpc_step session::resume_principal(const storage::principal_state& state,
   last_active_ = cfg_.clock->mono_now();
   auto& j = *job_;
   domain::principal_state st;
-  if (error.empty())
+  if (error.empty()) {
     st = journal::from_store(state);
+    // Every answer carries the principal's preferences as of its
+    // transaction: after a change of its own, the cache holds the new ones.
+    prefs_cache_ = prefs_cache{st.prefs, cfg_.clock->mono_now()};
+  }
   if (j.prefs_pending) {
     if (!error.empty())
       TTM_LOG(warning, "mcp", "preferences unreadable, the server's zone "

@@ -107,6 +107,44 @@ bool report_model::edited() const {
   return false;
 }
 
+report_model build_focus_report(const domain::focus_row& f,
+                                domain::wall_time now,
+                                const domain::zone& tz) {
+  // A focus session is one span: one run of task "focus" named by the
+  // intent, so every format (and the timeline) shows it as it shows runs.
+  report_model m;
+  auto end = f.end.value_or(now);
+  if (end < f.start)
+    end = f.start;
+  m.session_id = f.session_id;
+  m.milestone_id = "focus";
+  m.milestone_name = f.intent;
+  m.ended = f.end.has_value();
+  m.tz = tz;
+  m.start = f.start;
+  m.end = end;
+  m.total = std::chrono::duration_cast<milliseconds>(end - f.start);
+  m.busy = m.total;
+  m.task_time = m.total;
+  m.metadata.emplace_back("kind", "focus");
+  if (f.end && !f.summary.empty())
+    m.metadata.emplace_back("summary", f.summary);
+  m.task_count = 1;
+  report_run r;
+  r.task_id = "focus";
+  r.task_name = f.intent;
+  r.status = f.end ? domain::run_status::completed
+                   : domain::run_status::in_progress;
+  (f.end ? m.counts.completed : m.counts.in_progress) = 1;
+  r.start = f.start;
+  r.end = end;
+  r.running = !f.end;
+  r.duration = m.total;
+  r.offset_end = m.total;
+  m.runs.push_back(std::move(r));
+  return m;
+}
+
 const char* to_string(report_format f) {
   switch (f) {
     case report_format::markdown:

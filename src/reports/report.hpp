@@ -5,6 +5,7 @@
 // zone, and pure renderers from the model to Markdown, CSV, JSON or HTML.
 // Nothing here reads a clock: "now" comes in with the session.
 
+#include "domain/history.hpp"
 #include "domain/tracking.hpp"
 #include "domain/zones.hpp"
 
@@ -118,6 +119,14 @@ struct report_model {
 /// end "now"; running runs end there too, marked running.
 report_model build_report(const domain::tracking_session& s,
                           domain::instant now, const domain::zone& tz);
+
+/// The report of a focus session (mark_session_start / _end) as of `now`:
+/// milestone "focus" named by its intent, metadata kind=focus and its
+/// summary, and its span as the one run of task "focus" (completed once
+/// ended, else running).
+report_model build_focus_report(const domain::focus_row& f,
+                                domain::wall_time now,
+                                const domain::zone& tz);
 
 enum class report_format { markdown, csv, json, html };
 

@@ -6,6 +6,8 @@
 // answer, so the SQLite store and the in-memory one (--ephemeral) behave
 // alike and every operation is one transaction.
 
+#include "storage/records.hpp"
+
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -15,15 +17,6 @@
 #include <vector>
 
 namespace ttm::storage {
-
-/// A focus session. `intent` is the caller's private text: never logged.
-struct focus_record {
-  std::string session_id;
-  std::string intent;
-  std::int64_t started_wall_ns = 0;
-  std::optional<std::int64_t> ended_wall_ns;
-  std::string summary;
-};
 
 struct principal_op {
   enum kind_t : std::uint8_t { read, set_prefs, focus_start, focus_end };
@@ -65,6 +58,8 @@ bool refuses_open(const principal_op& op,
 class principal_memory {
 public:
   principal_state apply(const principal_op& op);
+  /// The principal's focus sessions (at most the last 1,000), oldest first.
+  std::vector<focus_record> focus_of(const std::string& principal);
 
 private:
   struct entry {

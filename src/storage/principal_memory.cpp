@@ -77,4 +77,13 @@ principal_state principal_memory::apply(const principal_op& op) {
   return out;
 }
 
+std::vector<focus_record>
+principal_memory::focus_of(const std::string& principal) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto it = by_principal_.find(principal);
+  if (it == by_principal_.end())
+    return {};
+  return it->second.focus;
+}
+
 } // namespace ttm::storage

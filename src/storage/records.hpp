@@ -169,6 +169,16 @@ struct append_answer {
   std::string error;
 };
 
+/// A focus session (the chronometric tools' mark_session_start / _end; see
+/// principal.hpp). `intent` is the caller's private text: never logged.
+struct focus_record {
+  std::string session_id;
+  std::string intent;
+  std::int64_t started_wall_ns = 0;
+  std::optional<std::int64_t> ended_wall_ns;
+  std::string summary;
+};
+
 /// One page of a principal's sessions, newest first (see store::list).
 /// Keyset pagination: `before` is the (started_wall_ns, session_id) of the
 /// last row of the previous page, so sessions started meanwhile (newer)
@@ -188,6 +198,14 @@ struct list_query {
   std::size_t limit = 20;
   /// Statistics: each row with its task and closing events (`runs`).
   bool with_runs = false;
+  /// Which kinds: tracking sessions (the rows, in `scope`) and the
+  /// owner's focus sessions (list_page::focus, of every scope: a focus
+  /// session belongs to its principal). A focus session has no milestone
+  /// or tags (either filter excludes it), is never expired, and `text`
+  /// searches its intent and summary.
+  bool tracking = true;
+  bool focus = false;
+  std::optional<std::string> focus_id; ///< only this focus session
 };
 
 /// A task or closing event of a session, without its payload (statistics):
@@ -217,6 +235,10 @@ struct list_page {
   bool more = false; ///< older rows match too
   /// with_runs: each row's task runs, in the order they started.
   std::vector<std::vector<stored_run>> runs;
+  /// list_query::focus: the focus sessions, newest first (started, then
+  /// id), at most `limit`; `focus_more`: older ones match too.
+  std::vector<focus_record> focus;
+  bool focus_more = false;
 };
 
 } // namespace ttm::storage

@@ -52,6 +52,71 @@ bool plain_strings(std::string_view json, std::vector<std::string>& out) {
 
 } // namespace
 
+std::optional<error> sqlite_store::list_focus(const list_query& q,
+                                              std::int64_t limit,
+                                              list_page& out) {
+  static const std::string what = "cannot list the focus sessions in";
+  // A focus session has no milestone or tags, and never expires.
+  if (q.milestone_id || !q.tags.empty()
+      || (q.state && *q.state == session_state::expired))
+    return std::nullopt;
+  // focus_by_owner (principal, started_wall_ns) gives them newest first.
+  std::string sql = "SELECT session_id, intent, started_wall_ns,"
+                    " ended_wall_ns, summary FROM focus_sessions"
+                    " WHERE principal = ?1";
+  if (q.state)
+    sql += *q.state == session_state::open ? " AND ended_wall_ns IS NULL"
+                                           : " AND ended_wall_ns IS NOT NULL";
+  if (q.focus_id)
+    sql += " AND session_id = ?2";
+  if (q.text) // lower(): ASCII only, as the tool folds `text`
+    sql += " AND (instr(lower(intent), ?3) > 0"
+           " OR instr(lower(summary), ?3) > 0)";
+  if (q.since_wall_ns)
+    sql += " AND started_wall_ns >= ?4";
+  if (q.until_wall_ns)
+    sql += " AND started_wall_ns < ?5";
+  if (q.before)
+    sql += " AND (started_wall_ns, session_id) < (?6, ?7)";
+  sql += " ORDER BY started_wall_ns DESC, session_id DESC LIMIT ?8";
+  stmt_ptr page;
+  if (auto rc = prepare(page, sql))
+    return fail(rc, what);
+  std::optional<std::int64_t> before_ns;
+  std::optional<std::string> before_id;
+  if (q.before) {
+    before_ns = q.before->first;
+    before_id = q.before->second;
+  }
+  stmt_use use{page};
+  use.bind(1, q.principal)
+    .bind(2, q.focus_id)
+    .bind(3, q.text)
+    .bind(4, q.since_wall_ns)
+    .bind(5, q.until_wall_ns)
+    .bind(6, before_ns)
+    .bind(7, before_id)
+    .bind(8, limit + 1);
+  int rc;
+  while ((rc = use.step()) == SQLITE_ROW) {
+    if (static_cast<std::int64_t>(out.focus.size()) == limit) {
+      out.focus_more = true;
+      return std::nullopt;
+    }
+    focus_record f;
+    f.session_id = use.text(0);
+    f.intent = use.text(1);
+    f.started_wall_ns = use.int64(2);
+    if (!use.is_null(3))
+      f.ended_wall_ns = use.int64(3);
+    f.summary = use.text(4);
+    out.focus.push_back(std::move(f));
+  }
+  if (rc != SQLITE_DONE)
+    return fail(rc, what);
+  return std::nullopt;
+}
+
 result<list_page> sqlite_store::list(const list_query& q) {
   static const std::string what = "cannot list the sessions in";
   return guarded(what, path_, [&]() -> result<list_page> {
@@ -113,7 +178,7 @@ result<list_page> sqlite_store::list(const list_query& q) {
     }
     auto limit = static_cast<std::int64_t>(std::min<std::size_t>(
       q.limit, static_cast<std::size_t>(INT64_MAX - 1)));
-    {
+    if (q.tracking) {
       stmt_use use{page};
       use.bind(1, q.principal)
         .bind(2, q.scope)
@@ -201,6 +266,9 @@ result<list_page> sqlite_store::list(const list_query& q) {
       if (!out.more && rc != SQLITE_DONE)
         return fail(rc, what);
     }
+    if (q.focus)
+      if (auto err = list_focus(q, limit, out))
+        return std::move(*err);
     if (auto err = run(commit_, what))
       return std::move(*err);
     return out;

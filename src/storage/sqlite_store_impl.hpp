@@ -75,6 +75,9 @@ public:
   result<std::vector<stored_session>>
   history(const history_query& q) override;
   result<list_page> list(const list_query& q) override;
+  /// list's focus sessions (list_query::focus), in list's transaction.
+  std::optional<error> list_focus(const list_query& q, std::int64_t limit,
+                                  list_page& out);
   result<std::optional<std::size_t>>
   purge_closed_before(std::int64_t cutoff_wall_ns, std::int64_t now_wall_ns,
                       std::int64_t interval_ns) override;

@@ -20,11 +20,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-domain::wall_time from_ns(std::int64_t ns) {
-  return domain::wall_time{std::chrono::duration_cast<
-    domain::wall_time::duration>(std::chrono::nanoseconds{ns})};
-}
-
 /// The principal's zone (its preference, else the server's), and its
 /// preferences. A zone that no longer resolves reads as UTC.
 struct principal_view {
@@ -88,7 +83,7 @@ outcome<context_result> context_of(const domain::principal_state& st,
     r.time_since_last_prompt = iso_duration(now - *ctx.previous_request);
   if (st.open)
     r.current_session_length
-      = iso_duration(now - from_ns(st.open->started_wall_ns));
+      = iso_duration(now - st.open->start);
   r.energy_zone = v.zone_known
                     ? domain::energy_zone_at(v.prefs,
                                              minutes_of_day(now, v.zone))
@@ -134,9 +129,9 @@ struct closed_focus {
   std::string duration;
 };
 
-closed_focus closed_of(const domain::focus_record& f, const domain::zone& z) {
-  auto start = from_ns(f.started_wall_ns);
-  auto end = from_ns(f.ended_wall_ns.value_or(f.started_wall_ns));
+closed_focus closed_of(const domain::focus_row& f, const domain::zone& z) {
+  auto start = f.start;
+  auto end = f.end.value_or(f.start);
   return {f.session_id, iso(start, z), iso(end, z), iso_duration(end - start)};
 }
 
@@ -174,7 +169,7 @@ slot_outcome<start_result> run_start(const start_args& a, tool_context& ctx) {
   op.kind = domain::principal_op::focus_start;
   op.start.session_id = domain::make_uuid_v4();
   op.start.intent = a.intent;
-  op.start.started_wall_ns = domain::to_ns(ctx.clock.wall_now());
+  op.start.start = ctx.clock.wall_now();
   // The store applies the principal's own policy, if set, in the same
   // transaction as the insert; this is the server's default.
   op.refuse_open = ctx.defaults.session_overlap_policy == "error";
@@ -188,14 +183,14 @@ slot_outcome<start_result> run_start(const start_args& a, tool_context& ctx) {
         return tool_error{
           "SESSION_ALREADY_OPEN",
           "A focus session is open (started "
-            + (st.open ? iso(from_ns(st.open->started_wall_ns), v.zone)
+            + (st.open ? iso(st.open->start, v.zone)
                        : std::string{"earlier"})
             + ") and your session_overlap_policy is 'error': call "
               "mark_session_end first, or set the policy to 'auto_close'."};
       start_result r;
       r.session_id = id;
       r.started_at = st.open && st.open->session_id == id
-                       ? iso(from_ns(st.open->started_wall_ns), v.zone)
+                       ? iso(st.open->start, v.zone)
                        : iso(c.clock.wall_now(), v.zone);
       if (st.closed)
         r.auto_closed_prior_session = closed_of(*st.closed, v.zone);
@@ -260,7 +255,7 @@ tool make_mark_session_end() {
                     tool_context& ctx) -> slot_outcome<end_result> {
     domain::principal_op op;
     op.kind = domain::principal_op::focus_end;
-    op.now_wall_ns = domain::to_ns(ctx.clock.wall_now());
+    op.now = ctx.clock.wall_now();
     op.summary = a.summary.value_or("");
     return principal_wait<end_result>{
       std::move(op),
@@ -329,7 +324,7 @@ tool make_request_break_if_needed() {
       if (!st.open)
         return res;
       auto now = c.clock.wall_now();
-      auto elapsed = now - from_ns(st.open->started_wall_ns);
+      auto elapsed = now - st.open->start;
       auto minutes = std::chrono::duration_cast<std::chrono::minutes>(elapsed);
       if (minutes < threshold)
         return res;

@@ -38,10 +38,12 @@ struct list_args {
   std::string timezone = "local";
   std::int64_t limit = default_limit;
   std::optional<std::string> cursor;
+  std::string kind = "tracking";
 };
 
 struct list_row {
   std::string session_id;
+  std::string kind = "tracking";
   std::string milestone_id;
   std::optional<std::string> milestone_name;
   std::string status;
@@ -52,6 +54,8 @@ struct list_row {
   std::int64_t tasks_done = 0;
   std::int64_t tasks_total = 0;
   std::vector<std::string> tags;
+  std::optional<std::string> intent;
+  std::optional<std::string> summary;
 };
 
 struct list_result {
@@ -127,38 +131,60 @@ slot_outcome<list_result> run(const list_args& args, tool_context& ctx) {
   f.tags = args.tags;
   if (args.text)
     f.text = domain::ascii_lower(*args.text);
+  // The schema admits only the three names.
+  f.kind = domain::history_kind_from(args.kind)
+             .value_or(domain::history_kind::tracking);
   auto tz = *zone.found;
+  auto limit = f.limit;
   return history_wait<list_result>{
     std::move(f),
-    [tz](const domain::history_page& page,
+    [tz, limit](const domain::history_page& page,
          tool_context& ctx) -> outcome<list_result> {
       list_result res;
       res.timezone = tz.name();
       auto now = ctx.clock.wall_now();
-      for (const auto& r : page.rows) {
-        list_row row;
-        row.session_id = r.session_id;
-        row.milestone_id = r.milestone_id;
-        row.milestone_name = r.milestone_name;
-        row.status = domain::to_string(r.status);
-        row.start_time = domain::format_iso8601(r.start, tz);
-        if (r.end)
-          row.end_time = domain::format_iso8601(*r.end, tz);
-        auto until = r.end.value_or(now);
+      auto span = [&](list_row& row, domain::wall_time start,
+                      const std::optional<domain::wall_time>& end) {
+        row.start_time = domain::format_iso8601(start, tz);
+        if (end)
+          row.end_time = domain::format_iso8601(*end, tz);
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-          until - r.start);
+          end.value_or(now) - start);
         if (ms.count() < 0)
           ms = std::chrono::milliseconds{0};
         row.total_duration_ms = ms.count();
         row.total_duration = domain::format_duration(ms);
+      };
+      bool more = false;
+      auto rows = domain::merged_rows(page, limit, more);
+      for (const auto& any : rows) {
+        list_row row;
+        if (const auto* f = any.focus) {
+          // Its own principal's list only (the query is the caller's).
+          row.session_id = f->session_id;
+          row.kind = "focus";
+          row.status = f->end ? "ended" : "active";
+          span(row, f->start, f->end);
+          row.intent = f->intent;
+          if (f->end)
+            row.summary = f->summary;
+          res.sessions.push_back(std::move(row));
+          continue;
+        }
+        const auto& r = *any.tracking;
+        row.session_id = r.session_id;
+        row.milestone_id = r.milestone_id;
+        row.milestone_name = r.milestone_name;
+        row.status = domain::to_string(r.status);
+        span(row, r.start, r.end);
         row.tasks_done = r.tasks_done;
         row.tasks_total = r.tasks_total;
         row.tags = r.tags;
         res.sessions.push_back(std::move(row));
       }
-      if (page.more && !page.rows.empty())
-        res.next_cursor = domain::encode_history_cursor(domain::to_ns(page.rows.back().start),
-                                        page.rows.back().session_id);
+      if (more && !rows.empty())
+        res.next_cursor = domain::encode_history_cursor(
+          domain::to_ns(rows.back().start()), rows.back().id());
       return res;
     }};
 }
@@ -171,7 +197,12 @@ struct nested<list_row> {
     static const auto decl = [] {
       object_schema<list_row> s;
       s.add("session_id", &list_row::session_id, "Session ID.");
-      s.add("milestone_id", &list_row::milestone_id, "The milestone.");
+      s.add("kind", &list_row::kind,
+            "tracking, or focus (mark_session_start: no milestone, tasks "
+            "or tags).")
+        .one_of({"tracking", "focus"});
+      s.add("milestone_id", &list_row::milestone_id,
+            "The milestone (\"\" for focus).");
       s.add("milestone_name", &list_row::milestone_name,
             "The milestone's name, if it was given.");
       s.add("status", &list_row::status,
@@ -190,6 +221,8 @@ struct nested<list_row> {
             "Tasks whose latest run completed.");
       s.add("tasks_total", &list_row::tasks_total, "Tasks registered.");
       s.add("tags", &list_row::tags, "The session's tags.");
+      s.add("intent", &list_row::intent, "focus: your intent.");
+      s.add("summary", &list_row::summary, "focus, ended: its summary.");
       return s;
     }();
     return decl;
@@ -236,6 +269,10 @@ tool make_time_session_list() {
           "first page. Pages stay stable while new sessions start.")
     .min_length(1)
     .max_length(1024);
+  in->add("kind", &a::kind,
+          "tracking (default), focus (mark_session_start's), or all.")
+    .one_of({"tracking", "focus", "all"})
+    .default_to("tracking");
 
   using r = list_result;
   auto out = std::make_shared<output_schema<r>>();
@@ -253,7 +290,8 @@ tool make_time_session_list() {
       "compact rows: id, milestone, status, start/end, total duration, "
       "tasks done/total, tags. Filter by status, milestone_id, tags, text "
       "in milestone/task names, and start time; page with limit and "
-      "cursor. Use time_session_summary for a session's details.";
+      "cursor; kind focus or all lists focus sessions too. Use "
+      "time_session_summary for a session's details.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

@@ -2,7 +2,10 @@
 // or HTML. Session-bound and read-only like time_session_summary: the MCP
 // layer claims the session by its id (ended and historical sessions of the
 // caller load from the journal; others' are SESSION_NOT_FOUND) and the call
-// records no change. The rendering lives in src/reports.
+// records no change. An id that is no tracking session of the caller may
+// be one of its focus sessions: a history query for it (kind focus) then
+// renders that one, else the call fails as before. The rendering lives in
+// src/reports.
 
 #include "domain/zones.hpp"
 #include "reports/report.hpp"
@@ -29,8 +32,8 @@ struct session_report_result {
   std::string report;
 };
 
-outcome<session_report_result> run(const session_report_args& args,
-                                   tool_context& ctx) {
+slot_outcome<session_report_result> run(const session_report_args& args,
+                                        tool_context& ctx) {
   // Arguments first: a bad one changes nothing, not even the session's
   // last activity.
   std::optional<domain::zone> zone;
@@ -44,22 +47,50 @@ outcome<session_report_result> run(const session_report_args& args,
   // The schema admits only the four names.
   auto format = reports::parse_report_format(args.format)
                   .value_or(reports::report_format::markdown);
-  return on_session<session_report_result>(
-    ctx, args.session_id,
-    [&](domain::tracking_session& s,
-        domain::instant now) -> outcome<session_report_result> {
-      auto model = reports::build_report(s, now, zone ? *zone : s.tz);
-      session_report_result res;
-      res.session_id = s.id;
-      res.format = reports::to_string(format);
-      res.mime_type = reports::mime_type(format);
-      res.timezone = model.tz.name();
-      res.status = s.ended() ? "ended" : "active";
-      reports::report_options opts;
-      opts.include_gantt = args.include_gantt;
-      res.report = reports::render_report(model, format, opts);
-      return res;
-    });
+  reports::report_options opts;
+  opts.include_gantt = args.include_gantt;
+  auto render = [format, opts](const reports::report_model& model,
+                               const std::string& id, bool ended) {
+    session_report_result res;
+    res.session_id = id;
+    res.format = reports::to_string(format);
+    res.mime_type = reports::mime_type(format);
+    res.timezone = model.tz.name();
+    res.status = ended ? "ended" : "active";
+    res.report = reports::render_report(model, format, opts);
+    return res;
+  };
+  auto now = domain::now_of(ctx.clock);
+  auto found = use_session(ctx, args.session_id, now);
+  if (auto* s = std::get_if<domain::tracking_session*>(&found)) {
+    auto model = reports::build_report(**s, now, zone ? *zone : (*s)->tz);
+    return render(model, (*s)->id, (*s)->ended());
+  }
+  auto err = std::get<tool_error>(std::move(found));
+  if (err.code != "SESSION_NOT_FOUND")
+    return err;
+  // Not a tracking session of the caller: perhaps one of its focus
+  // sessions (their ids are UUIDs too). Else the same error as before.
+  if (!zone)
+    zone = domain::resolve_zone("local", ctx.local_zone).found;
+  if (!zone)
+    return err;
+  domain::history_filter f;
+  f.kind = domain::history_kind::focus;
+  f.focus_id = args.session_id;
+  f.limit = 1;
+  return history_wait<session_report_result>{
+    std::move(f),
+    [err, render, tz = *zone](const domain::history_page& page,
+                              tool_context& c)
+      -> outcome<session_report_result> {
+      if (page.focus.empty())
+        return err;
+      const auto& fr = page.focus.front();
+      return render(
+        reports::build_focus_report(fr, c.clock.wall_now(), tz),
+        fr.session_id, fr.end.has_value());
+    }};
 }
 
 } // namespace
@@ -94,19 +125,21 @@ tool make_time_session_report() {
   out->add("timezone", &r::timezone, "Zone the report's times are in.");
   out->add("status", &r::status,
            "'active' (the report is as of now; running tasks show their "
-           "time so far) or 'ended'.")
+           "time so far) or 'ended'. A focus session's report shows it as "
+           "milestone 'focus' with one run.")
     .one_of({"active", "ended"});
   out->add("report", &r::report,
            "The report text (for 'json', a JSON document as a string).");
   tool_spec<a, r> spec;
   spec.name = "time_session_report";
-  spec.title = "Execution report of a tracking session";
+  spec.title = "Execution report of a tracking or focus session";
   spec.description
     = "Renders the execution report of a tracking session (active: as of "
       "now; ended; or an earlier session of yours from the journal) as "
       "Markdown (the spec's report template plus a Mermaid gantt chart), "
-      "CSV, JSON or a self-contained HTML page with a timeline. Read-only: "
-      "the session does not change.";
+      "CSV, JSON or a self-contained HTML page with a timeline; also of a "
+      "focus session (mark_session_start's id). Read-only: the session does "
+      "not change.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

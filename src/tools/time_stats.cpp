@@ -63,6 +63,8 @@ struct numbers_out {
   std::int64_t runs_failed = 0;
   std::int64_t runs_interrupted = 0;
   std::int64_t runs_in_progress = 0;
+  std::int64_t focus_sessions = 0;
+  std::int64_t focus_time_ms = 0;
 
   void set(const domain::stats_numbers& n) {
     sessions = n.sessions;
@@ -80,6 +82,8 @@ struct numbers_out {
     runs_failed = n.failed;
     runs_interrupted = n.interrupted;
     runs_in_progress = n.in_progress;
+    focus_sessions = n.focus_sessions;
+    focus_time_ms = n.focus_time.count();
   }
 };
 
@@ -121,6 +125,11 @@ void add_numbers(object_schema<T>& s) {
   s.add("runs_interrupted", m{&T::runs_interrupted},
         "Runs still running when their session ended or expired.");
   s.add("runs_in_progress", m{&T::runs_in_progress}, "Runs running now.");
+  s.add("focus_sessions", m{&T::focus_sessions},
+        "Focus sessions (mark_session_start) started here; not in "
+        "`sessions`. Milestone, tag and task groups have none.");
+  s.add("focus_time_ms", m{&T::focus_time_ms},
+        "Their durations summed (to now while open).");
 }
 
 tool_error invalid(std::string message) {
@@ -193,6 +202,8 @@ slot_outcome<stats_result> run(const stats_args& args, tool_context& ctx) {
   f.tags = args.tags;
   f.limit = max_sessions;
   f.runs = true;
+  // Focus sessions count apart (focus_sessions, focus_time_ms).
+  f.kind = domain::history_kind::all;
   stats_result head;
   head.group_by = args.group_by;
   head.from = domain::format_iso8601(from, z);
@@ -201,9 +212,11 @@ slot_outcome<stats_result> run(const stats_args& args, tool_context& ctx) {
   return history_wait<stats_result>{
     std::move(f),
     [head, by, z, week_start](const domain::history_page& page,
-                              tool_context&) -> outcome<stats_result> {
+                              tool_context& c) -> outcome<stats_result> {
       auto res = head;
       auto stats = domain::compute_stats(page.runs, *by, z, week_start);
+      domain::add_focus(stats, page.focus, *by, z, week_start,
+                        c.clock.wall_now());
       res.totals.set(stats.totals);
       for (const auto& g : stats.groups) {
         group_out row;
@@ -211,7 +224,7 @@ slot_outcome<stats_result> run(const stats_args& args, tool_context& ctx) {
         row.key = g.key;
         res.groups.push_back(std::move(row));
       }
-      res.truncated = page.more;
+      res.truncated = page.more || page.focus_more;
       return res;
     }};
 }
@@ -295,8 +308,9 @@ tool make_time_stats() {
            "by task time, largest first.");
   out->add("totals", &r::totals, "Over every session in the range.");
   out->add("truncated", &r::truncated,
-           "True when more than 10,000 sessions matched: the newest 10,000 "
-           "are counted; ask for a shorter range.");
+           "True when more than 10,000 sessions (or focus sessions) "
+           "matched: the newest 10,000 are counted; ask for a shorter "
+           "range.");
   tool_spec<a, r> spec;
   spec.name = "time_stats";
   spec.title = "Statistics of tracking sessions";
@@ -305,7 +319,8 @@ tool make_time_stats() {
       "(default: the last 30 days), grouped by milestone, tag, day, week or "
       "task: session and task counts, total, busy and summed task time, "
       "median and p90 task-run duration, and how runs ended (completed, "
-      "skipped, failed, interrupted), per group and in total.";
+      "skipped, failed, interrupted), per group and in total; focus "
+      "sessions (mark_session_start) counted apart.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

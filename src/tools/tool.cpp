@@ -43,7 +43,7 @@ void write_error_properties(json_writer& w, bool with_error_flag) {
     w.Key("type");
     w.String("boolean");
     w.Key("description");
-    w.String("Present and true when the call failed.");
+    w.String("True: the call failed.");
     w.EndObject();
   }
   w.Key("error_code");
@@ -51,7 +51,7 @@ void write_error_properties(json_writer& w, bool with_error_flag) {
   w.Key("type");
   w.String("string");
   w.Key("description");
-  w.String("Stable error code, e.g. INVALID_TIMEZONE or VALIDATION_ERROR.");
+  w.String("Stable error code.");
   w.EndObject();
   w.Key("message");
   w.StartObject();
@@ -64,23 +64,21 @@ void write_error_properties(json_writer& w, bool with_error_flag) {
   w.StartObject();
   json_type<std::vector<std::string>>::schema(w);
   w.Key("description");
-  w.String("Valid values close to the one given, when there are any.");
+  w.String("Valid values close to the one given.");
   w.EndObject();
   w.Key("limit");
   w.StartObject();
   w.Key("type");
   w.String("string");
   w.Key("description");
-  w.String("LIMIT_REACHED: the option name of the limit that was hit, e.g. "
-           "max_tracking_sessions.");
+  w.String("LIMIT_REACHED: the limit's option name.");
   w.EndObject();
   w.Key("operation_index");
   w.StartObject();
   w.Key("type");
   w.String("integer");
   w.Key("description");
-  w.String("time_tasks_edit: the index (from 0) of the operation that "
-           "failed the call; nothing was changed.");
+  w.String("time_tasks_edit: the failed operation's index (from 0).");
   w.EndObject();
 }
 

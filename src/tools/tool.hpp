@@ -8,6 +8,7 @@
 #include "domain/tracking.hpp"
 #include "protocol/mcp.hpp"
 #include "tools/schema.hpp"
+#include "tools/schema_defs.hpp"
 
 #include <rapidjson/schema.h>
 
@@ -395,9 +396,11 @@ tool make_tool(tool_spec<Args, Result> spec) {
   auto output_json = make_output_schema(*out);
   std::string modern_json;
   if constexpr (std::is_base_of_v<nullable_result, Result>) {
-    modern_json = nullable_output_schema(output_json);
+    modern_json = compact_with_defs(nullable_output_schema(output_json));
     output_json = wrapped_output_schema(output_json);
   }
+  // Not model-facing, but every client reads it: repeats once, in $defs.
+  output_json = compact_with_defs(output_json);
   auto invoke = [in, out, handler = std::move(spec.handler)](
                   const rapidjson::Value& args,
                   tool_context& ctx) -> call_result {

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
 import { makeValidator } from './lib/json_schema.mjs';
-import { connect } from './lib/sdk_client.mjs';
+import { connect, connectV2Stdio } from './lib/sdk_client.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
@@ -115,5 +115,35 @@ describe('time_calculate over the SDK', () => {
     const zone = await calculate({ operation: 'add', start: 'now', duration: 'P1D', timezone: 'Asia/Tokio' });
     assert.equal(zone.structuredContent.error_code, 'INVALID_TIMEZONE');
     assert.ok(zone.structuredContent.suggestions.includes('Asia/Tokyo'));
+  });
+});
+
+// Issue 19: the output schema is compacted (the repeated timestamp object
+// once under $defs, {"$ref": "#/$defs/..."} where it is used). Both SDK
+// generations validate replies against it: v1 (ajv) above, v2 here.
+describe('time_calculate\'s compacted output schema over the SDK v2 (2026-07-28)', () => {
+  test('$defs and $ref: the v2 client and the closed validator accept a difference and a refusal', T, async () => {
+    const v2 = await connectV2Stdio(BINARY);
+    try {
+      const { tools } = await v2.client.listTools();
+      const tool = tools.find((t) => t.name === 'time_calculate');
+      assert.ok(tool.outputSchema.$defs, 'the repeated object is in $defs');
+      const refs = JSON.stringify(tool.outputSchema).match(/"\$ref":"#\/\$defs\/[a-z_0-9]+"/g) ?? [];
+      assert.ok(refs.length >= 2, `used at least twice: ${refs}`);
+      const check = makeValidator(tool.outputSchema, { closed: true });
+      const diff = await v2.client.callTool({ name: 'time_calculate', arguments: {
+        operation: 'difference', start: '2026-03-28T12:00', end: '2026-03-29T12:00', timezone: 'Europe/Berlin',
+      } });
+      assert.equal(diff.isError, false, JSON.stringify(diff.structuredContent));
+      assert.deepEqual(check(diff.structuredContent), []);
+      assert.equal(diff.structuredContent.start.timestamp, '2026-03-28T12:00:00.000+01:00');
+      const bad = await v2.client.callTool({ name: 'time_calculate', arguments: {
+        operation: 'add', start: '2026-03-28T12:00', duration: 'P1D', timezone: 'Mars/Olympus',
+      } });
+      assert.equal(bad.isError, true);
+      assert.deepEqual(check(bad.structuredContent), []);
+    } finally {
+      await v2.close();
+    }
   });
 });

@@ -22,6 +22,7 @@ struct journaled {
   mcp::session state;
   int next_id = 1;
   int history_queries = 0;
+  int principal_ops = 0;
 
   journaled(std::shared_ptr<domain::fake_clock> c, storage::store& st,
             std::string principal)
@@ -63,6 +64,7 @@ struct journaled {
         step = e ? state.resume_history({}, e->message)
                  : state.resume_history(std::get<storage::list_page>(r), "");
       } else if (step.principal) {
+        ++principal_ops;
         auto r = store.principal(*step.principal);
         auto* e = std::get_if<storage::error>(&r);
         step = e ? state.resume_principal({}, e->message)

@@ -2,7 +2,8 @@
 // subset (what the MCP Inspector's `--strict` check accepts without a
 // warning): no `type` arrays, a nullable result field is
 // {"anyOf": [{"type": T, ...}, {"type": "null"}]}, and only the keywords
-// below. tests/inspector/run.mjs runs the Inspector itself.
+// below, plus (issue 19) local references "#/$defs/NAME" to the root's
+// `$defs`. tests/inspector/run.mjs runs the Inspector itself.
 
 #include "tools/registry.hpp"
 
@@ -25,15 +26,41 @@ const std::set<std::string> portable_keywords{
   "maxLength", "minItems",   "maxItems",  "maxProperties",
   "description", "default"};
 
-/// Collects what is not portable in `schema` (at `where`).
+/// Collects what is not portable in `schema` (at `where`). `root`: the
+/// document's root, whose `$defs` (issue 19: output schemas write a
+/// repeated object once) a `$ref` may name, as "#/$defs/NAME" only (a
+/// local reference: the Inspector's --strict accepts it).
 void check(const rapidjson::Value& schema, const std::string& where,
-           std::vector<std::string>& problems) {
+           std::vector<std::string>& problems,
+           const rapidjson::Value* root = nullptr) {
   if (!schema.IsObject()) {
     problems.push_back(where + ": not an object");
     return;
   }
+  if (root == nullptr) {
+    root = &schema;
+    if (auto d = schema.FindMember("$defs"); d != schema.MemberEnd()) {
+      if (!d->value.IsObject())
+        problems.push_back(where + ": $defs is not an object");
+      else
+        for (const auto& m : d->value.GetObject())
+          check(m.value, where + ".$defs." + m.name.GetString(), problems,
+                root);
+    }
+  }
   for (const auto& m : schema.GetObject()) {
     std::string key{m.name.GetString()};
+    if (key == "$defs" && &schema == root)
+      continue;
+    if (key == "$ref") {
+      std::string ref = m.value.IsString() ? m.value.GetString() : "";
+      auto defs = root->FindMember("$defs");
+      if (ref.rfind("#/$defs/", 0) != 0 || defs == root->MemberEnd()
+          || !defs->value.HasMember(ref.substr(8).c_str()))
+        problems.push_back(where + ": $ref '" + ref
+                           + "' names no #/$defs entry");
+      continue;
+    }
     if (portable_keywords.count(key) == 0)
       problems.push_back(where + ": keyword '" + key + "'");
   }
@@ -43,16 +70,18 @@ void check(const rapidjson::Value& schema, const std::string& where,
                        + " is not a single name");
   if (auto p = schema.FindMember("properties"); p != schema.MemberEnd())
     for (const auto& m : p->value.GetObject())
-      check(m.value, where + ".properties." + m.name.GetString(), problems);
+      check(m.value, where + ".properties." + m.name.GetString(), problems,
+            root);
   if (auto i = schema.FindMember("items"); i != schema.MemberEnd())
-    check(i->value, where + ".items", problems);
+    check(i->value, where + ".items", problems, root);
   if (auto a = schema.FindMember("additionalProperties");
       a != schema.MemberEnd() && a->value.IsObject())
-    check(a->value, where + ".additionalProperties", problems);
+    check(a->value, where + ".additionalProperties", problems, root);
   if (auto a = schema.FindMember("anyOf"); a != schema.MemberEnd()) {
     rapidjson::SizeType k = 0;
     for (const auto& branch : a->value.GetArray())
-      check(branch, where + ".anyOf[" + std::to_string(k++) + "]", problems);
+      check(branch, where + ".anyOf[" + std::to_string(k++) + "]", problems,
+            root);
   }
 }
 

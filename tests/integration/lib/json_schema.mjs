@@ -4,8 +4,10 @@
 //
 // Supported: type (a name or a list such as ["string", "null"]), properties,
 // required, additionalProperties (boolean or schema), items (one schema),
-// anyOf, enum, minLength, maxLength, minItems, maxItems, maxProperties; the
-// annotations description, default and title are ignored. Any other keyword
+// anyOf, enum, minLength, maxLength, minItems, maxItems, maxProperties,
+// and $ref to a `#/$defs/NAME` of the root (issue 19's compacted output
+// schemas; `$defs` only at the root); the annotations description, default
+// and title are ignored. Any other keyword
 // makes makeValidator() throw: a schema this module does not understand must
 // fail the test loudly, never be half-checked.
 import { isDeepStrictEqual } from 'node:util';
@@ -14,7 +16,7 @@ const TYPES = new Set(['object', 'array', 'string', 'integer', 'number', 'boolea
 const ANNOTATIONS = new Set(['description', 'default', 'title']);
 const KEYWORDS = new Set([
   'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum',
-  'minLength', 'maxLength', 'minItems', 'maxItems', 'maxProperties',
+  'minLength', 'maxLength', 'minItems', 'maxItems', 'maxProperties', '$ref',
 ]);
 
 /** The JSON type of a parsed JSON value ("integer" for whole numbers). */
@@ -38,14 +40,26 @@ function isCount(value) {
   return Number.isInteger(value) && value >= 0;
 }
 
-function compile(schema, where, closed) {
+function compile(schema, where, closed, root = schema) {
   if (!isPlainObject(schema)) throw new Error(`${where}: a schema must be an object`);
   for (const key of Object.keys(schema)) {
-    if (!KEYWORDS.has(key) && !ANNOTATIONS.has(key)) {
+    if (!KEYWORDS.has(key) && !ANNOTATIONS.has(key) && !(key === '$defs' && schema === root)) {
       throw new Error(`${where}: unsupported JSON Schema keyword "${key}"`);
     }
   }
   const checks = [];
+
+  if ('$ref' in schema) {
+    const ref = schema.$ref;
+    const name = typeof ref === 'string' && ref.startsWith('#/$defs/') ? ref.slice('#/$defs/'.length) : null;
+    const target = name !== null && isPlainObject(root.$defs) ? root.$defs[name] : undefined;
+    if (!isPlainObject(target)) throw new Error(`${where}: "$ref" ${JSON.stringify(ref)} names no #/$defs entry`);
+    const sub = compile(target, `#/$defs/${name}`, closed, root);
+    checks.push((value, path, errors) => {
+      sub(value, path, errors);
+      return true;
+    });
+  }
 
   if ('type' in schema) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -106,14 +120,14 @@ function compile(schema, where, closed) {
   if ('properties' in schema) {
     if (!isPlainObject(schema.properties)) throw new Error(`${where}: bad "properties"`);
     for (const [key, sub] of Object.entries(schema.properties)) {
-      properties.set(key, compile(sub, `${where}/properties/${key}`, closed));
+      properties.set(key, compile(sub, `${where}/properties/${key}`, closed, root));
     }
   }
   let additional = null; // null: anything goes; false: nothing; else a validator
   if ('additionalProperties' in schema) {
     const ap = schema.additionalProperties;
     if (ap === false) additional = false;
-    else if (ap !== true) additional = compile(ap, `${where}/additionalProperties`, closed);
+    else if (ap !== true) additional = compile(ap, `${where}/additionalProperties`, closed, root);
   } else if (closed && 'properties' in schema) {
     additional = false;
   }
@@ -132,7 +146,7 @@ function compile(schema, where, closed) {
   }
 
   if ('items' in schema) {
-    const items = compile(schema.items, `${where}/items`, closed);
+    const items = compile(schema.items, `${where}/items`, closed, root);
     checks.push((value, path, errors) => {
       if (!Array.isArray(value)) return true;
       value.forEach((item, i) => items(item, `${path}[${i}]`, errors));
@@ -144,7 +158,7 @@ function compile(schema, where, closed) {
     if (!Array.isArray(schema.anyOf) || schema.anyOf.length === 0) throw new Error(`${where}: bad "anyOf"`);
     // Branches are checked open: "closed" is about declared properties,
     // which anyOf branches here only constrain (required lists).
-    const branches = schema.anyOf.map((sub, i) => compile(sub, `${where}/anyOf/${i}`, false));
+    const branches = schema.anyOf.map((sub, i) => compile(sub, `${where}/anyOf/${i}`, false, root));
     checks.push((value, path, errors) => {
       const failures = [];
       for (const branch of branches) {
