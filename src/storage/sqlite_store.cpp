@@ -266,24 +266,31 @@ result<ok> sqlite_store::append(const std::vector<event>& batch) {
   });
 }
 
+/// LIMIT when the data directory holds its maximum of open sessions: a
+/// new one (a start, an undone end) would pass it.
+std::optional<error> sqlite_store::room_for_open(const std::string& what) {
+  if (max_open_ == 0)
+    return std::nullopt;
+  stmt_use count{count_open_};
+  if (auto rc = count.step(); rc != SQLITE_ROW)
+    return fail(rc, what);
+  if (static_cast<std::size_t>(count.int64(0)) < max_open_)
+    return std::nullopt;
+  return error{error_kind::limit,
+               "journal " + path_ + ": " + std::to_string(max_open_)
+                 + " tracking sessions are open in the data directory"
+                   " (--max-tracking-sessions, over all servers on it); the"
+                   " batch was not written"};
+}
+
 /// Writes one event of a batch inside the open transaction.
 std::optional<error> sqlite_store::append_one(const event& ev) {
   static const std::string what = "cannot append to the journal";
   std::int64_t sid = 0; // the session's row: what its events refer to
   std::int64_t epoch = ev.epoch;
   if (ev.kind == event_kind::session_started) {
-    if (max_open_ > 0) {
-      stmt_use count{count_open_};
-      if (auto rc = count.step(); rc != SQLITE_ROW)
-        return fail(rc, what);
-      if (static_cast<std::size_t>(count.int64(0)) >= max_open_)
-        return error{error_kind::limit,
-                     "journal " + path_ + ": "
-                       + std::to_string(max_open_)
-                       + " tracking sessions are open in the data directory"
-                         " (--max-tracking-sessions, over all servers on"
-                         " it); the batch was not written"};
-    }
+    if (auto err = room_for_open(what))
+      return err;
     stmt_use use{insert_session_};
     use.bind(1, ev.session_id)
       .bind(2, ev.principal)

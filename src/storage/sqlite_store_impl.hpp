@@ -109,6 +109,7 @@ private:
   result<std::optional<row>> read_claim_row(const claim_request& req);
   std::optional<error>
   undo_latest(const event& ev, std::int64_t sid);
+  std::optional<error> room_for_open(const std::string& what);
   std::optional<error>
   read_events_of(stored_session& s, const std::string& what,
                  std::optional<std::int64_t> known_sid = std::nullopt);

@@ -36,18 +36,8 @@ std::optional<error> sqlite_store::undo_latest(const event& ev,
       return fail(rc, what);
   }
   if (kind == "session_ended") {
-    if (max_open_ > 0) {
-      stmt_use count{count_open_};
-      if (auto rc = count.step(); rc != SQLITE_ROW)
-        return fail(rc, what);
-      if (static_cast<std::size_t>(count.int64(0)) >= max_open_)
-        return error{error_kind::limit,
-                     "journal " + path_ + ": "
-                       + std::to_string(max_open_)
-                       + " tracking sessions are open in the data directory"
-                         " (--max-tracking-sessions, over all servers on"
-                         " it); the batch was not written"};
-    }
+    if (auto err = room_for_open(what))
+      return err;
     stmt_use use{reopen_session_};
     use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);
     if (auto rc = use.step(); rc != SQLITE_DONE)
