@@ -31,6 +31,18 @@ tracking_error not_running(const tracked_task& t) {
             + "; start it again (operation 'start') for a new run."};
 }
 
+/// The index of task `id` among the session's tasks, once it has a run
+/// (what note, pause, resume and correct act on).
+tracking_outcome<std::size_t> started_task(const tracking_session& s,
+                                           const std::string& id) {
+  auto i = s.task_index.find(id);
+  if (i == s.task_index.end())
+    return detail::not_in_session(s, id);
+  if (s.tasks[i->second].runs.empty())
+    return not_started(id);
+  return i->second;
+}
+
 void reindex(tracking_session& s) {
   s.task_index.clear();
   for (std::size_t k = 0; k < s.tasks.size(); ++k)
@@ -122,17 +134,16 @@ tracking_outcome<op_done> tracker::apply(tracking_session& s,
     case task_op::resume:
       return pause_or_resume(s, op, now);
     case task_op::note: {
-      auto i = s.task_index.find(id);
-      if (i == s.task_index.end())
-        return detail::not_in_session(s, id);
-      auto& task = s.tasks[i->second];
-      if (task.runs.empty())
-        return not_started(id);
+      auto found = started_task(s, id);
+      if (auto* err = std::get_if<tracking_error>(&found))
+        return std::move(*err);
+      auto index = std::get<std::size_t>(found);
+      auto& task = s.tasks[index];
       if (auto err = detail::over_budget(limits_, s.bytes + op.text.size()))
         return *err;
       task.runs.back().notes.push_back({now, op.text});
       s.bytes += op.text.size();
-      undo_.emplace_back([this, sid = s.id, index = i->second,
+      undo_.emplace_back([this, sid = s.id, index,
                           n = op.text.size()] {
         auto j = sessions_.find(sid);
         if (j == sessions_.end())
@@ -157,12 +168,11 @@ tracking_outcome<op_done> tracker::pause_or_resume(tracking_session& s,
                                                    const task_op& op,
                                                    instant now) {
   const auto& id = op.task.task_id;
-  auto i = s.task_index.find(id);
-  if (i == s.task_index.end())
-    return detail::not_in_session(s, id);
-  auto& task = s.tasks[i->second];
-  if (task.runs.empty())
-    return not_started(id);
+  auto found = started_task(s, id);
+  if (auto* err = std::get_if<tracking_error>(&found))
+    return std::move(*err);
+  auto index = std::get<std::size_t>(found);
+  auto& task = s.tasks[index];
   auto& run = task.runs.back();
   if (run.end)
     return not_running(task);
@@ -174,14 +184,14 @@ tracking_outcome<op_done> tracker::pause_or_resume(tracking_session& s,
   }
   if (pausing) {
     run.pauses.push_back({now, std::nullopt});
-    undo_.emplace_back([this, sid = s.id, index = i->second] {
+    undo_.emplace_back([this, sid = s.id, index] {
       auto j = sessions_.find(sid);
       if (j != sessions_.end())
         j->second.tasks[index].runs.back().pauses.pop_back();
     });
   } else {
     run.pauses.back().end = now;
-    undo_.emplace_back([this, sid = s.id, index = i->second] {
+    undo_.emplace_back([this, sid = s.id, index] {
       auto j = sessions_.find(sid);
       if (j != sessions_.end())
         j->second.tasks[index].runs.back().pauses.back().end.reset();
@@ -279,12 +289,11 @@ tracking_outcome<op_done> tracker::correct_run(tracking_session& s,
                                                const task_op& op,
                                                instant now) {
   const auto& id = op.task.task_id;
-  auto i = s.task_index.find(id);
-  if (i == s.task_index.end())
-    return detail::not_in_session(s, id);
-  auto& task = s.tasks[i->second];
-  if (task.runs.empty())
-    return not_started(id);
+  auto found = started_task(s, id);
+  if (auto* err = std::get_if<tracking_error>(&found))
+    return std::move(*err);
+  auto index = std::get<std::size_t>(found);
+  auto& task = s.tasks[index];
   auto number = op.run == 0 ? task.runs.size() : op.run;
   if (number > task.runs.size())
     return bad_correction("Task " + quoted(id) + " has "
@@ -329,7 +338,7 @@ tracking_outcome<op_done> tracker::correct_run(tracking_session& s,
   }
   if (auto err = detail::over_budget(limits_, s.bytes + op.text.size()))
     return *err;
-  undo_.emplace_back([this, sid = s.id, index = i->second, number,
+  undo_.emplace_back([this, sid = s.id, index, number,
                       old = run, n = op.text.size()] {
     auto j = sessions_.find(sid);
     if (j == sessions_.end())
