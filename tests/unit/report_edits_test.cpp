@@ -32,10 +32,6 @@ void check_golden(const std::string& name, const std::string& actual) {
   CHECK(actual == expected.str());
 }
 
-std::string edit(const std::string& sid, const std::string& ops) {
-  return R"({"session_id":")" + sid + R"(","operations":)" + ops + "}";
-}
-
 /// From 09:45:32.123 EST: a (estimate 5 min) runs 3 min around a 3-minute
 /// pause and a note; b (10 min) ends by a correction after 8 min; c (no
 /// estimate) fails after 2 min; d (3 min) never starts.
@@ -44,22 +40,22 @@ report_model edited_model(client& c) {
                       R"({"milestone_id":"M9","task_ids":["a","b","c","d"],
                           "estimates":{"a":"5","b":"PT10M","d":"3"}})")
                    ["session_id"]);
-  c.ok("time_tasks_edit", edit(sid, R"([{"op":"start","task_id":"a"},
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"start","task_id":"a"},
       {"op":"start","task_id":"b"}])"));
   c.clock->advance(2min);
-  c.ok("time_tasks_edit", edit(sid, R"([{"op":"pause","task_id":"a"},
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"pause","task_id":"a"},
       {"op":"note","task_id":"a","text":"waiting on review, \"CI\""}])"));
   c.clock->advance(3min);
-  c.ok("time_tasks_edit", edit(sid, R"([{"op":"resume","task_id":"a"}])"));
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"resume","task_id":"a"}])"));
   c.clock->advance(1min);
-  c.ok("time_tasks_edit", edit(sid, R"([{"op":"end","task_id":"a"}])"));
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"end","task_id":"a"}])"));
   c.clock->advance(4min);
-  c.ok("time_tasks_edit", edit(sid, R"([{"op":"correct","task_id":"b",
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"correct","task_id":"b",
       "end_time":"2025-12-14T09:53:32.123-05:00","reason":"forgot to end it"},
       {"op":"start","task_id":"c"}])"));
   c.clock->advance(2min);
   c.ok("time_tasks_edit",
-       edit(sid, R"([{"op":"end","task_id":"c","status":"failed"}])"));
+       edit_args(sid, R"([{"op":"end","task_id":"c","status":"failed"}])"));
   // A start taken back: the audit trail shows it, struck through.
   c.ok("time_task_start", R"({"session_id":")" + sid + R"(","task_id":"d"})");
   c.ok("time_undo", R"({"session_id":")" + sid + "\"}");

@@ -202,6 +202,16 @@ inline std::string session_args(const std::string& sid,
   return R"({"session_id":")" + sid + "\"" + extra + "}";
 }
 
+/// time_tasks_edit's arguments; `ops` is the JSON array of operations.
+inline std::string edit_args(const std::string& sid, const std::string& ops) {
+  return R"({"session_id":")" + sid + R"(","operations":)" + ops + "}";
+}
+
+/// time_session_summary's arguments, with the per-task details.
+inline std::string summary_args(const std::string& sid) {
+  return R"({"session_id":")" + sid + R"(","include_task_details":true})";
+}
+
 inline std::string task_args(const std::string& sid, const std::string& task,
                       const std::string& extra = "") {
   return R"({"session_id":")" + sid + R"(","task_id":")" + task + "\"" + extra

@@ -12,10 +12,6 @@ using namespace ttm::test::session_client;
 
 namespace {
 
-std::string edit(const std::string& sid, const std::string& ops) {
-  return R"({"session_id":")" + sid + R"(","operations":)" + ops + "}";
-}
-
 /// Tasks a, b, c start together. a pauses 2 min in, resumes 3 min later
 /// and ends after 1 more (3 min active); b's forgotten end is corrected to
 /// 1 min; c pauses 6 min in and stays paused. Then 4 min pass.
@@ -24,15 +20,15 @@ std::string scenario(Client& c) {
   auto sid = str(c.ok("time_session_start",
                       R"({"milestone_id":"M","task_ids":["a","b","c"]})")
                    ["session_id"]);
-  c.ok("time_tasks_edit", edit(sid, R"([{"op":"start","task_id":"a"},
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"start","task_id":"a"},
       {"op":"start","task_id":"b"},{"op":"start","task_id":"c"}])"));
   c.clock->advance(2min);
-  c.ok("time_tasks_edit", edit(sid, R"([{"op":"pause","task_id":"a"}])"));
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"pause","task_id":"a"}])"));
   c.clock->advance(3min);
-  c.ok("time_tasks_edit", edit(sid, R"([{"op":"resume","task_id":"a"}])"));
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"resume","task_id":"a"}])"));
   c.clock->advance(1min);
   // example_start() is 2025-12-14T09:45:32.123-05:00.
-  c.ok("time_tasks_edit", edit(sid, R"([{"op":"end","task_id":"a"},
+  c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"end","task_id":"a"},
       {"op":"correct","task_id":"b","end_time":"2025-12-14T09:46:32.123-05:00",
        "reason":"forgot to end it"},
       {"op":"pause","task_id":"c"}])"));
@@ -88,7 +84,7 @@ TEST_CASE("time_stats: paused and corrected runs count as the summary "
   }
 
   // c resumes: from then on it accrues again, in the journal's stats too.
-  j.ok("time_tasks_edit", edit(jsid, R"([{"op":"resume","task_id":"c"}])"));
+  j.ok("time_tasks_edit", edit_args(jsid, R"([{"op":"resume","task_id":"c"}])"));
   clock->advance(2min);
   auto running = want;
   running["c"] += 120'000;

@@ -28,10 +28,6 @@ using ttm::test::to_json;
 
 namespace {
 
-std::string edit_args(const std::string& sid, const std::string& ops) {
-  return R"({"session_id":")" + sid + R"(","operations":)" + ops + "}";
-}
-
 /// The (latest) entry of task `id` in a summary's details.
 const rapidjson::Value& entry(const rapidjson::Value& summary,
                               const std::string& id) {
@@ -41,10 +37,6 @@ const rapidjson::Value& entry(const rapidjson::Value& summary,
       found = &t;
   REQUIRE(found != nullptr);
   return *found;
-}
-
-std::string summary_args(const std::string& sid) {
-  return R"({"session_id":")" + sid + R"(","include_task_details":true})";
 }
 
 } // namespace

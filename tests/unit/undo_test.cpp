@@ -27,18 +27,6 @@ using ttm::test::to_json;
 
 namespace {
 
-std::string sid_args(const std::string& sid) {
-  return R"({"session_id":")" + sid + R"("})";
-}
-
-std::string summary_args(const std::string& sid) {
-  return R"({"session_id":")" + sid + R"(","include_task_details":true})";
-}
-
-std::string edit_args(const std::string& sid, const std::string& ops) {
-  return R"({"session_id":")" + sid + R"(","operations":)" + ops + "}";
-}
-
 /// Rows of one SQL query on the journal file, as "a|b|c" lines.
 std::vector<std::string> query(const std::string& file,
                                const std::string& sql) {
@@ -82,10 +70,10 @@ TEST_CASE("undo: each change is reverted in turn, newest first, back to "
                           {"op":"add","task_id":"c"},
                           {"op":"note","task_id":"b","text":"n"}])"));
   states.push_back(now_summary());
-  c.ok("time_session_end", sid_args(sid));
+  c.ok("time_session_end", session_args(sid));
   states.push_back(now_summary());
 
-  auto u = c.ok("time_undo", sid_args(sid));
+  auto u = c.ok("time_undo", session_args(sid));
   CHECK(str(u["undone"]["change"]) == "session_ended");
   CHECK(u["reopened"].GetBool());
   CHECK(str(u["status"]) == "active");
@@ -93,29 +81,29 @@ TEST_CASE("undo: each change is reverted in turn, newest first, back to "
   CHECK(contains(str(u["summary"]), "active again"));
   CHECK(now_summary() == states[3]);
 
-  u = c.ok("time_undo", sid_args(sid));
+  u = c.ok("time_undo", session_args(sid));
   CHECK(str(u["undone"]["change"]) == "tasks_edited");
   CHECK(u["undone"]["operations"].GetInt() == 3);
   CHECK(u["task_count"].GetInt() == 2); // the added task is gone again
   CHECK_FALSE(u["reopened"].GetBool());
   CHECK(now_summary() == states[2]);
 
-  u = c.ok("time_undo", sid_args(sid));
+  u = c.ok("time_undo", session_args(sid));
   CHECK(str(u["undone"]["change"]) == "task_ended");
   CHECK(str(u["undone"]["task_id"]) == "a");
   CHECK(u["tasks_in_progress"].GetInt() == 1);
   CHECK(now_summary() == states[1]);
 
-  u = c.ok("time_undo", sid_args(sid));
+  u = c.ok("time_undo", session_args(sid));
   CHECK(str(u["undone"]["change"]) == "task_started");
   CHECK(u["undoable_left"].GetInt() == 0);
   CHECK(now_summary() == states[0]);
 
-  auto none = c.fails("time_undo", sid_args(sid), "NOTHING_TO_UNDO");
+  auto none = c.fails("time_undo", session_args(sid), "NOTHING_TO_UNDO");
   CHECK(contains(str(none["message"]), "never its start"));
   // Changes go on after an undo, and are undone in turn.
   c.ok("time_task_start", task_args(sid, "b"));
-  CHECK(str(c.ok("time_undo", sid_args(sid))["undone"]["task_id"]) == "b");
+  CHECK(str(c.ok("time_undo", session_args(sid))["undone"]["task_id"]) == "b");
 }
 
 TEST_CASE("undo: repeated starts and ends that changed nothing are not "
@@ -130,9 +118,9 @@ TEST_CASE("undo: repeated starts and ends that changed nothing are not "
           edit_args(sid, R"([{"op":"pause","task_id":"a"},
                              {"op":"end","task_id":"zzz"}])"),
           "TASK_NOT_IN_SESSION");
-  auto u = c.ok("time_undo", sid_args(sid));
+  auto u = c.ok("time_undo", session_args(sid));
   CHECK(str(u["undone"]["change"]) == "task_started");
-  c.fails("time_undo", sid_args(sid), "NOTHING_TO_UNDO");
+  c.fails("time_undo", session_args(sid), "NOTHING_TO_UNDO");
 }
 
 TEST_CASE("undo: reaches back through the last 50 changes, undone ones "
@@ -146,24 +134,24 @@ TEST_CASE("undo: reaches back through the last 50 changes, undone ones "
   }
   for (int k = 0; k < 50; ++k) {
     INFO("undo " << k);
-    auto u = c.ok("time_undo", sid_args(sid));
+    auto u = c.ok("time_undo", session_args(sid));
     CHECK(u["undoable_left"].GetInt() == 49 - k);
   }
-  auto final = c.fails("time_undo", sid_args(sid), "NOTHING_TO_UNDO");
+  auto final = c.fails("time_undo", session_args(sid), "NOTHING_TO_UNDO");
   CHECK(contains(str(final["message"]), "last 50 changes"));
   // 10 changes stand; a new change is undoable, the older ones stay final.
   auto s = c.ok("time_session_summary", summary_args(sid));
   CHECK(s["tasks"].Size() == 5); // 5 runs: 10 changes
   c.ok("time_task_start", task_args(sid, "a"));
-  CHECK(c.ok("time_undo", sid_args(sid))["undoable_left"].GetInt() == 0);
-  c.fails("time_undo", sid_args(sid), "NOTHING_TO_UNDO");
+  CHECK(c.ok("time_undo", session_args(sid))["undoable_left"].GetInt() == 0);
+  c.fails("time_undo", session_args(sid), "NOTHING_TO_UNDO");
 }
 
 TEST_CASE("undo: another client's session and unknown ids are refused as "
           "the other session tools refuse them",
           "[undo][issue17]") {
   client c;
-  c.fails("time_undo", sid_args("0f0e0d0c-0b0a-4908-8706-050403020100"),
+  c.fails("time_undo", session_args("0f0e0d0c-0b0a-4908-8706-050403020100"),
           "SESSION_NOT_FOUND");
   c.fails("time_undo", R"({})", "VALIDATION_ERROR");
 }
@@ -252,17 +240,17 @@ TEST_CASE("undo: journaled, the undone events are marked, the row is "
          edit_args(sid, R"([{"op":"end","task_id":"a"},
                             {"op":"add","task_id":"c"}])"));
     clock->advance(2s);
-    c.ok("time_session_end", sid_args(sid));
+    c.ok("time_session_end", session_args(sid));
     CHECK(query(file, "SELECT state, tasks_total, runs IS NOT NULL FROM "
                       "sessions")
           == std::vector<std::string>{"ended|3|1"});
     clock->advance(2s);
-    auto u = c.ok("time_undo", sid_args(sid));
+    auto u = c.ok("time_undo", session_args(sid));
     CHECK(u["reopened"].GetBool());
     CHECK(query(file, "SELECT state, closed_wall_ns IS NULL, runs IS NULL "
                       "FROM sessions")
           == std::vector<std::string>{"open|1|1"});
-    u = c.ok("time_undo", sid_args(sid));
+    u = c.ok("time_undo", session_args(sid));
     CHECK(str(u["undone"]["change"]) == "tasks_edited");
     CHECK(query(file, "SELECT tasks_total FROM sessions")
           == std::vector<std::string>{"2"});
@@ -296,7 +284,7 @@ TEST_CASE("undo: journaled, the undone events are marked, the row is "
   CHECK(str(again.ok("time_session_report", report_args)["report"])
         == report);
   // The chain goes on after the restart: the start of a is next.
-  auto u = again.ok("time_undo", sid_args(sid));
+  auto u = again.ok("time_undo", session_args(sid));
   CHECK(str(u["undone"]["change"]) == "task_started");
   CHECK(u["undoable_left"].GetInt() == 0);
   // Statistics and lists skip the undone events: nothing ran.
@@ -319,19 +307,19 @@ TEST_CASE("undo: an end undone through another client is seen by the "
                    ["session_id"]);
   a.ok("time_task_start", task_args(sid, "x"));
   clock->advance(3s);
-  CHECK(str(a.ok("time_session_end", sid_args(sid))["status"]) == "ended");
+  CHECK(str(a.ok("time_session_end", session_args(sid))["status"]) == "ended");
   // b loads the ended session from the journal and reopens it.
-  CHECK(b.ok("time_undo", sid_args(sid))["reopened"].GetBool());
+  CHECK(b.ok("time_undo", session_args(sid))["reopened"].GetBool());
   // a's copy is stale: its next call loads the session again.
   auto s = a.ok("time_session_summary", summary_args(sid));
   CHECK(str(s["status"]) == "active");
   CHECK(s["tasks_in_progress"].GetInt() == 1);
   // And a can go on with it: end the task, undo that.
   a.ok("time_task_end", task_args(sid, "x"));
-  CHECK(str(b.ok("time_undo", sid_args(sid))["undone"]["change"])
+  CHECK(str(b.ok("time_undo", session_args(sid))["undone"]["change"])
         == "task_ended");
   // Another principal cannot undo it: not found, as for every tool.
   journaled mallory{clock, *store, "mallory"};
-  auto res = mallory.run(tools_call("time_undo", sid_args(sid), "9"));
+  auto res = mallory.run(tools_call("time_undo", session_args(sid), "9"));
   CHECK(contains(to_json(res), "SESSION_NOT_FOUND"));
 }
