@@ -77,6 +77,13 @@ storage::append_answer answer_of(const storage::result<storage::ok>& r) {
 
 /// One transaction for everything queued; if it fails, each append is
 /// tried alone, so one bad append (a fenced session) fails only itself.
+/// Why a request finds no store: the journal's fault, or not opened yet.
+std::string unavailable(const journal_state& st) {
+  return st.cfg.unavailable.empty()
+           ? std::string{"the session journal is not open yet"}
+           : st.cfg.unavailable;
+}
+
 void flush(self_ptr self) {
   auto& st = self->state;
   st.flush_scheduled = false;
@@ -85,9 +92,7 @@ void flush(self_ptr self) {
   if (batch.empty())
     return;
   if (!st.cfg.store) {
-    auto why = st.cfg.unavailable.empty()
-                 ? std::string{"the session journal is not open yet"}
-                 : st.cfg.unavailable;
+    auto why = unavailable(st);
     for (auto& p : batch)
       p.promise.deliver(
         storage::append_answer{storage::append_answer::failed, why});
@@ -253,9 +258,7 @@ storage::claim_result claim(self_ptr self, const storage::claim_request& req,
   auto& st = self->state;
   open_store(self);
   if (!st.cfg.store) {
-    error = st.cfg.unavailable.empty()
-              ? std::string{"the session journal is not open yet"}
-              : st.cfg.unavailable;
+    error = unavailable(st);
     return {};
   }
   auto r = st.cfg.store->claim(req);
@@ -332,9 +335,7 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       principal_reply out;
       open_store(self);
       if (!st.cfg.store) {
-        out.error = st.cfg.unavailable.empty()
-                      ? std::string{"the session journal is not open yet"}
-                      : st.cfg.unavailable;
+        out.error = unavailable(st);
         return out;
       }
       auto r = st.cfg.store->principal(op);
@@ -354,9 +355,7 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       list_reply out;
       open_store(self);
       if (!st.cfg.store) {
-        out.error = st.cfg.unavailable.empty()
-                      ? std::string{"the session journal is not open yet"}
-                      : st.cfg.unavailable;
+        out.error = unavailable(st);
         return out;
       }
       auto r = st.cfg.store->list(q);
