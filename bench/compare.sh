@@ -34,6 +34,9 @@
 #   --no-http            skip the HTTP comparison
 #   --build DIR          build tree with time-tracker-mcp and
 #                        time-tracker-bench (build)
+#   --base DIR           another build tree of ours (say, main before a
+#                        change), run as system 'base' beside ours in every
+#                        section and round: before/after from one run
 #   --no-build           do not (re)build them
 #   --no-install         do not install missing peers (skip them)
 #   --json               one JSON document on stdout instead of the tables
@@ -59,6 +62,7 @@ stdio_duration=5s
 cold_duration=3s
 do_http=1
 build_dir=build
+base_dir=
 do_build=1
 do_install=1
 json=0
@@ -76,6 +80,7 @@ while [ $# -gt 0 ]; do
     --cold-duration) cold_duration="$2"; shift 2 ;;
     --no-http) do_http=0; shift ;;
     --build) build_dir="$2"; shift 2 ;;
+    --base) base_dir="$2"; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --no-install) do_install=0; shift ;;
     --json) json=1; shift ;;
@@ -112,7 +117,17 @@ if [ "$do_build" = 1 ]; then
   build_tree "${build_dir#"$ROOT"/}" time-tracker-mcp time-tracker-bench \
     -- -DCMAKE_BUILD_TYPE=Release -DTTM_BUILD_BENCH=ON || exit 1
 fi
-for b in "$SERVER" "$BENCH"; do
+BASE_SERVER=
+if [ -n "$base_dir" ]; then
+  [[ "$base_dir" = /* ]] || base_dir="$ROOT/$base_dir"
+  BASE_SERVER="$base_dir/time-tracker-mcp"
+  # Beside ours, wherever ours runs.
+  case ",$systems," in
+    *,base,*) ;;
+    *) systems="$(printf '%s' ",$systems," | sed 's/,ours,/,ours,base,/; s/^,//; s/,$//')" ;;
+  esac
+fi
+for b in "$SERVER" "$BENCH" $BASE_SERVER; do
   [ -x "$b" ] || { echo "compare.sh: $b is missing (drop --no-build)" >&2; exit 1; }
 done
 build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build_dir/CMakeCache.txt" 2>/dev/null)"
@@ -135,6 +150,7 @@ trap 'exit 130' INT TERM
 
 # Peers: installed (or found) once; a missing one is skipped.
 declare -A have=([ours]=1)
+[ -n "$BASE_SERVER" ] && have[base]=1
 skip() { # SYSTEM REASON
   have[$1]=0
   printf 'skip\t%s\t\t\t\t%s\n' "$1" "$2" >>"$MANIFEST"
@@ -160,8 +176,9 @@ need_peer() { # PEER SYSTEM...: install PEER for the systems that use it
   done
 }
 for s in ${systems//,/ }; do
-  case "$s" in ours|mcp-time|ts-sdk|nginx) ;; *)
-    echo "compare.sh: unknown system '$s' (ours, mcp-time, ts-sdk, nginx)" >&2
+  case "$s" in ours|mcp-time|ts-sdk|nginx) ;; base) [ -n "$BASE_SERVER" ] || {
+    echo "compare.sh: system 'base' needs --base DIR" >&2; exit 2; } ;; *)
+    echo "compare.sh: unknown system '$s' (ours, base, mcp-time, ts-sdk, nginx)" >&2
     exit 2 ;;
   esac
 done
@@ -274,6 +291,10 @@ nginx_body() {
   [ -s "$WORK/nginx-body.json" ]
 }
 
+our_binary() { # ours|base
+  if [ "$1" = base ]; then echo "$BASE_SERVER"; else echo "$SERVER"; fi
+}
+
 # Starts SYSTEM over HTTP; sets server_pid, url and bench_args.
 start_http() {
   local port
@@ -282,10 +303,10 @@ start_http() {
   bench_args=()
   local log="$WORK/$1.log"
   case "$1" in
-    ours)
+    ours|base)
       # Its journal in a directory of this run, never the user's own.
-      "$SERVER" http --listen "127.0.0.1:$port" --log-level warning \
-        --data-dir "$WORK/journal" 2>>"$log" &
+      "$(our_binary "$1")" http --listen "127.0.0.1:$port" --log-level warning \
+        --data-dir "$WORK/journal-$1" 2>>"$log" &
       ;;
     mcp-time)
       "$PEERS/start.sh" mcp-time "$port" 2>>"$log" &
@@ -312,7 +333,7 @@ start_http() {
 # start-up to the cold start.
 stdio_command() { # SYSTEM -> the server command, in cmd[]
   case "$1" in
-    ours) cmd=("$SERVER" stdio --log-level warning --data-dir "$WORK/journal") ;;
+    ours|base) cmd=("$(our_binary "$1")" stdio --log-level warning --data-dir "$WORK/journal-$1") ;;
     mcp-time) cmd=("$MCP_TIME" --transport stdio) ;;
     echo) cmd=("$PEERS/.build/echo_stdio") ;;
   esac
@@ -376,7 +397,7 @@ if [ "$do_http" = 1 ]; then
   done
 fi
 
-read -r -a stdio_systems <<<"$(present ours mcp-time echo)"
+read -r -a stdio_systems <<<"$(present ours base mcp-time echo)"
 # stdio_rounds KIND LABEL SCENARIO DURATION WARMUP: every stdio system once
 # per round, one client, recorded as KIND.
 stdio_rounds() {
@@ -406,6 +427,8 @@ fi
 versions="$WORK/versions.tsv"
 {
   printf 'ours\t%s\n' "$("$SERVER" --version 2>/dev/null | head -1)"
+  [ -n "$BASE_SERVER" ] && printf 'base\t%s (%s)\n' \
+    "$("$BASE_SERVER" --version 2>/dev/null | head -1)" "$base_dir"
   [ -x "$MCP_TIME" ] && printf 'mcp-time\t%s\n' \
     "$("$MCP_TIME" --version 2>/dev/null | head -1 | sed 's/.*version //; s/ (.*//')"
   [ -f "$PEERS/node_modules/@modelcontextprotocol/sdk/package.json" ] \
