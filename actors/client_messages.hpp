@@ -5,7 +5,7 @@
 // supervisor's and journal's notices about its tracking sessions.
 
 #include "actors/atoms.hpp"
-#include "actors/transport_messages.hpp"
+#include "actors/transport_messages.hpp" // frames and their inspect
 #include "mcp/output.hpp"
 
 #include <caf/meta/type_name.hpp>

@@ -5,7 +5,7 @@
 // storage/principal.hpp), which is why no edge includes this header.
 
 #include "actors/atoms.hpp"
-#include "actors/transport_messages.hpp"
+#include "actors/transport_messages.hpp" // open: the transport to tell
 #include "storage/principal.hpp"
 #include "storage/records.hpp"
 
