@@ -1,7 +1,8 @@
 #pragma once
 
 // Every atom of the actors, grouped by the actor that receives it (the
-// typed interfaces in messages.hpp say which message carries which).
+// typed interfaces in <receiver>_messages.hpp say which message carries
+// which).
 
 #include <caf/atom.hpp>
 

@@ -1,6 +1,8 @@
 #pragma once
 
-#include "actors/messages.hpp"
+#include "actors/client_messages.hpp"
+#include "actors/journal_messages.hpp"
+#include "actors/supervisor_messages.hpp"
 #include "mcp/session.hpp"
 
 #include <caf/typed_response_promise.hpp>

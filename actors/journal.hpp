@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actors/messages.hpp"
+#include "actors/journal_messages.hpp"
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
 #include "storage/store.hpp"

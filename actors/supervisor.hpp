@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actors/messages.hpp"
+#include "actors/supervisor_messages.hpp"
 
 #include <caf/actor_addr.hpp>
 #include <caf/timespan.hpp>

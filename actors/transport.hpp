@@ -1,7 +1,10 @@
 #pragma once
 
 #include "actors/client.hpp"
-#include "actors/messages.hpp"
+#include "actors/client_messages.hpp"
+#include "actors/journal_messages.hpp"
+#include "actors/supervisor_messages.hpp"
+#include "actors/transport_messages.hpp"
 
 #include <caf/actor_addr.hpp>
 

@@ -6,7 +6,6 @@
 
 #include "mcp/session.hpp"
 #include "mcp/wire.hpp"
-#include "actors/messages.hpp"
 #include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
 #include "domain/clock.hpp"

@@ -6,7 +6,10 @@
 # A file may include its own layer and any lower one; of two layers on one
 # level only tools -> reports -> domain, tools -> domain, edge -> config and
 # main -> edge/config are allowed (storage stays testable alone, domain knows no storage). Also
-# fails on an include cycle between units (x.hpp and x.cpp are one unit).
+# fails on an include cycle between units (x.hpp and x.cpp are one unit), on
+# our own headers included as <...> or by a relative path ("../x.hpp", or
+# "x.hpp" found only beside the including file), and on C/C++ files that
+# are not .hpp/.cpp (.h, .cc, ...).
 # Folders that do not exist (yet) are skipped. Usage: check_layers.sh [ROOT]
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -61,6 +64,23 @@ includes=0
 edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT
 
+# Ours are .hpp and .cpp only.
+while IFS= read -r file; do
+  echo "not .hpp/.cpp: $file (our sources are .hpp and .cpp)"
+  failures=$((failures + 1))
+done < <(find "${dirs[@]}" -type f \( -name '*.h' -o -name '*.hh' -o -name '*.hxx' \
+           -o -name '*.c' -o -name '*.cc' -o -name '*.cxx' -o -name '*.ipp' \) | sort)
+
+# The file of ours an include names from the source root, if any.
+ours() {
+  local t
+  case $1 in
+    protocol/* | actors/*) t=$1 ;;
+    *) t=src/$1 ;;
+  esac
+  [ -f "$t" ] && echo "$t"
+}
+
 while IFS= read -r file; do
   files=$((files + 1))
   from=$(layer_of "$file")
@@ -70,12 +90,31 @@ while IFS= read -r file; do
     continue
   fi
   from_rank=$(rank_of "$from")
-  while IFS= read -r inc; do
+  while IFS=' ' read -r delim inc; do
+    # Ours are named from the source root, in quotes: one spelling per file,
+    # which is what the layer and cycle checks below can follow.
     case $inc in
-      protocol/* | actors/*) target=$inc ;;
-      *) target=src/$inc ;;
+      ../* | */../* | ./* | */./*)
+        if [ "$delim" = '<' ]; then spelt="<$inc>"; else spelt="\"$inc\""; fi
+        echo "relative include: $file includes $spelt (name ours from the source root)"
+        failures=$((failures + 1))
+        continue ;;
     esac
-    [ -f "$target" ] || continue # not ours (or a test helper)
+    target=$(ours "$inc")
+    if [ "$delim" = '<' ]; then
+      if [ -n "$target" ]; then
+        echo "angle include: $file includes <$inc>, ours (use \"$inc\")"
+        failures=$((failures + 1))
+      fi
+      continue # a system or third-party header
+    fi
+    if [ -z "$target" ]; then
+      if [ -f "$(dirname "$file")/$inc" ]; then
+        echo "relative include: $file includes \"$inc\" (name ours from the source root)"
+        failures=$((failures + 1))
+      fi
+      continue # not ours (or a test helper)
+    fi
     includes=$((includes + 1))
     to=$(layer_of "$target")
     to_rank=$(rank_of "$to")
@@ -89,7 +128,8 @@ while IFS= read -r file; do
     a=${file%.*}
     b=${target%.*}
     [ "$a" != "$b" ] && echo "$a $b" >>"$edges"
-  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+  done < <(sed -n -e 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/" \1/p' \
+               -e 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*<\([^>]*\)>.*/< \1/p' "$file")
 done < <(find "${dirs[@]}" -type f \( -name '*.hpp' -o -name '*.cpp' \) | sort)
 
 # tsort names the units of every loop it meets on stderr.

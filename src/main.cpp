@@ -2,7 +2,6 @@
 
 #include "actors/client.hpp"
 #include "actors/journal.hpp"
-#include "actors/messages.hpp"
 #include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
 #include "config.hpp"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/check_layers.sh on small made-up trees: it passes a clean one and
-# fails, naming the culprit, on a back-edge, a forbidden peer and a cycle.
+# fails, naming the culprit, on a back-edge, a forbidden peer, a cycle, one
+# of our headers included as <...> or by a relative path, and a .h file.
 set -u
 check=${1:?usage: check_layers_test.sh path/to/check_layers.sh}
 tmp=$(mktemp -d)
@@ -12,7 +13,9 @@ tree() { # tree NAME: a clean tree (no src/mcp: absent folders are fine)
   mkdir -p "$t/protocol" "$t/src/domain" "$t/src/storage" "$t/src/journal" \
            "$t/src/tools" "$t/actors"
   echo '#pragma once' >"$t/protocol/p.hpp"
-  printf '#include "protocol/p.hpp"\n' >"$t/src/domain/d.hpp"
+  printf '#include "protocol/p.hpp"\n#include <string>\n' >"$t/src/domain/d.hpp"
+  printf '#include "domain/d.hpp"\n#include <rapidjson/document.h>\n' \
+    >"$t/src/domain/d.cpp"
   printf '#include "domain/d.hpp"\n' >"$t/src/tools/t.hpp"
   printf '#include "protocol/p.hpp"\n' >"$t/src/storage/s.hpp"
   printf '#include "domain/d.hpp"\n#include "storage/s.hpp"\n' \
@@ -53,6 +56,27 @@ t=$(tree cycle)
 printf '#include "protocol/q.hpp"\n' >"$t/protocol/p.cpp"
 printf '#include "protocol/p.hpp"\n' >"$t/protocol/q.hpp"
 expect 1 "include cycle: protocol/[pq] -> protocol/[pq]" "$t"
+
+# Ours in angle brackets: the same file, spelt so the checks above miss it.
+t=$(tree angle); printf '#include <domain/d.hpp>\n' >>"$t/src/tools/t.hpp"
+expect 1 "angle include: src/tools/t.hpp includes <domain/d.hpp>, ours" "$t"
+t=$(tree angle_back); printf '#include <actors/a.hpp>\n' >>"$t/src/domain/d.hpp"
+expect 1 "angle include: src/domain/d.hpp includes <actors/a.hpp>, ours" "$t"
+
+# Relative paths: up a folder, or a bare name found only beside the file.
+t=$(tree dotdot); printf '#include "../domain/d.hpp"\n' >>"$t/src/tools/t.hpp"
+expect 1 'relative include: src/tools/t.hpp includes "../domain/d.hpp"' "$t"
+t=$(tree dotdot_angle); printf '#include <../src/domain/d.hpp>\n' >>"$t/src/tools/t.hpp"
+expect 1 "relative include: src/tools/t.hpp includes <../src/domain/d.hpp>" "$t"
+t=$(tree beside); printf '#include "d.hpp"\n' >>"$t/src/domain/d.cpp"
+expect 1 'relative include: src/domain/d.cpp includes "d.hpp"' "$t"
+
+# Only .hpp and .cpp among our sources; a .h elsewhere (tests, vendored
+# code outside protocol/, actors/, src/) is not ours to check.
+t=$(tree dot_h); mkdir -p "$t/tests"; echo '#pragma once' >"$t/tests/helper.h"
+expect 0 "no back-edges, no cycles" "$t"
+echo '#pragma once' >"$t/src/domain/old.h"
+expect 1 "not .hpp/.cpp: src/domain/old.h" "$t"
 
 [ "$fail" -eq 0 ] && echo "check_layers_test: all cases pass"
 exit "$fail"

@@ -2,11 +2,12 @@
 
 // The Streamable HTTP edge. No Boost in this header (Beast is behind
 // http_connection.hpp, for http.cpp and http_connection.cpp alone); it does
-// include CAF, through actors/messages.hpp, for the transport actor's handle.
+// include CAF, through actors/transport_messages.hpp, for the transport
+// actor's handle.
 // The edge's pure parts have their own CAF-free headers: http_access.hpp
 // (Host/Origin/tokens), http_headers.hpp, http_rules.hpp.
 
-#include "actors/messages.hpp"
+#include "actors/transport_messages.hpp"
 #include "edge/http_options.hpp"
 
 #include <chrono>

@@ -9,7 +9,7 @@
 #define BOOST_BEAST_USE_STD_STRING_VIEW
 #endif
 
-#include "actors/messages.hpp"
+#include "actors/transport_messages.hpp"
 #include "edge/http_options.hpp"
 #include "edge/http_access.hpp"
 #include "edge/http_rules.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actors/messages.hpp"
+#include "actors/transport_messages.hpp"
 
 #include <cstddef>
 #include <functional>

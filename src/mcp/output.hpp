@@ -1,8 +1,8 @@
 #pragma once
 
 // What an MCP session hands back for one frame. Plain strings only: the
-// client actor sends it to the transport, and the edges include this header
-// (through actors/messages.hpp) without the tools, storage or schema layers.
+// client actor sends it to the transport (actors/client_messages.hpp); no
+// tools, storage or schema layers behind it.
 
 #include <string>
 #include <vector>
