@@ -462,7 +462,7 @@ tool make_time_calculate() {
     .required()
     .one_of(operations);
   in->add("start", &calculate_args::start,
-          "A time in time_convert's grammar (ISO 8601, local date-time or date in timezone, unix:SECONDS, 'next friday at 10:00', ...).")
+          "A time in time_convert's grammar (docs/time-grammar.md): ISO 8601, a date, unix:SECONDS, 'tomorrow 9am', 'in 3 days', ...")
     .required()
     .min_length(1)
     .max_length(128);

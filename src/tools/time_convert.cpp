@@ -170,7 +170,7 @@ struct nested<convert_target> {
 tool make_time_convert() {
   auto in = std::make_shared<input_schema<convert_args>>();
   in->add("time", &convert_args::time,
-          "ISO 8601 with offset, a local date-time or date (read in from_timezone), unix:SECONDS, unix_ms:MS, or relative: now, tomorrow, next friday at 10:00, in 3 hours, end of month, next business day, ...")
+          "ISO 8601 (with offset, or a local date-time or date read in from_timezone), unix:SECONDS, unix_ms:MS, or a phrase: tomorrow 9am, next friday at 3pm, Dec 25, in 1.5 hours, EOD (docs/time-grammar.md)")
     .required()
     .min_length(1)
     .max_length(128);

@@ -107,13 +107,11 @@ corpus fall() {
   return {"America/New_York", at_utc(date::year{2026} / 10 / 30, 14h + 15min), ""};
 }
 
-std::size_t total = 0;
-
 } // namespace
 
 TEST_CASE("time grammar corpus: times of day, alone and with a day",
           "[time_grammar]") {
-  total += winter().check(R"(
+  winter().check(R"(
     3pm | 2026-03-06T15:00-05:00
     3 pm | 2026-03-06T15:00-05:00
     3PM | 2026-03-06T15:00-05:00
@@ -180,7 +178,7 @@ TEST_CASE("time grammar corpus: times of day, alone and with a day",
 }
 
 TEST_CASE("time grammar corpus: weekdays", "[time_grammar]") {
-  total += winter().check(R"(
+  winter().check(R"(
     friday | 2026-03-06T00:00-05:00
     Friday at 15:00 | 2026-03-06T15:00-05:00
     friday at 15:00 | 2026-03-06T15:00-05:00
@@ -239,7 +237,7 @@ TEST_CASE("time grammar corpus: weekdays", "[time_grammar]") {
 
 TEST_CASE("time grammar corpus: month names and numeric dates",
           "[time_grammar]") {
-  total += winter().check(R"(
+  winter().check(R"(
     december 25 | 2026-12-25T00:00-05:00
     December 25 | 2026-12-25T00:00-05:00
     dec 25 | 2026-12-25T00:00-05:00
@@ -310,7 +308,7 @@ TEST_CASE("time grammar corpus: month names and numeric dates",
 }
 
 TEST_CASE("time grammar corpus: amounts from now and ago", "[time_grammar]") {
-  total += winter().check(R"(
+  winter().check(R"(
     in 3 hours | 2026-03-06T13:15-05:00
     in 1.5 hours | 2026-03-06T11:45-05:00
     in 90 minutes | 2026-03-06T11:45-05:00
@@ -374,7 +372,7 @@ TEST_CASE("time grammar corpus: amounts from now and ago", "[time_grammar]") {
 
 TEST_CASE("time grammar corpus: parts of the day, now, starts and ends",
           "[time_grammar]") {
-  total += winter().check(R"(
+  winter().check(R"(
     tonight | 2026-03-06T21:00-05:00
     tonight at 7 | 2026-03-06T19:00-05:00
     tonight at 7pm | 2026-03-06T19:00-05:00
@@ -430,7 +428,7 @@ TEST_CASE("time grammar corpus: parts of the day, now, starts and ends",
 
 TEST_CASE("time grammar corpus: in summer and before the fall overlap",
           "[time_grammar]") {
-  total += summer().check(R"(
+  summer().check(R"(
     now | 2026-07-10T10:15-04:00
     3pm | 2026-07-10T15:00-04:00
     tomorrow at 9am | 2026-07-11T09:00-04:00
@@ -462,7 +460,7 @@ TEST_CASE("time grammar corpus: in summer and before the fall overlap",
     half an hour ago | 2026-07-10T09:45-04:00
     next business day | 2026-07-13T00:00-04:00
   )");
-  total += fall().check(R"(
+  fall().check(R"(
     now | 2026-10-30T10:15-04:00
     tomorrow at 1:30am | 2026-10-31T01:30-04:00
     in 2 days | 2026-11-01T10:15-05:00
@@ -486,7 +484,7 @@ TEST_CASE("time grammar corpus: across the spring gap, by the caller's "
           "[time_grammar]") {
   auto saturday = winter();
   saturday.now += 24h; // Saturday 2026-03-07 10:15 EST
-  total += saturday.check(R"(
+  saturday.check(R"(
     tomorrow | 2026-03-08T00:00-05:00
     tomorrow at 2:30am | ! NONEXISTENT_LOCAL_TIME
     sunday at 2:30 am | ! NONEXISTENT_LOCAL_TIME
@@ -497,25 +495,25 @@ TEST_CASE("time grammar corpus: across the spring gap, by the caller's "
     in 24 hours | 2026-03-08T11:15-04:00
   )");
   saturday.rule = disambiguation::compatible;
-  total += saturday.check(R"(
+  saturday.check(R"(
     tomorrow at 2:30am | 2026-03-08T03:30-04:00
     sunday at 2:30 am | 2026-03-08T03:30-04:00
   )");
   saturday.rule = disambiguation::earlier;
-  total += saturday.check(R"(
+  saturday.check(R"(
     tomorrow at 2:30am | 2026-03-08T01:30-05:00
   )");
   saturday.rule = disambiguation::later;
-  total += saturday.check(R"(
+  saturday.check(R"(
     tomorrow at 2:30am | 2026-03-08T03:30-04:00
   )");
   auto friday = fall();
   friday.rule = disambiguation::later;
-  total += friday.check(R"(
+  friday.check(R"(
     sunday at 1:30am | 2026-11-01T01:30-05:00
   )");
   friday.rule = disambiguation::compatible;
-  total += friday.check(R"(
+  friday.check(R"(
     sunday at 1:30am | 2026-11-01T01:30-04:00
   )");
   // The disambiguation is flagged, never silent.
@@ -530,7 +528,7 @@ TEST_CASE("time grammar corpus: month and weekday names of the caller's "
           "[time_grammar]") {
   auto de = winter();
   de.locale = "de_DE";
-  total += de.check(R"(
+  de.check(R"(
     25. Dezember 2026 um 15:00 | 2026-12-25T15:00-05:00
     25. dezember 2026 | 2026-12-25T00:00-05:00
     25. Dez. 2026 | 2026-12-25T00:00-05:00
@@ -549,7 +547,7 @@ TEST_CASE("time grammar corpus: month and weekday names of the caller's "
   )");
   auto fr = winter();
   fr.locale = "fr_FR";
-  total += fr.check(R"(
+  fr.check(R"(
     vendredi à 15h | 2026-03-06T15:00-05:00
     vendredi à 15h30 | 2026-03-06T15:30-05:00
     demain à 9h | 2026-03-07T09:00-05:00
@@ -566,7 +564,7 @@ TEST_CASE("time grammar corpus: month and weekday names of the caller's "
   )");
   auto gb = winter();
   gb.locale = "en_GB";
-  total += gb.check(R"(
+  gb.check(R"(
     25/12/2026 | 2026-12-25T00:00-05:00
     03/07/2026 | 2026-07-03T00:00-04:00
     7/3 | 2026-03-07T00:00-05:00
@@ -574,21 +572,21 @@ TEST_CASE("time grammar corpus: month and weekday names of the caller's "
   )");
   auto es = winter();
   es.locale = "es_ES";
-  total += es.check(R"(
+  es.check(R"(
     25 de diciembre de 2026 | 2026-12-25T00:00-05:00
     viernes | 2026-03-06T00:00-05:00
     mañana | 2026-03-07T00:00-05:00
   )");
   auto ja = winter();
   ja.locale = "ja_JP";
-  total += ja.check(R"(
+  ja.check(R"(
     2026/12/25 | 2026-12-25T00:00-05:00
     12/25 | 2026-12-25T00:00-05:00
   )");
 }
 
 TEST_CASE("time grammar corpus: refusals", "[time_grammar]") {
-  total += winter().check(R"(
+  winter().check(R"(
     next week | ! VALIDATION_ERROR
     this month | ! VALIDATION_ERROR
     in 3 business days | ! VALIDATION_ERROR
@@ -720,10 +718,4 @@ TEST_CASE("time grammar: 'in N units' then 'N units ago' returns to the "
       }
     }
   }
-}
-
-TEST_CASE("time grammar corpus: size", "[time_grammar]") {
-  // Runs last in file order: every table above has been read.
-  if (total > 0)
-    CHECK(total >= 300);
 }
