@@ -1,7 +1,5 @@
 #include "domain/natural_time.hpp"
 
-#include "domain/ascii.hpp"
-#include "domain/fuzzy_match.hpp"
 #include "domain/time_phrase_parts.hpp"
 
 #include <date/date.h>
@@ -69,27 +67,6 @@ std::string join(const words& w) {
     out += x;
   }
   return out;
-}
-
-// "25", "25th", "1st", "25." (de), "1er" (fr): a day of the month.
-std::optional<unsigned> day_number(std::string_view t) {
-  std::size_t p = 0;
-  unsigned v = 0;
-  while (p < t.size() && p < 2 && t[p] >= '0' && t[p] <= '9')
-    v = v * 10 + static_cast<unsigned>(t[p++] - '0');
-  if (p == 0 || v == 0 || v > 31)
-    return std::nullopt;
-  auto rest = t.substr(p);
-  if (rest.empty() || rest == "st" || rest == "nd" || rest == "rd"
-      || rest == "th" || rest == "." || rest == "er" || rest == "e")
-    return v;
-  return std::nullopt;
-}
-
-std::optional<int> year_number(std::string_view t) {
-  if (t.size() != 4 || !all_digits(t))
-    return std::nullopt;
-  return std::stoi(std::string(t));
 }
 
 class phrase_reader {
@@ -301,10 +278,10 @@ private:
       if (m_at == 9)
         return std::nullopt;
       month = words_.month(w[m_at]);
-      day = day_number(w[1 - m_at]);
+      day = phrase::day_number(w[1 - m_at]);
       if (w.size() == 3)
-        year = year_number(w[2]);
-      if (!day && w.size() == 2 && year_number(w[1 - m_at])) {
+        year = phrase::year_number(w[2]);
+      if (!day && w.size() == 2 && phrase::year_number(w[1 - m_at])) {
         why_ = "'" + join(w) + "' names a month, not a day; write e.g. '"
                + std::string(w[m_at]) + " 1, " + std::string(w[1 - m_at])
                + "'";
@@ -346,49 +323,18 @@ private:
     return d;
   }
 
-  // 12/25/2026 (the locale's order), 2026/12/25, 25.12.2026, 12/25.
   bool numeric_date(std::string_view t, std::optional<unsigned>& month,
                     std::optional<unsigned>& day, std::optional<int>& year) {
-    char sep = t.find('/') != std::string_view::npos ? '/' : '.';
-    if (sep == '.' && !t.empty() && t.back() == '.')
-      t.remove_suffix(1);
-    std::vector<std::string_view> parts;
-    std::size_t from = 0;
-    for (std::size_t i = 0; i <= t.size(); ++i)
-      if (i == t.size() || t[i] == sep) {
-        parts.push_back(t.substr(from, i - from));
-        from = i + 1;
-      }
-    if (parts.size() < 2 || parts.size() > 3)
+    auto d = phrase::read_numeric_date(t, words_.order);
+    if (!d)
       return false;
-    for (auto p : parts)
-      if (!all_digits(p) || p.size() > 4)
-        return false;
-    auto num = [](std::string_view p) { return std::stoi(std::string(p)); };
-    int a = num(parts[0]), b = num(parts[1]);
-    bool year_first = parts[0].size() == 4;
-    if (year_first && parts.size() != 3)
-      return false;
-    auto order = sep == '.' ? time_words::day_first : words_.order;
-    if (year_first) {
-      year = a;
-      month = static_cast<unsigned>(b);
-      day = static_cast<unsigned>(num(parts[2]));
-      return true;
-    }
-    if (order == time_words::day_first)
-      std::swap(a, b);
-    month = static_cast<unsigned>(a);
-    day = static_cast<unsigned>(b);
-    if (parts.size() == 3) {
-      if (parts[2].size() != 2 && parts[2].size() != 4)
-        return false;
-      year = num(parts[2]) + (parts[2].size() == 2 ? 2000 : 0);
-    }
-    if (sep == '/' && a <= 12 && b <= 12 && a != b)
-      note(std::string(order == time_words::day_first ? "day" : "month")
+    month = d->month;
+    day = d->day;
+    year = d->year;
+    if (d->ambiguous)
+      note(std::string(d->day_first ? "day" : "month")
            + " first, the locale's order for numeric dates");
-    return a >= 1 && a <= 12 && b >= 1 && b <= 31;
+    return true;
   }
 
   // start of / end of (the) day|week|month|year, this|next|last week, today.
@@ -533,15 +479,12 @@ private:
   }
 
   time_input_error refuse_business(const words& w) {
-    std::string n = "N";
-    if (!w.empty() && all_digits(w[0]))
-      n = std::string(w[0]);
-    return refuse("business days are counted by time_calculate: operation "
-                  "'business_days' with start 'now' and days " + n,
-                  {"next business day"});
+    return phrase::refuse_business(text_, w);
   }
 
-  time_input_error refuse_unknown(const words& w);
+  time_input_error refuse_unknown(const words& w) {
+    return phrase::refuse_unknown(text_, w, o_, words_);
+  }
 
   std::string_view text_;
   const time_input_options& o_;
@@ -554,90 +497,6 @@ private:
   std::string convention_;
   std::string why_;
 };
-
-// -- refusals ---------------------------------------------------------------
-
-const std::vector<std::string_view>& vocabulary() {
-  static const auto words = [] {
-    std::vector<std::string_view> v = {
-      "today", "tomorrow", "yesterday", "tonight", "noon", "midnight", "now",
-      "next", "last", "this", "ago", "from", "start", "end", "beginning",
-      "of", "the", "at", "in", "day", "days", "week", "weeks", "month",
-      "months", "year", "years", "hour", "hours", "minute", "minutes",
-      "second", "seconds", "morning", "afternoon", "evening", "night",
-      "business", "after", "before", "half", "and"};
-    for (const auto& [name, m] : english_time_words().months)
-      if (name.size() > 3)
-        v.push_back(name);
-    for (const auto& [name, d] : english_time_words().weekdays)
-      if (name.size() > 4)
-        v.push_back(name);
-    return v;
-  }();
-  return words;
-}
-
-thread_local bool suggesting = false;
-
-time_input_error phrase_reader::refuse_unknown(const words& w) {
-  if (contains(w, "business") || contains(w, "working")
-      || contains(w, "workdays"))
-    return refuse_business(w);
-  if (w.size() == 2
-      && (w[0] == "this" || w[0] == "next" || w[0] == "last")
-      && (w[1] == "week" || w[1] == "month" || w[1] == "year"
-          || w[1] == "weekend")) {
-    std::string p(w[1]);
-    if (p == "weekend")
-      return refuse("'" + join(w) + "' is a period, not an instant",
-                    {std::string(w[0]) + " saturday",
-                     std::string(w[0]) + " sunday"});
-    std::string which = w[0] == "this" ? "" : std::string(w[0]) + " ";
-    std::vector<std::string> s{"start of " + which + p, "end of " + which + p};
-    if (w[0] == "next")
-      s.push_back("in 1 " + p);
-    return refuse("'" + join(w) + "' is a period, not an instant: name its "
-                  "start or end (time_calculate's 'difference' measures "
-                  "between them)",
-                  std::move(s));
-  }
-  // The nearest phrases: each unknown word replaced by the nearest known
-  // one, kept when the whole then reads.
-  std::vector<std::string> suggestions;
-  if (!suggesting) {
-    suggesting = true;
-    for (std::size_t i = 0; i < w.size() && suggestions.size() < 3; ++i) {
-      if (words_.month(w[i]) || words_.weekday(w[i]) || words_.day(w[i])
-          || std::find(vocabulary().begin(), vocabulary().end(), w[i])
-               != vocabulary().end())
-        continue;
-      std::optional<std::size_t> best;
-      std::string_view best_word;
-      for (auto v : vocabulary())
-        if (auto d = near(w[i], v); d && (!best || *d < *best)) {
-          best = d;
-          best_word = v;
-        }
-      if (!best)
-        continue;
-      auto fixed = std::string(text_);
-      auto lower = fixed;
-      for (auto& c : lower)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      auto at = lower.find(w[i]);
-      if (at == std::string::npos)
-        continue;
-      fixed.replace(at, w[i].size(), best_word);
-      if (std::holds_alternative<time_input>(
-            parse_natural_time(fixed, ascii_lower(fixed), o_)))
-        suggestions.push_back(fixed);
-    }
-    suggesting = false;
-  }
-  if (suggestions.empty())
-    suggestions = {"tomorrow at 9am", "in 3 hours", "next friday at 15:00"};
-  return refuse("not a form this grammar reads", std::move(suggestions));
-}
 
 } // namespace
 

@@ -1,5 +1,7 @@
 #include "domain/time_phrase_parts.hpp"
 
+#include "domain/absolute_time.hpp"
+
 namespace ttm::domain::phrase {
 
 namespace {
@@ -257,6 +259,71 @@ std::optional<amounts> read_amounts(const words& w, std::string& why) {
     why = "no amount (e.g. 'in 3 days', '2 hours ago')";
     return std::nullopt;
   }
+  return out;
+}
+
+// "25", "25th", "1st", "25." (de), "1er" (fr): a day of the month.
+std::optional<unsigned> day_number(std::string_view t) {
+  std::size_t p = 0;
+  unsigned v = 0;
+  while (p < t.size() && p < 2 && t[p] >= '0' && t[p] <= '9')
+    v = v * 10 + static_cast<unsigned>(t[p++] - '0');
+  if (p == 0 || v == 0 || v > 31)
+    return std::nullopt;
+  auto rest = t.substr(p);
+  if (rest.empty() || rest == "st" || rest == "nd" || rest == "rd"
+      || rest == "th" || rest == "." || rest == "er" || rest == "e")
+    return v;
+  return std::nullopt;
+}
+
+std::optional<int> year_number(std::string_view t) {
+  if (t.size() != 4 || !all_digits(t))
+    return std::nullopt;
+  return std::stoi(std::string(t));
+}
+
+std::optional<numeric_date> read_numeric_date(std::string_view t,
+                                              time_words::order_t order) {
+  char sep = t.find('/') != std::string_view::npos ? '/' : '.';
+  if (sep == '.' && !t.empty() && t.back() == '.')
+    t.remove_suffix(1);
+  std::vector<std::string_view> parts;
+  std::size_t from = 0;
+  for (std::size_t i = 0; i <= t.size(); ++i)
+    if (i == t.size() || t[i] == sep) {
+      parts.push_back(t.substr(from, i - from));
+      from = i + 1;
+    }
+  if (parts.size() < 2 || parts.size() > 3)
+    return std::nullopt;
+  for (auto p : parts)
+    if (!all_digits(p) || p.size() > 4)
+      return std::nullopt;
+  auto num = [](std::string_view p) { return std::stoi(std::string(p)); };
+  int a = num(parts[0]), b = num(parts[1]);
+  numeric_date out;
+  if (parts[0].size() == 4) {
+    if (parts.size() != 3)
+      return std::nullopt;
+    out.year = a;
+    out.month = static_cast<unsigned>(b);
+    out.day = static_cast<unsigned>(num(parts[2]));
+    return out;
+  }
+  out.day_first = sep == '.' || order == time_words::day_first;
+  if (out.day_first)
+    std::swap(a, b);
+  if (parts.size() == 3) {
+    if (parts[2].size() != 2 && parts[2].size() != 4)
+      return std::nullopt;
+    out.year = num(parts[2]) + (parts[2].size() == 2 ? 2000 : 0);
+  }
+  if (a < 1 || a > 12 || b < 1 || b > 31)
+    return std::nullopt;
+  out.month = static_cast<unsigned>(a);
+  out.day = static_cast<unsigned>(b);
+  out.ambiguous = sep == '/' && a <= 12 && b <= 12 && a != b;
   return out;
 }
 

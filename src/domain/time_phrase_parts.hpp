@@ -4,6 +4,9 @@
 // time of day ("9am", "10:30 pm", "15:00", "15h30", "noon") and amounts
 // ("3 hours", "an hour and a half", "1.5 days", "2h").
 
+#include "domain/absolute_time.hpp"
+#include "domain/time_words.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -45,5 +48,35 @@ struct amounts {
 /// Reads "3 hours 20 minutes", "a week and 2 days", "half an hour",
 /// "an hour and a half", "1.5 days", "2h 30m": the amounts, or why not.
 std::optional<amounts> read_amounts(const words& w, std::string& why);
+
+/// "25", "25th", "1st", "25." (de), "1er" (fr): a day of the month 1..31.
+std::optional<unsigned> day_number(std::string_view w);
+
+/// Four digits.
+std::optional<int> year_number(std::string_view w);
+
+struct numeric_date {
+  unsigned month = 0;
+  unsigned day = 0;
+  std::optional<int> year;
+  bool day_first = false;
+  /// Both numbers could be the month (3/7/2026): the order decided.
+  bool ambiguous = false;
+};
+
+/// 12/25/2026 and 12/25 in `order`, 2026/12/25 (year first always),
+/// 25.12.2026 and 25.12. (day first always); two-digit years are 20yy.
+std::optional<numeric_date> read_numeric_date(std::string_view w,
+                                              time_words::order_t order);
+
+/// "in 3 business days": business days are time_calculate's operation.
+time_input_error refuse_business(std::string_view text, const words& w);
+
+/// Words no form reads: a period ("next month") pointed at its start and
+/// end, else each unknown word replaced by the nearest known one when the
+/// phrase then reads (time_phrase_refusals.cpp).
+time_input_error refuse_unknown(std::string_view text, const words& w,
+                                const time_input_options& options,
+                                const time_words& words);
 
 } // namespace ttm::domain::phrase
