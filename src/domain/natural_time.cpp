@@ -45,11 +45,11 @@ date::local_days add_months(date::local_days d, long long months) {
   return date::local_days{date::year_month_day{ym.year(), ym.month(), day}};
 }
 
-bool is(const words& w, std::initializer_list<const char*> expected) {
+bool is(const words& w, std::initializer_list<std::string_view> expected) {
   if (w.size() != expected.size())
     return false;
   std::size_t i = 0;
-  for (const char* e : expected)
+  for (auto e : expected)
     if (w[i++] != e)
       return false;
   return true;
@@ -513,6 +513,7 @@ time_input_result parse_natural_time(std::string_view text,
   if (wide)
     buf = lower_utf8(buf);
   words w;
+  w.reserve(12);
   std::size_t i = 0;
   while (i < buf.size()) {
     while (i < buf.size() && buf[i] == ' ')

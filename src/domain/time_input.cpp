@@ -2,8 +2,6 @@
 
 #include "domain/natural_time.hpp"
 
-#include <cctype>
-
 namespace ttm::domain {
 
 namespace {
@@ -22,9 +20,10 @@ time_input_result parse_time_input(std::string_view text,
     auto u = static_cast<unsigned char>(ch);
     // Tabs and newlines are spaces; other control characters are refused
     // below as text the grammar does not know.
-    lower += u < 0x80 && std::isspace(u) ? ' '
-             : u >= 'A' && u <= 'Z'      ? static_cast<char>(u - 'A' + 'a')
-                                         : ch;
+    bool space = u == ' ' || (u >= '\t' && u <= '\r'); // std::isspace's set
+    lower += space                  ? ' '
+             : u >= 'A' && u <= 'Z' ? static_cast<char>(u - 'A' + 'a')
+                                    : ch;
   }
   std::string_view s = lower;
   while (!s.empty() && s.front() == ' ')

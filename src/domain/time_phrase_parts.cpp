@@ -280,7 +280,8 @@ std::optional<unsigned> day_number(std::string_view t) {
 std::optional<int> year_number(std::string_view t) {
   if (t.size() != 4 || !all_digits(t))
     return std::nullopt;
-  return std::stoi(std::string(t));
+  return (t[0] - '0') * 1000 + (t[1] - '0') * 100 + (t[2] - '0') * 10
+         + (t[3] - '0');
 }
 
 std::optional<numeric_date> read_numeric_date(std::string_view t,

@@ -79,6 +79,27 @@ time_input_error refuse_unknown(std::string_view text, const words& w,
                   "between them)",
                   std::move(s));
   }
+  // "4pm PST", "March 12 at 4:00 PM EST": a zone does not go in the time.
+  static const char* const zone_words[] = {
+    "utc", "gmt", "est", "edt", "et", "cst", "cdt", "ct", "mst", "mdt",
+    "mt", "pst", "pdt", "pt", "cet", "cest", "bst", "ist", "jst", "aest"};
+  if (!w.empty()
+      && std::find_if(std::begin(zone_words), std::end(zone_words),
+                      [&](const char* z) { return w.back() == z; })
+           != std::end(zone_words)) {
+    std::vector<std::string> suggestions;
+    auto cut = text.find_last_of(' ');
+    if (cut != std::string_view::npos) {
+      std::string rest(text.substr(0, cut));
+      if (std::holds_alternative<time_input>(
+            parse_natural_time(rest, ascii_lower(rest), options)))
+        suggestions.push_back(rest);
+    }
+    return refuse("'" + std::string(w.back())
+                    + "' is a zone: name it in the tool's zone argument "
+                      "(from_timezone, timezone), not in the time",
+                  std::move(suggestions));
+  }
   // The nearest phrases: each unknown word replaced by the nearest known
   // one, kept when the whole then reads.
   std::vector<std::string> suggestions;

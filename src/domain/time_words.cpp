@@ -18,8 +18,10 @@ namespace {
 template <class V>
 std::optional<V> lookup(const std::vector<std::pair<std::string, V>>& words,
                         std::string_view w) {
+  // Sizes and first letters first: most names differ there (a string
+  // compare would call memcmp for each of the ~50 names).
   for (const auto& [name, v] : words)
-    if (name == w)
+    if (name.size() == w.size() && !w.empty() && name[0] == w[0] && name == w)
       return v;
   return std::nullopt;
 }
@@ -208,7 +210,7 @@ std::optional<int> time_words::day(std::string_view w) const {
 
 bool time_words::is_at(std::string_view w) const {
   for (const auto& a : at)
-    if (a == w)
+    if (a.size() == w.size() && a == w)
       return true;
   return false;
 }

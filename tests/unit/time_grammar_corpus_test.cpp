@@ -632,6 +632,9 @@ TEST_CASE("time grammar corpus: refusals are short and suggest the nearest "
          row{"december 2026", "names a month, not a day", ""},
          row{"monday december 25 2026", "a Friday, not a Monday", ""},
          row{"1774747800", "bare number", "unix:1774747800"},
+         row{"4pm PST", "'pst' is a zone", "4pm"},
+         row{"Thursday, March 12, 2026 at 4:00 PM EST", "is a zone",
+             "Thursday, March 12, 2026 at 4:00 PM"},
        }) {
     INFO("input: " << x.input);
     auto r = w.read(x.input);
