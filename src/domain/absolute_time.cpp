@@ -216,12 +216,17 @@ time_input_result parse_unix_time(std::string_view text,
 time_input_error refuse_time_input(std::string_view text,
                                    const std::string& why,
                                    std::vector<std::string> suggestions) {
-  std::string shown(text.substr(0, 48));
-  if (text.size() > 48)
+  // 48 bytes, not cutting a UTF-8 character.
+  std::size_t keep = text.size() > 48 ? 48 : text.size();
+  while (keep < text.size() && keep > 0
+         && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
+    --keep;
+  std::string shown(text.substr(0, keep));
+  if (keep < text.size())
     shown += "...";
   auto message = "Cannot read the time '" + shown + "': " + why;
   // Reasons are short; this bound keeps a refusal within 300 characters.
-  if (message.size() > 250)
+  if (message.size() > 250) // only the input is not ASCII: cut in the reason
     message = message.substr(0, 247) + "...";
   return {"VALIDATION_ERROR",
           message + ". Every form: docs/time-grammar.md.",

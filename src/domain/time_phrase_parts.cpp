@@ -82,6 +82,12 @@ std::size_t read_clock(const words& w, std::size_t i, bool allow_bare,
                        clock_read& out, std::string& why) {
   auto t = w[i];
   out = {};
+  if (t == "12" && i + 1 < w.size()
+      && (w[i + 1] == "noon" || w[i + 1] == "midnight")) {
+    // "12 noon", "12 midnight": the named time, one word more.
+    auto used = read_clock(w, i + 1, allow_bare, out, why);
+    return used == 0 ? 0 : used + 1;
+  }
   if (t == "noon" || t == "midday") {
     out.tod = std::chrono::hours{12};
     out.named = true;
@@ -184,7 +190,7 @@ std::optional<amounts> read_amounts(const words& w, std::string& why) {
     return k + 2 < w.size() && w[k] == "and" && w[k + 1] == "a" && w[k + 2] == "half";
   };
   while (i < w.size()) {
-    if (w[i] == "and" && any && !half_follows(i)) {
+    if (w[i] == "and" && any && !half_follows(i) && i + 1 < w.size()) {
       ++i;
       continue;
     }

@@ -136,6 +136,9 @@ TEST_CASE("time grammar corpus: times of day, alone and with a day",
     00:00 | 2026-03-06T00:00-05:00
     noon | 2026-03-06T12:00-05:00
     midday | 2026-03-06T12:00-05:00
+    12 noon | 2026-03-06T12:00-05:00
+    tomorrow at 12 noon | 2026-03-07T12:00-05:00
+    12 midnight | 2026-03-06T00:00-05:00
     midnight | 2026-03-06T00:00-05:00
     at 3pm | 2026-03-06T15:00-05:00
     at 15:00 | 2026-03-06T15:00-05:00
@@ -607,6 +610,10 @@ TEST_CASE("time grammar corpus: refusals", "[time_grammar]") {
     13/25/2026 | ! VALIDATION_ERROR
     1774747800 | ! VALIDATION_ERROR
     soon | ! VALIDATION_ERROR
+    in an hour and a half and | ! VALIDATION_ERROR
+    in 1.2345 hours | ! VALIDATION_ERROR
+    end of the | ! VALIDATION_ERROR
+    4pm PST | ! VALIDATION_ERROR
   )");
 }
 
@@ -652,6 +659,14 @@ TEST_CASE("time grammar corpus: refusals are short and suggest the nearest "
   // The longest input the grammar reads, refused: still within 300.
   auto r = w.read(std::string(128, 'x'));
   CHECK(std::get<time_input_error>(r).message.size() <= 300);
+  // The input is quoted up to 48 bytes, never half a UTF-8 character.
+  std::string e_acute = "\xc3\xa9", many, shown;
+  for (int i = 0; i < 40; ++i)
+    many += e_acute;
+  for (int i = 0; i < 24; ++i)
+    shown += e_acute;
+  auto utf8 = std::get<time_input_error>(w.read("x" + many)).message;
+  CHECK(utf8.find("'x" + shown.substr(0, 46) + "...'") != std::string::npos);
 }
 
 TEST_CASE("time grammar corpus: ambiguous phrases report their convention",
