@@ -32,8 +32,19 @@ time_input_result parse_time_input(std::string_view text,
     s.remove_suffix(1);
   if (s.empty())
     return refuse_time_input(text, "it is empty");
-  if (s.size() > 4 && all_digits(s.substr(0, 4)) && s[4] == '-')
-    return parse_iso_time(text, s, o);
+  if (s.size() > 4 && all_digits(s.substr(0, 4)) && s[4] == '-') {
+    auto iso = parse_iso_time(text, s, o);
+    // "2026-12-25 3pm", "2026-12-25 at 15:00": an ISO date, then a phrase's
+    // time of day; the ISO refusal stands when that does not read either.
+    if (std::holds_alternative<time_input_error>(iso) && s.size() > 11
+        && s[10] == ' ' && std::get<time_input_error>(iso).code
+                             == "VALIDATION_ERROR") {
+      auto phrase = parse_natural_time(text, s, o);
+      if (std::holds_alternative<time_input>(phrase))
+        return phrase;
+    }
+    return iso;
+  }
   if (s.substr(0, 8) == "unix_ms:")
     return parse_unix_time(text, s.substr(8), true);
   if (s.substr(0, 5) == "unix:")

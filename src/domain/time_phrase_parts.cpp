@@ -292,7 +292,9 @@ std::optional<int> year_number(std::string_view t) {
 
 std::optional<numeric_date> read_numeric_date(std::string_view t,
                                               time_words::order_t order) {
-  char sep = t.find('/') != std::string_view::npos ? '/' : '.';
+  char sep = t.find('/') != std::string_view::npos   ? '/'
+             : t.size() == 10 && t[4] == '-' ? '-' // 2026-12-25
+                                             : '.';
   if (sep == '.' && !t.empty() && t.back() == '.')
     t.remove_suffix(1);
   std::vector<std::string_view> parts;
