@@ -9,6 +9,8 @@
 #include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
 #include "domain/clock.hpp"
+#include "domain/time_input.hpp"
+#include "domain/zones.hpp"
 #include "journal/runs.hpp"
 #include "storage/runs.hpp"
 #include "log.hpp"
@@ -227,6 +229,38 @@ void convert_request(benchmark::State& state, const char* time) {
 BENCHMARK_CAPTURE(convert_request, local_20_zones, "2026-06-10T20:00");
 BENCHMARK_CAPTURE(convert_request, relative_20_zones, "next friday at 10:00");
 BENCHMARK_CAPTURE(convert_request, gap_refused, "2026-03-29T02:30");
+
+// Issue 30 item 5: the grammar's share of a request is largest with one
+// target zone: an ISO input against the phrases people and models write
+// (within 10% of it), and the grammar alone.
+void convert_one_zone(benchmark::State& state, const char* time) {
+  auto st = initialized_session();
+  auto line = tool_call("time_convert",
+                        std::string{R"({"from_timezone":"America/New_York",)"
+                                    R"("to_timezones":["UTC"],"time":")"}
+                          + time + "\"}");
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run(st, line));
+}
+BENCHMARK_CAPTURE(convert_one_zone, iso, "2026-12-25T15:00");
+BENCHMARK_CAPTURE(convert_one_zone, next_friday_at, "next friday at 10:00");
+BENCHMARK_CAPTURE(convert_one_zone, month_day_year_pm, "Dec 25, 2026 at 3pm");
+BENCHMARK_CAPTURE(convert_one_zone, tomorrow_9am, "tomorrow at 9am");
+BENCHMARK_CAPTURE(convert_one_zone, hour_and_a_half, "in an hour and a half");
+
+void time_grammar(benchmark::State& state, const char* time) {
+  static const auto ny = *domain::resolve_zone("America/New_York", "UTC").found;
+  domain::time_input_options o;
+  o.now = domain::system_clock_source{}.wall_now();
+  o.in = &ny;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(domain::parse_time_input(time, o));
+}
+BENCHMARK_CAPTURE(time_grammar, iso, "2026-12-25T15:00");
+BENCHMARK_CAPTURE(time_grammar, next_friday_at, "next friday at 10:00");
+BENCHMARK_CAPTURE(time_grammar, month_day_year_pm, "Dec 25, 2026 at 3pm");
+BENCHMARK_CAPTURE(time_grammar, tomorrow_9am, "tomorrow at 9am");
+BENCHMARK_CAPTURE(time_grammar, hour_and_a_half, "in an hour and a half");
 
 // Issue 18 items 5 and 6: the friendly field of the source and every target
 // in a locale: de-DE's ICU pattern interpreted per zone (an ICU format call

@@ -214,14 +214,23 @@ time_input_result parse_unix_time(std::string_view text,
 
 
 time_input_error refuse_time_input(std::string_view text,
-                                   const std::string& why) {
-  std::string shown(text.substr(0, 64));
-  if (text.size() > 64)
+                                   const std::string& why,
+                                   std::vector<std::string> suggestions) {
+  // 48 bytes, not cutting a UTF-8 character.
+  std::size_t keep = text.size() > 48 ? 48 : text.size();
+  while (keep < text.size() && keep > 0
+         && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
+    --keep;
+  std::string shown(text.substr(0, keep));
+  if (keep < text.size())
     shown += "...";
+  auto message = "Cannot read the time '" + shown + "': " + why;
+  // Reasons are short; this bound keeps a refusal within 300 characters.
+  if (message.size() > 250) // only the input is not ASCII: cut in the reason
+    message = message.substr(0, 247) + "...";
   return {"VALIDATION_ERROR",
-          "Cannot read the time '" + shown + "': " + why + ". "
-            + accepted_time_forms(),
-          {}};
+          message + ". Every form: docs/time-grammar.md.",
+          std::move(suggestions)};
 }
 
 bool in_supported_years(std::chrono::milliseconds since_epoch) {
@@ -250,22 +259,6 @@ std::optional<disambiguation> parse_disambiguation(std::string_view s) {
   if (s == "later")
     return disambiguation::later;
   return std::nullopt;
-}
-
-const std::string& accepted_time_forms() {
-  static const std::string forms
-    = "Accepted forms: ISO 8601 with an offset (2026-03-29T02:30:00+01:00, "
-      "2026-03-29T01:30:00.250Z); a local date-time read in the request's "
-      "zone (2026-03-29T02:30 or 2026-03-29T02:30:00); a date (2026-03-29, local "
-      "midnight); unix:SECONDS or unix_ms:MILLISECONDS (unix:1774747800); "
-      "now, today, tomorrow, yesterday; next|last|this <weekday>; in <N> "
-      "<unit> [<N> <unit> ...] or <N> <unit> [...] ago (units: seconds, "
-      "minutes, hours, days, weeks, months, years); start of|end of "
-      "day|week|month|year; next business day. Day forms (today, tomorrow, "
-      "yesterday, weekdays, next business day, start of ..., in/ago with "
-      "days, weeks, months or years only) may end with 'at HH:MM' or 'at "
-      "HH:MM:SS'. Case does not matter.";
-  return forms;
 }
 
 time_input_result resolve_local_time(local_time t, const zone& z,

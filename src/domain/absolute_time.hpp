@@ -36,6 +36,9 @@ struct time_input_options {
   /// Local times the grammar computes (midnights, calendar arithmetic) use
   /// `compatible`, as Temporal's arithmetic does.
   disambiguation on_conflict = disambiguation::reject;
+  /// Month and weekday names and numeric date order of the caller's locale
+  /// (time_words_for); nullptr reads English, month first (en-US).
+  const struct time_words* words = nullptr;
 };
 
 struct time_input {
@@ -47,6 +50,9 @@ struct time_input {
   /// "earlier" / "later" when the local time fell in a gap or an overlap
   /// and was shifted or chosen; empty otherwise.
   std::string disambiguated;
+  /// The convention that read an ambiguous phrase, e.g. "next friday: the
+  /// first Friday after today" (docs/time-grammar.md); empty otherwise.
+  std::string convention;
 };
 
 /// A refused input. `code` is VALIDATION_ERROR (not in the grammar),
@@ -70,13 +76,12 @@ time_input_result resolve_local_time(local_time t, const zone& z,
                                      std::string_view rule_argument
                                      = "disambiguation");
 
-/// The accepted forms, one sentence, as error messages quote them.
-const std::string& accepted_time_forms();
-
-/// A VALIDATION_ERROR for `text`: "Cannot read the time '...': WHY.
-/// Accepted forms: ...".
+/// A VALIDATION_ERROR for `text`: "Cannot read the time '...': WHY. Forms:
+/// docs/time-grammar.md." (at most 300 characters: the page lists the
+/// grammar, a refusal does not), with `suggestions` to try instead.
 time_input_error refuse_time_input(std::string_view text,
-                                   const std::string& why);
+                                   const std::string& why,
+                                   std::vector<std::string> suggestions = {});
 
 /// wall_time counts nanoseconds (years 1678 to 2261): inputs and results
 /// stay in years 1800 to 2200, checked in milliseconds (since 1970-01-01,

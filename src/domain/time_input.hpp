@@ -1,12 +1,13 @@
 #pragma once
 
-// The one grammar for a time a request names (docs/tools.md, "Time inputs"):
+// The one grammar for a time a request names (docs/time-grammar.md):
 // ISO 8601 with an offset, a local date-time or a date read in a zone,
-// unix:/unix_ms: numbers (absolute_time.hpp), and a small set of relative
-// expressions evaluated against an explicit `now`. Case-insensitive;
-// nothing else is guessed.
+// unix:/unix_ms: numbers (absolute_time.hpp), and the phrases people and
+// models write (natural_time.hpp), read against an explicit `now`.
+// Case-insensitive; ambiguous phrases report the convention used.
 
 #include "domain/absolute_time.hpp"
+#include "domain/time_words.hpp"
 
 #include <string_view>
 

@@ -33,6 +33,7 @@ struct calculate_args {
 struct calc_input : zoned_fields {
   std::string input;
   std::string interpreted_as;
+  std::optional<std::string> convention;
   std::optional<std::string> disambiguation;
 };
 
@@ -124,6 +125,8 @@ calc_input describe_input(const std::string& text, const domain::time_input& in,
   fill_zoned_fields(c, in.instant, z, format, locale);
   c.input = text;
   c.interpreted_as = input_form_name(in.form);
+  if (!in.convention.empty())
+    c.convention = in.convention;
   if (!in.disambiguated.empty())
     c.disambiguation = in.disambiguated;
   return c;
@@ -276,6 +279,8 @@ outcome<calculate_result> run(const calculate_args& args, tool_context& ctx) {
   opts.week_start = static_cast<unsigned>(
     std::find(weekdays.begin(), weekdays.end(), args.week_start)
     - weekdays.begin());
+  if (!locale.is_default)
+    opts.words = &domain::time_words_for(locale.icu_id);
   auto start = read_time("start", args.start, opts);
   if (auto* err = std::get_if<tool_error>(&start))
     return std::move(*err);
@@ -344,6 +349,7 @@ struct nested<calc_input> {
             "How it was read: 'offset', 'local', 'date', 'unix' or "
             "'relative'.")
         .one_of({"offset", "local", "date", "unix", "relative"});
+      s.add("convention", &calc_input::convention, convention_description);
       add_zoned_fields(s);
       s.add("disambiguation", &calc_input::disambiguation,
             "'earlier' or 'later' when the local time fell in a DST gap or "
@@ -456,7 +462,7 @@ tool make_time_calculate() {
     .required()
     .one_of(operations);
   in->add("start", &calculate_args::start,
-          "A time in time_convert's grammar (ISO 8601, local date-time or date in timezone, unix:SECONDS, 'next friday at 10:00', ...).")
+          "A time in time_convert's grammar (docs/time-grammar.md): ISO 8601, a date, unix:SECONDS, 'tomorrow 9am', 'in 3 days', ...")
     .required()
     .min_length(1)
     .max_length(128);

@@ -24,6 +24,7 @@ struct convert_args {
 struct convert_source : zoned_fields {
   std::string input;
   std::string interpreted_as;
+  std::optional<std::string> convention;
   std::optional<std::string> input_offset;
   std::optional<std::string> disambiguation;
 };
@@ -88,6 +89,8 @@ outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
   opts.week_start = static_cast<unsigned>(
     std::find(weekdays.begin(), weekdays.end(), args.week_start)
     - weekdays.begin());
+  if (!locale.is_default)
+    opts.words = &domain::time_words_for(locale.icu_id);
   auto parsed = domain::parse_time_input(args.time, opts);
   if (auto* err = std::get_if<domain::time_input_error>(&parsed))
     return tool_error{std::move(err->code), std::move(err->message),
@@ -106,6 +109,8 @@ outcome<convert_result> run(const convert_args& args, tool_context& ctx) {
   auto source_day = fill_zoned_fields(src, in.instant, source_zone, args.format, locale);
   src.input = args.time;
   src.interpreted_as = input_form_name(in.form);
+  if (!in.convention.empty())
+    src.convention = std::move(in.convention);
   if (in.input_offset)
     src.input_offset = domain::format_utc_offset(*in.input_offset);
   if (!in.disambiguated.empty())
@@ -133,6 +138,7 @@ struct nested<convert_source> {
             "local date-time in from_timezone), 'date' (local midnight), "
             "'unix' or 'relative'.")
         .one_of({"offset", "local", "date", "unix", "relative"});
+      s.add("convention", &convert_source::convention, convention_description);
       add_zoned_fields(s);
       s.add("input_offset", &convert_source::input_offset,
             "The offset the input carried (then from_timezone was not used "
@@ -164,7 +170,7 @@ struct nested<convert_target> {
 tool make_time_convert() {
   auto in = std::make_shared<input_schema<convert_args>>();
   in->add("time", &convert_args::time,
-          "ISO 8601 with offset, a local date-time or date (read in from_timezone), unix:SECONDS, unix_ms:MS, or relative: now, tomorrow, next friday at 10:00, in 3 hours, end of month, next business day, ...")
+          "ISO 8601 (with offset, or a local date-time or date read in from_timezone), unix:SECONDS, unix_ms:MS, or a phrase: tomorrow 9am, next friday at 3pm, Dec 25, in 1.5 hours, EOD (docs/time-grammar.md)")
     .required()
     .min_length(1)
     .max_length(128);

@@ -248,8 +248,8 @@ tool make_time_session_list() {
     .max_length(max_id_length);
   in->add("started_after", &a::started_after,
           "Only sessions started at or after this time: ISO 8601 (a date or "
-          "local time is read in `timezone`), unix:SECONDS, or a relative "
-          "time such as '7 days ago'.")
+          "local time is read in `timezone`), unix:SECONDS, or a phrase "
+          "(docs/time-grammar.md).")
     .min_length(1)
     .max_length(128);
   in->add("started_before", &a::started_before,

@@ -268,9 +268,8 @@ tool make_time_stats() {
     .default_to("day")
     .one_of({"milestone", "tag", "day", "week", "task"});
   in->add("from", &a::from,
-          "Sessions started at or after this time (ISO 8601, a date, "
-          "unix:SECONDS, or e.g. '30 days ago'); default: 30 days before "
-          "`to`.")
+          "Sessions started at or after this time (ISO 8601, unix:SECONDS, "
+          "a phrase: docs/time-grammar.md); default: 30 days before `to`.")
     .min_length(1)
     .max_length(128);
   in->add("to", &a::to,

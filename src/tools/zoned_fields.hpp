@@ -49,6 +49,12 @@ long long fill_zoned_fields(zoned_fields& f, domain::wall_time t,
                             const domain::zone& z, const std::string& format,
                             const domain::friendly_locale& locale);
 
+/// The `convention` output field's description: the rule that read an
+/// ambiguous phrase (next friday, a date without a year).
+inline constexpr const char* convention_description
+  = "The rule that read an ambiguous phrase (docs/time-grammar.md), e.g. "
+    "'next Friday: the first Friday after today', else null.";
+
 /// How an input was read: "offset", "local", "date", "unix", "relative".
 const char* input_form_name(domain::time_input::form_t f);
 
