@@ -233,8 +233,10 @@ const std::vector<option>& options() {
      }},
     {"--max-tracking-sessions", "max_tracking_sessions",
      "TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS", "N",
-     "most tracking sessions held at once, over all clients; ended ones "
-     "count until they expire or make room (default 100)",
+     "most open tracking sessions in the data directory, over all servers "
+     "that share it (LIMIT_REACHED beyond), and most one server holds in "
+     "memory, ended ones included until they expire or make room "
+     "(default 100)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.tracking.max_sessions);
      }},
@@ -278,8 +280,8 @@ const std::vector<option>& options() {
      }},
     {"--data-dir", "data_dir", "TIME_TRACKER_MCP_DATA_DIR", "DIR",
      "where the session journal lives (default $XDG_STATE_HOME/"
-     "time-tracker-mcp, else ~/.local/state/time-tracker-mcp); one server "
-     "per directory",
+     "time-tracker-mcp, else ~/.local/state/time-tracker-mcp); every "
+     "server on the machine may use the same one at once",
      [](config& c, const std::string& v) -> std::string {
        if (v.empty())
          return "expected a directory";
@@ -318,7 +320,8 @@ const std::vector<option>& options() {
        return {};
      }},
     {"--threads", "threads", "TIME_TRACKER_MCP_THREADS", "N",
-     "actor scheduler threads (default: one per core)",
+     "actor scheduler threads (default: the cores the process may run "
+     "on, its CPU affinity)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 256, c.worker_threads);
      }},
@@ -418,7 +421,8 @@ const std::vector<option>& options() {
      }},
     {"--max-connections", "max_connections",
      "TIME_TRACKER_MCP_MAX_CONNECTIONS", "N",
-     "http: open connections at once; one more gets 503 and is closed "
+     "http: open connections at once; one more closes the connection "
+     "idle longest, or, with none idle, gets 503 and is closed "
      "(default 4096)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.max_connections);

@@ -33,7 +33,7 @@ struct config {
   /// Resolved by load_config: the default, at most the global cap.
   std::size_t max_sessions_per_principal = 0;
   std::size_t max_sessions_per_mcp_session = 0;
-  /// Actor scheduler threads; 0: one per core.
+  /// Actor scheduler threads; 0: the cores of the CPU affinity mask.
   std::size_t worker_threads = 0;
   std::string config_file;
   /// Enabled toolsets (tools::toolsets); empty: tools::default_toolsets.
