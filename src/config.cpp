@@ -477,41 +477,11 @@ std::string apply_file(config& c, const std::string& path) {
 
 } // namespace
 
-std::string usage() {
-  std::string out
-    = "Usage: time-tracker-mcp stdio [options]\n"
-      "       time-tracker-mcp http [--listen 127.0.0.1:8787] [options]\n"
-      "       time-tracker-mcp --help | --version\n\n"
-      "Modes:\n"
-      "  stdio    serve one MCP client on stdin/stdout (newline-delimited "
-      "JSON-RPC);\n"
-      "           logs go to stderr\n"
-      "  http     serve many MCP clients over Streamable HTTP at "
-      "http://HOST:PORT/PATH (default /mcp);\n"
-      "           logs go to stderr\n\n"
-      "Options (also settable in a JSON config file and the environment; "
-      "command line\nwins over environment, environment over file):\n";
-  // One column for every description, as wide as the longest option needs,
-  // so that a long option name cannot push its description out of line.
-  struct row {
-    std::string lhs, help, env, key;
-  };
-  std::vector<row> rows{{"  --config FILE", "JSON config file",
-                         "TIME_TRACKER_MCP_CONFIG", ""}};
+std::vector<option_doc> option_docs() {
+  std::vector<option_doc> out{
+    {"--config", "FILE", "TIME_TRACKER_MCP_CONFIG", "", "JSON config file"}};
   for (const auto& o : options())
-    rows.push_back({std::string{"  "} + o.flag
-                        + (*o.arg != '\0' ? std::string{" "} + o.arg : ""),
-                    o.help, o.env, o.key});
-  std::size_t column = 0;
-  for (const auto& r : rows)
-    column = std::max(column, r.lhs.size() + 2);
-  for (auto& r : rows) {
-    r.lhs.resize(column, ' ');
-    out += r.lhs + r.help
-           + (r.key.empty() ? " (env " + r.env + ")\n"
-                            : "\n" + std::string(column, ' ') + "env " + r.env
-                                  + ", file key \"" + r.key + "\"\n");
-  }
+    out.push_back({o.flag, o.arg, o.env, o.key, o.help});
   return out;
 }
 
@@ -533,6 +503,10 @@ load_config(const std::vector<std::string>& args,
     const auto& a = args[i];
     if (a == "--help" || a == "-h") {
       res.text = usage();
+      return res;
+    }
+    if (a == "--help-markdown") {
+      res.text = usage_markdown();
       return res;
     }
     if (a == "--version") {
