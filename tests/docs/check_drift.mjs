@@ -24,7 +24,9 @@
 //     A console line that is not JSON must be equal, except a 32-hex-digit
 //     MCP session id.
 //
-// Usage: node tests/docs/check_drift.mjs BINARY
+// Usage: node tests/docs/check_drift.mjs BINARY [MORE.md …]
+// (docs.drift_fails_on_drift gives it tests/docs/fixtures/drift.md, which
+// must fail.)
 // Prints how many options and examples it checked; exits 1 on any drift.
 
 import { spawn, spawnSync } from "node:child_process";
@@ -42,6 +44,7 @@ const docFiles = [
   join(root, "README.md"),
   ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => join(root, "docs", f)),
   join(root, "examples/README.md"),
+  ...process.argv.slice(3).map((f) => resolve(f)), // more pages, e.g. a fixture
 ];
 const clientFiles = spawnSync("git", ["ls-files", "examples"], { cwd: root, encoding: "utf8" })
   .stdout.split("\n").filter((f) => f.endsWith(".json") && f !== "examples/config.json")
