@@ -233,8 +233,10 @@ const std::vector<option>& options() {
      }},
     {"--max-tracking-sessions", "max_tracking_sessions",
      "TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS", "N",
-     "most tracking sessions held at once, over all clients; ended ones "
-     "count until they expire or make room (default 100)",
+     "most open tracking sessions in the data directory, over all servers "
+     "that share it (LIMIT_REACHED beyond), and most one server holds in "
+     "memory, ended ones included until they expire or make room "
+     "(default 100)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.tracking.max_sessions);
      }},
@@ -278,8 +280,8 @@ const std::vector<option>& options() {
      }},
     {"--data-dir", "data_dir", "TIME_TRACKER_MCP_DATA_DIR", "DIR",
      "where the session journal lives (default $XDG_STATE_HOME/"
-     "time-tracker-mcp, else ~/.local/state/time-tracker-mcp); one server "
-     "per directory",
+     "time-tracker-mcp, else ~/.local/state/time-tracker-mcp); every "
+     "server on the machine may use the same one at once",
      [](config& c, const std::string& v) -> std::string {
        if (v.empty())
          return "expected a directory";
@@ -318,7 +320,8 @@ const std::vector<option>& options() {
        return {};
      }},
     {"--threads", "threads", "TIME_TRACKER_MCP_THREADS", "N",
-     "actor scheduler threads (default: one per core)",
+     "actor scheduler threads (default: the cores the process may run "
+     "on, its CPU affinity)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 256, c.worker_threads);
      }},
@@ -418,7 +421,8 @@ const std::vector<option>& options() {
      }},
     {"--max-connections", "max_connections",
      "TIME_TRACKER_MCP_MAX_CONNECTIONS", "N",
-     "http: open connections at once; one more gets 503 and is closed "
+     "http: open connections at once; one more closes the connection "
+     "idle longest, or, with none idle, gets 503 and is closed "
      "(default 4096)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.max_connections);
@@ -473,41 +477,11 @@ std::string apply_file(config& c, const std::string& path) {
 
 } // namespace
 
-std::string usage() {
-  std::string out
-    = "Usage: time-tracker-mcp stdio [options]\n"
-      "       time-tracker-mcp http [--listen 127.0.0.1:8787] [options]\n"
-      "       time-tracker-mcp --help | --version\n\n"
-      "Modes:\n"
-      "  stdio    serve one MCP client on stdin/stdout (newline-delimited "
-      "JSON-RPC);\n"
-      "           logs go to stderr\n"
-      "  http     serve many MCP clients over Streamable HTTP at "
-      "http://HOST:PORT/PATH (default /mcp);\n"
-      "           logs go to stderr\n\n"
-      "Options (also settable in a JSON config file and the environment; "
-      "command line\nwins over environment, environment over file):\n";
-  // One column for every description, as wide as the longest option needs,
-  // so that a long option name cannot push its description out of line.
-  struct row {
-    std::string lhs, help, env, key;
-  };
-  std::vector<row> rows{{"  --config FILE", "JSON config file",
-                         "TIME_TRACKER_MCP_CONFIG", ""}};
+std::vector<option_doc> option_docs() {
+  std::vector<option_doc> out{
+    {"--config", "FILE", "TIME_TRACKER_MCP_CONFIG", "", "JSON config file"}};
   for (const auto& o : options())
-    rows.push_back({std::string{"  "} + o.flag
-                        + (*o.arg != '\0' ? std::string{" "} + o.arg : ""),
-                    o.help, o.env, o.key});
-  std::size_t column = 0;
-  for (const auto& r : rows)
-    column = std::max(column, r.lhs.size() + 2);
-  for (auto& r : rows) {
-    r.lhs.resize(column, ' ');
-    out += r.lhs + r.help
-           + (r.key.empty() ? " (env " + r.env + ")\n"
-                            : "\n" + std::string(column, ' ') + "env " + r.env
-                                  + ", file key \"" + r.key + "\"\n");
-  }
+    out.push_back({o.flag, o.arg, o.env, o.key, o.help});
   return out;
 }
 
@@ -529,6 +503,10 @@ load_config(const std::vector<std::string>& args,
     const auto& a = args[i];
     if (a == "--help" || a == "-h") {
       res.text = usage();
+      return res;
+    }
+    if (a == "--help-markdown") {
+      res.text = usage_markdown();
       return res;
     }
     if (a == "--version") {

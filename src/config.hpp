@@ -33,7 +33,7 @@ struct config {
   /// Resolved by load_config: the default, at most the global cap.
   std::size_t max_sessions_per_principal = 0;
   std::size_t max_sessions_per_mcp_session = 0;
-  /// Actor scheduler threads; 0: one per core.
+  /// Actor scheduler threads; 0: the cores of the CPU affinity mask.
   std::size_t worker_threads = 0;
   std::string config_file;
   /// Enabled toolsets (tools::toolsets); empty: tools::default_toolsets.
@@ -100,8 +100,23 @@ config_result
 load_config(const std::vector<std::string>& args,
             const std::function<const char*(const char*)>& getenv);
 
-/// The --help text.
+/// One option as the docs show it, from the option table (config.cpp);
+/// --config first.
+struct option_doc {
+  std::string flag; ///< "--data-dir"
+  std::string arg;  ///< "DIR"; empty for a switch
+  std::string env;
+  std::string key; ///< config-file key; empty: none (--config)
+  std::string help;
+};
+std::vector<option_doc> option_docs();
+
+/// The --help text (config_help.cpp).
 std::string usage();
+
+/// docs/options.md's option table, generated from the same option table
+/// (--help-markdown; a test compares it with the committed page).
+std::string usage_markdown();
 
 /// --toolsets: "time,tracking", "all" (config_sets.cpp).
 std::string set_toolsets(config& c, const std::string& list);

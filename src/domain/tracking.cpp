@@ -363,10 +363,12 @@ tracking_error tracker::not_held(const std::string& id) const {
       "Session " + quoted(id) + " cannot be looked up: " + storage_fault_
         + ". Nothing was changed; the server keeps trying to open the "
           "journal, so try again later."};
+  // Sessions belong to the user (the principal), not to the connection:
+  // this says the same of another user's session as of an unknown id.
   return tracking_error{"SESSION_NOT_FOUND",
-                        "No session " + quoted(id)
-                          + " in this MCP session; use the session_id "
-                            "that time_session_start returned."};
+                        "You have no tracking session " + quoted(id)
+                          + "; use the session_id that time_session_start "
+                            "returned."};
 }
 
 const tracking_session* tracker::find(const std::string& id) const {

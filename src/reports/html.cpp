@@ -57,6 +57,7 @@ svg .axis{stroke:#d0d7de}svg text{font-size:12px;fill:#1f2328}
 .completed{--c:#2da44e}.skipped{--c:#8c959f}.failed{--c:#cf222e}
 .interrupted{--c:#bf8700}.running{--c:#0969da}
 .bar{fill:var(--c)}
+.pause{fill:#fff;fill-opacity:.6;pointer-events:none}
 .legend span{display:inline-block;margin-right:1em}
 .legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle;background:var(--c)}
 </style>
@@ -85,6 +86,31 @@ std::string shorten(const std::string& s) {
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
     --cut; // not inside a UTF-8 sequence
   return s.substr(0, cut) + "\xE2\x80\xA6"; // …
+}
+
+/// A paused run's pauses: lighter stretches over its bar, between its
+/// active spans (and after the last, if it ended paused).
+template <class X>
+std::string pause_gaps(const report_run& r, const X& x_of, int y) {
+  std::string s;
+  auto length = r.offset_end - r.offset_start;
+  auto gap = [&](std::chrono::milliseconds from, std::chrono::milliseconds to) {
+    // Under a millisecond is the spans' rounding, not a pause.
+    if (to - from <= std::chrono::milliseconds{1})
+      return;
+    double x0 = x_of((r.offset_start + from).count());
+    double x1 = x_of((r.offset_start + to).count());
+    s += "<rect class=\"pause\" x=\"" + px(x0) + "\" y=\""
+         + std::to_string(y + 1) + "\" width=\"" + px(x1 - x0)
+         + "\" height=\"" + std::to_string(bar_height) + "\"/>\n";
+  };
+  std::chrono::milliseconds at{0};
+  for (const auto& a : r.active) {
+    gap(at, a.from);
+    at = a.to;
+  }
+  gap(at, length);
+  return s;
 }
 
 std::string timeline(const report_model& m) {
@@ -136,8 +162,12 @@ std::string timeline(const report_model& m) {
                + text::friendly_time(r.start, m.tz) + " – "
                + (r.running ? std::string{"now"}
                             : text::friendly_time(r.end, m.tz))
-               + " (" + text::compact_duration(r.duration) + ")")
+               + " (" + text::compact_duration(r.duration)
+               + (r.pauses > 0 ? ", paused " + text::compact_duration(r.paused)
+                               : std::string{})
+               + ")")
          + "</title></rect>\n";
+    s += pause_gaps(r, x_of, y);
   }
   s += "</svg>\n";
   return s;
@@ -221,6 +251,9 @@ std::string render_html(const report_model& m, const report_options& o) {
     for (const char* st :
          {"completed", "skipped", "failed", "interrupted", "running"})
       h += std::string("<span><i class=\"") + st + "\"></i>" + st + "</span>";
+    if (std::any_of(m.runs.begin(), m.runs.end(),
+                    [](const report_run& r) { return r.pauses > 0; }))
+      h += "<span>lighter: paused</span>";
     h += "</p>\n" + timeline(m);
   }
   h += "<h2>Task Execution Log</h2>\n<table>\n<thead><tr><th>Task ID</th>"

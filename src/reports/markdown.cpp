@@ -217,12 +217,22 @@ std::string render_mermaid_gantt(const report_model& m) {
       label += " (run " + std::to_string(r.run) + ")";
     if (r.status != domain::run_status::completed)
       label += std::string(" (") + text::status_word(r) + ")";
-    // The end is the start plus the monotonic duration, so the bar has the
-    // length the table states.
-    g += "    " + mermaid_text(label) + " :" + mermaid_tags(r) + "run"
-         + std::to_string(r.ordinal + 1) + ", "
-         + text::local_datetime(r.start, m.tz) + ", "
-         + text::local_datetime(r.start + r.duration, m.tz) + "\n";
+    // One bar per active span, on the monotonic clock (so the bars have
+    // the lengths the table states): a paused run's bar stops at each
+    // pause and goes on, as "… (resumed)", after it, the last at its end.
+    std::string id = "run" + std::to_string(r.ordinal + 1);
+    for (std::size_t k = 0; k < r.active.size(); ++k) {
+      const auto& a = r.active[k];
+      g += "    " + mermaid_text(k == 0 ? label : label + " (resumed)")
+           + " :" + mermaid_tags(r) + id
+           + (k == 0 ? std::string{} : "_" + std::to_string(k + 1)) + ", "
+           + text::local_datetime(r.start + a.from, m.tz) + ", "
+           + text::local_datetime(r.start + a.to, m.tz) + "\n";
+    }
+    if (r.active.empty()) // paused from its start: a bar of no length
+      g += "    " + mermaid_text(label) + " :" + mermaid_tags(r) + id + ", "
+           + text::local_datetime(r.start, m.tz) + ", "
+           + text::local_datetime(r.start, m.tz) + "\n";
   }
   return g;
 }

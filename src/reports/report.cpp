@@ -48,7 +48,15 @@ report_model build_report(const domain::tracking_session& s,
       r.offset_start = std::chrono::duration_cast<milliseconds>(since);
       if (r.offset_start.count() < 0)
         r.offset_start = milliseconds{0};
-      r.offset_end = r.offset_start + r.duration;
+      auto stop_at = run.end ? run.end->mono : end.mono;
+      auto from_run = [&](domain::mono_time t) {
+        return std::chrono::duration_cast<milliseconds>(t - run.start.mono);
+      };
+      // The bar spans start to end; a paused run's is longer than its
+      // active time, and its active spans show where the pauses fall.
+      r.offset_end = r.offset_start + std::max(from_run(stop_at), milliseconds{0});
+      for (const auto& [from, to] : run.active_spans(end.mono))
+        r.active.push_back({from_run(from), from_run(to)});
       r.metadata = run.metadata;
       r.completion_metadata = run.completion_metadata;
       auto stop = run.end ? run.end->mono : end.mono;
@@ -141,6 +149,7 @@ report_model build_focus_report(const domain::focus_row& f,
   r.running = !f.end;
   r.duration = m.total;
   r.offset_end = m.total;
+  r.active.push_back({milliseconds{0}, m.total});
   m.runs.push_back(std::move(r));
   return m;
 }

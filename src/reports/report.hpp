@@ -37,9 +37,16 @@ struct report_run {
   bool running = false;
   std::chrono::milliseconds duration{0}; ///< monotonic (so far, if running)
   /// From the session start to the run's start/end on the monotonic clock:
-  /// where the timeline draws the bar.
+  /// where the timeline draws the bar (start to end, pauses included).
   std::chrono::milliseconds offset_start{0};
   std::chrono::milliseconds offset_end{0};
+  /// The stretches the run was active (between its pauses), from the run's
+  /// start, oldest first; together `duration` long. One for an unpaused run.
+  struct active_span {
+    std::chrono::milliseconds from{0};
+    std::chrono::milliseconds to{0};
+  };
+  std::vector<active_span> active;
   domain::string_map metadata;
   domain::string_map completion_metadata;
   /// Paused time within the run (its pauses, time_tasks_edit): `duration`

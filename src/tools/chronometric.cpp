@@ -305,8 +305,9 @@ tool make_request_break_if_needed() {
   spec.title = "Break check";
   spec.description
     = "null when no break is due; else elapsed focus, the user's intent "
-      "verbatim, a suggested action and a level (ladder 60/90/120 min, "
-      "harder after end of day). INVALID_THRESHOLD: threshold <= 0.";
+      "verbatim, an action and a level: gentle, then nudge and hard from "
+      "rungs 2 and 3 of their break_ladder, one harder after end of day. "
+      "INVALID_THRESHOLD: threshold <= 0.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only;

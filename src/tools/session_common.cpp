@@ -466,8 +466,12 @@ outcome<domain::tracking_session*> use_session(tool_context& ctx,
                                                const std::string& id,
                                                domain::instant now) {
   auto res = ctx.tracker.use(id, now);
-  if (auto* err = std::get_if<domain::tracking_error>(&res))
-    return to_tool_error(std::move(*err));
+  if (auto* err = std::get_if<domain::tracking_error>(&res)) {
+    auto out = to_tool_error(std::move(*err));
+    if (out.code == "SESSION_NOT_FOUND")
+      out.maybe_focus = id;
+    return out;
+  }
   return std::get<domain::tracking_session*>(res);
 }
 

@@ -258,7 +258,7 @@ tool make_time_session_list() {
     .max_length(128);
   in->add("timezone", &a::timezone,
           "Zone for reading dates and writing times: IANA name, offset, or "
-          "'local' (the server's zone).")
+          "'local' (the user's preferred zone, else the server's).")
     .default_to("local")
     .min_length(1)
     .max_length(max_id_length);

@@ -279,7 +279,7 @@ tool make_time_stats() {
     .max_length(128);
   in->add("timezone", &a::timezone,
           "Zone for dates and days/weeks: IANA name, offset, or 'local' "
-          "(the server's zone).")
+          "(the user's preferred zone, else the server's).")
     .default_to("local")
     .min_length(1)
     .max_length(max_id_length);

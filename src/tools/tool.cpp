@@ -119,6 +119,17 @@ std::string encode_tool_error(const tool_error& err) {
   return buf.GetString();
 }
 
+tool_error focus_not_tracking(const tool_error& was, const std::string& id) {
+  tool_error e = was;
+  e.message = "'" + id
+              + "' is one of your focus sessions (mark_session_start), not a "
+                "tracking session: time_session_report reads it by this id, "
+                "get_time_context shows the open one and mark_session_end "
+                "ends it. This tool takes the session_id that "
+                "time_session_start returned.";
+  return e;
+}
+
 namespace {
 
 std::shared_ptr<const rapidjson::Document> parse_schema(const std::string& s) {

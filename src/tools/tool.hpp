@@ -32,7 +32,15 @@ struct tool_error {
   std::string limit = {};
   /// time_tasks_edit: the index of the operation that failed the call.
   std::optional<std::int64_t> operation = {};
+  /// SESSION_NOT_FOUND of a tracking lookup (use_session): the id, which
+  /// may name one of the caller's focus sessions; to_call_result then
+  /// looks it up and, if so, says what it is and which tools read it.
+  std::string maybe_focus = {};
 };
+
+/// The error for `id`, one of the caller's focus sessions, named where a
+/// tracking session was expected (`was`: the tracking lookup's error).
+tool_error focus_not_tracking(const tool_error& was, const std::string& id);
 
 template <class Result>
 using outcome = std::variant<Result, tool_error>;
@@ -326,8 +334,27 @@ to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
   }
   if (auto* ok = std::get_if<Result>(&res))
     return to_call_result(*out, outcome<Result>{std::move(*ok)});
-  return to_call_result(*out,
-                        outcome<Result>{std::move(std::get<tool_error>(res))});
+  auto& err = std::get<tool_error>(res);
+  if (!err.maybe_focus.empty()) {
+    // Not a tracking session of the caller: one of its focus sessions?
+    // (Their ids are UUIDs too.) A history query tells; else the error.
+    domain::history_filter f;
+    f.kind = domain::history_kind::focus;
+    f.focus_id = err.maybe_focus;
+    f.limit = 1;
+    call_result r;
+    r.status = call_result::needs_history;
+    r.history = std::move(f);
+    r.resume_history = [out, err](const domain::history_page& page,
+                                  tool_context&) {
+      auto e = page.focus.empty() ? err
+                                  : focus_not_tracking(err, err.maybe_focus);
+      e.maybe_focus.clear();
+      return to_call_result(*out, outcome<Result>{std::move(e)});
+    };
+    return r;
+  }
+  return to_call_result(*out, outcome<Result>{std::move(err)});
 }
 
 /// What a tool runs: a callable taking the decoded arguments and the

@@ -110,11 +110,26 @@ function mermaidCheck() {
   assert.ok(r.labels.some((l) => l.trim() === '\u2023 section\ua789 \uff031\u037e 50\uff05 done (interrupted)'),
     JSON.stringify(r.labels));
 
+  // A paused run (report_edited.md: task a, paused 3 of its 6 minutes) is
+  // drawn as its active spans, "a" and "a (resumed)", the last ending
+  // where the run ends (issue 29).
+  const edited = /```mermaid\n([\s\S]*?)```/.exec(readFileSync(path.join(golden, 'report_edited.md'), 'utf8'));
+  assert.ok(edited, 'report_edited.md has a mermaid block');
+  const spans = edited[1].split('\n').filter((l) => /:\w.*, \d{4}-/.test(l)).length;
+  const editedRuns = JSON.parse(readFileSync(path.join(golden, 'report_edited.json'), 'utf8')).runs;
+  const paused = path.join(out, 'gantt_paused.html');
+  writeFileSync(paused, page(edited[1]));
+  const p = pageResult(paused);
+  assert.equal(p.ok, true, `Mermaid refused the paused gantt block: ${p.error}`);
+  assert.equal(p.bars, spans, 'one bar per active span');
+  assert.equal(p.bars, editedRuns.length + 1, 'the paused run in two bars');
+  assert.ok(p.labels.some((l) => l.trim() === 'a (resumed)'), JSON.stringify(p.labels));
+
   const bad = path.join(out, 'gantt_bad.html');
   writeFileSync(bad, page('this is not a diagram'));
   const refused = pageResult(bad);
   assert.equal(refused.ok, false, 'Mermaid must refuse a block that is not a diagram');
-  console.log(`mermaid: gantt parsed and rendered, ${r.bars} bars for ${runs.length} runs; a non-diagram refused (${refused.error.slice(0, 60)})`);
+  console.log(`mermaid: gantt parsed and rendered, ${r.bars} bars for ${runs.length} runs; a paused run in 2 of ${p.bars} bars; a non-diagram refused (${refused.error.slice(0, 60)})`);
 }
 
 function htmlCheck() {

@@ -107,6 +107,18 @@ for (const [era, connectFn] of [['2025-11-25 (SDK v1)', connectHttp], ['2026-07-
       assert.equal(stranger.isError, true);
       assert.equal(stranger.structuredContent.error_code, 'SESSION_NOT_FOUND');
       assert.ok(!JSON.stringify(stranger.structuredContent).includes('migration'), 'no intent in an error');
+
+      // Issue 29: a tracking tool given a focus id says what it is and
+      // which tool reads it; given another user's, what it says of any
+      // unknown id, never "in this MCP session".
+      const mixed = await callChecked(alice, 'time_session_summary', { session_id: focus });
+      assert.equal(mixed.isError, true);
+      assert.equal(mixed.structuredContent.error_code, 'SESSION_NOT_FOUND');
+      assert.match(mixed.structuredContent.message, /is one of your focus sessions/);
+      assert.match(mixed.structuredContent.message, /time_session_report reads it/);
+      const foreign = await callChecked(bob, 'time_session_summary', { session_id: focus });
+      assert.equal(foreign.structuredContent.message,
+        `You have no tracking session '${focus}'; use the session_id that time_session_start returned.`);
     });
   });
 }

@@ -177,6 +177,35 @@ TEST_CASE("focus sessions appear in list, stats and reports, per principal",
                       R"({"session_id":")" + tracking + R"("})");
     CHECK(str(t["report"]).find("M1") != std::string::npos);
   }
+
+  SECTION("a tracking tool given a focus id says what it is (issue 29)") {
+    for (auto [tool, more] :
+         {std::pair{"time_session_summary", ""},
+          std::pair{"time_task_start", R"(,"task_id":"a")"},
+          std::pair{"time_undo", ""}}) {
+      INFO(tool);
+      std::string args = R"({"session_id":")" + first + "\"" + more + "}";
+      auto res = alice.run(tools_call(tool, args, "98"));
+      auto r = check_tool_result(res["result"], *alice.registry, tool);
+      REQUIRE(r.is_error);
+      CHECK(str(r.sc["error_code"]) == "SESSION_NOT_FOUND");
+      CHECK(str(r.sc["message"])
+            == "'" + first
+                 + "' is one of your focus sessions (mark_session_start), "
+                   "not a tracking session: time_session_report reads it "
+                   "by this id, get_time_context shows the open one and "
+                   "mark_session_end ends it. This tool takes the "
+                   "session_id that time_session_start returned.");
+      // Bob's view of Alice's focus id: as of any unknown id.
+      auto b = bob.run(tools_call(tool, args, "97"));
+      auto rb = check_tool_result(b["result"], *bob.registry, tool);
+      REQUIRE(rb.is_error);
+      CHECK(str(rb.sc["message"])
+            == "You have no tracking session '" + first
+                 + "'; use the session_id that time_session_start "
+                   "returned.");
+    }
+  }
 }
 
 TEST_CASE("focus sessions in history without a journal (--ephemeral)",

@@ -46,3 +46,40 @@ TEST_CASE("config: --help descriptions start in one column") {
   CHECK(env_lines == option_lines - 1); // --config has its env on its line
   CHECK(columns.size() == 1);
 }
+
+TEST_CASE("config: --help-markdown is the same option table as a Markdown "
+          "table (issue 29)") {
+  auto docs = option_docs();
+  std::istringstream in(usage_markdown());
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "| option | env / file key | meaning |");
+  std::getline(in, line);
+  CHECK(line == "|---|---|---|");
+  std::size_t row = 0;
+  while (std::getline(in, line)) {
+    INFO(line);
+    REQUIRE(row < docs.size());
+    const auto& o = docs[row++];
+    CHECK(line.rfind("| `" + o.flag, 0) == 0);
+    CHECK(line.find("`" + o.env + "`") != std::string::npos);
+    // Three cells: every '|' inside a cell is escaped.
+    int bars = 0;
+    for (std::size_t i = 0; i < line.size(); ++i)
+      if (line[i] == '|' && (i == 0 || line[i - 1] != '\\'))
+        ++bars;
+    CHECK(bars == 4);
+  }
+  CHECK(row == docs.size());
+  // --help shows the same options, in the same order.
+  auto text = usage();
+  std::size_t at = 0;
+  for (const auto& o : docs) {
+    auto next = text.find("  " + o.flag + " ", at);
+    if (next == std::string::npos)
+      next = text.find("  " + o.flag + "\n", at);
+    INFO(o.flag);
+    REQUIRE(next != std::string::npos);
+    at = next;
+  }
+}

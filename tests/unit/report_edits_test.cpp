@@ -90,3 +90,36 @@ TEST_CASE("report: estimates, pauses, notes and corrections in every "
   check_golden("report_edited.json", render_report(m, report_format::json));
   check_golden("report_edited.html", render_report(m, report_format::html));
 }
+
+TEST_CASE("report: a paused run's timeline spans its start to its end, the "
+          "pause a gap (issue 29)",
+          "[report][issue29]") {
+  client c;
+  auto m = edited_model(c);
+  // a: 09:45:32 - 09:51:32 in the table, active 2 min, paused 3, active 1.
+  const auto& a = m.runs[0];
+  CHECK(a.offset_end - a.offset_start == 6min);
+  REQUIRE(a.active.size() == 2);
+  CHECK(a.active[0].from == 0min);
+  CHECK(a.active[0].to == 2min);
+  CHECK(a.active[1].from == 5min);
+  CHECK(a.active[1].to == 6min);
+  auto gantt = render_mermaid_gantt(m);
+  CHECK(gantt.find("    a :done, run1, 2025-12-14 09:45:32, "
+                   "2025-12-14 09:47:32\n")
+        != std::string::npos);
+  // The last bar of the run ends where the run ends.
+  CHECK(gantt.find("    a (resumed) :done, run1_2, 2025-12-14 09:50:32, "
+                   "2025-12-14 09:51:32\n")
+        != std::string::npos);
+  auto html = render_report(m, report_format::html);
+  // The bar is 6 of the session's 12 minutes (760 px chart), with a
+  // lighter pause from minute 2 to 5 over it.
+  CHECK(html.find("data-task=\"a\" data-run=\"1\" data-status=\"completed\" "
+                  "x=\"280.0\" y=\"31\" width=\"380.0\"")
+        != std::string::npos);
+  CHECK(html.find("<rect class=\"pause\" x=\"406.7\" y=\"31\" width=\"190.0\"")
+        != std::string::npos);
+  CHECK(html.find("9:45:32 AM – 9:51:32 AM (3m, paused 3m)")
+        != std::string::npos);
+}

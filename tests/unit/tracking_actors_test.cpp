@@ -431,8 +431,8 @@ TEST_CASE("tracking actors: another route presenting a session id gets the "
     CHECK(str(fe["error_code"]) == "SESSION_NOT_FOUND");
     CHECK(str(ue["error_code"]) == "SESSION_NOT_FOUND");
     CHECK(str(fe["message"])
-          == "No session '" + owned
-               + "' in this MCP session; use the session_id that "
+          == "You have no tracking session '" + owned
+               + "'; use the session_id that "
                  "time_session_start returned.");
     CHECK(replace_all(str(fe["message"]), owned, placeholder)
           == replace_all(str(ue["message"]), never, placeholder));
@@ -615,8 +615,8 @@ TEST_CASE("tracking actors: twenty clients at once each get a session and "
     auto foreign = f.summary(route(i), other);
     CHECK(error_code(foreign) == "SESSION_NOT_FOUND");
     CHECK(str(error_content(foreign)["message"])
-          == "No session '" + other
-               + "' in this MCP session; use the session_id that "
+          == "You have no tracking session '" + other
+               + "'; use the session_id that "
                  "time_session_start returned.");
   }
   CHECK(f.slots() == n);
