@@ -5,6 +5,12 @@
 
 namespace ttm::domain {
 
+pref_test overlap_refused(const preferences& server) {
+  // The stored preference is JSON text (time_preferences_set writes it).
+  return {"session_overlap_policy", "\"error\"",
+          server.session_overlap_policy == "error"};
+}
+
 std::optional<std::int64_t> parse_clock_time(std::string_view text) {
   if (text.size() != 5 || text[2] != ':')
     return std::nullopt;

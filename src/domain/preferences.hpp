@@ -5,6 +5,7 @@
 // break ladder. Pure functions of values and times: no clock, no storage.
 
 #include "domain/clock.hpp"
+#include "domain/principal_ops.hpp"
 
 #include <array>
 #include <chrono>
@@ -44,6 +45,12 @@ struct preferences {
   std::string session_overlap_policy = "auto_close"; ///< or "error"
   bool idle_consent = false;
 };
+
+/// When a focus session is open, mark_session_start is refused (instead of
+/// closing it) if the principal's session_overlap_policy is "error": its
+/// own preference when it set one, else `server`'s. The store tests it in
+/// the transaction that opens the session, so no other start slips between.
+pref_test overlap_refused(const preferences& server);
 
 /// "HH:MM" (00:00-23:59) → minutes since midnight; nullopt if malformed.
 std::optional<std::int64_t> parse_clock_time(std::string_view text);

@@ -26,6 +26,16 @@ struct focus_row {
   std::string summary;
 };
 
+/// A condition on the principal's stored preferences, checked by the store
+/// in the transaction of the operation that carries it: the preference
+/// `key` is stored with the JSON text `value`; `otherwise` when `key` is not
+/// stored (see overlap_refused in preferences.hpp).
+struct pref_test {
+  std::string key;
+  std::string value;
+  bool otherwise = false;
+};
+
 struct principal_op {
   enum kind_t : std::uint8_t { read, set_prefs, focus_start, focus_end };
   kind_t kind = read;
@@ -33,11 +43,12 @@ struct principal_op {
   /// set_prefs: the keys to set (value JSON text; "null": back to the
   /// server's default), all or none.
   std::vector<std::pair<std::string, std::string>> prefs;
-  /// focus_start: the new session (its id, intent, start); `refuse_open`:
-  /// the principal's overlap policy is "error" (refused when one is open,
-  /// else the open one is closed at the new start).
+  /// focus_start: the new session (its id, intent, start). While another
+  /// is open it is refused when `refuse_open` holds (the principal's
+  /// overlap policy is "error"), else the open one is closed at the new
+  /// start.
   focus_row start;
-  bool refuse_open = false;
+  pref_test refuse_open;
   /// focus_end: when, and the summary.
   wall_time now{};
   std::string summary;

@@ -6,12 +6,12 @@
 // only carries the payload text; the domain never sees it.
 
 #include "domain/tracking.hpp"
+#include "journal/bad_event.hpp"
 #include "protocol/era.hpp"
 #include "storage/store.hpp"
 
 #include <rapidjson/document.h>
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -36,11 +36,6 @@ storage::event to_event(const domain::change& c, const std::string& principal,
 
 /// The era a stored session was started in (see to_event).
 protocol::era era_of(const storage::stored_session& s);
-
-/// A stored payload that cannot be read back: replay skips its session.
-struct bad_event : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 /// One event's payload, parsed; each getter throws bad_event when a field it
 /// needs is missing or of the wrong type.

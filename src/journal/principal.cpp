@@ -41,7 +41,8 @@ storage::principal_op to_store(const domain::principal_op& op) {
   out.principal = op.principal;
   out.prefs = op.prefs;
   out.start = to_store(op.start);
-  out.refuse_open = op.refuse_open;
+  out.refuse_open = {op.refuse_open.key, op.refuse_open.value,
+                     op.refuse_open.otherwise};
   out.now_wall_ns = domain::to_ns(op.now);
   out.summary = op.summary;
   return out;

@@ -18,6 +18,21 @@
 
 namespace ttm::storage {
 
+/// A principal's preferences: key → JSON text, sorted by key.
+using pref_list = std::vector<std::pair<std::string, std::string>>;
+
+/// A condition on a principal's stored preferences, checked in the
+/// transaction of the operation that carries it: the preference `key` is
+/// stored with the JSON text `value`; `otherwise` when `key` is not stored.
+/// The store compares text; what a preference means is the caller's.
+struct pref_test {
+  std::string key;
+  std::string value;
+  bool otherwise = false;
+
+  bool holds(const pref_list& prefs) const;
+};
+
 struct principal_op {
   enum kind_t : std::uint8_t { read, set_prefs, focus_start, focus_end };
   kind_t kind = read;
@@ -25,13 +40,12 @@ struct principal_op {
   /// set_prefs: the keys to set (value JSON text; "null": back to the
   /// server's default), all or none.
   std::vector<std::pair<std::string, std::string>> prefs;
-  /// focus_start: the new session (its id, intent, start); `refuse_open`:
-  /// the server's default overlap policy is "error" (refused when one is
-  /// open, else the open one is closed at the new start). The principal's
-  /// own `session_overlap_policy` preference, when stored, decides instead
-  /// (read in the same transaction).
+  /// focus_start: the new session (its id, intent, start). While another
+  /// is open it is refused when `refuse_open` holds of the principal's
+  /// preferences as this transaction reads them, else the open one is
+  /// closed at the new start.
   focus_record start;
-  bool refuse_open = false;
+  pref_test refuse_open;
   /// focus_end: when, and the summary.
   std::int64_t now_wall_ns = 0;
   std::string summary;
@@ -50,11 +64,6 @@ struct principal_state {
 
 /// The operations on one principal's state, for a store that keeps it in
 /// memory (--ephemeral: shared by every client of the process, lost at exit).
-/// Whether a focus_start is refused while one is open (see refuse_open).
-bool refuses_open(const principal_op& op,
-                  const std::vector<std::pair<std::string, std::string>>&
-                    prefs);
-
 class principal_memory {
 public:
   principal_state apply(const principal_op& op);

@@ -15,13 +15,11 @@ std::optional<focus_record> last_open(const std::vector<focus_record>& fs) {
 
 } // namespace
 
-bool refuses_open(const principal_op& op,
-                  const std::vector<std::pair<std::string, std::string>>&
-                    prefs) {
-  for (const auto& [key, value] : prefs)
-    if (key == "session_overlap_policy")
-      return value == "\"error\"";
-  return op.refuse_open;
+bool pref_test::holds(const pref_list& prefs) const {
+  for (const auto& [k, v] : prefs)
+    if (k == key)
+      return v == value;
+  return otherwise;
 }
 
 principal_state principal_memory::apply(const principal_op& op) {
@@ -55,7 +53,7 @@ principal_state principal_memory::apply(const principal_op& op) {
       }
       break;
     case principal_op::focus_start:
-      if (refuses_open(op, e.prefs) && last_open(e.focus)) {
+      if (op.refuse_open.holds(e.prefs) && last_open(e.focus)) {
         out.refused = "SESSION_ALREADY_OPEN";
         break;
       }

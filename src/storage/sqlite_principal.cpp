@@ -105,7 +105,7 @@ result<principal_state> sqlite_store::principal(const principal_op& op) {
         }
         break;
       case principal_op::focus_start:
-        if (out.open && refuses_open(op, out.prefs)) {
+        if (out.open && op.refuse_open.holds(out.prefs)) {
           out.refused = "SESSION_ALREADY_OPEN";
           break;
         }

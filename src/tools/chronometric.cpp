@@ -170,9 +170,9 @@ slot_outcome<start_result> run_start(const start_args& a, tool_context& ctx) {
   op.start.session_id = domain::make_uuid_v4();
   op.start.intent = a.intent;
   op.start.start = ctx.clock.wall_now();
-  // The store applies the principal's own policy, if set, in the same
-  // transaction as the insert; this is the server's default.
-  op.refuse_open = ctx.defaults.session_overlap_policy == "error";
+  // The store tests the principal's own policy, if set, in the same
+  // transaction as the insert; else the server's default decides.
+  op.refuse_open = domain::overlap_refused(ctx.defaults);
   auto id = op.start.session_id;
   return principal_wait<start_result>{
     std::move(op),
