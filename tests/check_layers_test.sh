@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/check_layers.sh on small made-up trees: it passes a clean one and
-# fails, naming the culprit, on a back-edge, a forbidden peer and a cycle.
+# fails, naming the culprit, on a back-edge, a forbidden peer, a cycle and
+# a tool name used as a string outside src/tools.
 set -u
 check=${1:?usage: check_layers_test.sh path/to/check_layers.sh}
 tmp=$(mktemp -d)
@@ -53,6 +54,21 @@ t=$(tree cycle)
 printf '#include "protocol/q.hpp"\n' >"$t/protocol/p.cpp"
 printf '#include "protocol/p.hpp"\n' >"$t/protocol/q.hpp"
 expect 1 "include cycle: protocol/[pq] -> protocol/[pq]" "$t"
+
+# Tool names as strings (issue 28): a tool is named in its declaration
+# (src/tools) only; a comment or prose inside a longer string may name it.
+t=$(tree names)
+printf 'void f() { spec.name = "time_echo"; }\n' >"$t/src/tools/time_echo.cpp"
+mkdir -p "$t/src/mcp"
+printf '#include "tools/t.hpp"\n// "time_echo" in a comment\n/* "idle_status"\n   too */\nconst char* m = "call time_echo first";\n' \
+  >"$t/src/mcp/m.cpp"
+expect 0 "no tool names as strings outside src/tools" "$t"
+printf 'const char* x = "time_echo";\n' >>"$t/src/mcp/m.cpp"
+expect 1 'tool name as a string: src/mcp/m.cpp:6 uses "time_echo"' "$t"
+t=$(tree chrono)
+printf 'auto n = find("idle_status"); // the chronometric names count too\n' \
+  >>"$t/actors/a.hpp"
+expect 1 'tool name as a string: actors/a.hpp:3 uses "idle_status"' "$t"
 
 [ "$fail" -eq 0 ] && echo "check_layers_test: all cases pass"
 exit "$fail"
