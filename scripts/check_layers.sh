@@ -142,8 +142,38 @@ if ! loops=$(sort -u "$edges" | tsort 2>&1 >/dev/null); then
   failures=$((failures + 1))
 fi
 
+# --- Tool names as strings (issue 28) ---------------------------------------
+# A tool is named once, in its declaration (src/tools: tool_spec::name).
+# Anywhere else in the server's sources a string literal that is a tool name
+# ("time_session_report") is a lookup that goes around the declaration: ask
+# the registry by role, preference_defaults() or instructions() instead.
+# Tool names: those declared in src/tools (`spec.name = "..."`) and the
+# chronometric ones. Comments do not count, nor prose that mentions a tool
+# inside a longer string.
+tool_name_literals() {
+  local names pattern
+  names=$( { [ -d src/tools ] && sed -n 's/.*spec\.name = "\([A-Za-z0-9_]*\)";.*/\1/p' src/tools/*.cpp
+             printf '%s\n' get_time_context mark_session_start mark_session_end \
+               request_break_if_needed idle_status; } | sort -u | paste -sd'|')
+  pattern="\"($names)\""
+  local file
+  while IFS= read -r file; do
+    # Comments become blanks (line numbers kept), then literals are matched.
+    perl -0pe 's{/\*.*?\*/}{ (my $c = $&) =~ tr/\n//cd; $c }gse; s{//[^\n]*}{}g' "$file" \
+      | grep -noE "$pattern" \
+      | while IFS=: read -r line name; do
+          echo "tool name as a string: $file:$line uses $name (outside src/tools; ask the registry: role, preference_defaults, instructions)"
+        done
+  done < <(find "${dirs[@]}" -type f \( -name '*.hpp' -o -name '*.cpp' \) -not -path 'src/tools/*' | sort)
+}
+named=$(tool_name_literals)
+if [ -n "$named" ]; then
+  echo "$named"
+  failures=$((failures + $(wc -l <<<"$named")))
+fi
+
 if [ "$failures" -gt 0 ]; then
   echo "check_layers: $failures problem(s) in $files files"
   exit 1
 fi
-echo "check_layers: $files files, $includes includes of ours: no back-edges, no cycles"
+echo "check_layers: $files files, $includes includes of ours: no back-edges, no cycles, no tool names as strings outside src/tools"

@@ -71,18 +71,6 @@ private:
   const char* reason_ = nullptr;
 };
 
-const char* instructions_text
-  = "Trusted time for agents. Call time_get_current instead of guessing the "
-    "date or time; omit timezone for the user's preferred zone. Focus: "
-    "mark_session_start with the user's intent when work begins, "
-    "get_time_context at the start of a turn, request_break_if_needed now "
-    "and then (null: carry on; else quote prior_intent back), "
-    "mark_session_end when done. To time a milestone: time_session_start "
-    "with its task_ids, time_task_start / time_task_end around each task, "
-    "time_session_summary for progress, time_session_end at the end. "
-    "Failures are isError results with an error_code and a fix. Tools not "
-    "listed here may be enabled with --toolsets.";
-
 /// The zone "local" stands for: configured, else detected, else UTC.
 std::optional<std::string> resolve_local_zone(const config& cfg) {
   if (!cfg.local_timezone.empty()) {
@@ -171,8 +159,9 @@ actors::client_config make_client_config(const config& cfg,
   client_cfg.board = std::make_shared<mcp::principal_board>();
   client_cfg.clock = std::make_shared<domain::system_clock_source>();
   client_cfg.local_zone = local_zone;
+  // Derived from the enabled tools' declarations, without compiling them.
   client_cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION,
-                     instructions_text};
+                     client_cfg.registry->instructions()};
   client_cfg.limits = cfg.tracking;
   return client_cfg;
 }

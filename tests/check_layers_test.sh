@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/check_layers.sh on small made-up trees: it passes a clean one and
 # fails, naming the culprit, on a back-edge, a forbidden peer, a cycle, one
-# of our headers included as <...> or by a relative path, and a .h file.
+# of our headers included as <...> or by a relative path, a .h file, and a
+# tool name used as a string outside src/tools.
 set -u
 check=${1:?usage: check_layers_test.sh path/to/check_layers.sh}
 tmp=$(mktemp -d)
@@ -77,6 +78,21 @@ t=$(tree dot_h); mkdir -p "$t/tests"; echo '#pragma once' >"$t/tests/helper.h"
 expect 0 "no back-edges, no cycles" "$t"
 echo '#pragma once' >"$t/src/domain/old.h"
 expect 1 "not .hpp/.cpp: src/domain/old.h" "$t"
+
+# Tool names as strings (issue 28): a tool is named in its declaration
+# (src/tools) only; a comment or prose inside a longer string may name it.
+t=$(tree names)
+printf 'void f() { spec.name = "time_echo"; }\n' >"$t/src/tools/time_echo.cpp"
+mkdir -p "$t/src/mcp"
+printf '#include "tools/t.hpp"\n// "time_echo" in a comment\n/* "idle_status"\n   too */\nconst char* m = "call time_echo first";\n' \
+  >"$t/src/mcp/m.cpp"
+expect 0 "no tool names as strings outside src/tools" "$t"
+printf 'const char* x = "time_echo";\n' >>"$t/src/mcp/m.cpp"
+expect 1 'tool name as a string: src/mcp/m.cpp:6 uses "time_echo"' "$t"
+t=$(tree chrono)
+printf 'auto n = find("idle_status"); // the chronometric names count too\n' \
+  >>"$t/actors/a.hpp"
+expect 1 'tool name as a string: actors/a.hpp:3 uses "idle_status"' "$t"
 
 [ "$fail" -eq 0 ] && echo "check_layers_test: all cases pass"
 exit "$fail"

@@ -251,7 +251,7 @@ std::string session::on_tools_call(const method_call& c) {
   const auto* t = cfg_.registry->find(tool_name);
   if (t == nullptr) {
     const auto& on = cfg_.registry->toolsets();
-    if (auto set = tools::toolset_of(tool_name);
+    if (auto set = cfg_.registry->toolset_of(tool_name);
         !set.empty() && std::find(on.begin(), on.end(), set) == on.end())
       return invalid_params(
         c.msg.id, "unknown tool '" + tool_name + "': it is in the '" + set
@@ -532,7 +532,8 @@ std::string session::on_prompts_get(const method_call& c) {
     }
   }
   prompt_context ctx{cfg_.clock->wall_now(), cfg_.local_zone};
-  ctx.reports = cfg_.registry->find("time_session_report") != nullptr;
+  ctx.reports
+    = cfg_.registry->find_role(tools::role::session_report) != nullptr;
   auto out = render_prompt(*p, args, ctx);
   if (auto* why = std::get_if<std::string>(&out))
     return invalid_params(c.msg.id, *why);

@@ -4,7 +4,6 @@
 #include "domain/time_input.hpp"
 #include "domain/zones.hpp"
 #include "protocol/json_rpc.hpp"
-#include "tools/toolsets.hpp"
 
 #include <date/date.h>
 
@@ -230,7 +229,7 @@ const std::vector<prompt>& server_prompts() {
      {{"session_id", "Session",
        "The session_id time_session_start returned.", true}},
      &execution_report,
-     {"time_session_report"}},
+     {tools::role::session_report}},
     {"standup",
      "Standup",
      "What you tracked in the last 24 hours, or on a given day: done, in "
@@ -244,7 +243,7 @@ const std::vector<prompt>& server_prompts() {
        "offset); the server's zone by default.",
        false}},
      &standup,
-     {"time_session_list", "time_session_summary"}},
+     {tools::role::session_list, tools::role::session_summary}},
     {"plan_milestone",
      "Plan a milestone",
      "How to start a tracking session from a task list and time each task.",
@@ -259,24 +258,29 @@ const std::vector<prompt>& server_prompts() {
        "the server's zone by default.",
        false}},
      &plan_milestone,
-     {"time_session_start", "time_task_start", "time_task_end",
-      "time_session_summary", "time_session_end"}},
+     {tools::role::session_start, tools::role::task_start,
+      tools::role::task_end, tools::role::session_summary,
+      tools::role::session_end}},
   };
   return all;
 }
 
 bool offered(const prompt& p, const tools::registry& r) {
   return std::all_of(p.tools.begin(), p.tools.end(),
-                     [&r](const auto& t) { return r.find(t) != nullptr; });
+                     [&r](auto t) { return r.find_role(t) != nullptr; });
 }
 
 std::string not_offered(const prompt& p, const tools::registry& r) {
-  for (const auto& t : p.tools)
-    if (r.find(t) == nullptr)
-      return "prompt '" + p.name + "' needs the tool " + t
+  for (auto t : p.tools)
+    if (r.find_role(t) == nullptr) {
+      const auto* off = r.declared(t);
+      if (off == nullptr)
+        return "prompt '" + p.name + "' needs a tool this server lacks";
+      return "prompt '" + p.name + "' needs the tool " + off->name()
              + ", which this server does not offer: its toolset '"
-             + tools::toolset_of(t)
+             + off->about().toolset
              + "' is off (start the server with --toolsets naming it)";
+    }
   return {};
 }
 

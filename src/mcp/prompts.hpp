@@ -52,16 +52,16 @@ struct prompt {
   std::string description;
   std::vector<prompt_argument> arguments;
   prompt_outcome (*render)(const prompt_args& args, const prompt_context& ctx);
-  /// The tools its text tells the model to call: the prompt is offered
-  /// only while --toolsets enables them all.
-  std::vector<std::string> tools;
+  /// The roles of the tools its text tells the model to call: the prompt
+  /// is offered only while --toolsets enables them all.
+  std::vector<tools::role> tools;
 };
 
 /// Whether `p` is offered: `r` (the enabled tools) has every tool it names.
 bool offered(const prompt& p, const tools::registry& r);
 
-/// Why `p` is not offered: the first tool it needs that `r` lacks, and its
-/// toolset.
+/// Why `p` is not offered: the first tool it needs that `r` does not
+/// enable, and its toolset.
 std::string not_offered(const prompt& p, const tools::registry& r);
 
 /// Every prompt, in the order prompts/list gives them.

@@ -15,8 +15,6 @@ namespace ttm::mcp {
 
 namespace {
 
-constexpr std::string_view report_tool = "time_session_report";
-
 // resources/list pages: the newest sessions first, as time_session_list.
 constexpr std::size_t list_page_size = 50;
 
@@ -56,7 +54,7 @@ std::string session::on_resources_read(const method_call& c) {
   auto ref = parse_report_uri(uri);
   if (!ref)
     return resource_not_found(c.msg, uri);
-  const auto* tool = cfg_.registry->find(report_tool);
+  const auto* tool = cfg_.registry->find_role(tools::role::session_report);
   if (tool == nullptr)
     throw std::logic_error("resources/read without time_session_report");
   rapidjson::Document args;

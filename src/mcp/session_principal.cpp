@@ -22,36 +22,13 @@ namespace ttm::mcp {
 
 namespace {
 
-/// The tools whose zone argument falls back to the caller's zone, and
-/// whether omitting it means 'local' (a report's default is its session's
-/// zone: only an explicit 'local' is the caller's then).
-/// `locale`, `week_start`: the tool takes that argument, which falls back
-/// to the caller's preference when omitted in a call that uses the
-/// caller's zone (a call naming its zone reads no preferences: it never
-/// waits for the journal).
-struct zone_rule {
-  const char* tool;
-  const char* arg;
-  bool omitted_is_local;
-  bool locale;
-  bool week_start;
-};
-
-constexpr zone_rule zone_rules[] = {
-  {"time_get_current", "timezone", true, true, false},
-  {"time_convert", "from_timezone", true, true, true},
-  {"time_calculate", "timezone", true, true, true},
-  {"time_session_start", "timezone", true, false, false},
-  {"time_session_list", "timezone", true, false, false},
-  {"time_stats", "timezone", true, false, true},
-  {"time_session_report", "timezone", false, false, false},
-};
-
-const zone_rule* rule_of(std::string_view tool) {
-  for (const auto& r : zone_rules)
-    if (tool == r.tool)
-      return &r;
-  return nullptr;
+/// The tool's arguments that fall back to the caller's preferences (its
+/// declaration: tools::preference_defaults); nullptr when none does or the
+/// tool is not enabled.
+const tools::preference_defaults* rule_of(const tools::registry& registry,
+                                          std::string_view tool) {
+  const auto* t = registry.find(tool);
+  return t != nullptr ? t->preference_defaults() : nullptr;
 }
 
 } // namespace
@@ -59,7 +36,7 @@ const zone_rule* rule_of(std::string_view tool) {
 std::optional<rapidjson::Document>
 session::with_preferences(const std::string& tool,
                           const rapidjson::Value& args) const {
-  const auto* rule = rule_of(tool);
+  const auto* rule = rule_of(*cfg_.registry, tool);
   if (!job_ || !job_->prefs_read || rule == nullptr || !args.IsObject())
     return std::nullopt;
   std::optional<rapidjson::Document> out;
@@ -93,8 +70,8 @@ principal_board& session::board() {
 bool session::needs_principal_zone(const protocol::message& msg) const {
   if (msg.kind != protocol::message::request || msg.method != "tools/call")
     return false;
-  const zone_rule* rule = rule_of(msg.name);
-  if (rule == nullptr || cfg_.registry->find(msg.name) == nullptr)
+  const auto* rule = rule_of(*cfg_.registry, msg.name);
+  if (rule == nullptr)
     return false;
   rapidjson::Document own;
   const rapidjson::Value* params = msg.params_value.get();
@@ -109,7 +86,7 @@ bool session::needs_principal_zone(const protocol::message& msg) const {
   auto args = params->FindMember("arguments");
   if (args == params->MemberEnd() || !args->value.IsObject())
     return rule->omitted_is_local;
-  auto zone = args->value.FindMember(rule->arg);
+  auto zone = args->value.FindMember(rule->zone_arg);
   if (zone == args->value.MemberEnd())
     return rule->omitted_is_local;
   return zone->value.IsString()

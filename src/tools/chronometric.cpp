@@ -106,6 +106,8 @@ tool make_get_time_context() {
              "night_owl_caution", "unknown"});
   tool_spec<no_args, r> spec;
   spec.name = "get_time_context";
+  spec.toolset = "chronometric";
+  spec.instructions = {phase::each, "get_time_context at the start of a turn"};
   spec.title = "Time context";
   spec.description
     = "Now in your zone, weekday, time since your previous request, length "
@@ -215,6 +217,10 @@ tool make_mark_session_start() {
     .omit_when_empty();
   tool_spec<start_args, start_result> spec;
   spec.name = "mark_session_start";
+  spec.toolset = "chronometric";
+  spec.instructions
+    = {phase::begin,
+       "mark_session_start with the user's intent when work begins"};
   spec.title = "Start focus session";
   spec.description
     = "Starts a focus session with the user's intent, kept by the server. "
@@ -245,6 +251,8 @@ tool make_mark_session_end() {
   out->add("duration", &end_result::duration, "ISO 8601 duration.");
   tool_spec<end_args, end_result> spec;
   spec.name = "mark_session_end";
+  spec.toolset = "chronometric";
+  spec.instructions = {phase::end, "mark_session_end when done"};
   spec.title = "End focus session";
   spec.description
     = "Ends your most recent open focus session (no id needed). "
@@ -302,6 +310,10 @@ tool make_request_break_if_needed() {
     .one_of({"gentle", "nudge", "hard"});
   tool_spec<break_args, r> spec;
   spec.name = "request_break_if_needed";
+  spec.toolset = "chronometric";
+  spec.instructions
+    = {phase::periodic,
+       "request_break_if_needed now and then (null: carry on; else quote prior_intent back)"};
   spec.title = "Break check";
   spec.description
     = "null when no break is due; else elapsed focus, the user's intent "
@@ -376,6 +388,7 @@ tool make_idle_status() {
     .omit_when_empty();
   tool_spec<no_args, r> spec;
   spec.name = "idle_status";
+  spec.toolset = "chronometric";
   spec.title = "Idle status";
   spec.description
     = "Whether you are active here, from your requests to this server (not "

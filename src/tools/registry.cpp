@@ -8,8 +8,120 @@
 
 namespace ttm::tools {
 
-registry::registry(std::vector<tool> tools) {
-  std::call_once(built_, [&] { set(std::move(tools)); });
+// Each in its own file (the session tools: session_common.hpp).
+tool make_time_convert();
+tool make_time_calculate();
+tool make_time_session_list();
+tool make_time_stats();
+tool make_time_preferences_get();
+tool make_time_preferences_set();
+/// get_time_context, mark_session_start, mark_session_end,
+/// request_break_if_needed, idle_status (chronometric.cpp).
+std::vector<tool> make_chronometric_tools();
+
+namespace {
+
+/// The one list of all tools, in tools/list order. A tool's declaration
+/// (its file) says everything else: toolset, preference defaults, role,
+/// what the instructions say of it.
+std::vector<tool> declared_tools(const domain::tracking_limits& limits) {
+  std::vector<tool> all{
+    make_time_get_current(),
+    make_time_session_start(limits),
+    make_time_task_start(),
+    make_time_task_end(),
+    make_time_session_end(),
+    make_time_session_summary(),
+    make_time_session_report(),
+    make_time_convert(),
+    make_time_calculate(),
+    make_time_session_list(),
+    make_time_stats(),
+    make_time_tasks_edit(),
+    make_time_undo(),
+  };
+  for (auto& t : make_chronometric_tools())
+    all.push_back(std::move(t));
+  all.push_back(make_time_preferences_get());
+  all.push_back(make_time_preferences_set());
+  return all;
+}
+
+/// "Trusted time for agents.", a sentence per toolset whose enabled tools
+/// carry instructions notes (toolset::lead, then the notes by phase, then
+/// in list order), the error convention, and a pointer to --toolsets while
+/// some toolset is off.
+std::string render_instructions(const std::vector<tool>& tools,
+                                bool some_off) {
+  std::vector<const toolset*> sets;
+  for (const auto& s : toolsets())
+    sets.push_back(&s);
+  std::stable_sort(sets.begin(), sets.end(),
+                   [](const toolset* a, const toolset* b) {
+                     return a->sentence < b->sentence;
+                   });
+  std::string out = "Trusted time for agents.";
+  for (const auto* set : sets) {
+    std::vector<const instructions_note*> notes;
+    for (const auto& t : tools)
+      if (t.about().toolset == set->name
+          && !t.about().instructions.text.empty())
+        notes.push_back(&t.about().instructions);
+    if (notes.empty())
+      continue;
+    std::stable_sort(notes.begin(), notes.end(),
+                     [](const instructions_note* a,
+                        const instructions_note* b) {
+                       return a->phase < b->phase;
+                     });
+    out += std::string{" "} + set->lead;
+    for (std::size_t i = 0; i < notes.size(); ++i)
+      out += (i == 0 ? "" : ", ") + notes[i]->text;
+    out += ".";
+  }
+  out += " Failures are isError results with an error_code and a fix.";
+  if (some_off)
+    out += " Tools not listed here may be enabled with --toolsets.";
+  return out;
+}
+
+bool some_off(const std::vector<std::string>& on) {
+  return std::any_of(toolsets().begin(), toolsets().end(),
+                     [&on](const toolset& s) {
+                       return std::find(on.begin(), on.end(), s.name)
+                              == on.end();
+                     });
+}
+
+} // namespace
+
+registry::registry(std::vector<tool> tools) : tools_(std::move(tools)) {
+  instructions_ = render_instructions(tools_, true);
+  build();
+}
+
+registry::registry(std::vector<tool> declared,
+                   std::vector<std::string> toolsets)
+  : toolsets_(std::move(toolsets)) {
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const auto& t = declared[i];
+    const auto& set = t.about().toolset;
+    if (find_toolset(set) == nullptr)
+      throw std::invalid_argument(
+        "tool '" + t.name() + "' is in no toolset ('" + set
+        + "'): set tool_spec::toolset to one of toolsets() (toolsets.cpp)");
+    for (std::size_t j = 0; j < i; ++j)
+      if (declared[j].name() == t.name())
+        throw std::invalid_argument("two tools are named '" + t.name()
+                                    + "'");
+  }
+  for (auto& t : declared) {
+    const auto& set = t.about().toolset;
+    bool on = std::find(toolsets_.begin(), toolsets_.end(), set)
+              != toolsets_.end();
+    (on ? tools_ : off_).push_back(std::move(t));
+  }
+  instructions_ = render_instructions(tools_, some_off(toolsets_));
 }
 
 registry::registry(std::function<std::vector<tool>()> make,
@@ -19,10 +131,14 @@ registry::registry(std::function<std::vector<tool>()> make,
 
 void registry::build() const {
   // A throwing make_ leaves the flag unset: the next caller tries again.
-  std::call_once(built_, [this] { set(make_()); });
+  std::call_once(built_, [this] { set(); });
 }
 
-void registry::set(std::vector<tool> tools) const {
+void registry::set() const {
+  std::vector<tool> made;
+  if (make_)
+    made = make_();
+  const auto& tools = make_ ? made : tools_;
   rapidjson::StringBuffer buf;
   json_writer w{buf};
   w.StartArray();
@@ -46,12 +162,25 @@ void registry::set(std::vector<tool> tools) const {
   list.RawValue(tools_json_.data(), tools_json_.size(), rapidjson::kArrayType);
   list.EndObject();
   list_json_ = buf.GetString();
-  tools_ = std::move(tools);
+  if (make_) {
+    instructions_ = render_instructions(made, some_off(toolsets_));
+    tools_ = std::move(made);
+  }
+}
+
+const std::vector<tool>& registry::enabled() const {
+  if (make_)
+    build();
+  return tools_;
 }
 
 const std::vector<tool>& registry::tools() const {
-  build();
-  return tools_;
+  return enabled();
+}
+
+const std::string& registry::instructions() const {
+  enabled();
+  return instructions_;
 }
 
 const std::string& registry::list_result_json() const {
@@ -65,10 +194,37 @@ const std::string& registry::tools_json(bool modern) const {
 }
 
 const tool* registry::find(std::string_view name) const {
-  for (const auto& t : tools())
+  for (const auto& t : enabled())
     if (t.name() == name)
       return &t;
   return nullptr;
+}
+
+const tool* registry::find_role(role r) const {
+  if (r == role::none)
+    return nullptr;
+  for (const auto& t : enabled())
+    if (t.about().role == r)
+      return &t;
+  return nullptr;
+}
+
+const tool* registry::declared(role r) const {
+  if (const auto* t = find_role(r))
+    return t;
+  for (const auto& t : off_)
+    if (r != role::none && t.about().role == r)
+      return &t;
+  return nullptr;
+}
+
+std::string registry::toolset_of(std::string_view name) const {
+  if (const auto* t = find(name))
+    return t->about().toolset;
+  for (const auto& t : off_)
+    if (t.name() == name)
+      return t.about().toolset;
+  return {};
 }
 
 registry_ptr make_registry(const domain::tracking_limits& limits,
@@ -83,35 +239,8 @@ registry_ptr make_registry(const domain::tracking_limits& limits,
                                error);
   if (!parsed)
     throw std::invalid_argument(error);
-  sets = std::move(*parsed);
-  return std::make_shared<const registry>(
-    [limits, sets] {
-      std::vector<tool> all;
-      all.push_back(make_time_get_current());
-      all.push_back(make_time_session_start(limits));
-      all.push_back(make_time_task_start());
-      all.push_back(make_time_task_end());
-      all.push_back(make_time_session_end());
-      all.push_back(make_time_session_summary());
-      all.push_back(make_time_session_report());
-      all.push_back(make_time_convert());
-      all.push_back(make_time_calculate());
-      all.push_back(make_time_session_list());
-      all.push_back(make_time_stats());
-      all.push_back(make_time_tasks_edit());
-      all.push_back(make_time_undo());
-      for (auto& t : make_chronometric_tools())
-        all.push_back(std::move(t));
-      all.push_back(make_time_preferences_get());
-      all.push_back(make_time_preferences_set());
-      std::vector<tool> tools;
-      for (auto& t : all)
-        if (std::find(sets.begin(), sets.end(), toolset_of(t.name()))
-            != sets.end())
-          tools.push_back(std::move(t));
-      return tools;
-    },
-    sets);
+  return std::make_shared<const registry>(declared_tools(limits),
+                                          std::move(*parsed));
 }
 
 } // namespace ttm::tools

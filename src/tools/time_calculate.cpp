@@ -529,6 +529,9 @@ tool make_time_calculate() {
     .omit_when_empty();
   tool_spec<calculate_args, calculate_result> spec;
   spec.name = "time_calculate";
+  spec.toolset = "time";
+  // zone argument, omitted = local, locale, week_start
+  spec.preferences = preference_defaults{"timezone", true, true, true};
   spec.title = "Calendar arithmetic in a zone";
   spec.description
     = "Date arithmetic in a zone: add/subtract an ISO 8601 duration (DST-aware, month ends clamp), the difference between two times, or business days (you supply holidays: no holiday data is built in). A local time in a DST gap/overlap is refused (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation picks one.";

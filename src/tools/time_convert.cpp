@@ -206,6 +206,9 @@ tool make_time_convert() {
            "The same instant in each target zone, in the order given.");
   tool_spec<convert_args, convert_result> spec;
   spec.name = "time_convert";
+  spec.toolset = "time";
+  // zone argument, omitted = local, locale, week_start
+  spec.preferences = preference_defaults{"from_timezone", true, true, true};
   spec.title = "Convert a time between zones";
   spec.description
     = "Converts a time (ISO 8601, local, unix or relative like 'next friday at 10:00') to up to 20 zones: offset, abbreviation, DST, weekday, date difference. Local times are read in from_timezone, by default the user's preferred zone, else the server's zone, which may not be the user's. DST gaps/overlaps are refused (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation picks one.";

@@ -113,6 +113,12 @@ tool make_time_get_current() {
            "True on Saturday or Sunday in that zone.");
   tool_spec<get_current_args, get_current_result> spec;
   spec.name = "time_get_current";
+  spec.toolset = "time";
+  // zone argument, omitted = local, locale, week_start
+  spec.preferences = preference_defaults{"timezone", true, true, false};
+  spec.instructions
+    = {phase::each,
+       "Call time_get_current instead of guessing the date or time; omit timezone for the user's preferred zone"};
   spec.title = "Current time";
   spec.description
     = "The current time from the server's clock in any zone, with offset, weekday, DST, abbreviation, UTC and calendar facts. Use it instead of guessing the date or time.";

@@ -134,6 +134,7 @@ slot_outcome<prefs_result> run_set(const set_args& a, tool_context& ctx) {
 tool make_time_preferences_get() {
   tool_spec<get_args, prefs_result> spec;
   spec.name = "time_preferences_get";
+  spec.toolset = "preferences";
   spec.title = "Get preferences";
   spec.description
     = "Your preferences (server defaults where unset): the zone used when "
@@ -177,6 +178,7 @@ tool make_time_preferences_set() {
     .max_items(preference_keys.size());
   tool_spec<set_args, prefs_result> spec;
   spec.name = "time_preferences_set";
+  spec.toolset = "preferences";
   spec.title = "Set preferences";
   spec.description
     = "Sets the given preferences (others unchanged) and returns them all. "

@@ -48,6 +48,9 @@ tool make_time_session_end() {
   add_summary_args(*in);
   tool_spec<session_end_args, summary_result> spec;
   spec.name = "time_session_end";
+  spec.toolset = "tracking";
+  spec.role = role::session_end;
+  spec.instructions = {phase::end, "time_session_end at the end"};
   spec.title = "End a tracking session";
   spec.description
     = "Ends the session (running tasks become interrupted) and returns its final summary for the execution report; repeated: the same summary, already_ended true.";
@@ -63,6 +66,9 @@ tool make_time_session_summary() {
   add_summary_args(*in);
   tool_spec<session_end_args, summary_result> spec;
   spec.name = "time_session_summary";
+  spec.toolset = "tracking";
+  spec.role = role::session_summary;
+  spec.instructions = {phase::periodic, "time_session_summary for progress"};
   spec.title = "Summarize a tracking session";
   spec.description
     = "Progress of a session without ending it (ended ones too): elapsed time, counts, per-task durations (running tasks so far).";

@@ -283,6 +283,10 @@ tool make_time_session_list() {
   out->add("timezone", &r::timezone, "The zone of the times shown.");
   tool_spec<a, r> spec;
   spec.name = "time_session_list";
+  spec.toolset = "history";
+  // zone argument, omitted = local, locale, week_start
+  spec.preferences = preference_defaults{"timezone", true, false, false};
+  spec.role = role::session_list;
   spec.title = "List tracking sessions";
   spec.description
     = "Lists your tracking sessions, active and past (from every server on "

@@ -132,6 +132,10 @@ tool make_time_session_report() {
            "The report text (for 'json', a JSON document as a string).");
   tool_spec<a, r> spec;
   spec.name = "time_session_report";
+  spec.toolset = "history";
+  // zone argument, omitted = local, locale, week_start
+  spec.preferences = preference_defaults{"timezone", false, false, false};
+  spec.role = role::session_report;
   spec.title = "Execution report of a tracking or focus session";
   spec.description
     = "Renders the execution report of a tracking session (active: as of "

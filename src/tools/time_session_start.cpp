@@ -235,6 +235,11 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
            "current).");
   tool_spec<a, r> spec;
   spec.name = "time_session_start";
+  spec.toolset = "tracking";
+  // zone argument, omitted = local, locale, week_start
+  spec.preferences = preference_defaults{"timezone", true, false, false};
+  spec.role = role::session_start;
+  spec.instructions = {phase::begin, "time_session_start with its task_ids"};
   spec.title = "Start a tracking session";
   spec.description
     = "Starts timing a milestone and its task ids; returns the session_id "

@@ -312,6 +312,9 @@ tool make_time_stats() {
            "range.");
   tool_spec<a, r> spec;
   spec.name = "time_stats";
+  spec.toolset = "history";
+  // zone argument, omitted = local, locale, week_start
+  spec.preferences = preference_defaults{"timezone", true, false, true};
   spec.title = "Statistics of tracking sessions";
   spec.description
     = "Statistics over your tracking sessions started in a date range "

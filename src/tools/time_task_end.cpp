@@ -105,6 +105,8 @@ tool make_time_task_end() {
   out->add("error", &r::error, "False: the task ended.");
   tool_spec<a, r> spec;
   spec.name = "time_task_end";
+  spec.toolset = "tracking";
+  spec.role = role::task_end;
   spec.title = "End a task";
   spec.description
     = "Ends a task's run as completed, skipped or failed, with its monotonic duration and the session's counts. Never started: TASK_NOT_STARTED; repeated: the same result, already_ended true.";

@@ -89,6 +89,11 @@ tool make_time_task_start() {
            "nothing and start_time is the original one.");
   tool_spec<a, r> spec;
   spec.name = "time_task_start";
+  spec.toolset = "tracking";
+  spec.role = role::task_start;
+  spec.instructions
+    = {phase::each,
+       "time_task_start / time_task_end around each task"};
   spec.title = "Start a task";
   spec.description
     = "Starts a task's run. Idempotent while it runs (already_running); tasks may overlap; a task that ended starts a new run.";

@@ -341,6 +341,7 @@ tool make_time_tasks_edit() {
   out->add("error", &r::error, "False: every operation was applied.");
   tool_spec<a, r> spec;
   spec.name = "time_tasks_edit";
+  spec.toolset = "edit";
   spec.title = "Edit a session's tasks (bulk, atomic)";
   spec.description
     = "Applies up to 100 operations to the tasks of an active tracking "

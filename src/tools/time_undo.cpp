@@ -123,6 +123,7 @@ tool make_time_undo() {
   add_counts(*out);
   tool_spec<a, r> spec;
   spec.name = "time_undo";
+  spec.toolset = "edit";
   spec.title = "Undo a session's last change";
   spec.description
     = "Reverts the most recent change to a tracking session, as if it had "

@@ -260,23 +260,40 @@ std::string explain(const rapidjson::Value& args,
 } // namespace
 
 tool::tool(std::string name, std::string title, std::string description,
-           hint annotations, std::string input_schema_json,
-           std::string output_schema_json, invoker invoke)
+           hint annotations, tool_about about,
+           std::function<schema_texts()> schemas, invoker invoke)
   : name_(std::move(name)),
     title_(std::move(title)),
     description_(std::move(description)),
     annotations_(annotations),
-    input_schema_json_(std::move(input_schema_json)),
-    output_schema_json_(std::move(output_schema_json)),
-    input_doc_(parse_schema(input_schema_json_)),
-    input_schema_(std::make_shared<rapidjson::SchemaDocument>(*input_doc_)),
-    output_doc_(parse_schema(output_schema_json_)),
-    output_schema_(std::make_shared<rapidjson::SchemaDocument>(*output_doc_)),
+    about_(std::move(about)),
+    schemas_(std::make_shared<lazy_schemas>()),
     invoke_(std::move(invoke)) {
+  schemas_->make = std::move(schemas);
+}
+
+void tool::compile() const {
+  compiled();
+}
+
+const tool::compiled_schemas& tool::compiled() const {
+  // A throwing `make` leaves the flag unset: the next caller tries again.
+  std::call_once(schemas_->once, [this] {
+    compiled_schemas c;
+    c.texts = schemas_->make();
+    c.input_doc = parse_schema(c.texts.input);
+    c.input_schema = std::make_shared<rapidjson::SchemaDocument>(*c.input_doc);
+    c.output_doc = parse_schema(c.texts.output);
+    c.output_schema
+      = std::make_shared<rapidjson::SchemaDocument>(*c.output_doc);
+    schemas_->value = std::move(c);
+  });
+  return schemas_->value;
 }
 
 call_result tool::call(const rapidjson::Value& args, tool_context& ctx) const {
-  rapidjson::SchemaValidator validator{*input_schema_};
+  const auto& schemas = compiled();
+  rapidjson::SchemaValidator validator{*schemas.input_schema};
   if (!args.Accept(validator)) {
     rapidjson::StringBuffer doc_ptr;
     rapidjson::StringBuffer schema_ptr;
@@ -284,7 +301,7 @@ call_result tool::call(const rapidjson::Value& args, tool_context& ctx) const {
     validator.GetInvalidSchemaPointer().Stringify(schema_ptr);
     call_result res;
     res.status = call_result::invalid_arguments;
-    res.message = explain(args, *input_doc_,
+    res.message = explain(args, *schemas.input_doc,
                           validator.GetInvalidSchemaKeyword(),
                           doc_ptr.GetString(), schema_ptr.GetString());
     return res;
@@ -297,7 +314,7 @@ std::string tool::check_output(const std::string& structured) const {
   doc.Parse(structured.c_str());
   if (doc.HasParseError())
     return "not JSON";
-  rapidjson::SchemaValidator validator{*output_schema_};
+  rapidjson::SchemaValidator validator{*compiled().output_schema};
   if (doc.Accept(validator))
     return {};
   rapidjson::StringBuffer doc_ptr;
@@ -346,13 +363,13 @@ void tool::write_definition(json_writer& w, bool modern) const {
   json_type<std::string>::encode(w, title_);
   w.Key("description");
   json_type<std::string>::encode(w, description_);
+  const auto& texts = compiled().texts;
   w.Key("inputSchema");
-  w.RawValue(input_schema_json_.data(), input_schema_json_.size(),
-             rapidjson::kObjectType);
+  w.RawValue(texts.input.data(), texts.input.size(), rapidjson::kObjectType);
   w.Key("outputSchema");
-  const auto& out = modern && !modern_output_schema_json_.empty()
-                      ? modern_output_schema_json_
-                      : output_schema_json_;
+  const auto& out = modern && !texts.modern_output.empty()
+                      ? texts.modern_output
+                      : texts.output;
   w.RawValue(out.data(), out.size(), rapidjson::kObjectType);
   w.Key("annotations");
   w.StartObject();

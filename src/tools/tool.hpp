@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -145,6 +147,60 @@ constexpr bool has(hint set, hint h) noexcept {
   return (static_cast<std::uint8_t>(set) & static_cast<std::uint8_t>(h)) != 0;
 }
 
+/// Which of a tool's arguments fall back to the caller's preferences when a
+/// call omits them (the MCP layer fills them in before the call).
+struct preference_defaults {
+  /// The zone argument ("timezone", "from_timezone"): its 'local' stands
+  /// for the caller's preferred zone.
+  const char* zone_arg = "timezone";
+  /// Omitting the zone argument means 'local' too (false: only an explicit
+  /// 'local' is the caller's zone; a report's default is its session's).
+  bool omitted_is_local = true;
+  /// The tool takes `locale` / `week_start`, which fall back to the
+  /// caller's preference when omitted in a call that uses the caller's zone
+  /// (a call naming its zone reads no preferences: it never waits).
+  bool locale = false;
+  bool week_start = false;
+};
+
+/// What prompts and resources ask the registry for instead of a tool name:
+/// the tool that does this, if its toolset is on.
+enum class role : std::uint8_t {
+  none,
+  session_start,   ///< starts a tracking session from a task list
+  task_start,      ///< starts a task of a tracking session
+  task_end,        ///< ends a task of a tracking session
+  session_summary, ///< a tracking session's progress
+  session_end,     ///< ends a tracking session
+  session_report,  ///< a session's execution report (format: md, csv, ...)
+  session_list,    ///< the caller's sessions of a time range
+};
+
+/// Where a tool comes in an agent's work: the order in which the server's
+/// instructions mention the tools of one toolset.
+enum class phase : std::uint8_t {
+  begin,    ///< when the work begins
+  each,     ///< every turn, every task
+  periodic, ///< now and then
+  end,      ///< when the work is done
+};
+
+/// What the server's instructions say about a tool: a fragment of its
+/// toolset's sentence (toolsets.hpp), e.g. "get_time_context at the start
+/// of a turn". Empty: the instructions do not mention it.
+struct instructions_note {
+  tools::phase phase = phase::each;
+  std::string text;
+};
+
+/// What the registry knows about a tool without compiling its schemas.
+struct tool_about {
+  std::string toolset; ///< a name of toolsets(); required
+  std::optional<tools::preference_defaults> preferences;
+  tools::role role = role::none;
+  instructions_note instructions;
+};
+
 /// How a call ended (or paused).
 struct call_result {
   enum status_t {
@@ -181,19 +237,45 @@ struct call_result {
     resume_principal;
 };
 
+/// A tool's schemas as tools/list shows them: JSON text (`modern_output`:
+/// a nullable result's 2026-07-28 output schema; empty: the same).
+struct schema_texts {
+  std::string input;
+  std::string output;
+  std::string modern_output = {};
+};
+
 /// A tool as the registry sees it: metadata, schemas and a type-erased call.
+/// The schemas are rendered and compiled on first use (about 0.5 ms for
+/// all tools, which a server need not pay before its initialize reply);
+/// name and `about` are there at once.
 class tool {
 public:
   using invoker = std::function<call_result(const rapidjson::Value& args,
                                             tool_context& ctx)>;
 
+  /// `schemas` runs once, on first use, under a once-flag the copies of
+  /// this tool share.
   tool(std::string name, std::string title, std::string description,
-       hint annotations, std::string input_schema_json,
-       std::string output_schema_json, invoker invoke);
+       hint annotations, tool_about about,
+       std::function<schema_texts()> schemas, invoker invoke);
 
   const std::string& name() const noexcept {
     return name_;
   }
+
+  /// Its toolset, preference defaults, role and instructions note.
+  const tool_about& about() const noexcept {
+    return about_;
+  }
+
+  /// nullptr: no argument falls back to the caller's preferences.
+  const tools::preference_defaults* preference_defaults() const noexcept {
+    return about_.preferences ? &*about_.preferences : nullptr;
+  }
+
+  /// Renders and compiles the schemas now if that has not happened yet.
+  void compile() const;
 
   /// Validates `args` against the input schema, then runs the handler.
   call_result call(const rapidjson::Value& args, tool_context& ctx) const;
@@ -202,18 +284,14 @@ public:
   /// nullable result's schema is not wrapped).
   void write_definition(json_writer& w, bool modern = false) const;
 
-  /// A nullable result: its 2026-07-28 output schema (output_schema_json
-  /// is the 2025 wrap, which check_output uses).
-  void set_modern_output_schema(std::string json) {
-    modern_output_schema_json_ = std::move(json);
+  const std::string& input_schema_json() const {
+    return compiled().texts.input;
   }
 
-  const std::string& input_schema_json() const noexcept {
-    return input_schema_json_;
-  }
-
-  const std::string& output_schema_json() const noexcept {
-    return output_schema_json_;
+  /// The 2025 output schema (a nullable result's wrap, which check_output
+  /// uses).
+  const std::string& output_schema_json() const {
+    return compiled().texts.output;
   }
 
   /// For tests and debug checks: does `structured` match the output schema?
@@ -221,18 +299,29 @@ public:
   std::string check_output(const std::string& structured) const;
 
 private:
+  struct compiled_schemas {
+    schema_texts texts;
+    // Kept alive beside the schema documents compiled from them.
+    std::shared_ptr<const rapidjson::Document> input_doc;
+    std::shared_ptr<const rapidjson::SchemaDocument> input_schema;
+    std::shared_ptr<const rapidjson::Document> output_doc;
+    std::shared_ptr<const rapidjson::SchemaDocument> output_schema;
+  };
+  /// Shared by the copies of a tool: compiled once for all of them.
+  struct lazy_schemas {
+    std::once_flag once;
+    std::function<schema_texts()> make;
+    compiled_schemas value;
+  };
+
+  const compiled_schemas& compiled() const;
+
   std::string name_;
   std::string title_;
   std::string description_;
   hint annotations_;
-  std::string input_schema_json_;
-  std::string output_schema_json_;
-  std::string modern_output_schema_json_; ///< empty: the same
-  // Kept alive beside the schema documents compiled from them.
-  std::shared_ptr<const rapidjson::Document> input_doc_;
-  std::shared_ptr<const rapidjson::SchemaDocument> input_schema_;
-  std::shared_ptr<const rapidjson::Document> output_doc_;
-  std::shared_ptr<const rapidjson::SchemaDocument> output_schema_;
+  tool_about about_;
+  std::shared_ptr<lazy_schemas> schemas_;
   invoker invoke_;
 };
 
@@ -409,9 +498,19 @@ struct tool_spec {
   std::shared_ptr<output_schema<Result>> output;
   hint annotations = hint::none;
   tool_handler<Args, Result> handler;
+  /// Its toolset (toolsets.hpp): required, a tool in none is refused when
+  /// the registry is built.
+  std::string toolset;
+  /// Set when arguments fall back to the caller's preferences.
+  std::optional<tools::preference_defaults> preferences;
+  /// Set when prompts or resources rely on it.
+  tools::role role = role::none;
+  /// Set when the server's instructions mention it.
+  instructions_note instructions;
 };
 
-/// Builds the registry's tool from its declaration.
+/// Builds the registry's tool from its declaration; its schemas are
+/// rendered and compiled on first use.
 template <class Args, class Result>
 tool make_tool(tool_spec<Args, Result> spec) {
   if (!spec.input || !spec.output || !spec.handler)
@@ -419,27 +518,28 @@ tool make_tool(tool_spec<Args, Result> spec) {
                                 + "' needs input, output and handler");
   std::shared_ptr<const input_schema<Args>> in = std::move(spec.input);
   std::shared_ptr<const output_schema<Result>> out = std::move(spec.output);
-  auto input_json = in->json();
-  auto output_json = make_output_schema(*out);
-  std::string modern_json;
-  if constexpr (std::is_base_of_v<nullable_result, Result>) {
-    modern_json = compact_with_defs(nullable_output_schema(output_json));
-    output_json = wrapped_output_schema(output_json);
-  }
-  // Not model-facing, but every client reads it: repeats once, in $defs.
-  output_json = compact_with_defs(output_json);
+  auto schemas = [in, out] {
+    schema_texts texts{in->json(), make_output_schema(*out)};
+    if constexpr (std::is_base_of_v<nullable_result, Result>) {
+      texts.modern_output
+        = compact_with_defs(nullable_output_schema(texts.output));
+      texts.output = wrapped_output_schema(texts.output);
+    }
+    // Not model-facing, but every client reads it: repeats once, in $defs.
+    texts.output = compact_with_defs(texts.output);
+    return texts;
+  };
   auto invoke = [in, out, handler = std::move(spec.handler)](
                   const rapidjson::Value& args,
                   tool_context& ctx) -> call_result {
     return to_call_result(out, handler(in->decode(args), ctx));
   };
-  tool t{std::move(spec.name),        std::move(spec.title),
-         std::move(spec.description), spec.annotations,
-         std::move(input_json),       std::move(output_json),
-         std::move(invoke)};
-  if (!modern_json.empty())
-    t.set_modern_output_schema(std::move(modern_json));
-  return t;
+  tool_about about{std::move(spec.toolset), spec.preferences, spec.role,
+                   std::move(spec.instructions)};
+  return tool{std::move(spec.name),        std::move(spec.title),
+              std::move(spec.description), spec.annotations,
+              std::move(about),            std::move(schemas),
+              std::move(invoke)};
 }
 
 } // namespace ttm::tools

@@ -5,23 +5,25 @@
 namespace ttm::tools {
 
 const std::vector<toolset>& toolsets() {
+  // The instructions: the clock first, then focus, then milestones.
   static const std::vector<toolset> sets{
-    {"time", "current time, conversion, arithmetic",
-     {"time_get_current", "time_convert", "time_calculate"}},
+    {"time", "current time, conversion, arithmetic", "", 0},
     {"tracking", "a milestone's session and its tasks",
-     {"time_session_start", "time_task_start", "time_task_end",
-      "time_session_summary", "time_session_end"}},
-    {"edit", "bulk edits and undo of tracked tasks",
-     {"time_tasks_edit", "time_undo"}},
-    {"history", "past sessions: list, report, statistics",
-     {"time_session_list", "time_session_report", "time_stats"}},
-    {"chronometric", "focus sessions, elapsed time, breaks, idle",
-     {"get_time_context", "mark_session_start", "mark_session_end",
-      "request_break_if_needed", "idle_status"}},
-    {"preferences", "your zone, week start, break ladder, ...",
-     {"time_preferences_get", "time_preferences_set"}},
+     "To time a milestone: ", 2},
+    {"edit", "bulk edits and undo of tracked tasks", "", 3},
+    {"history", "past sessions: list, report, statistics", "", 3},
+    {"chronometric", "focus sessions, elapsed time, breaks, idle", "Focus: ",
+     1},
+    {"preferences", "your zone, week start, break ladder, ...", "", 3},
   };
   return sets;
+}
+
+const toolset* find_toolset(std::string_view name) {
+  for (const auto& s : toolsets())
+    if (name == s.name)
+      return &s;
+  return nullptr;
 }
 
 std::optional<std::vector<std::string>>
@@ -45,8 +47,7 @@ parse_toolsets(std::string_view list, std::string& error) {
     if (name == "all") {
       for (const auto& s : toolsets())
         add(s.name);
-    } else if (std::any_of(toolsets().begin(), toolsets().end(),
-                           [&](const toolset& s) { return name == s.name; })) {
+    } else if (find_toolset(name) != nullptr) {
       add(name);
     } else {
       std::string valid;
@@ -61,14 +62,6 @@ parse_toolsets(std::string_view list, std::string& error) {
     pos = comma + 1;
   }
   return out;
-}
-
-std::string toolset_of(std::string_view tool_name) {
-  for (const auto& s : toolsets())
-    for (const char* t : s.tools)
-      if (tool_name == t)
-        return s.name;
-  return {};
 }
 
 } // namespace ttm::tools

@@ -11,15 +11,23 @@
 
 namespace ttm::tools {
 
+/// A toolset's name and what the docs say of it. Its tools name it in
+/// their declarations (tool_spec::toolset).
 struct toolset {
   const char* name;
   const char* about;
-  std::vector<const char*> tools;
+  /// The server's instructions give each enabled toolset whose tools carry
+  /// instructions notes one sentence: `lead` and the notes, in the order
+  /// of `sentence` (then of the toolsets).
+  const char* lead = "";
+  int sentence = 0;
 };
 
-/// Every toolset, in the order help and docs list them. `edit` names
-/// tools that have not landed yet: it is accepted and lists nothing.
+/// Every toolset, in the order help and docs list them.
 const std::vector<toolset>& toolsets();
+
+/// The toolset named `name`, or nullptr.
+const toolset* find_toolset(std::string_view name);
 
 /// What a server enables without --toolsets: what an agent needs without
 /// asking, within the context budget (README): the clock, tracking a
@@ -32,8 +40,5 @@ inline constexpr const char* default_toolsets
 /// set names, or an error naming the valid names.
 std::optional<std::vector<std::string>>
 parse_toolsets(std::string_view list, std::string& error);
-
-/// The toolset a tool belongs to; empty when none.
-std::string toolset_of(std::string_view tool_name);
 
 } // namespace ttm::tools

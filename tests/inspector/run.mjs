@@ -16,14 +16,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { serverBinary } from '../integration/lib/env.mjs';
+import { TOOL_NAMES as EXPECTED_TOOLS } from '../integration/lib/tools_snapshot.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const NODE22 = here('./node_modules/.bin/node');
 const INSPECTOR = here('./node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
-const EXPECTED_TOOLS = ['time_get_current', 'time_session_start', 'time_task_start', 'time_task_end',
-  'time_session_end', 'time_session_summary', 'time_session_report', 'time_convert', 'time_calculate',
-  'time_session_list', 'time_stats', 'time_tasks_edit', 'time_undo', 'get_time_context', 'mark_session_start', 'mark_session_end',
-  'request_break_if_needed', 'idle_status', 'time_preferences_get', 'time_preferences_set'];
 const TIMEOUT_MS = 60_000;
 
 for (const file of [NODE22, INSPECTOR]) {

@@ -18,15 +18,11 @@ import {
   ALL_REVISIONS, assertCacheHints, assertModernError, assertModernErrorCode, assertModernResult,
   assertUnsupportedVersionData, base64Header, Code, envelope, META, MODERN, modernHeaders, modernRequest,
 } from './lib/modern.mjs';
-import {
-  CHRONOMETRIC_TOOLS, CONVERT_TOOLS, HISTORY_TOOLS, LIFECYCLE_TOOLS, PREFERENCE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
-} from './lib/session_assertions.mjs';
 import { assertTimeResult, assertToolError, TOOL_NAME } from './lib/time_assertions.mjs';
+import { TOOL_NAMES } from './lib/tools_snapshot.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
-const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS,
-  ...LIFECYCLE_TOOLS, ...CHRONOMETRIC_TOOLS, ...PREFERENCE_TOOLS];
 const SESSION_ID_RE = /^[0-9a-f]{32}$/;
 
 after(stopAllHttpServers);

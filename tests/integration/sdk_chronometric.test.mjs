@@ -13,12 +13,16 @@ import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
 import { HttpServer, stopAllHttpServers } from './lib/http_server.mjs';
 import { makeValidator } from './lib/json_schema.mjs';
 import { connect, connectHttp, connectV2Http, connectV2Stdio } from './lib/sdk_client.mjs';
-import { DEFAULT_TOOLS, PREFERENCE_TOOLS, UUID_V4_RE } from './lib/session_assertions.mjs';
+import { UUID_V4_RE } from './lib/session_assertions.mjs';
+import { DEFAULT_TOOLS, TOOL_NAMES } from './lib/tools_snapshot.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
 const ISO_DURATION = /^PT(\d+H)?(\d+M)?(\d+S)?$/;
 const SETS = ['--toolsets', 'time,tracking,chronometric,preferences'];
+const PREFERENCE_TOOLS = ['time_preferences_get', 'time_preferences_set'];
+/** What SETS lists: the default tools and the preference tools, in tools/list order. */
+const SETS_TOOLS = TOOL_NAMES.filter((name) => DEFAULT_TOOLS.includes(name) || PREFERENCE_TOOLS.includes(name));
 
 after(stopAllHttpServers);
 
@@ -41,7 +45,7 @@ for (const [label, modern, open] of transports) {
       const conn = await open();
       try {
         const { tools } = await conn.client.listTools();
-        assert.deepEqual(tools.map((t) => t.name), [...DEFAULT_TOOLS, ...PREFERENCE_TOOLS]);
+        assert.deepEqual(tools.map((t) => t.name), SETS_TOOLS);
         const validators = Object.fromEntries(tools.map((t) => [t.name, makeValidator(t.outputSchema)]));
         const call = async (name, args = {}) => {
           const r = await conn.client.callTool({ name, arguments: args });

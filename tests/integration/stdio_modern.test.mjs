@@ -14,14 +14,10 @@ import {
   envelope, META, modernRequest,
 } from './lib/modern.mjs';
 import { assertErrorResponse, isResponse, preview, RawServer, stopAllServers } from './lib/raw_client.mjs';
-import {
-  CHRONOMETRIC_TOOLS, CONVERT_TOOLS, HISTORY_TOOLS, LIFECYCLE_TOOLS, PREFERENCE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
-} from './lib/session_assertions.mjs';
 import { assertTimeResult, TOOL_NAME } from './lib/time_assertions.mjs';
+import { TOOL_NAMES } from './lib/tools_snapshot.mjs';
 
 const BINARY = serverBinary();
-const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS,
-  ...LIFECYCLE_TOOLS, ...CHRONOMETRIC_TOOLS, ...PREFERENCE_TOOLS];
 const T = { timeout: TEST_TIMEOUT_MS };
 const INITIALIZE_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'ttm-stdio-modern', version: '0.0.0' } };
 

@@ -1,36 +1,22 @@
 // Issue 17 in the session reports: estimates (per task and in total),
 // pauses, notes and corrected runs, and the audit trail of a session with
 // bulk edits and undos (Markdown and JSON), in every format (golden files
-// tests/golden/report_edited.*; TTM_UPDATE_GOLDEN=1 rewrites them); a
+// tests/golden/report_edited.*; TTM_UPDATE_GOLDEN=1 rewrites them and
+// fails: golden.hpp); a
 // report without any of them keeps its old shape (report_test.cpp).
 
 #include "reports/report.hpp"
 
+#include "golden.hpp"
 #include "session_client.hpp"
-
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 using namespace ttm;
 using namespace ttm::reports;
 using namespace std::chrono_literals;
 using namespace ttm::test::session_client;
+using ttm::test::check_golden;
 
 namespace {
-
-void check_golden(const std::string& name, const std::string& actual) {
-  auto path = std::string{TTM_GOLDEN_DIR} + "/" + name;
-  if (const char* up = std::getenv("TTM_UPDATE_GOLDEN"); up && *up == '1') {
-    std::ofstream{path, std::ios::binary} << actual;
-    WARN("rewrote " << path);
-  }
-  std::ifstream in{path, std::ios::binary};
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(actual == expected.str());
-}
 
 /// From 09:45:32.123 EST: a (estimate 5 min) runs 3 min around a 3-minute
 /// pause and a note; b (10 min) ends by a correction after 8 min; c (no

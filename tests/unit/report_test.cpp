@@ -1,40 +1,23 @@
 // The session reports (src/reports): golden files of a fixed session in
 // every format (tests/golden/; TTM_UPDATE_GOLDEN=1 rewrites them after a
-// deliberate change, to be reviewed in the diff), CSV quoting and formula
-// neutralising, HTML escaping, Mermaid label sanitising, active sessions.
+// deliberate change and fails, to be reviewed in the diff: golden.hpp),
+// CSV quoting and formula neutralising, HTML escaping, Mermaid label
+// sanitising, active sessions.
 
 #include "reports/report.hpp"
 
+#include "golden.hpp"
 #include "report_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 using namespace ttm;
 using namespace ttm::reports;
+using ttm::test::check_golden;
 
 namespace {
-
-std::string golden_path(const std::string& name) {
-  return std::string{TTM_GOLDEN_DIR} + "/" + name;
-}
-
-void check_golden(const std::string& name, const std::string& actual) {
-  auto path = golden_path(name);
-  if (const char* up = std::getenv("TTM_UPDATE_GOLDEN"); up && *up == '1') {
-    std::ofstream{path, std::ios::binary} << actual;
-    WARN("rewrote " << path);
-  }
-  std::ifstream in{path, std::ios::binary};
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(actual == expected.str());
-}
 
 std::size_t count(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;

@@ -15,6 +15,7 @@
 #include "test_ids.hpp"
 #include "test_json.hpp"
 #include "session_client.hpp"
+#include "tools_snapshot.hpp"
 #include <date/date.h>
 #include <rapidjson/document.h>
 
@@ -393,7 +394,9 @@ TEST_CASE("session tools: tools/list lists every tool (--toolsets all) "
   auto res = c.rpc(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})");
   const auto& list = res["result"]["tools"];
   REQUIRE(list.IsArray());
-  REQUIRE(list.Size() == 20);
+  // Every tool of the reviewed snapshot, in its order.
+  const auto expected = test::snapshot_tool_names("all");
+  REQUIRE(list.Size() == expected.size());
   std::vector<std::string> names;
   for (const auto& t : list.GetArray()) {
     names.push_back(str(t["name"]));
@@ -408,74 +411,72 @@ TEST_CASE("session tools: tools/list lists every tool (--toolsets all) "
     CHECK_FALSE(boolean(t["annotations"]["destructiveHint"]));
     CHECK_FALSE(boolean(t["annotations"]["openWorldHint"]));
   }
-  CHECK(names
-        == std::vector<std::string>{"time_get_current", "time_session_start",
-                                    "time_task_start", "time_task_end",
-                                    "time_session_end",
-                                    "time_session_summary",
-                                    "time_session_report", "time_convert",
-                                    "time_calculate", "time_session_list",
-                                    "time_stats", "time_tasks_edit",
-                                    "time_undo", "get_time_context",
-                                    "mark_session_start", "mark_session_end",
-                                    "request_break_if_needed", "idle_status",
-                                    "time_preferences_get",
-                                    "time_preferences_set"});
-  auto hint = [&](std::size_t i, const char* name) {
-    const auto& t = list[static_cast<rapidjson::SizeType>(i)];
-    return boolean(t["annotations"][name]);
+  CHECK(names == expected);
+  auto listed = [&](const char* tool) -> const rapidjson::Value& {
+    for (const auto& t : list.GetArray())
+      if (str(t["name"]) == tool)
+        return t;
+    FAIL("tools/list lacks " << tool);
+    return list;
   };
-  auto required = [&](std::size_t i) {
-    return strings(
-      list[static_cast<rapidjson::SizeType>(i)]["inputSchema"]["required"]);
+  auto hint = [&](const char* tool, const char* name) {
+    return boolean(listed(tool)["annotations"][name]);
+  };
+  auto required = [&](const char* tool) {
+    return strings(listed(tool)["inputSchema"]["required"]);
   };
   using names_t = std::vector<std::string>;
-  CHECK_FALSE(hint(1, "readOnlyHint")); // session_start creates a session
-  CHECK_FALSE(hint(1, "idempotentHint"));
-  CHECK(required(1) == names_t{"milestone_id", "task_ids"});
-  CHECK_FALSE(hint(2, "readOnlyHint"));
-  CHECK(hint(2, "idempotentHint")); // task_start
-  CHECK(required(2) == names_t{"session_id", "task_id"});
-  CHECK_FALSE(hint(3, "readOnlyHint"));
-  CHECK(required(3) == names_t{"session_id", "task_id"});
-  CHECK_FALSE(hint(4, "readOnlyHint"));
-  CHECK(required(4) == names_t{"session_id"});
-  CHECK(hint(5, "readOnlyHint")); // session_summary
-  CHECK(hint(5, "idempotentHint"));
-  CHECK(required(5) == names_t{"session_id"});
-  CHECK(hint(6, "readOnlyHint")); // session_report
-  CHECK(hint(6, "idempotentHint"));
-  CHECK(required(6) == names_t{"session_id"});
-  CHECK(hint(7, "readOnlyHint")); // time_convert
-  CHECK(hint(7, "idempotentHint"));
-  CHECK(required(7) == names_t{"time", "to_timezones"});
-  CHECK(hint(8, "readOnlyHint")); // time_calculate
-  CHECK(hint(8, "idempotentHint"));
-  CHECK(required(8) == names_t{"operation", "start"});
-  CHECK(hint(9, "readOnlyHint")); // time_session_list
-  CHECK(hint(9, "idempotentHint"));
-  CHECK(required(9).empty());
-  CHECK(hint(10, "readOnlyHint")); // time_stats
-  CHECK(hint(10, "idempotentHint"));
-  CHECK(required(10).empty());
-  CHECK_FALSE(hint(11, "readOnlyHint")); // time_tasks_edit
-  CHECK_FALSE(hint(11, "idempotentHint"));
-  CHECK(required(11) == names_t{"session_id", "operations"});
-  CHECK_FALSE(hint(12, "readOnlyHint")); // time_undo
-  CHECK_FALSE(hint(12, "idempotentHint"));
-  CHECK(required(12) == names_t{"session_id"});
-  CHECK(hint(13, "readOnlyHint")); // get_time_context
-  CHECK_FALSE(hint(13, "idempotentHint")); // its answer moves with time
-  CHECK_FALSE(hint(14, "readOnlyHint")); // mark_session_start
-  CHECK(required(14) == names_t{"intent"});
-  CHECK_FALSE(hint(15, "readOnlyHint")); // mark_session_end
-  CHECK(required(15).empty());
-  CHECK(hint(16, "readOnlyHint")); // request_break_if_needed
-  CHECK(required(16) == names_t{"threshold_minutes"});
-  CHECK(hint(17, "readOnlyHint")); // idle_status
-  CHECK(hint(18, "readOnlyHint")); // time_preferences_get
-  CHECK_FALSE(hint(19, "readOnlyHint")); // time_preferences_set
-  CHECK(hint(19, "idempotentHint"));
+  // time_session_start creates a session.
+  CHECK_FALSE(hint("time_session_start", "readOnlyHint"));
+  CHECK_FALSE(hint("time_session_start", "idempotentHint"));
+  CHECK(required("time_session_start")
+        == names_t{"milestone_id", "task_ids"});
+  CHECK_FALSE(hint("time_task_start", "readOnlyHint"));
+  CHECK(hint("time_task_start", "idempotentHint"));
+  CHECK(required("time_task_start") == names_t{"session_id", "task_id"});
+  CHECK_FALSE(hint("time_task_end", "readOnlyHint"));
+  CHECK(required("time_task_end") == names_t{"session_id", "task_id"});
+  CHECK_FALSE(hint("time_session_end", "readOnlyHint"));
+  CHECK(required("time_session_end") == names_t{"session_id"});
+  CHECK(hint("time_session_summary", "readOnlyHint"));
+  CHECK(hint("time_session_summary", "idempotentHint"));
+  CHECK(required("time_session_summary") == names_t{"session_id"});
+  CHECK(hint("time_session_report", "readOnlyHint"));
+  CHECK(hint("time_session_report", "idempotentHint"));
+  CHECK(required("time_session_report") == names_t{"session_id"});
+  CHECK(hint("time_convert", "readOnlyHint"));
+  CHECK(hint("time_convert", "idempotentHint"));
+  CHECK(required("time_convert") == names_t{"time", "to_timezones"});
+  CHECK(hint("time_calculate", "readOnlyHint"));
+  CHECK(hint("time_calculate", "idempotentHint"));
+  CHECK(required("time_calculate") == names_t{"operation", "start"});
+  CHECK(hint("time_session_list", "readOnlyHint"));
+  CHECK(hint("time_session_list", "idempotentHint"));
+  CHECK(required("time_session_list").empty());
+  CHECK(hint("time_stats", "readOnlyHint"));
+  CHECK(hint("time_stats", "idempotentHint"));
+  CHECK(required("time_stats").empty());
+  CHECK_FALSE(hint("time_tasks_edit", "readOnlyHint"));
+  CHECK_FALSE(hint("time_tasks_edit", "idempotentHint"));
+  CHECK(required("time_tasks_edit")
+        == names_t{"session_id", "operations"});
+  CHECK_FALSE(hint("time_undo", "readOnlyHint"));
+  CHECK_FALSE(hint("time_undo", "idempotentHint"));
+  CHECK(required("time_undo") == names_t{"session_id"});
+  CHECK(hint("get_time_context", "readOnlyHint"));
+  // get_time_context's answer moves with time.
+  CHECK_FALSE(hint("get_time_context", "idempotentHint"));
+  CHECK_FALSE(hint("mark_session_start", "readOnlyHint"));
+  CHECK(required("mark_session_start") == names_t{"intent"});
+  CHECK_FALSE(hint("mark_session_end", "readOnlyHint"));
+  CHECK(required("mark_session_end").empty());
+  CHECK(hint("request_break_if_needed", "readOnlyHint"));
+  CHECK(required("request_break_if_needed")
+        == names_t{"threshold_minutes"});
+  CHECK(hint("idle_status", "readOnlyHint"));
+  CHECK(hint("time_preferences_get", "readOnlyHint"));
+  CHECK_FALSE(hint("time_preferences_set", "readOnlyHint"));
+  CHECK(hint("time_preferences_set", "idempotentHint"));
 }
 
 // -- isolation ----------------------------------------------------------------

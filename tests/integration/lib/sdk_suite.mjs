@@ -6,9 +6,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { TEST_TIMEOUT_MS } from './env.mjs';
 import { LATEST_PROTOCOL_VERSION, McpError } from './sdk_client.mjs';
-import {
-  CHRONOMETRIC_TOOLS, CONVERT_TOOLS, HISTORY_TOOLS, LIFECYCLE_TOOLS, PREFERENCE_TOOLS, REPORT_TOOLS, SESSION_TOOLS,
-} from './session_assertions.mjs';
+import { ALL_TOOLS, TOOL_NAMES } from './tools_snapshot.mjs';
 import {
   assertFriendly, assertIso8601Now, assertTimeResult, assertToolError, assertUnixMsNow,
   assertUnixNow, FORMATS, intlUtcOffset, TOOL_NAME,
@@ -16,9 +14,8 @@ import {
 
 const T = { timeout: TEST_TIMEOUT_MS };
 
-/** Every tool the server lists: V1's time_get_current, the five V2 session tools, time_session_report, time_convert, time_calculate, time_session_list and time_stats. */
-export const TOOL_NAMES = [TOOL_NAME, ...SESSION_TOOLS, ...REPORT_TOOLS, ...CONVERT_TOOLS, ...HISTORY_TOOLS,
-  ...LIFECYCLE_TOOLS, ...CHRONOMETRIC_TOOLS, ...PREFERENCE_TOOLS];
+/** Every tool the server lists (--toolsets all), in order: the committed snapshot. */
+export { TOOL_NAMES };
 
 const SEMVER_RE = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
@@ -96,41 +93,15 @@ export function defineSdkSuite(transportName, connect) {
     });
 
     test('each tool carries the annotations it declares (read-only, destructive, idempotent, open-world)', T, () => {
-      // [readOnlyHint, destructiveHint, idempotentHint, openWorldHint]
-      const expected = {
-        time_get_current: [true, false, true, false],
-        time_session_start: [false, false, false, false],
-        time_task_start: [false, false, true, false],
-        time_task_end: [false, false, true, false],
-        time_session_end: [false, false, true, false],
-        time_session_summary: [true, false, true, false],
-        time_session_report: [true, false, true, false],
-        time_convert: [true, false, true, false],
-        time_calculate: [true, false, true, false],
-        time_session_list: [true, false, true, false],
-        time_stats: [true, false, true, false],
-        time_tasks_edit: [false, false, false, false],
-        time_undo: [false, false, false, false],
-        get_time_context: [true, false, false, false],
-        mark_session_start: [false, false, false, false],
-        mark_session_end: [false, false, false, false],
-        request_break_if_needed: [true, false, false, false],
-        idle_status: [true, false, false, false],
-        time_preferences_get: [true, false, true, false],
-        time_preferences_set: [false, false, true, false],
-      };
-      assert.deepEqual(Object.keys(expected).sort(), [...TOOL_NAMES].sort(), 'the table covers every tool');
-      for (const [name, [readOnly, destructive, idempotent, openWorld]] of Object.entries(expected)) {
-        const { annotations } = tool(name);
-        assert.deepEqual(
-          {
-            readOnlyHint: annotations.readOnlyHint,
-            destructiveHint: annotations.destructiveHint,
-            idempotentHint: annotations.idempotentHint,
-            openWorldHint: annotations.openWorldHint,
-          },
-          { readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: openWorld },
-          `annotations of ${name}`);
+      // The four hints of every tool as the reviewed snapshot has them.
+      const hints = ({ readOnlyHint, destructiveHint, idempotentHint, openWorldHint }) =>
+        ({ readOnlyHint, destructiveHint, idempotentHint, openWorldHint });
+      for (const expected of ALL_TOOLS) {
+        for (const value of Object.values(hints(expected.annotations))) {
+          assert.equal(typeof value, 'boolean', `${expected.name}: the snapshot declares every hint`);
+        }
+        assert.deepEqual(hints(tool(expected.name).annotations), hints(expected.annotations),
+          `annotations of ${expected.name}`);
       }
       // What an MCP client relies on most: summary and get_current change
       // nothing, task_start may be repeated.

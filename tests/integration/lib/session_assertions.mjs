@@ -19,29 +19,8 @@ export const SESSION_TOOLS = [
   'time_session_start', 'time_task_start', 'time_task_end', 'time_session_end', 'time_session_summary',
 ];
 
-/** Listed right after the session tools (issue 16): session-bound, read-only, not in the spec. */
-export const REPORT_TOOLS = ['time_session_report'];
-
-/** Tools listed after the session and report tools (issue 18). */
-export const CONVERT_TOOLS = ['time_convert', 'time_calculate'];
-
-/** Tools listed after those (issue 16): history. */
-export const HISTORY_TOOLS = ['time_session_list', 'time_stats'];
-
-/** Tools listed after those (issue 17): the task lifecycle's bulk edit and undo. */
-export const LIFECYCLE_TOOLS = ['time_tasks_edit', 'time_undo'];
-
-/** Listed last (issue 19): the chronometric tools, then the preferences. */
-export const CHRONOMETRIC_TOOLS = [
-  'get_time_context', 'mark_session_start', 'mark_session_end', 'request_break_if_needed', 'idle_status',
-];
-export const PREFERENCE_TOOLS = ['time_preferences_get', 'time_preferences_set'];
-
-/** The default toolsets' tools (time, tracking, chronometric), in tools/list order. */
-export const DEFAULT_TOOLS = [
-  'time_get_current', 'time_session_start', 'time_task_start', 'time_task_end', 'time_session_end',
-  'time_session_summary', 'time_convert', 'time_calculate', ...CHRONOMETRIC_TOOLS,
-];
+/** The default toolsets' tools, in tools/list order (the committed snapshot). */
+export { DEFAULT_TOOLS } from './tools_snapshot.mjs';
 
 /** RFC 9562 version 4 (random) UUID, lower case. */
 export const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
