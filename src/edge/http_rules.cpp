@@ -162,8 +162,8 @@ head_decision decide_head(const access_policy& access, const request_head& h,
       && !version.empty() && !protocol::is_supported_revision(version))
     d.legacy_refusal = "Bad Request: unsupported MCP-Protocol-Version '"
                        + version
-                       + "' (supported: 2025-03-26, 2025-06-18, "
-                         "2025-11-25)";
+                       + "' (supported: " + protocol::supported_revisions_text
+                       + ")";
   if (h.method == http_method::delete_) {
     if (!d.legacy_refusal.empty())
       return refuse(400, d.legacy_refusal);
