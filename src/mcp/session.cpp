@@ -172,7 +172,7 @@ rpc_step session::handle(const protocol::frame& in) {
                       "before initialization"});
     return finish_step(std::move(out));
   }
-  job_.emplace();
+  job_.emplace(*this);
   job_->frame = in;
   prefs_.clear();
   return run_job();
@@ -312,9 +312,9 @@ rpc_step session::resume(const domain::slot_answer& slot) {
   mode_ = mode_for(msg);
   std::string reply;
   try {
-    auto ctx = tool_context(j.out.notifications);
+    auto ctx = j.view.tool_context(j.out.notifications);
     tracker_.set_origin({j.paused_tool, cfg_.client_label});
-    reply = call_reply(*this, msg, j.paused_tool, paused.resume(slot, ctx),
+    reply = call_reply(j.view, msg, j.paused_tool, paused.resume(slot, ctx),
                        j.out.notifications);
     if (slot.granted && tracker_.find(paused.slot_id) != nullptr)
       created_.push_back(paused.slot_id);
@@ -481,14 +481,15 @@ std::string session::dispatch(const protocol::message& msg,
   const result_stamp stamp{mode_.modern ? &cfg_.info : nullptr, m->cacheable};
   if (m->decode == nullptr && msg.params_value != nullptr
       && msg.params_value->IsObject())
-    return m->handle(*this, method_call{msg, *msg.params_value, notes, stamp});
+    return m->handle(job_->view,
+                     method_call{msg, *msg.params_value, notes, stamp});
   auto problem = m->decode != nullptr ? m->decode(msg, params)
                  : !m->params_error.empty()
                    ? object_params(msg, params, m->params_error)
                    : std::string{};
   if (!problem.empty())
     return invalid_params(msg.id, problem);
-  return m->handle(*this, method_call{msg, params, notes, stamp});
+  return m->handle(job_->view, method_call{msg, params, notes, stamp});
 }
 
 } // namespace ttm::mcp

@@ -124,10 +124,11 @@ struct rpc_step {
 /// for a slot or the journal, rolled back when the journal refuses), its
 /// lifecycle, revision and logging level, its tracking sessions, and the
 /// dispatch of requests through the method table to the handlers, which see
-/// it as their method_context. Its parts: journal_claims (epochs, claims,
-/// fencing), principal_prefs (the preferences cache). Plain C++ (the client
-/// actor owns one), so it is tested without an actor system.
-class session final : private method_context {
+/// it through its handler_view (a method_context). Its parts:
+/// journal_claims (epochs, claims, fencing), principal_prefs (the
+/// preferences cache). Plain C++ (the client actor owns one), so it is
+/// tested without an actor system.
+class session final {
 public:
   explicit session(session_config cfg);
 
@@ -219,7 +220,7 @@ public:
   }
 
   /// The negotiated revision; empty before `initialize`.
-  const std::string& revision() const noexcept override {
+  const std::string& revision() const noexcept {
     return revision_;
   }
 
@@ -236,9 +237,41 @@ private:
     std::optional<protocol::log_level> level;
   };
 
+  /// What the handlers of the frame in progress see of this session (a
+  /// method_context; session_context.cpp).
+  class handler_view final : public method_context {
+  public:
+    explicit handler_view(session& s) noexcept : s_(s) {}
+    method_env env() const override;
+    bool modern() const override;
+    const std::string& revision() const noexcept override;
+    std::optional<protocol::log_level> log_level() const override;
+    void notify(std::vector<std::string>& notes, protocol::log_level lvl,
+                std::string text) const override;
+    void open(std::string revision, std::string client_name) override;
+    void set_log_level(protocol::log_level level) override;
+    tools::tool_context tool_context(std::vector<std::string>& notes)
+      override;
+    void begin_call(const std::string& tool) override;
+    std::optional<rapidjson::Document>
+    with_preferences(const std::string& tool,
+                     const rapidjson::Value& args) const override;
+    void wait_for_slot(tools::call_result paused, std::string tool) override;
+    void query_history(domain::history_filter filter,
+                       history_continuation then) override;
+    void run_principal(domain::principal_op op,
+                       principal_continuation then) override;
+
+  private:
+    session& s_;
+  };
+
   /// A frame in progress: its replies so far and, when paused, what the
   /// current message waits for.
   struct job {
+    explicit job(session& s) noexcept : view(s) {}
+    /// The session as this frame's handlers see it.
+    handler_view view;
     protocol::frame frame;
     std::size_t next = 0;
     std::vector<std::string> replies;
@@ -282,33 +315,6 @@ private:
     std::optional<domain::wall_time> previous_request;
     bool touched = false;
   };
-
-  // -- method_context: what the handlers see (session_context.cpp) ---------
-  method_env env() const override;
-  bool modern() const override {
-    return mode_.modern;
-  }
-  std::optional<protocol::log_level> log_level() const override {
-    return mode_.level;
-  }
-  void notify(std::vector<std::string>& notes, protocol::log_level lvl,
-              std::string text) const override;
-  void open(std::string revision, std::string client_name) override;
-  void set_log_level(protocol::log_level level) override {
-    client_log_level_ = level;
-  }
-  tools::tool_context tool_context(std::vector<std::string>& notes) override;
-  void begin_call(const std::string& tool) override;
-  std::optional<rapidjson::Document>
-  with_preferences(const std::string& tool,
-                   const rapidjson::Value& args) const override {
-    return prefs_.with_preferences(tool, args);
-  }
-  void wait_for_slot(tools::call_result paused, std::string tool) override;
-  void query_history(domain::history_filter filter,
-                     history_continuation then) override;
-  void run_principal(domain::principal_op op,
-                     principal_continuation then) override;
 
   // -- the frame (session.cpp) ----------------------------------------------
   /// Runs the current job until it is done or paused.

@@ -130,7 +130,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
     mode_ = mode_for(msg);
     j.held_reply.clear();
     j.replies.push_back(tool_error_reply(
-      msg, request_stamp(*this), "STORAGE_UNAVAILABLE",
+      msg, request_stamp(j.view), "STORAGE_UNAVAILABLE",
       "The session journal cannot be read, so nothing was looked up or "
       "changed: "
         + error
@@ -260,7 +260,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
     mode_ = mode_for(msg);
     if (answer.kind == append_answer::limit)
       reply = tool_error_reply(
-        msg, request_stamp(*this), "LIMIT_REACHED",
+        msg, request_stamp(j.view), "LIMIT_REACHED",
         "The limit of " + std::to_string(tracker_.limits().max_sessions)
           + " open tracking sessions (max_tracking_sessions) is reached "
             "over all servers sharing this data directory. End sessions "
@@ -268,7 +268,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
             "room for new ones.");
     else
       reply = tool_error_reply(
-        msg, request_stamp(*this), "STORAGE_UNAVAILABLE",
+        msg, request_stamp(j.view), "STORAGE_UNAVAILABLE",
         "The session journal cannot record this change, so nothing was "
         "changed: "
           + (answer.kind == append_answer::fenced
