@@ -241,7 +241,7 @@ private:
   /// method_context; session_context.cpp).
   class handler_view final : public method_context {
   public:
-    explicit handler_view(session& s) noexcept : s_(s) {}
+    explicit handler_view(session& s) noexcept : s_(&s) {}
     method_env env() const override;
     bool modern() const override;
     const std::string& revision() const noexcept override;
@@ -263,7 +263,9 @@ private:
                        principal_continuation then) override;
 
   private:
-    session& s_;
+    /// A pointer, so that a session without a frame in progress stays
+    /// movable (a frame's continuations point at its session anyway).
+    session* s_;
   };
 
   /// A frame in progress: its replies so far and, when paused, what the

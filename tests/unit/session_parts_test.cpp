@@ -6,6 +6,7 @@
 
 #include "mcp/journal_claims.hpp"
 #include "mcp/principal_prefs.hpp"
+#include "mcp/session.hpp"
 #include "mcp/wire.hpp"
 #include "protocol/mcp.hpp"
 #include "tools/registry.hpp"
@@ -15,11 +16,17 @@
 
 #include <chrono>
 #include <string>
+#include <type_traits>
 
 using namespace ttm;
 using namespace std::chrono_literals;
 using ttm::test::parse;
 using ttm::test::str;
+
+// A session without a frame in progress moves (benches and tests build one
+// and assign it); its handler_view lives with the frame.
+static_assert(std::is_move_constructible_v<mcp::session>);
+static_assert(std::is_move_assignable_v<mcp::session>);
 
 namespace {
 
