@@ -4,6 +4,8 @@
 
 #include <caf/all.hpp>
 
+#include <variant>
+
 namespace ttm::actors {
 
 reply_sink::~reply_sink() = default;
@@ -44,90 +46,27 @@ void report(self_ptr self, mcp::rpc_step& step) {
 
 void advance(self_ptr self, mcp::rpc_step step);
 
-/// Sends the paused call's changes to the journal, then resumes it with the
-/// outcome. Like `ask_for_slot`, never `await`: frames that arrive meanwhile
+/// The one request path to the journal: sends `payload` (as `atom`) for the
+/// paused frame, then resumes it with `resume(session, &reply, "")`, or
+/// `resume(session, nullptr, why)` when there is no journal or its actor
+/// failed. Like `ask_for_slot`, never `await`: frames that arrive meanwhile
 /// queue behind it (`queued`), the actor stays responsive to the supervisor.
-void write_journal(self_ptr self, std::vector<storage::event> events) {
-  auto& st = self->state;
-  using storage::append_answer;
-  if (!st.journal) {
-    advance(self, st.mcp->resume_journal(
-                    {append_answer::failed, "the journal is not running"}));
-    return;
-  }
-  self->request(st.journal, caf::infinite, append_atom::value,
-                std::move(events))
-    .then(
-      [=](const append_answer& answer) {
-        advance(self, self->state.mcp->resume_journal(answer));
-      },
-      [=](caf::error& err) {
-        advance(self, self->state.mcp->resume_journal(
-                        {append_answer::failed,
-                         "the journal actor failed: "
-                           + self->system().render(err)}));
-      });
-}
-
-/// Asks the journal whether the paused call's session is current here (or
-/// takes it over and loads it), then runs the call. Never `await`, as above.
-void ask_journal(self_ptr self, storage::claim_request req) {
+template <class Reply, class Atom, class Payload, class Resume>
+void ask(self_ptr self, Atom atom, Payload payload, Resume resume) {
   auto& st = self->state;
   if (!st.journal) {
-    advance(self, st.mcp->resume_claim({}, "the journal is not running"));
+    advance(self, resume(*st.mcp, nullptr, "the journal is not running"));
     return;
   }
-  self->request(st.journal, caf::infinite, claim_atom::value, std::move(req))
+  self->request(st.journal, caf::infinite, atom, std::move(payload))
     .then(
-      [=](const claim_reply& r) {
-        advance(self, self->state.mcp->resume_claim(r.result, r.error));
+      [=](Reply& r) { // a history page's strings move on, not copied
+        advance(self, resume(*self->state.mcp, &r, std::string{}));
       },
       [=](caf::error& err) {
-        advance(self, self->state.mcp->resume_claim(
-                        {}, "the journal actor failed: "
-                              + self->system().render(err)));
-      });
-}
-
-/// Runs the paused call's history query in the journal, then resumes it.
-/// Never `await`, as above.
-void ask_history(self_ptr self, storage::list_query q) {
-  auto& st = self->state;
-  if (!st.journal) {
-    advance(self, st.mcp->resume_history({}, "the journal is not running"));
-    return;
-  }
-  self->request(st.journal, caf::infinite, history_atom::value, std::move(q))
-    .then(
-      [=](list_reply& r) { // the page's strings move on, not copied
-        advance(self, self->state.mcp->resume_history(std::move(r.page),
-                                                      r.error));
-      },
-      [=](caf::error& err) {
-        advance(self, self->state.mcp->resume_history(
-                        {}, "the journal actor failed: "
-                              + self->system().render(err)));
-      });
-}
-
-/// Runs the paused call's principal operation in the journal, then
-/// resumes it. Never `await`, as above.
-void ask_principal(self_ptr self, storage::principal_op op) {
-  auto& st = self->state;
-  if (!st.journal) {
-    advance(self, st.mcp->resume_principal({}, "the journal is not running"));
-    return;
-  }
-  self->request(st.journal, caf::infinite, principal_atom::value,
-                std::move(op))
-    .then(
-      [=](const principal_reply& r) {
-        advance(self, self->state.mcp->resume_principal(r.state, r.error));
-      },
-      [=](caf::error& err) {
-        advance(self, self->state.mcp->resume_principal(
-                        {}, "the journal actor failed: "
-                              + self->system().render(err)));
+        advance(self, resume(*self->state.mcp, nullptr,
+                             "the journal actor failed: "
+                               + self->system().render(err)));
       });
 }
 
@@ -149,32 +88,73 @@ void ask_for_slot(self_ptr self, const std::string& session_id) {
           });
 }
 
+/// Asks what the paused frame waits for; false: it waits for nothing.
+struct ask_for_pause {
+  self_ptr self;
+
+  bool operator()(std::monostate&) const {
+    return false;
+  }
+  bool operator()(mcp::slot_pause& p) const {
+    ask_for_slot(self, p.session_id);
+    return true;
+  }
+  /// The paused call's changes; the journal's answer resumes it.
+  bool operator()(mcp::journal_pause& p) const {
+    using storage::append_answer;
+    ask<append_answer>(self, append_atom::value, std::move(p.events),
+                       [](mcp::session& s, append_answer* a,
+                          const std::string& why) {
+                         return s.resume_journal(
+                           a != nullptr ? *a
+                                        : append_answer{append_answer::failed,
+                                                        why});
+                       });
+    return true;
+  }
+  /// Whether the paused call's session is current here (or take it over
+  /// and load it); then the call runs.
+  bool operator()(mcp::claim_pause& p) const {
+    ask<claim_reply>(self, claim_atom::value, std::move(p.request),
+                     [](mcp::session& s, claim_reply* r,
+                        const std::string& why) {
+                       return r != nullptr ? s.resume_claim(r->result, r->error)
+                                           : s.resume_claim({}, why);
+                     });
+    return true;
+  }
+  /// The paused call's history query.
+  bool operator()(mcp::history_pause& p) const {
+    ask<list_reply>(self, history_atom::value, std::move(p.query),
+                    [](mcp::session& s, list_reply* r,
+                       const std::string& why) {
+                      return r != nullptr
+                               ? s.resume_history(std::move(r->page), r->error)
+                               : s.resume_history({}, why);
+                    });
+    return true;
+  }
+  /// The paused call's principal operation.
+  bool operator()(mcp::principal_pause& p) const {
+    ask<principal_reply>(self, principal_atom::value, std::move(p.op),
+                         [](mcp::session& s, principal_reply* r,
+                            const std::string& why) {
+                           return r != nullptr
+                                    ? s.resume_principal(r->state, r->error)
+                                    : s.resume_principal({}, why);
+                         });
+    return true;
+  }
+};
+
 /// Takes the paused frame one step further; when it is done, answers it
 /// and runs the queued frames until one pauses again.
 void advance(self_ptr self, mcp::rpc_step step) {
   auto& st = self->state;
   for (;;) {
     report(self, step);
-    if (!step.journal.empty()) {
-      write_journal(self, std::move(step.journal));
+    if (std::visit(ask_for_pause{self}, step.pause))
       return;
-    }
-    if (step.claim) {
-      ask_journal(self, std::move(*step.claim));
-      return;
-    }
-    if (step.history) {
-      ask_history(self, std::move(*step.history));
-      return;
-    }
-    if (step.principal) {
-      ask_principal(self, std::move(*step.principal));
-      return;
-    }
-    if (step.waiting()) {
-      ask_for_slot(self, step.slot_for);
-      return;
-    }
     st.paused->deliver(std::move(step.output));
     st.paused.reset();
     if (st.queued.empty())

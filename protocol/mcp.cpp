@@ -8,7 +8,33 @@ constexpr std::array<std::string_view, 8> level_names{
   "debug", "info", "notice", "warning", "error", "critical", "alert",
   "emergency"};
 
+std::string revisions_json() {
+  std::string out = "[";
+  auto add = [&out](std::string_view r) {
+    out += out.size() > 1 ? ",\"" : "\"";
+    out += r;
+    out += '"';
+  };
+  for (auto r = modern_revisions.rbegin(); r != modern_revisions.rend(); ++r)
+    add(*r);
+  for (auto r = supported_revisions.rbegin(); r != supported_revisions.rend();
+       ++r)
+    add(*r);
+  return out + "]";
+}
+
+std::string revisions_text() {
+  std::string out;
+  for (auto r : supported_revisions)
+    out += (out.empty() ? "" : ", ") + std::string{r};
+  return out;
+}
+
 } // namespace
+
+const std::string all_revisions_json = revisions_json();
+
+const std::string supported_revisions_text = revisions_text();
 
 bool is_supported_revision(std::string_view revision) noexcept {
   for (auto r : supported_revisions)

@@ -34,8 +34,9 @@ modern_refusal unsupported_version(std::string_view requested) {
   modern_refusal r;
   r.code = unsupported_protocol_version;
   r.message = "Unsupported protocol version '" + std::string{requested}
-              + "' in _meta; per-request _meta serves 2026-07-28 (the 2025 "
-                "revisions are served through initialize)";
+              + "' in _meta; per-request _meta serves "
+              + std::string{modern_revision}
+              + " (the 2025 revisions are served through initialize)";
   r.data_json = R"({"supported":)" + std::string{all_revisions_json}
                 + R"(,"requested":)" + json_quote(requested) + "}";
   return r;
@@ -64,7 +65,8 @@ std::optional<modern_refusal> check_method(const message& m) {
   r.message = "Method not found: '" + m.method + "'";
   if (m.method == "initialize" || m.method == "ping"
       || m.method == "logging/setLevel")
-    r.message += " is not part of protocol revision 2026-07-28";
+    r.message += " is not part of protocol revision "
+                 + std::string{modern_revision};
   r.http_status = 404;
   return r;
 }

@@ -137,8 +137,9 @@ head_decision decide_head(const access_policy& access, const request_head& h,
     throttle->succeeded(gate.address);
   d.principal = std::move(*principal);
   if (modern_header && h.method == http_method::delete_)
-    return refuse(405, "Method Not Allowed: protocol revision 2026-07-28 has "
-                       "no sessions to end; POST each request");
+    return refuse(405, "Method Not Allowed: protocol revision "
+                         + std::string{protocol::modern_revision}
+                         + " has no sessions to end; POST each request");
   if (h.method != http_method::post && h.method != http_method::delete_)
     // We never send server-initiated messages outside a request's own
     // response, so there is no standalone SSE stream to GET.
@@ -162,8 +163,8 @@ head_decision decide_head(const access_policy& access, const request_head& h,
       && !version.empty() && !protocol::is_supported_revision(version))
     d.legacy_refusal = "Bad Request: unsupported MCP-Protocol-Version '"
                        + version
-                       + "' (supported: 2025-03-26, 2025-06-18, "
-                         "2025-11-25)";
+                       + "' (supported: " + protocol::supported_revisions_text
+                       + ")";
   if (h.method == http_method::delete_) {
     if (!d.legacy_refusal.empty())
       return refuse(400, d.legacy_refusal);
@@ -223,14 +224,17 @@ body_decision decide_modern(const head_decision& head,
   };
   if (f.batch)
     return refuse(400,
-                  "Invalid Request: protocol revision 2026-07-28 takes one "
-                  "JSON-RPC message per POST, not a batch",
+                  "Invalid Request: protocol revision "
+                    + std::string{protocol::modern_revision}
+                    + " takes one JSON-RPC message per POST, not a batch",
                   protocol::invalid_request);
   const auto& m = f.messages.front();
   if (m.kind == protocol::message::response)
     return refuse(400,
-                  "Invalid Request: in protocol revision 2026-07-28 the "
-                  "server sends no requests, so clients send no responses",
+                  "Invalid Request: in protocol revision "
+                    + std::string{protocol::modern_revision}
+                    + " the server sends no requests, so clients send no "
+                      "responses",
                   protocol::invalid_request);
   const auto& hv = head.headers.version;
   const auto& hm = head.headers.method;

@@ -14,13 +14,14 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace ttm::mcp {
 
-class session;
+class method_context;
 
 /// The eras a method exists in, as flags.
 enum class eras : std::uint8_t { legacy = 1, modern = 2, both = 3 };
@@ -64,8 +65,10 @@ struct method_call {
 using params_decoder = std::string (*)(const protocol::message& msg,
                                        rapidjson::Document& doc);
 
-/// Returns the encoded reply; empty while a tools/call waits for a slot.
-using method_handler = std::string (session::*)(const method_call& call);
+/// Returns the encoded reply; empty while the request waits (a slot, the
+/// journal). The handlers are free functions by area (handlers.hpp).
+using method_handler = std::string (*)(method_context& ctx,
+                                       const method_call& call);
 
 struct method {
   std::string_view name;
@@ -84,6 +87,10 @@ struct method {
 
 class method_table {
 public:
+  method_table() = default;
+  /// A table of `methods`, in order (each registered as by `add`).
+  method_table(std::initializer_list<method> methods);
+
   /// Registers `m`; a second method of the same name throws.
   void add(method m);
 
@@ -106,8 +113,7 @@ private:
 std::string object_params(const protocol::message& msg,
                           rapidjson::Document& doc, std::string_view error);
 
-/// The methods this server serves (built once; registered in handlers.cpp,
-/// beside their handlers).
+/// The methods this server serves: one flat table (methods.cpp).
 const method_table& server_methods();
 
 } // namespace ttm::mcp

@@ -1,12 +1,13 @@
-// The session's resource methods (issue 16 item 2): templates, reading a
-// report through time_session_report, and listing the caller's sessions.
-// Registered in handlers.cpp with the other methods.
+// The resource methods (issue 16 item 2): templates, reading a report
+// through time_session_report, and listing the caller's sessions.
+// Registered in methods.cpp with the other methods.
 
 #include "domain/history_cursor.hpp"
 #include "domain/time_format.hpp"
 #include "log.hpp"
 #include "mcp/resources.hpp"
-#include "mcp/session.hpp"
+#include "mcp/handlers.hpp"
+#include "mcp/methods.hpp"
 #include "protocol/json_rpc.hpp"
 
 #include <rapidjson/document.h>
@@ -23,20 +24,21 @@ constexpr std::size_t list_page_size = 50;
 constexpr int list_ttl_ms = 5000;
 constexpr int ended_report_ttl_ms = 60000;
 
-} // namespace
-
-std::string session::resource_not_found(const protocol::message& msg,
-                                        std::string_view uri) const {
+std::string resource_not_found(const method_context& ctx,
+                               const protocol::message& msg,
+                               std::string_view uri) {
   // 2025-11-25 names -32002; 2026-07-28 takes SEP-2164's -32602. Both
   // carry the URI. Another caller's session gets exactly this too.
   auto data = R"({"uri":)" + protocol::json_quote(uri) + "}";
   return protocol::encode_error(
     msg.id,
-    mode_.modern ? protocol::invalid_params : protocol::resource_not_found,
+    ctx.modern() ? protocol::invalid_params : protocol::resource_not_found,
     "Resource not found: " + std::string(uri), data);
 }
 
-std::string session::on_resource_templates(const method_call& c) {
+} // namespace
+
+std::string on_resource_templates(method_context&, const method_call& c) {
   if (c.params.HasMember("cursor"))
     return invalid_params(c.msg.id, "resources/templates/list has a single "
                                     "page; no cursor");
@@ -46,15 +48,15 @@ std::string session::on_resource_templates(const method_call& c) {
   return b.finish();
 }
 
-std::string session::on_resources_read(const method_call& c) {
+std::string on_resources_read(method_context& ctx, const method_call& c) {
   auto u = c.params.FindMember("uri");
   if (u == c.params.MemberEnd() || !u->value.IsString())
     return invalid_params(c.msg.id, "resources/read needs a string 'uri'");
   std::string_view uri{u->value.GetString(), u->value.GetStringLength()};
   auto ref = parse_report_uri(uri);
   if (!ref)
-    return resource_not_found(c.msg, uri);
-  const auto* tool = cfg_.registry->find_role(tools::role::session_report);
+    return resource_not_found(ctx, c.msg, uri);
+  const auto* tool = ctx.env().registry.find_role(tools::role::session_report);
   if (tool == nullptr)
     throw std::logic_error("resources/read without time_session_report");
   rapidjson::Document args;
@@ -72,13 +74,13 @@ std::string session::on_resources_read(const method_call& c) {
                                     ref->kind->format.size()),
                                   a),
                  a);
-  auto ctx = make_context(c.notes);
-  auto res = tool->call(args, ctx);
+  auto tctx = ctx.tool_context(c.notes);
+  auto res = tool->call(args, tctx);
   // No tracking session of the caller: the tool would look for a focus
   // session of that id (a history query), but report resources are
   // tracking sessions' (resources/list lists those): not found.
   if (res.status == tools::call_result::needs_history)
-    return resource_not_found(c.msg, uri);
+    return resource_not_found(ctx, c.msg, uri);
   rapidjson::Document out;
   out.Parse(res.structured.c_str(), res.structured.size());
   if (res.status != tools::call_result::ok || !out.IsObject()
@@ -88,7 +90,7 @@ std::string session::on_resources_read(const method_call& c) {
                          ? out["error_code"].GetString()
                          : "";
     if (code == "SESSION_NOT_FOUND" || code == "SESSION_EXPIRED")
-      return resource_not_found(c.msg, uri);
+      return resource_not_found(ctx, c.msg, uri);
     // The journal cannot be read, or a bug: not the client's fault.
     std::string why = out.IsObject() && out.HasMember("message")
                           && out["message"].IsString()
@@ -124,7 +126,7 @@ std::string session::on_resources_read(const method_call& c) {
   return b.finish();
 }
 
-std::string session::on_resources_list(const method_call& c) {
+std::string on_resources_list(method_context& ctx, const method_call& c) {
   domain::history_filter filter;
   filter.limit = list_page_size;
   if (auto cur = c.params.FindMember("cursor");
@@ -145,7 +147,7 @@ std::string session::on_resources_list(const method_call& c) {
     stamp.private_ttl_ms = list_ttl_ms;
     stamp.private_scope = true;
   }
-  query_history(std::move(filter), [id, stamp](const history_answer& a,
+  ctx.query_history(std::move(filter), [id, stamp](const history_answer& a,
                                                std::vector<std::string>&) {
     if (!a.error.empty())
       return protocol::encode_error(

@@ -1,11 +1,14 @@
+// The MCP session's frame state machine: one frame at a time, message by
+// message, each dispatched through the method table (methods.cpp) or paused
+// for a slot, the journal, a history query or a principal operation.
+
 #include "mcp/session.hpp"
 
 #include "domain/ids.hpp"
-#include "journal/codec.hpp"
-#include "journal/history.hpp"
 #include "domain/stats.hpp"
-#include "journal/replay.hpp"
+#include "journal/history.hpp"
 #include "log.hpp"
+#include "mcp/handlers.hpp"
 #include "protocol/modern.hpp"
 
 #include <algorithm>
@@ -34,23 +37,112 @@ void append(std::vector<std::string>& to, std::vector<std::string> from) {
             std::make_move_iterator(from.end()));
 }
 
+/// Takes the ids expired by the last calls, noting them for the directory.
+std::vector<std::string> take_expired(domain::tracker& tracker,
+                                      std::vector<std::string>& gone) {
+  auto ids = tracker.take_expired();
+  gone.insert(gone.end(), ids.begin(), ids.end());
+  return ids;
+}
+
+/// `params.protocolVersion` of an initialize, for error data.
+std::string requested_version(const protocol::message& msg) {
+  rapidjson::Document params;
+  if (!object_params(msg, params, "-").empty())
+    return {};
+  auto pv = params.FindMember("protocolVersion");
+  if (pv == params.MemberEnd() || !pv->value.IsString())
+    return {};
+  return {pv->value.GetString(), pv->value.GetStringLength()};
+}
+
+/// A 2025-era request on a connection that speaks 2026-07-28.
+std::string modern_connection_refusal(const protocol::message& msg) {
+  // This connection speaks the modern era since its first request (stdio).
+  if (msg.method == "initialize")
+    return encode_error(
+      msg.id, ec::unsupported_protocol_version,
+      "Unsupported protocol version: this connection speaks " + modern_name()
+        + " (per-request _meta) since its first request; initialize is not "
+          "part of it",
+      protocol::unsupported_version(requested_version(msg)).data_json);
+  return invalid_params(
+    msg.id, "this connection speaks " + modern_name()
+              + " since its first request: every request needs params._meta "
+                "with '"
+              + std::string{protocol::meta_key::protocol_version} + "' and '"
+              + std::string{protocol::meta_key::client_capabilities} + "'");
+}
+
+void handle_notification(const protocol::message& msg,
+                         std::optional<protocol::era> era,
+                         const std::string& client_name) {
+  if (msg.method == "notifications/initialized") {
+    // Nothing to unlock: we send the client no requests of our own.
+    TTM_LOG(debug, "mcp", "client '" + client_name + "' is initialized");
+    return;
+  }
+  if (era == protocol::era::modern
+      && msg.method != "notifications/cancelled") {
+    TTM_LOG(debug, "mcp", "ignored notification '" + msg.method
+                            + "' (not part of " + modern_name() + ")");
+    return;
+  }
+  if (msg.method == "notifications/cancelled") {
+    // Calls run to completion before this actor reads its next message, so a
+    // cancellation that reaches us names a call already answered; the
+    // transport drops replies to calls cancelled while still in flight.
+    TTM_LOG(debug, "mcp", "cancellation for a request no longer running");
+    return;
+  }
+  TTM_LOG(debug, "mcp", "ignored notification '" + msg.method + "'");
+}
+
+/// The pause of `step` if it is a `T`.
+template <class T>
+const T* pause_of(const rpc_step& step) noexcept {
+  return std::get_if<T>(&step.pause);
+}
+
 } // namespace
+
+const std::string& rpc_step::slot_for() const noexcept {
+  static const std::string none;
+  const auto* p = pause_of<slot_pause>(*this);
+  return p != nullptr ? p->session_id : none;
+}
+
+const std::vector<storage::event>& rpc_step::journal() const noexcept {
+  static const std::vector<storage::event> none;
+  const auto* p = pause_of<journal_pause>(*this);
+  return p != nullptr ? p->events : none;
+}
+
+const storage::claim_request* rpc_step::claim() const noexcept {
+  const auto* p = pause_of<claim_pause>(*this);
+  return p != nullptr ? &p->request : nullptr;
+}
+
+const storage::list_query* rpc_step::history() const noexcept {
+  const auto* p = pause_of<history_pause>(*this);
+  return p != nullptr ? &p->query : nullptr;
+}
+
+const storage::principal_op* rpc_step::principal() const noexcept {
+  const auto* p = pause_of<principal_pause>(*this);
+  return p != nullptr ? &p->op : nullptr;
+}
 
 session::session(session_config cfg)
   : cfg_(std::move(cfg)),
     tracker_(cfg_.limits),
-    last_active_(cfg_.clock->mono_now()) {
+    last_active_(cfg_.clock->mono_now()),
+    // The boot the clock's monotonic times belong to, for the journal.
+    claims_(cfg_.principal, cfg_.journal ? cfg_.clock->boot_id() : "",
+            cfg_.client_label) {
   tracker_.set_storage_fault(cfg_.storage_fault);
-  if (cfg_.journal) {
+  if (cfg_.journal)
     tracker_.record_changes(true);
-    boot_id_ = cfg_.clock->boot_id();
-  }
-}
-
-std::vector<std::string> session::take_expired() {
-  auto ids = tracker_.take_expired();
-  gone_.insert(gone_.end(), ids.begin(), ids.end());
-  return ids;
 }
 
 std::chrono::nanoseconds session::idle_time() const {
@@ -80,8 +172,9 @@ rpc_step session::handle(const protocol::frame& in) {
                       "before initialization"});
     return finish_step(std::move(out));
   }
-  job_.emplace();
+  job_.emplace(*this);
   job_->frame = in;
+  prefs_.clear();
   return run_job();
 }
 
@@ -94,8 +187,7 @@ void session::next_message(job& j) {
   j.force_load = false;
   j.prefs_checked = false;
   j.prefs_pending = false;
-  j.zone.clear();
-  j.prefs_read = false;
+  prefs_.clear();
   j.touched = false;
   j.previous_request.reset();
 }
@@ -113,24 +205,26 @@ rpc_step session::run_job() {
           j.verify = std::move(req);
         } else {
           rpc_step step;
-          step.claim = std::move(req);
+          step.pause = claim_pause{std::move(*req)};
           return step;
         }
       }
     }
     if (!j.prefs_checked) {
       j.prefs_checked = true;
-      if (needs_principal_zone(msg)) {
+      if (principal_prefs::needs_zone(msg, *cfg_.registry)) {
         domain::principal_state st;
-        if (cfg_.journal && prefs_cache_
-            && cfg_.clock->mono_now() - prefs_cache_->at < prefs_cache_ttl) {
-          st.prefs = prefs_cache_->prefs; // read lately: no journal wait
+        const pref_entries* cached
+          = cfg_.journal ? prefs_.cached(cfg_.clock->mono_now()) : nullptr;
+        if (cached != nullptr) {
+          st.prefs = *cached; // read lately: no journal wait
         } else {
           j.prefs_pending = true;
-          if (auto step = run_principal({}, st))
+          if (auto step = principal_step({}, st))
             return std::move(*step);
         }
-        take_zone(j, &st);
+        j.prefs_pending = false;
+        prefs_.take(cfg_.defaults, &st.prefs, cfg_.local_zone);
       }
     }
     std::string reply;
@@ -146,8 +240,8 @@ rpc_step session::run_job() {
       j.history.reset();
       if (cfg_.journal) {
         rpc_step step;
-        step.history = journal::to_list_query(filter, cfg_.principal,
-                                              j.history_scope);
+        step.pause = history_pause{
+          journal::to_list_query(filter, cfg_.principal, j.history_scope)};
         return step;
       }
       // --ephemeral: what this client holds is all there is.
@@ -159,20 +253,27 @@ rpc_step session::run_job() {
         domain::list_focus_held(
           journal::to_focus_rows(board().memory().focus_of(cfg_.principal)),
           filter, page);
-      reply = finish_history(j, {std::move(page), {}});
+      history_answer answer{std::move(page), {}};
+      auto then = std::exchange(j.after_history, {});
+      reply = finish(j, [&](std::vector<std::string>& notes) {
+        return then(answer, notes);
+      });
     }
     if (j.principal) {
       auto op = std::move(*j.principal);
       j.principal.reset();
       domain::principal_state st;
-      if (auto step = run_principal(std::move(op), st))
+      if (auto step = principal_step(std::move(op), st))
         return std::move(*step);
-      reply = finish_principal(j, &st, {});
+      auto then = std::exchange(j.after_principal, {});
+      reply = finish(j, [&](std::vector<std::string>& notes) {
+        return then(&st, {}, notes);
+      });
     }
     if (j.paused.resume) {
       rpc_step step;
-      step.slot_for = j.paused.slot_id;
-      step.expired = take_expired();
+      step.pause = slot_pause{j.paused.slot_id};
+      step.expired = take_expired(tracker_, gone_);
       step.ended = tracker_.take_ended();
       step.reopened = tracker_.take_reopened();
       step.adopted = std::exchange(adopted_, {});
@@ -182,7 +283,8 @@ rpc_step session::run_job() {
     if (j.verify && !tracker_.has_changes()) {
       j.held_reply = std::move(reply);
       j.verifying = true;
-      step.claim = std::exchange(j.verify, std::nullopt);
+      step.pause = claim_pause{std::move(*j.verify)};
+      j.verify.reset();
       return step;
     }
     if (hold_for_journal(j, std::move(reply), step))
@@ -210,10 +312,10 @@ rpc_step session::resume(const domain::slot_answer& slot) {
   mode_ = mode_for(msg);
   std::string reply;
   try {
-    auto ctx = make_context(j.out.notifications);
+    auto ctx = j.view.tool_context(j.out.notifications);
     tracker_.set_origin({j.paused_tool, cfg_.client_label});
-    reply = call_reply(msg, j.paused_tool,
-                       paused.resume(slot, ctx), j.out.notifications);
+    reply = call_reply(j.view, msg, j.paused_tool, paused.resume(slot, ctx),
+                       j.out.notifications);
     if (slot.granted && tracker_.find(paused.slot_id) != nullptr)
       created_.push_back(paused.slot_id);
   } catch (const std::exception& e) {
@@ -223,6 +325,10 @@ rpc_step session::resume(const domain::slot_answer& slot) {
                          "Internal error while handling '" + msg.method
                            + "'");
   }
+  return continue_with(j, std::move(reply));
+}
+
+rpc_step session::continue_with(job& j, std::string reply) {
   rpc_step step;
   if (hold_for_journal(j, std::move(reply), step))
     return step;
@@ -230,20 +336,23 @@ rpc_step session::resume(const domain::slot_answer& slot) {
   return run_job();
 }
 
-std::string session::tool_error_reply(const protocol::message& msg,
-                                      const std::string& code,
-                                      const std::string& text) {
-  result_builder b{msg.id, stamp()};
-  tools::tool_error err{code, text};
-  if (code == "LIMIT_REACHED")
-    err.limit = "max_tracking_sessions";
-  write_tool_call(b.writer(), tools::encode_tool_error(err), true);
-  return b.finish();
+std::string session::finish(
+  job& j, const std::function<std::string(std::vector<std::string>&)>& run) {
+  const auto& msg = j.frame.messages[j.next];
+  mode_ = mode_for(msg);
+  try {
+    return run(j.out.notifications);
+  } catch (const std::exception& e) {
+    TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
+                            + ") failed: " + e.what());
+    return encode_error(msg.id, ec::internal_error,
+                        "Internal error while handling '" + msg.method + "'");
+  }
 }
 
 rpc_step session::finish_step(rpc_output out) {
   rpc_step step;
-  step.expired = take_expired();
+  step.expired = take_expired(tracker_, gone_);
   append(step.expired, std::exchange(released_, {}));
   step.ended = tracker_.take_ended();
   step.reopened = tracker_.take_reopened();
@@ -275,24 +384,8 @@ void session::evict(const std::string& session_id) {
     tracker_.drop(session_id);
   else
     tracker_.evict(session_id);
-  epochs_.erase(session_id);
+  claims_.forget(session_id);
   gone_.push_back(session_id);
-}
-
-tools::tool_context
-session::make_context(std::vector<std::string>& notes) {
-  // The caller's zone, when its preferences were read for this call.
-  const std::string& zone
-    = job_ && !job_->zone.empty() ? job_->zone : cfg_.local_zone;
-  return tools::tool_context{
-    *cfg_.clock,
-    zone,
-    [this, &notes](protocol::log_level lvl, std::string text) {
-      notify(notes, lvl, std::move(text));
-    },
-    tracker_,
-    cfg_.defaults,
-    job_ ? job_->previous_request : std::nullopt};
 }
 
 std::string session::handle_message(const protocol::message& msg,
@@ -315,7 +408,7 @@ std::string session::handle_message(const protocol::message& msg,
                                 + msg.id.json);
       return {};
     case protocol::message::notification:
-      handle_notification(msg);
+      handle_notification(msg, era_, client_name_);
       return {};
     case protocol::message::request:
       mode_ = mode_for(msg);
@@ -345,76 +438,6 @@ std::string session::handle_message(const protocol::message& msg,
 }
 
 
-void session::handle_notification(const protocol::message& msg) {
-  if (msg.method == "notifications/initialized") {
-    // Nothing to unlock: we send the client no requests of our own.
-    TTM_LOG(debug, "mcp", "client '" + client_name_ + "' is initialized");
-    return;
-  }
-  if (era_ == protocol::era::modern
-      && msg.method != "notifications/cancelled") {
-    TTM_LOG(debug, "mcp", "ignored notification '" + msg.method
-                            + "' (not part of " + modern_name() + ")");
-    return;
-  }
-  if (msg.method == "notifications/cancelled") {
-    // Calls run to completion before this actor reads its next message, so a
-    // cancellation that reaches us names a call already answered; the
-    // transport drops replies to calls cancelled while still in flight.
-    TTM_LOG(debug, "mcp", "cancellation for a request no longer running");
-    return;
-  }
-  TTM_LOG(debug, "mcp", "ignored notification '" + msg.method + "'");
-}
-
-std::string session::call_reply(const protocol::message& msg,
-                                const std::string& tool_name,
-                                tools::call_result res,
-                                std::vector<std::string>& notes) {
-  switch (res.status) {
-    case tools::call_result::invalid_arguments:
-      TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
-                                + ": " + res.message);
-      notify(notes, protocol::log_level::warning,
-             tool_name + ": invalid arguments: " + res.message);
-      if (!mode_.modern
-          && revision_ < protocol::tool_validation_errors_since)
-        return invalid_params(msg.id, res.message);
-      res.structured = tools::encode_tool_error(
-        {"VALIDATION_ERROR", std::move(res.message)});
-      break;
-    case tools::call_result::failed:
-      TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
-                                + " failed: " + res.structured);
-      notify(notes, protocol::log_level::info,
-             tool_name + " failed: " + res.structured);
-      break;
-    case tools::call_result::needs_slot:
-      throw std::logic_error("a resumed call asked for a second slot");
-    case tools::call_result::needs_history:
-    case tools::call_result::needs_principal:
-      throw std::logic_error("a resumed call asked for a second query");
-    case tools::call_result::ok:
-      break;
-  }
-  if (res.wrap_for_legacy && res.status == tools::call_result::ok
-      && !mode_.modern) // see tools::nullable_result
-    res.structured = "{\"result\":" + res.structured + "}";
-  result_builder b{msg.id, stamp()};
-  // The result goes out twice (text, escaped, and structuredContent).
-  b.reserve(2 * res.structured.size() + res.structured.size() / 4 + 256);
-  write_tool_call(b.writer(), res.structured,
-                  res.status != tools::call_result::ok);
-  return b.finish();
-}
-
-void session::notify(std::vector<std::string>& notes,
-                     protocol::log_level lvl, std::string text) const {
-  if (!mode_.level || lvl < *mode_.level)
-    return;
-  notes.push_back(log_notification(lvl, cfg_.info.name, text));
-}
-
 session::request_mode
 session::mode_for(const protocol::message& msg) const {
   request_mode m;
@@ -422,10 +445,6 @@ session::mode_for(const protocol::message& msg) const {
   m.level = m.modern ? protocol::parse_log_level(msg.meta.log_level)
                      : client_log_level_;
   return m;
-}
-
-result_stamp session::stamp(bool cacheable) const noexcept {
-  return {mode_.modern ? &cfg_.info : nullptr, cacheable};
 }
 
 std::string session::dispatch(const protocol::message& msg,
@@ -459,36 +478,18 @@ std::string session::dispatch(const protocol::message& msg,
   rapidjson::Document params;
   // The params as the frame parsed them, when they are what the method
   // takes as they are: no second parse.
+  const result_stamp stamp{mode_.modern ? &cfg_.info : nullptr, m->cacheable};
   if (m->decode == nullptr && msg.params_value != nullptr
       && msg.params_value->IsObject())
-    return (this->*(m->handle))(
-      method_call{msg, *msg.params_value, notes, stamp(m->cacheable)});
+    return m->handle(job_->view,
+                     method_call{msg, *msg.params_value, notes, stamp});
   auto problem = m->decode != nullptr ? m->decode(msg, params)
                  : !m->params_error.empty()
                    ? object_params(msg, params, m->params_error)
                    : std::string{};
   if (!problem.empty())
     return invalid_params(msg.id, problem);
-  return (this->*(m->handle))(
-    method_call{msg, params, notes, stamp(m->cacheable)});
-}
-
-std::string
-session::modern_connection_refusal(const protocol::message& msg) const {
-  // This connection speaks the modern era since its first request (stdio).
-  if (msg.method == "initialize")
-    return encode_error(
-      msg.id, ec::unsupported_protocol_version,
-      "Unsupported protocol version: this connection speaks " + modern_name()
-        + " (per-request _meta) since its first request; initialize is not "
-          "part of it",
-      protocol::unsupported_version(requested_version(msg)).data_json);
-  return invalid_params(
-    msg.id, "this connection speaks " + modern_name()
-              + " since its first request: every request needs params._meta "
-                "with '"
-              + std::string{protocol::meta_key::protocol_version} + "' and '"
-              + std::string{protocol::meta_key::client_capabilities} + "'");
+  return m->handle(job_->view, method_call{msg, params, notes, stamp});
 }
 
 } // namespace ttm::mcp

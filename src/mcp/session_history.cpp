@@ -1,41 +1,16 @@
 // The MCP session's history queries: a request that reads its caller's
 // sessions (live and past) pauses its frame while the journal actor runs
-// the query, then continues with the page (query_history, resume_history).
+// the query (query_history, session_context.cpp), then continues with the
+// page (resume_history).
 
 #include "mcp/session.hpp"
 
 #include "journal/history.hpp"
-#include "log.hpp"
 
 #include <stdexcept>
 #include <utility>
 
 namespace ttm::mcp {
-
-void session::query_history(domain::history_filter filter,
-                            history_continuation then) {
-  if (!job_)
-    throw std::logic_error("session::query_history outside a request");
-  // The era of the request: a listed id is one this caller can name.
-  job_->history = std::move(filter);
-  job_->history_scope = std::string{protocol::to_string(
-    mode_.modern ? protocol::era::modern : protocol::era::legacy)};
-  job_->after_history = std::move(then);
-}
-
-std::string session::finish_history(job& j, const history_answer& answer) {
-  const auto& msg = j.frame.messages[j.next];
-  mode_ = mode_for(msg);
-  auto then = std::exchange(j.after_history, {});
-  try {
-    return then(answer, j.out.notifications);
-  } catch (const std::exception& e) {
-    TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
-                            + ") failed: " + e.what());
-    return encode_error(msg.id, protocol::internal_error,
-                        "Internal error while handling '" + msg.method + "'");
-  }
-}
 
 rpc_step session::resume_history(storage::list_page page,
                                  const std::string& error) {
@@ -49,12 +24,11 @@ rpc_step session::resume_history(storage::list_page page,
                                            cfg_.clock->wall_now());
   else
     answer.error = error;
-  auto reply = finish_history(j, answer);
-  rpc_step step;
-  if (hold_for_journal(j, std::move(reply), step))
-    return step;
-  next_message(j);
-  return run_job();
+  auto then = std::exchange(j.after_history, {});
+  auto reply = finish(j, [&](std::vector<std::string>& notes) {
+    return then(answer, notes);
+  });
+  return continue_with(j, std::move(reply));
 }
 
 } // namespace ttm::mcp

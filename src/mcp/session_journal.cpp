@@ -1,19 +1,37 @@
-// The MCP session's side of the journal: checking or taking over the
-// session a call names before it runs (claims), the epochs its writes
-// carry, and what happens when the journal stores, refuses or fences them.
+// The MCP session's side of the journal: the frame's pauses for a claim
+// (checking or taking over the session a call names before it runs) and
+// for a write, and what happens when the journal stores, refuses or fences
+// it. The epochs and claims themselves are journal_claims'.
 
 #include "mcp/session.hpp"
 
 #include "domain/ids.hpp"
-#include "journal/codec.hpp"
 #include "journal/replay.hpp"
-#include "journal/runs.hpp"
 #include "log.hpp"
+#include "mcp/handlers.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 namespace ttm::mcp {
+
+namespace {
+
+/// Moves a held session's last activity to the journal's record of it.
+void touch_from(domain::tracker& tracker, const domain::clock_source& clock,
+                const storage::stored_session& s) {
+  // Calls through other servers that wrote nothing (reads) count as
+  // activity too: the journal has the latest one, to the minute.
+  if (s.last_wall_ns <= 0)
+    return;
+  auto now = domain::now_of(clock);
+  auto ago = std::chrono::nanoseconds{domain::to_ns(now.wall)
+                                      - s.last_wall_ns};
+  if (ago.count() >= 0)
+    tracker.touch(s.session_id, now.mono - ago);
+}
+
+} // namespace
 
 bool session::hold_for_journal(job& j, std::string reply,
                                rpc_step& step) {
@@ -40,85 +58,26 @@ bool session::hold_for_journal(job& j, std::string reply,
   const auto& tool = j.next < j.frame.messages.size()
                       ? j.frame.messages[j.next].name
                       : std::string{};
-  step.journal = to_events(std::move(changes), pending_epochs_, tool);
+  step.pause = journal_pause{claims_.to_events(
+    std::move(changes), tracker_,
+    mode_.modern ? protocol::era::modern : protocol::era::legacy, tool,
+    true)};
   step.adopted = std::exchange(adopted_, {});
   return true;
 }
 
-std::vector<storage::event>
-session::to_events(std::vector<domain::change> changes, epoch_map& next_epochs,
-                   const std::string& tool) {
-  std::vector<storage::event> out;
-  out.reserve(changes.size());
-  // The era of the request that made them: only a client of that era
-  // takes a session over.
-  const auto era = mode_.modern ? protocol::era::modern : protocol::era::legacy;
-  // Each event carries the epoch its session will be at when it is
-  // written (the store moves it on by one per event): the epoch this
-  // client knows, then one more for each earlier event of the batch.
-  epoch_map after; // built apart: `next_epochs` may be pending_epochs_
-  for (const auto& c : changes) {
-    out.push_back(journal::to_event(c, cfg_.principal, boot_id_, era,
-                                    {cfg_.client_label, tool}));
-    auto& ev = out.back();
-    // Statistics count the runs as the summary does (journal/runs.hpp).
-    if (const auto* s = tracker_.find(c.session_id))
-      ev.runs = journal::runs_to_store(*s, c);
-    auto& next = after[c.session_id];
-    if (c.kind == domain::change::session_started) {
-      next = 1;
-      continue;
-    }
-    if (next == 0)
-      next = current_epoch(c.session_id);
-    ev.epoch = next++;
-    if (c.kind == domain::change::session_expired) {
-      // A limit's expiry stands only if the journal agrees it is due.
-      ev.if_due = c.reason == "age" || c.reason == "idle";
-      epochs_.erase(c.session_id);
-    }
-  }
-  next_epochs = std::move(after);
-  return out;
-}
-
 std::optional<storage::claim_request>
 session::claim_for(const protocol::message& msg) {
-  if (!cfg_.journal || msg.kind != protocol::message::request
-      || (msg.method != "tools/call" && msg.method != "resources/read")
-      || (msg.handle.empty() && msg.lookup.empty()))
+  if (!cfg_.journal)
     return std::nullopt;
   auto mode = mode_for(msg);
   // Requests the method table refuses anyway claim nothing.
   if (mode.modern ? era_ == protocol::era::legacy
                   : !initialized() || era_ == protocol::era::modern)
     return std::nullopt;
-  storage::claim_request req;
-  req.now_wall_ns = domain::to_ns(cfg_.clock->wall_now());
-  req.principal = cfg_.principal;
-  req.scope = std::string{protocol::to_string(
-    mode.modern ? protocol::era::modern : protocol::era::legacy)};
-  if (!msg.handle.empty()) {
-    req.session_id = msg.handle;
-  } else if (const auto* held = tracker_.find_by_key(msg.lookup)) {
-    req.session_id = held->id;
-  } else {
-    req.idempotency_key = msg.lookup;
-    req.since_wall_ns = domain::to_ns(cfg_.clock->wall_now()
-                                      - tracker_.limits().max_age);
-  }
-  if (!req.session_id.empty()) {
-    // Expired here, and the journal agreed (a fenced expiry is forgotten):
-    // SESSION_EXPIRED without asking.
-    if (tracker_.remembers_expired(req.session_id))
-      return std::nullopt;
-    // Ended sessions are checked too: time_undo through another server
-    // may have reopened one (its epoch moved on).
-    if (tracker_.find(req.session_id) != nullptr)
-      if (auto e = epochs_.find(req.session_id); e != epochs_.end())
-        req.known_epoch = e->second;
-  }
-  return req;
+  return claims_.claim_for(
+    msg, mode.modern ? protocol::era::modern : protocol::era::legacy,
+    tracker_, *cfg_.clock);
 }
 
 void session::take_over(const storage::stored_session& s) {
@@ -126,7 +85,7 @@ void session::take_over(const storage::stored_session& s) {
   bool had = tracker_.find(id) != nullptr;
   if (had)
     tracker_.drop(id);
-  epochs_.erase(id);
+  claims_.forget(id);
   std::vector<std::string> problems;
   auto ids = journal::replay(tracker_, {s}, *cfg_.clock, cfg_.local_zone,
                              problems);
@@ -140,9 +99,9 @@ void session::take_over(const storage::stored_session& s) {
     }
     return;
   }
-  epochs_[id] = s.epoch;
+  claims_.hold(id, s.epoch);
   adopted_.push_back(id);
-  touch_from(s);
+  touch_from(tracker_, *cfg_.clock, s);
   if (!had)
     created_.push_back(id);
   if (!had)
@@ -171,7 +130,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
     mode_ = mode_for(msg);
     j.held_reply.clear();
     j.replies.push_back(tool_error_reply(
-      msg, "STORAGE_UNAVAILABLE",
+      msg, request_stamp(j.view), "STORAGE_UNAVAILABLE",
       "The session journal cannot be read, so nothing was looked up or "
       "changed: "
         + error
@@ -182,7 +141,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
   }
   // Calls through other servers count as activity here too.
   if (r.outcome == storage::claim_result::current)
-    touch_from(r.session);
+    touch_from(tracker_, *cfg_.clock, r.session);
   if (j.verifying) {
     j.verifying = false;
     if (r.outcome == storage::claim_result::current) {
@@ -220,52 +179,15 @@ rpc_step session::resume_claim(const storage::claim_result& r,
   return run_job();
 }
 
-void session::touch_from(const storage::stored_session& s) {
-  // Calls through other servers that wrote nothing (reads) count as
-  // activity too: the journal has the latest one, to the minute.
-  if (s.last_wall_ns <= 0)
-    return;
-  auto now = domain::now_of(*cfg_.clock);
-  auto ago = std::chrono::nanoseconds{domain::to_ns(now.wall)
-                                      - s.last_wall_ns};
-  if (ago.count() >= 0)
-    tracker_.touch(s.session_id, now.mono - ago);
-}
-
-std::int64_t session::current_epoch(const std::string& id) const {
-  // A write in flight moves it on (see pending_epochs_): what is sent
-  // meanwhile (an expiry, a close) goes behind that write in the journal's
-  // mailbox, so it is checked against the epoch the write leaves.
-  if (auto p = pending_epochs_.find(id); p != pending_epochs_.end())
-    return p->second;
-  if (auto e = epochs_.find(id); e != epochs_.end())
-    return e->second;
-  return 0;
-}
-
-std::vector<std::pair<std::string, std::int64_t>> session::held() const {
-  std::vector<std::pair<std::string, std::int64_t>> out;
-  for (auto& id : tracker_.open_ids())
-    if (auto epoch = current_epoch(id); epoch > 0)
-      out.emplace_back(std::move(id), epoch);
-  return out;
-}
-
 std::vector<std::string> session::drop_stale(
   const std::vector<std::pair<std::string, std::int64_t>>& asked,
   const std::vector<std::string>& stale) {
-  std::vector<std::string> out;
-  for (const auto& id : stale) {
-    auto a = std::find_if(asked.begin(), asked.end(),
-                          [&](const auto& p) { return p.first == id; });
-    auto e = epochs_.find(id);
-    if (a == asked.end() || e == epochs_.end() || e->second != a->second)
-      continue;
+  auto out = claims_.stale(asked, stale);
+  for (const auto& id : out) {
     TTM_LOG(debug, "journal", "session " + domain::log_id(id)
                                 + " changed through another server: copy "
                                   "let go of");
     drop(id);
-    out.push_back(id);
   }
   return out;
 }
@@ -274,12 +196,12 @@ void session::drop(const std::string& session_id) {
   if (tracker_.find(session_id) == nullptr)
     return;
   tracker_.drop(session_id);
-  epochs_.erase(session_id);
+  claims_.forget(session_id);
   gone_.push_back(session_id);
 }
 
 void session::undo_held(job& j) {
-  pending_epochs_.clear();
+  claims_.abandon();
   tracker_.rollback();
   // Sessions this call started are gone again: free their slots.
   for (const auto& id : j.held_started) {
@@ -287,7 +209,7 @@ void session::undo_held(job& j) {
     if (c != created_.end())
       created_.erase(c);
     released_.push_back(id);
-    epochs_.erase(id);
+    claims_.forget(id);
   }
   j.held_started.clear();
 }
@@ -327,10 +249,9 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
     tracker_.commit();
     // The epochs the sessions are at now, for those still held.
     if (answer.kind == append_answer::stored)
-      for (const auto& [id, epoch] : pending_epochs_)
-        if (tracker_.find(id) != nullptr)
-          epochs_[id] = epoch;
-    pending_epochs_.clear();
+      claims_.stored(tracker_);
+    else
+      claims_.abandon();
   } else {
     undo_held(j);
     TTM_LOG(error, "journal", "request " + msg.id.json
@@ -339,7 +260,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
     mode_ = mode_for(msg);
     if (answer.kind == append_answer::limit)
       reply = tool_error_reply(
-        msg, "LIMIT_REACHED",
+        msg, request_stamp(j.view), "LIMIT_REACHED",
         "The limit of " + std::to_string(tracker_.limits().max_sessions)
           + " open tracking sessions (max_tracking_sessions) is reached "
             "over all servers sharing this data directory. End sessions "
@@ -347,7 +268,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
             "room for new ones.");
     else
       reply = tool_error_reply(
-        msg, "STORAGE_UNAVAILABLE",
+        msg, request_stamp(j.view), "STORAGE_UNAVAILABLE",
         "The session journal cannot record this change, so nothing was "
         "changed: "
           + (answer.kind == append_answer::fenced
@@ -374,8 +295,9 @@ std::vector<storage::event> session::take_journal() {
     return {};
   // Only expiry happens outside a frame, and it has nothing to undo: a
   // paused frame's undo log (and the epochs it waits for) stay as they are.
-  epoch_map unused;
-  return to_events(tracker_.take_changes(), unused);
+  return claims_.to_events(
+    tracker_.take_changes(), tracker_,
+    mode_.modern ? protocol::era::modern : protocol::era::legacy, {}, false);
 }
 
 } // namespace ttm::mcp

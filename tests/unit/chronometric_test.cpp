@@ -55,21 +55,21 @@ struct principal_client {
   rapidjson::Document run(const std::string& json) {
     auto step = state.handle(mcp::decode(json));
     for (;;) {
-      if (!step.slot_for.empty()) {
+      if (!step.slot_for().empty()) {
         step = state.resume(true);
-      } else if (!step.journal.empty()) {
+      } else if (!step.journal().empty()) {
         REQUIRE(store != nullptr);
-        REQUIRE(std::holds_alternative<storage::ok>(store->append(step.journal)));
+        REQUIRE(std::holds_alternative<storage::ok>(store->append(step.journal())));
         step = state.resume_journal({storage::append_answer::stored, {}});
-      } else if (step.principal) {
+      } else if (step.principal()) {
         REQUIRE(store != nullptr);
-        auto r = store->principal(*step.principal);
+        auto r = store->principal(*step.principal());
         auto* e = std::get_if<storage::error>(&r);
         step = e ? state.resume_principal({}, e->message)
                  : state.resume_principal(
                    std::get<storage::principal_state>(r), "");
-      } else if (step.claim) {
-        auto r = store->claim(*step.claim);
+      } else if (step.claim()) {
+        auto r = store->claim(*step.claim());
         auto* e = std::get_if<storage::error>(&r);
         step = e ? state.resume_claim({}, e->message)
                  : state.resume_claim(std::get<storage::claim_result>(r), "");

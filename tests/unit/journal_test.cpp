@@ -371,15 +371,15 @@ mcp::rpc_step call_with_journal(mcp::session& s,
                                    const std::string& error,
                                    std::vector<storage::event>& events) {
   auto step = s.handle(mcp::decode(json));
-  if (step.claim)
+  if (step.claim())
     step = s.resume_claim(still_current(), "");
-  if (step.principal) // no timezone: the caller's preferences (none) first
+  if (step.principal()) // no timezone: the caller's preferences (none) first
     step = s.resume_principal({}, "");
-  if (!step.slot_for.empty())
+  if (!step.slot_for().empty())
     step = s.resume(true);
-  REQUIRE_FALSE(step.journal.empty());
-  CHECK(step.slot_for.empty());
-  events = step.journal;
+  REQUIRE_FALSE(step.journal().empty());
+  CHECK(step.slot_for().empty());
+  events = step.journal();
   // Nothing is answered, and no slot news leaves, before the journal says.
   CHECK(step.output.response.empty());
   CHECK(step.ended.empty());
@@ -475,11 +475,11 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
     auto step = s.handle(mcp::decode(
       tools_call("time_session_summary", R"({"session_id":")" + sid + R"("})",
                  2)));
-    REQUIRE(step.claim);
-    CHECK(step.claim->session_id == sid);
-    CHECK(step.claim->principal == "alice");
-    CHECK(step.claim->scope == "2025");
-    CHECK(step.claim->known_epoch == 1);
+    REQUIRE(step.claim());
+    CHECK(step.claim()->session_id == sid);
+    CHECK(step.claim()->principal == "alice");
+    CHECK(step.claim()->scope == "2025");
+    CHECK(step.claim()->known_epoch == 1);
     step = s.resume_claim(still_current(), "");
     CHECK_FALSE(step.waiting());
     CHECK_FALSE(step.output.response.empty());
@@ -492,7 +492,7 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
     auto step = s.handle(mcp::decode(
       tools_call("time_session_summary", R"({"session_id":")" + sid + R"("})",
                  2)));
-    REQUIRE(step.claim);
+    REQUIRE(step.claim());
     CHECK(step.output.response.empty()); // held until the check
     auto latest = loaded_at(events[0], 2,
                             {{storage::event_kind::task_started, "b"}});
@@ -508,22 +508,22 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
     auto step = s.handle(mcp::decode(tools_call(
       "time_task_start", R"({"session_id":")" + sid + R"(","task_id":"a"})",
       2)));
-    CHECK_FALSE(step.claim); // the journal checks the epoch as it stores
-    REQUIRE_FALSE(step.journal.empty());
-    CHECK(step.journal[0].epoch == 1);
+    CHECK_FALSE(step.claim()); // the journal checks the epoch as it stores
+    REQUIRE_FALSE(step.journal().empty());
+    CHECK(step.journal()[0].epoch == 1);
     // Meanwhile another server started task a and ended it: the journal's
     // latest state, at epoch 3.
     auto latest = loaded_at(events[0], 3,
                             {{storage::event_kind::task_started, "a"},
                              {storage::event_kind::task_ended, "a"}});
     step = s.resume_journal({storage::append_answer::fenced, "fenced"});
-    REQUIRE(step.claim);
-    CHECK(step.claim->known_epoch == 1);
+    REQUIRE(step.claim());
+    CHECK(step.claim()->known_epoch == 1);
     step = s.resume_claim(latest, "");
     // Task a ended elsewhere: starting it again is a new run, at epoch 3.
-    REQUIRE_FALSE(step.journal.empty());
-    CHECK(step.journal[0].kind == storage::event_kind::task_started);
-    CHECK(step.journal[0].epoch == 3);
+    REQUIRE_FALSE(step.journal().empty());
+    CHECK(step.journal()[0].kind == storage::event_kind::task_started);
+    CHECK(step.journal()[0].epoch == 3);
     step = s.resume_journal({});
     auto d = parse(step.output.response);
     CHECK_FALSE(d["result"]["isError"].GetBool());
@@ -535,8 +535,8 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
     auto step = s.handle(mcp::decode(tools_call(
       "time_task_start", R"({"session_id":")" + sid + R"(","task_id":"a"})",
       2)));
-    REQUIRE_FALSE(step.journal.empty());
-    CHECK(step.journal[0].epoch == 1);
+    REQUIRE_FALSE(step.journal().empty());
+    CHECK(step.journal()[0].epoch == 1);
     // The MCP session is deleted meanwhile (HTTP DELETE).
     auto closing = s.close_all();
     REQUIRE(closing.size() == 1);
@@ -549,10 +549,10 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
       "time_session_start", R"({"milestone_id":"M2","task_ids":[]})", 2)));
     // The caller's zone preference was read for the first start, within
     // prefs_cache_ttl: no journal read now, the slot first.
-    REQUIRE_FALSE(step.principal);
+    REQUIRE_FALSE(step.principal());
     step = s.resume(true);
-    REQUIRE_FALSE(step.journal.empty());
-    auto id = step.journal[0].session_id;
+    REQUIRE_FALSE(step.journal().empty());
+    auto id = step.journal()[0].session_id;
     step = s.resume_journal({storage::append_answer::limit, "limit"});
     auto d = parse(step.output.response);
     CHECK(str(sc_of(d)["error_code"]) == "LIMIT_REACHED");

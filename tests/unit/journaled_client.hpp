@@ -41,10 +41,10 @@ struct journaled {
   rapidjson::Document run(const std::string& json) {
     auto step = state.handle(mcp::decode(json));
     for (;;) {
-      if (!step.slot_for.empty()) {
+      if (!step.slot_for().empty()) {
         step = state.resume(true);
-      } else if (!step.journal.empty()) {
-        auto r = store.append(step.journal);
+      } else if (!step.journal().empty()) {
+        auto r = store.append(step.journal());
         storage::append_answer a;
         if (auto* e = std::get_if<storage::error>(&r))
           a = {e->kind == storage::error_kind::fenced
@@ -52,20 +52,20 @@ struct journaled {
                  : storage::append_answer::failed,
                e->message};
         step = state.resume_journal(a);
-      } else if (step.claim) {
-        auto r = store.claim(*step.claim);
+      } else if (step.claim()) {
+        auto r = store.claim(*step.claim());
         auto* e = std::get_if<storage::error>(&r);
         step = e ? state.resume_claim({}, e->message)
                  : state.resume_claim(std::get<storage::claim_result>(r), "");
-      } else if (step.history) {
+      } else if (step.history()) {
         ++history_queries;
-        auto r = store.list(*step.history);
+        auto r = store.list(*step.history());
         auto* e = std::get_if<storage::error>(&r);
         step = e ? state.resume_history({}, e->message)
                  : state.resume_history(std::get<storage::list_page>(r), "");
-      } else if (step.principal) {
+      } else if (step.principal()) {
         ++principal_ops;
-        auto r = store.principal(*step.principal);
+        auto r = store.principal(*step.principal());
         auto* e = std::get_if<storage::error>(&r);
         step = e ? state.resume_principal({}, e->message)
                  : state.resume_principal(

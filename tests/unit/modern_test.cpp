@@ -912,7 +912,7 @@ TEST_CASE("modern: a tracking session is reported as created once its slot "
   REQUIRE_FALSE(done.waiting());
   auto res = parse(done.output.response);
   auto sid = str(modern_result(res)["structuredContent"]["session_id"]);
-  CHECK(sid == step.slot_for);
+  CHECK(sid == step.slot_for());
   CHECK(done.output.created == std::vector<std::string>{sid});
   CHECK(done.output.gone.empty());
 
@@ -1007,7 +1007,7 @@ TEST_CASE("modern: expired tracking sessions are reported gone", "[modern]") {
     auto done = l.resume(true);
     REQUIRE_FALSE(done.waiting());
     CHECK(done.output.gone == std::vector<std::string>{old});
-    CHECK(done.output.created == std::vector<std::string>{paused.slot_for});
+    CHECK(done.output.created == std::vector<std::string>{paused.slot_for()});
     CHECK(send(l, request("tools/list", "4")).gone.empty());
   }
 }

@@ -287,7 +287,7 @@ TEST_CASE("session tools: a refused slot is LIMIT_REACHED naming the limit",
   auto step = c.step(c.call_json("time_session_start",
                                  R"({"milestone_id":"M2","task_ids":["a"]})"));
   REQUIRE(step.waiting());
-  CHECK(is_uuid_v4(step.slot_for));
+  CHECK(is_uuid_v4(step.slot_for()));
   CHECK(step.output.response.empty());
   auto done = c.state.resume(false);
   REQUIRE_FALSE(done.waiting());
@@ -300,7 +300,7 @@ TEST_CASE("session tools: a refused slot is LIMIT_REACHED naming the limit",
   CHECK(contains(message, "The limit of 7 open tracking sessions"));
   CHECK(c.state.tracker().size() == 0);
   // The refused id was never created.
-  c.fails("time_session_summary", session_args(step.slot_for),
+  c.fails("time_session_summary", session_args(step.slot_for()),
           "SESSION_NOT_FOUND");
 
   SECTION("a granted slot creates the session under the id asked for") {
@@ -312,7 +312,7 @@ TEST_CASE("session tools: a refused slot is LIMIT_REACHED naming the limit",
     auto ok = check_tool_result(parse(answered.output.response)["result"],
                                 *c.registry, "time_session_start");
     REQUIRE_FALSE(ok.is_error);
-    CHECK(str(ok.sc["session_id"]) == granted.slot_for);
+    CHECK(str(ok.sc["session_id"]) == granted.slot_for());
     CHECK(c.state.tracker().size() == 1);
   }
 }
@@ -907,7 +907,7 @@ TEST_CASE("session tools: a batch with two session starts pauses twice",
   auto second = c.state.resume(true);
   REQUIRE(second.waiting());
   CHECK(second.output.response.empty());
-  CHECK(second.slot_for != first.slot_for);
+  CHECK(second.slot_for() != first.slot_for());
   CHECK(c.state.tracker().size() == 1);
   auto done = c.state.resume(true);
   REQUIRE_FALSE(done.waiting());
@@ -921,7 +921,7 @@ TEST_CASE("session tools: a batch with two session starts pauses twice",
                              "time_session_start");
   REQUIRE_FALSE(a.is_error);
   CHECK(str(a.sc["milestone_id"]) == "A");
-  CHECK(str(a.sc["session_id"]) == first.slot_for);
+  CHECK(str(a.sc["session_id"]) == first.slot_for());
   CHECK(str(res[1]["id"]) == "p");
   CHECK(res[1]["result"].IsObject());
   CHECK(res[2]["id"].GetInt() == 2);
@@ -929,7 +929,7 @@ TEST_CASE("session tools: a batch with two session starts pauses twice",
                              "time_session_start");
   REQUIRE_FALSE(b.is_error);
   CHECK(str(b.sc["milestone_id"]) == "B");
-  CHECK(str(b.sc["session_id"]) == second.slot_for);
+  CHECK(str(b.sc["session_id"]) == second.slot_for());
 
   SECTION("a refusal answers only its own element") {
     auto start_c = c.call_json("time_session_start",
