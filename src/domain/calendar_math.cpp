@@ -27,15 +27,6 @@ local_ms to_date_local(local_time t) {
   return local_ms{t.since_epoch};
 }
 
-// Whole months onto a civil date, the day clamped to the month's end.
-date::local_days add_months(date::local_days d, std::int64_t months) {
-  date::year_month_day ymd{d};
-  auto ym = date::year_month{ymd.year(), ymd.month()}
-            + date::months{static_cast<int>(months)};
-  auto last = date::year_month_day_last{ym.year(), date::month_day_last{ym.month()}}.day();
-  return date::local_days{ym.year() / ym.month() / std::min(ymd.day(), last)};
-}
-
 // Appends "<n><unit>" when n != 0.
 void put(std::string& out, std::int64_t n, char unit) {
   if (n == 0)
@@ -81,6 +72,14 @@ std::string iso_text(bool negative, std::int64_t y, std::int64_t mo,
 }
 
 } // namespace
+
+date::local_days add_months(date::local_days d, std::int64_t months) {
+  date::year_month_day ymd{d};
+  auto ym = date::year_month{ymd.year(), ymd.month()}
+            + date::months{static_cast<int>(months)};
+  auto last = date::year_month_day_last{ym.year(), date::month_day_last{ym.month()}}.day();
+  return date::local_days{ym.year() / ym.month() / std::min(ymd.day(), last)};
+}
 
 // -- ISO 8601 durations ----------------------------------------------------------
 

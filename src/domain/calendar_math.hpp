@@ -7,6 +7,8 @@
 
 #include "domain/absolute_time.hpp"
 
+#include <date/date.h>
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -139,5 +141,9 @@ private:
   int per_week_;
   std::vector<day_number> holidays_; // sorted, unique
 };
+
+/// Whole months onto a civil date, the day clamped to the month's end
+/// (Jan 31 + 1 month = Feb 28/29).
+date::local_days add_months(date::local_days d, std::int64_t months);
 
 } // namespace ttm::domain

@@ -1,5 +1,6 @@
 #include "domain/natural_time.hpp"
 
+#include "domain/calendar_math.hpp"
 #include "domain/time_phrase_parts.hpp"
 
 #include <date/date.h>
@@ -14,6 +15,8 @@ using namespace std::chrono_literals;
 using std::chrono::milliseconds;
 using local_ms = date::local_time<milliseconds>;
 using phrase::clock_read;
+using phrase::contains;
+using phrase::join;
 using phrase::words;
 
 constexpr const char* weekday_titles[] = {"Sunday",   "Monday", "Tuesday",
@@ -34,16 +37,6 @@ part_of_day part_of(std::string_view w) {
   return part_of_day::none;
 }
 
-// Adds whole months to a civil date, clamping the day (Jan 31 + 1 month =
-// Feb 28/29).
-date::local_days add_months(date::local_days d, long long months) {
-  date::year_month_day ymd{d};
-  auto ym = date::year_month{ymd.year(), ymd.month()}
-            + date::months{static_cast<int>(months)};
-  auto last = date::year_month_day_last{ym.year(), date::month_day_last{ym.month()}};
-  auto day = ymd.day() > last.day() ? last.day() : ymd.day();
-  return date::local_days{date::year_month_day{ym.year(), ym.month(), day}};
-}
 
 bool is(const words& w, std::initializer_list<std::string_view> expected) {
   if (w.size() != expected.size())
@@ -53,20 +46,6 @@ bool is(const words& w, std::initializer_list<std::string_view> expected) {
     if (w[i++] != e)
       return false;
   return true;
-}
-
-bool contains(const words& w, std::string_view x) {
-  return std::find(w.begin(), w.end(), x) != w.end();
-}
-
-std::string join(const words& w) {
-  std::string out;
-  for (auto x : w) {
-    if (!out.empty())
-      out += ' ';
-    out += x;
-  }
-  return out;
 }
 
 class phrase_reader {

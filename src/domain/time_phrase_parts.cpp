@@ -2,6 +2,8 @@
 
 #include "domain/absolute_time.hpp"
 
+#include <algorithm>
+
 namespace ttm::domain::phrase {
 
 namespace {
@@ -157,6 +159,20 @@ std::size_t read_clock(const words& w, std::size_t i, bool allow_bare,
   out.tod = std::chrono::hours{h} + std::chrono::minutes{m}
             + std::chrono::seconds{s};
   return used;
+}
+
+bool contains(const words& w, std::string_view x) {
+  return std::find(w.begin(), w.end(), x) != w.end();
+}
+
+std::string join(const words& w) {
+  std::string out;
+  for (auto x : w) {
+    if (!out.empty())
+      out += ' ';
+    out += x;
+  }
+  return out;
 }
 
 std::optional<unit> unit_of(std::string_view w) {

@@ -18,6 +18,11 @@ namespace ttm::domain::phrase {
 
 using words = std::vector<std::string_view>;
 
+/// Whether `w` holds the word `x`.
+bool contains(const words& w, std::string_view x);
+/// The words, joined by single spaces.
+std::string join(const words& w);
+
 struct clock_read {
   std::chrono::milliseconds tod{0};
   /// An hour alone, no minutes and no am/pm ("at 7").

@@ -13,20 +13,6 @@ namespace ttm::domain::phrase {
 
 namespace {
 
-bool contains(const words& w, std::string_view x) {
-  return std::find(w.begin(), w.end(), x) != w.end();
-}
-
-std::string join(const words& w) {
-  std::string out;
-  for (auto x : w) {
-    if (!out.empty())
-      out += ' ';
-    out += x;
-  }
-  return out;
-}
-
 const std::vector<std::string_view>& vocabulary() {
   static const auto words = [] {
     std::vector<std::string_view> v = {
