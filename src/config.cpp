@@ -221,9 +221,9 @@ const std::vector<option>& options() {
        return std::string{};
      }},
     {"--toolsets", "toolsets", "TIME_TRACKER_MCP_TOOLSETS", "LIST",
-     "tool groups to offer, comma-separated: time, tracking, edit, "
-     "history, chronometric, preferences, or all (default "
-     "time,tracking,chronometric)",
+     "tool groups to offer, comma-separated (a config file may give an "
+     "array): time, tracking, edit, history, chronometric, preferences, or "
+     "all (default time,tracking,history,chronometric)",
      set_toolsets},
     {"--max-mcp-sessions", "max_mcp_sessions",
      "TIME_TRACKER_MCP_MAX_MCP_SESSIONS", "N",
@@ -460,7 +460,16 @@ std::string apply_file(config& c, const std::string& path) {
     if (opt == nullptr)
       return "config file '" + path + "': unknown key '" + key + "'";
     std::string value;
-    if (m.value.IsString())
+    if (m.value.IsArray() && std::string{opt->arg} == "LIST") {
+      // A list option as a JSON array too: ["time", "history"].
+      for (const auto& item : m.value.GetArray()) {
+        if (!item.IsString())
+          return "config file '" + path + "': '" + key
+                 + "' must be a comma-separated string or an array of "
+                   "strings";
+        value += (value.empty() ? "" : ",") + std::string{item.GetString()};
+      }
+    } else if (m.value.IsString())
       value = m.value.GetString();
     else if (m.value.IsBool())
       value = m.value.GetBool() ? "true" : "false";

@@ -14,6 +14,7 @@
 #include "storage/sqlite_store.hpp"
 #include "tools/preferences.hpp"
 #include "tools/registry.hpp"
+#include "tools/toolsets.hpp"
 
 #include <rapidjson/document.h>
 
@@ -528,6 +529,8 @@ int main(int argc, char** argv) {
     return res.exit_code;
   }
   ttm::log::set_threshold(res.cfg->log_level);
+  for (const auto& w : ttm::tools::toolsets_warnings(res.cfg->toolsets))
+    TTM_LOG(warning, "main", w);
   if (res.cfg->mode == "http")
     return run_http(*res.cfg);
   return run_stdio(*res.cfg);

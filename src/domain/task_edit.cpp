@@ -322,8 +322,12 @@ tracking_outcome<op_done> tracker::correct_run(tracking_session& s,
     return bad_correction("The end must come after the start.");
   if (start.wall > now.wall || (end && end->wall > now.wall))
     return bad_correction("A corrected time cannot lie in the future.");
+  // Backdating, the usual reason to correct: a run that began before its
+  // session moves the session's start back with it (replay applies the
+  // same operation again, so the journal needs no event of its own).
+  std::optional<instant> session_start;
   if (start.wall < s.start.wall)
-    return bad_correction("The run cannot start before its session did.");
+    session_start = shifted(s.start, start.wall);
   // No overlap with the task's other runs (touching is fine).
   auto stop = end ? end->wall : now.wall;
   for (std::size_t k = 0; k < task.runs.size(); ++k) {
@@ -338,14 +342,17 @@ tracking_outcome<op_done> tracker::correct_run(tracking_session& s,
   }
   if (auto err = detail::over_budget(limits_, s.bytes + op.text.size()))
     return *err;
-  undo_.emplace_back([this, sid = s.id, index, number,
-                      old = run, n = op.text.size()] {
+  undo_.emplace_back([this, sid = s.id, index, number, old = run,
+                      old_start = s.start, n = op.text.size()] {
     auto j = sessions_.find(sid);
     if (j == sessions_.end())
       return;
     j->second.tasks[index].runs[number - 1] = old;
+    j->second.start = old_start;
     j->second.bytes -= n;
   });
+  if (session_start)
+    s.start = *session_start;
   run.corrections.push_back(
     {now, op.text, run.start.wall,
      run.end ? std::optional<wall_time>{run.end->wall} : std::nullopt,

@@ -74,9 +74,16 @@ int sqlite_store::prepare_kept() {
        " AND json_valid(?2) AND json_type(?2, '$.task_name') = 'text'"
        " AND instr(search, lower(json_extract(?2, '$.task_name'))) = 0");
   // A bulk edit's added and removed tasks move the list row's task count;
-  // the ids it adds and the names it gives join the search text.
+  // the ids it adds and the names it gives join the search text; a
+  // correction that backdates a run before the session's start moves the
+  // start (as the domain does).
   prep(note_task_edits_,
-       "UPDATE sessions SET tasks_total = tasks_total + COALESCE((SELECT"
+       "UPDATE sessions SET started_wall_ns = min(started_wall_ns,"
+       " COALESCE((SELECT min(json_extract(o.value, '$.start_ns'))"
+       " FROM json_each(?2, '$.ops') o WHERE json_extract(o.value, '$.op')"
+       " = 'correct' AND json_type(o.value, '$.start_ns') = 'integer'),"
+       " started_wall_ns)),"
+       " tasks_total = tasks_total + COALESCE((SELECT"
        " sum(CASE json_extract(o.value, '$.op') WHEN 'add' THEN 1"
        " WHEN 'remove' THEN -1 ELSE 0 END) FROM json_each(?2, '$.ops') o), 0),"
        " search = search || COALESCE((SELECT group_concat(char(10)"
@@ -119,9 +126,19 @@ int sqlite_store::prepare_kept() {
        " runs = NULL, epoch = epoch + 1, holder = ?3,"
        " last_wall_ns = max(last_wall_ns, ?2) WHERE sid = ?1");
   // An undone bulk edit takes its added and removed tasks back out of the
-  // list row's count (the search text keeps their names: a superset).
+  // list row's count (the search text keeps their names: a superset), and
+  // the start is the earliest of the session's own and its standing
+  // corrections' (the undone event is marked already).
   prep(unnote_task_edits_,
-       "UPDATE sessions SET tasks_total = tasks_total - COALESCE((SELECT"
+       "UPDATE sessions SET started_wall_ns = min((SELECT min(e.wall_ns)"
+       " FROM events e WHERE e.sid = ?1 AND e.kind = 'session_started'),"
+       " COALESCE((SELECT min(json_extract(o.value, '$.start_ns'))"
+       " FROM events e, json_each(e.payload, '$.ops') o WHERE e.sid = ?1"
+       " AND e.kind = 'tasks_edited' AND e.undone_by IS NULL"
+       " AND json_extract(o.value, '$.op') = 'correct'"
+       " AND json_type(o.value, '$.start_ns') = 'integer'),"
+       " 9223372036854775807)),"
+       " tasks_total = tasks_total - COALESCE((SELECT"
        " sum(CASE json_extract(o.value, '$.op') WHEN 'add' THEN 1"
        " WHEN 'remove' THEN -1 ELSE 0 END) FROM json_each(?2, '$.ops') o), 0)"
        " WHERE sid = ?1 AND json_valid(?2)");

@@ -110,9 +110,8 @@ tool make_get_time_context() {
   spec.instructions = {phase::each, "get_time_context at the start of a turn"};
   spec.title = "Time context";
   spec.description
-    = "Now in your zone, weekday, time since your previous request, length "
-      "of the open focus session and energy zone. Read-only; call at the "
-      "start of a turn instead of estimating elapsed time.";
+    = "Now, weekday, time since your last request, open focus session "
+      "length, energy zone. Call at the start of a turn.";
   spec.input = std::make_shared<input_schema<no_args>>();
   spec.output = std::move(out);
   spec.annotations = hint::read_only;
@@ -203,8 +202,7 @@ slot_outcome<start_result> run_start(const start_args& a, tool_context& ctx) {
 tool make_mark_session_start() {
   auto in = std::make_shared<input_schema<start_args>>();
   in->add("intent", &start_args::intent,
-          "What you mean to do, in the user's words (kept verbatim, "
-          "private).")
+          "The user's intent, in their words (kept verbatim, private).")
     .required()
     .min_length(1)
     .max_length(4096);
@@ -223,9 +221,8 @@ tool make_mark_session_start() {
        "mark_session_start with the user's intent when work begins"};
   spec.title = "Start focus session";
   spec.description
-    = "Starts a focus session with the user's intent, kept by the server. "
-      "An open one is closed first, or SESSION_ALREADY_OPEN if the user's "
-      "policy is 'error'.";
+    = "Starts a focus session with the user's intent. An open one is closed "
+      "first (or SESSION_ALREADY_OPEN, by policy).";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.handler = run_start;
@@ -316,10 +313,9 @@ tool make_request_break_if_needed() {
        "request_break_if_needed now and then (null: carry on; else quote prior_intent back)"};
   spec.title = "Break check";
   spec.description
-    = "null when no break is due; else elapsed focus, the user's intent "
-      "verbatim, an action and a level: gentle, then nudge and hard from "
-      "rungs 2 and 3 of their break_ladder, one harder after end of day. "
-      "INVALID_THRESHOLD: threshold <= 0.";
+    = "null when no break is due; else elapsed focus, the user's intent, an "
+      "action and a level (gentle, nudge, hard by their break_ladder; "
+      "harder after end of day).";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only;
@@ -391,9 +387,8 @@ tool make_idle_status() {
   spec.toolset = "chronometric";
   spec.title = "Idle status";
   spec.description
-    = "Whether you are active here, from your requests to this server (not "
-      "the OS: it may be remote), with the user's consent (idle_consent); "
-      "without it consent_granted is false, not an error.";
+    = "Whether the user is active here (their requests, not the OS), with "
+      "their consent (idle_consent).";
   spec.input = std::make_shared<input_schema<no_args>>();
   spec.output = std::move(out);
   spec.annotations = hint::read_only;

@@ -49,10 +49,9 @@ std::vector<tool> declared_tools(const domain::tracking_limits& limits) {
 
 /// "Trusted time for agents.", a sentence per toolset whose enabled tools
 /// carry instructions notes (toolset::lead, then the notes by phase, then
-/// in list order), the error convention, and a pointer to --toolsets while
-/// some toolset is off.
-std::string render_instructions(const std::vector<tool>& tools,
-                                bool some_off) {
+/// in list order) and the error convention. Never a command-line flag:
+/// the model reading them cannot start the server (issue 29).
+std::string render_instructions(const std::vector<tool>& tools) {
   std::vector<const toolset*> sets;
   for (const auto& s : toolsets())
     sets.push_back(&s);
@@ -80,23 +79,13 @@ std::string render_instructions(const std::vector<tool>& tools,
     out += ".";
   }
   out += " Failures are isError results with an error_code and a fix.";
-  if (some_off)
-    out += " Tools not listed here may be enabled with --toolsets.";
   return out;
-}
-
-bool some_off(const std::vector<std::string>& on) {
-  return std::any_of(toolsets().begin(), toolsets().end(),
-                     [&on](const toolset& s) {
-                       return std::find(on.begin(), on.end(), s.name)
-                              == on.end();
-                     });
 }
 
 } // namespace
 
 registry::registry(std::vector<tool> tools) : tools_(std::move(tools)) {
-  instructions_ = render_instructions(tools_, true);
+  instructions_ = render_instructions(tools_);
   build();
 }
 
@@ -121,7 +110,7 @@ registry::registry(std::vector<tool> declared,
               != toolsets_.end();
     (on ? tools_ : off_).push_back(std::move(t));
   }
-  instructions_ = render_instructions(tools_, some_off(toolsets_));
+  instructions_ = render_instructions(tools_);
 }
 
 registry::registry(std::function<std::vector<tool>()> make,
@@ -163,7 +152,7 @@ void registry::set() const {
   list.EndObject();
   list_json_ = buf.GetString();
   if (make_) {
-    instructions_ = render_instructions(made, some_off(toolsets_));
+    instructions_ = render_instructions(made);
     tools_ = std::move(made);
   }
 }

@@ -1,6 +1,7 @@
 #include "tools/session_common.hpp"
 
 #include "domain/absolute_time.hpp"
+#include "domain/ascii.hpp"
 #include "domain/calendar_math.hpp"
 #include "domain/time_format.hpp"
 
@@ -25,21 +26,82 @@ std::int64_t to_ms(std::chrono::milliseconds d) {
   return static_cast<std::int64_t>(d.count());
 }
 
+namespace {
+
+/// "10m", "1.5h", "1h30m", "90s", "2d": numbers (a fraction allowed) each
+/// followed by a unit, d(ays of 24 hours), h, m(in) or s; or nullopt.
+std::optional<std::chrono::milliseconds> unit_estimate(std::string_view t) {
+  if (t.empty())
+    return std::nullopt;
+  double total = 0;
+  std::size_t i = 0;
+  while (i < t.size()) {
+    std::size_t digits = i;
+    while (i < t.size() && ((t[i] >= '0' && t[i] <= '9') || t[i] == '.'))
+      ++i;
+    auto number = t.substr(digits, i - digits);
+    if (number.empty() || number.size() > 9 || number.front() == '.'
+        || number.back() == '.'
+        || number.find('.') != number.rfind('.'))
+      return std::nullopt;
+    std::size_t unit = i;
+    while (i < t.size() && t[i] >= 'a' && t[i] <= 'z')
+      ++i;
+    auto u = t.substr(unit, i - unit);
+    double scale = u == "d"                  ? 86'400'000.0
+                   : u == "h"                ? 3'600'000.0
+                   : u == "m" || u == "min"  ? 60'000.0
+                   : u == "s"                ? 1'000.0
+                                             : 0.0;
+    if (scale == 0)
+      return std::nullopt;
+    // Not std::stod, which reads the decimal point of the C locale.
+    double value = 0;
+    double place = 0;
+    for (char c : number) {
+      if (c == '.') {
+        place = 1;
+      } else if (place == 0) {
+        value = value * 10 + (c - '0');
+      } else {
+        place /= 10;
+        value += (c - '0') * place;
+      }
+    }
+    total += value * scale;
+  }
+  return std::chrono::milliseconds{static_cast<std::int64_t>(total + 0.5)};
+}
+
+} // namespace
+
 std::variant<std::chrono::milliseconds, std::string>
 parse_estimate(const std::string& text) {
   auto why = "estimate '" + text
-             + "' is neither whole minutes (e.g. '15') nor an ISO 8601 "
-               "duration of hours, minutes and seconds (e.g. 'PT1H30M')";
+             + "' is neither whole minutes (e.g. '15'), a number with a "
+               "unit ('10m', '1.5h', '1h30m') nor an ISO 8601 duration "
+               "('PT1H30M', 'P1D': a day is 24 hours)";
+  auto year = std::chrono::milliseconds{std::chrono::hours{24 * 365}};
+  auto bounded = [&](std::chrono::milliseconds ms)
+    -> std::variant<std::chrono::milliseconds, std::string> {
+    if (ms > year)
+      return "estimate '" + text + "' is longer than a year";
+    return ms;
+  };
   if (!text.empty() && text.size() <= 7 && domain::all_digits(text))
     return std::chrono::milliseconds{std::stoll(text) * 60'000};
+  auto lower = domain::ascii_lower(text);
+  if (auto ms = unit_estimate(lower))
+    return bounded(*ms);
   auto d = domain::parse_iso_duration(text);
   auto* ok = std::get_if<domain::iso_duration>(&d);
-  if (ok == nullptr || ok->negative || ok->has_calendar_part())
+  // Years and months have no fixed length: not an amount of work.
+  if (ok == nullptr || ok->negative || ok->years != 0 || ok->months != 0)
     return why;
-  auto ms = ok->exact_part();
-  if (ms > std::chrono::hours{24 * 365})
-    return why + " of at most a year";
-  return ms;
+  if (ok->weeks > 52 || ok->days > 366)
+    return bounded(year + std::chrono::milliseconds{1});
+  return bounded(ok->exact_part()
+                 + std::chrono::hours{24 * (7 * ok->weeks + ok->days)});
 }
 
 const object_schema<pause_detail>& nested<pause_detail>::schema() {

@@ -229,8 +229,10 @@ outcome<Result> on_session(tool_context& ctx, const std::string& id, F f) {
 
 std::int64_t to_ms(std::chrono::milliseconds d);
 
-/// An estimate as an agent writes it: whole minutes ("15") or an ISO 8601
-/// duration of hours, minutes and seconds ("PT1H30M"); or why not.
+/// An estimate as an agent writes it: whole minutes ("15"), numbers with
+/// units ("10m", "1.5h", "1h30m") or an ISO 8601 duration without years
+/// or months ("PT1H30M", "P1D": days of 24 hours); at most a year; or why
+/// not.
 std::variant<std::chrono::milliseconds, std::string>
 parse_estimate(const std::string& text);
 

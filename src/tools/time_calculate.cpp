@@ -458,11 +458,12 @@ struct nested<business_out> {
 tool make_time_calculate() {
   auto in = std::make_shared<input_schema<calculate_args>>();
   in->add("operation", &calculate_args::operation,
-          "add/subtract: start ± duration; difference: end - start; business_days: count from start to end, or add `days`.")
+          "add/subtract: start ± duration; difference; business_days: start "
+          "to end, or start + days.")
     .required()
     .one_of(operations);
   in->add("start", &calculate_args::start,
-          "A time in time_convert's grammar (docs/time-grammar.md): ISO 8601, a date, unix:SECONDS, 'tomorrow 9am', 'in 3 days', ...")
+          "A time in any form time_convert reads.")
     .required()
     .min_length(1)
     .max_length(128);
@@ -471,37 +472,38 @@ tool make_time_calculate() {
     .min_length(1)
     .max_length(128);
   in->add("duration", &calculate_args::duration,
-          "add/subtract: ISO 8601 duration (P1M, P1DT2H, PT90M, -P1D). Days and longer keep the wall time; hours and less are elapsed time.")
+          "add/subtract: ISO 8601 (P1M, PT90M, -P1D); days keep the wall "
+          "time.")
     .min_length(2)
     .max_length(64);
   in->add("days", &calculate_args::days,
-          "business_days: add this many business days (negative: back).");
+          "business_days: how many to add (negative: back).");
   in->add("weekend", &calculate_args::weekend,
-          "business_days: weekend weekdays (default saturday, sunday).")
+          "business_days: weekend days (default saturday, sunday).")
     .max_items(7)
     .item_one_of(weekdays);
   in->add("holidays", &calculate_args::holidays,
-          "business_days: YYYY-MM-DD non-business days (none are built in).")
+          "business_days: YYYY-MM-DD days off.")
     .max_items(max_holidays)
     .item_min_length(10)
     .item_max_length(10);
   in->add("timezone", &calculate_args::timezone,
-          "Zone for local inputs and results (default 'local': the user's preferred zone, else the server's).")
+          "Zone of local inputs and results (default: the user's).")
     .max_length(128)
     .default_to("local");
   in->add("format", &calculate_args::format,
-          "iso8601, unix, unix_ms or friendly.")
+          "Result format.")
     .one_of(timestamp_formats())
     .default_to("iso8601");
   in->add("disambiguation", &calculate_args::disambiguation,
-          "A written local time in a DST gap/overlap: reject (default), earlier, later, compatible.")
+          "For an input in a DST gap/overlap.")
     .one_of(rules)
     .default_to("reject");
   in->add("result_disambiguation", &calculate_args::result_disambiguation,
-          "add/subtract landing in a DST gap/overlap: compatible (default), earlier, later, reject.")
+          "For a result in a DST gap/overlap (default compatible).")
     .one_of(rules);
   in->add("week_start", &calculate_args::week_start,
-          "First weekday for 'start of week' etc.")
+          "First day of a week.")
     .one_of(weekdays)
     .default_to("monday");
   in->add("locale", &calculate_args::locale, locale_description)
@@ -534,7 +536,9 @@ tool make_time_calculate() {
   spec.preferences = preference_defaults{"timezone", true, true, true};
   spec.title = "Calendar arithmetic in a zone";
   spec.description
-    = "Date arithmetic in a zone: add/subtract an ISO 8601 duration (DST-aware, month ends clamp), the difference between two times, or business days (you supply holidays: no holiday data is built in). A local time in a DST gap/overlap is refused (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation picks one.";
+    = "Date arithmetic in a zone: add/subtract an ISO 8601 duration "
+      "(DST-aware), the difference of two times, or business days (no "
+      "holiday data is built in).";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

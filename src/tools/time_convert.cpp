@@ -170,30 +170,31 @@ struct nested<convert_target> {
 tool make_time_convert() {
   auto in = std::make_shared<input_schema<convert_args>>();
   in->add("time", &convert_args::time,
-          "ISO 8601 (with offset, or a local date-time or date read in from_timezone), unix:SECONDS, unix_ms:MS, or a phrase: tomorrow 9am, next friday at 3pm, Dec 25, in 1.5 hours, EOD (docs/time-grammar.md)")
+          "ISO 8601, unix:SECONDS, unix_ms:MS or a phrase (tomorrow 9am, in "
+          "1.5 hours, EOD).")
     .required()
     .min_length(1)
     .max_length(128);
   in->add("from_timezone", &convert_args::from_timezone,
-          "Zone local inputs are read in (default 'local': see the description).")
+          "Zone of local inputs.")
     .max_length(128)
     .default_to("local");
   in->add("to_timezones", &convert_args::to_timezones,
-          "1-20 target zones (IANA, Windows, offsets, 'local').")
+          "Target zones (IANA, Windows, offsets, 'local').")
     .required()
     .min_items(1)
     .max_items(max_targets)
     .item_max_length(128);
   in->add("format", &convert_args::format,
-          "iso8601, unix, unix_ms or friendly (friendly is always given too).")
+          "friendly is always given too.")
     .one_of(timestamp_formats())
     .default_to("iso8601");
   in->add("disambiguation", &convert_args::disambiguation,
-          "A local time in a DST gap/overlap: reject (default), earlier, later, compatible.")
+          "For a local time in a DST gap/overlap.")
     .one_of(rules)
     .default_to("reject");
   in->add("week_start", &convert_args::week_start,
-          "First weekday for 'start of week' etc.")
+          "First day of a week.")
     .one_of(weekdays)
     .default_to("monday");
   in->add("locale", &convert_args::locale, locale_description)
@@ -211,7 +212,10 @@ tool make_time_convert() {
   spec.preferences = preference_defaults{"from_timezone", true, true, true};
   spec.title = "Convert a time between zones";
   spec.description
-    = "Converts a time (ISO 8601, local, unix or relative like 'next friday at 10:00') to up to 20 zones: offset, abbreviation, DST, weekday, date difference. Local times are read in from_timezone, by default the user's preferred zone, else the server's zone, which may not be the user's. DST gaps/overlaps are refused (NONEXISTENT_LOCAL_TIME, AMBIGUOUS_LOCAL_TIME) unless disambiguation picks one.";
+    = "Converts a time (ISO 8601, local, unix or a phrase) to up to 20 "
+      "zones: offset, abbreviation, DST, weekday, date difference. Local "
+      "times: from_timezone (default: the user's, else the server's zone, "
+      "which may not be the user's). DST gaps/overlaps: see disambiguation.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

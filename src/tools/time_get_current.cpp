@@ -70,11 +70,12 @@ outcome<get_current_result> run(const get_current_args& args,
 tool make_time_get_current() {
   auto in = std::make_shared<input_schema<get_current_args>>();
   in->add("format", &get_current_args::format,
-          "iso8601 (default), unix, unix_ms or friendly ('December 14, 2025 9:45:32 AM EST').")
+          "friendly: 'December 14, 2025 9:45:32 AM EST'.")
     .one_of(timestamp_formats())
     .default_to("iso8601");
   in->add("timezone", &get_current_args::timezone,
-          "IANA zone, Windows name, offset ('+05:30') or 'local' (default: the user's preferred zone, else the server's). Abbreviations like EST are refused.")
+          "IANA or Windows zone, offset or 'local' (the user's preferred "
+          "zone, else the server's); no abbreviations.")
     .max_length(128)
     .default_to("local");
   in->add("locale", &get_current_args::locale, locale_description)
@@ -121,7 +122,8 @@ tool make_time_get_current() {
        "Call time_get_current instead of guessing the date or time; omit timezone for the user's preferred zone"};
   spec.title = "Current time";
   spec.description
-    = "The current time from the server's clock in any zone, with offset, weekday, DST, abbreviation, UTC and calendar facts. Use it instead of guessing the date or time.";
+    = "Now, from the server's clock, in any zone: offset, weekday, DST, "
+      "abbreviation, UTC, calendar facts. Use it instead of guessing.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

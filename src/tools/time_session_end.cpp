@@ -53,7 +53,8 @@ tool make_time_session_end() {
   spec.instructions = {phase::end, "time_session_end at the end"};
   spec.title = "End a tracking session";
   spec.description
-    = "Ends the session (running tasks become interrupted) and returns its final summary for the execution report; repeated: the same summary, already_ended true.";
+    = "Ends the session (running tasks: interrupted) and returns its final "
+      "summary; repeated: the same, already_ended.";
   spec.input = std::move(in);
   spec.output = make_summary_schema(true);
   spec.annotations = hint::idempotent;
@@ -71,7 +72,8 @@ tool make_time_session_summary() {
   spec.instructions = {phase::periodic, "time_session_summary for progress"};
   spec.title = "Summarize a tracking session";
   spec.description
-    = "Progress of a session without ending it (ended ones too): elapsed time, counts, per-task durations (running tasks so far).";
+    = "A session's progress without ending it: elapsed time, counts, "
+      "per-task durations.";
   spec.input = std::move(in);
   spec.output = make_summary_schema(false);
   spec.annotations = hint::read_only | hint::idempotent;

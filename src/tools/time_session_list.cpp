@@ -237,40 +237,35 @@ tool make_time_session_list() {
   in->add("milestone_id", &a::milestone_id, "Only this milestone's sessions.")
     .min_length(1)
     .max_length(max_id_length);
-  in->add("tags", &a::tags, "Only sessions carrying every one of these tags.")
+  in->add("tags", &a::tags, "Only sessions with all these tags.")
     .max_items(max_filter_tags)
     .item_min_length(1)
     .item_max_length(max_id_length);
   in->add("text", &a::text,
-          "Only sessions whose milestone id or name, or a task's id or "
-          "name, contains this text (ASCII case-insensitive).")
+          "In a milestone's or task's id or name (case-insensitive).")
     .min_length(1)
     .max_length(max_id_length);
   in->add("started_after", &a::started_after,
-          "Only sessions started at or after this time: ISO 8601 (a date or "
-          "local time is read in `timezone`), unix:SECONDS, or a phrase "
-          "(docs/time-grammar.md).")
+          "Started at or after (any time form).")
     .min_length(1)
     .max_length(128);
   in->add("started_before", &a::started_before,
-          "Only sessions started before this time (same forms).")
+          "Started before (same forms).")
     .min_length(1)
     .max_length(128);
   in->add("timezone", &a::timezone,
-          "Zone for reading dates and writing times: IANA name, offset, or "
-          "'local' (the user's preferred zone, else the server's).")
+          "Zone of dates and times ('local': the user's).")
     .default_to("local")
     .min_length(1)
     .max_length(max_id_length);
   in->add("limit", &a::limit, "Rows per page, 1 to 100.")
     .default_to(default_limit);
   in->add("cursor", &a::cursor,
-          "next_cursor of the previous page (same filters); omit for the "
-          "first page. Pages stay stable while new sessions start.")
+          "next_cursor of the previous page.")
     .min_length(1)
     .max_length(1024);
   in->add("kind", &a::kind,
-          "tracking (default), focus (mark_session_start's), or all.")
+          "focus: mark_session_start's.")
     .one_of({"tracking", "focus", "all"})
     .default_to("tracking");
 
@@ -289,13 +284,9 @@ tool make_time_session_list() {
   spec.role = role::session_list;
   spec.title = "List tracking sessions";
   spec.description
-    = "Lists your tracking sessions, active and past (from every server on "
-      "this machine, after reconnects and restarts), newest first, as "
-      "compact rows: id, milestone, status, start/end, total duration, "
-      "tasks done/total, tags. Filter by status, milestone_id, tags, text "
-      "in milestone/task names, and start time; page with limit and "
-      "cursor; kind focus or all lists focus sessions too. Use "
-      "time_session_summary for a session's details.";
+    = "Your tracking sessions, active and past, newest first: id, "
+      "milestone, status, times, duration, tasks done/total, tags. kind "
+      "focus/all adds focus sessions.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

@@ -101,20 +101,15 @@ tool make_time_session_report() {
   auto in = std::make_shared<input_schema<a>>();
   add_session_id_arg(*in, &a::session_id);
   in->add("format", &a::format,
-          "'markdown' (default): the execution report with a task table, "
-          "summary and a Mermaid gantt chart; 'csv': one row per task run "
-          "(RFC 4180); 'json': the summary and the runs (versioned shape, "
-          "'version': 1); 'html': a self-contained page with the report and "
-          "an SVG timeline of the runs.")
+          "tasks, summary, gantt (markdown); a row per run (csv); summary "
+          "and runs (json); SVG timeline (html).")
     .one_of({"markdown", "csv", "json", "html"})
     .default_to("markdown");
   in->add("include_gantt", &a::include_gantt,
-          "Include the timeline: the Mermaid gantt block (markdown) or the "
-          "SVG timeline (html).")
+          "Include the gantt (markdown) or SVG timeline (html).")
     .default_to(true);
   in->add("timezone", &a::timezone,
-          "Zone to show the times in: IANA name, Windows name or fixed "
-          "offset; default: the session's zone.")
+          "Zone of the times shown; default: the session's.")
     .max_length(max_id_length);
   auto out = std::make_shared<output_schema<r>>();
   out->add("session_id", &r::session_id, "The session.");
@@ -136,14 +131,10 @@ tool make_time_session_report() {
   // zone argument, omitted = local, locale, week_start
   spec.preferences = preference_defaults{"timezone", false, false, false};
   spec.role = role::session_report;
-  spec.title = "Execution report of a tracking or focus session";
+  spec.title = "Execution report of a session";
   spec.description
-    = "Renders the execution report of a tracking session (active: as of "
-      "now; ended; or an earlier session of yours from the journal) as "
-      "Markdown (the spec's report template plus a Mermaid gantt chart), "
-      "CSV, JSON or a self-contained HTML page with a timeline; also of a "
-      "focus session (mark_session_start's id). Read-only: the session does "
-      "not change.";
+    = "A tracking or focus session's execution report: Markdown, CSV, JSON "
+      "or HTML. Read-only.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

@@ -192,12 +192,13 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
           "Human-readable name.")
     .max_length(max_name_length);
   in->add("task_ids", &a::task_ids,
-          "Every task id you may time, each once (may be empty); a re-run is a new run.")
+          "Task ids, each once (may be empty; a re-run is a new run).")
     .required()
     .item_min_length(1)
     .item_max_length(max_id_length);
   in->add("timezone", &a::timezone,
-          "Zone of the session's timestamps (default 'local': the user's preferred zone, else the server's).")
+          "Zone of its timestamps (default: the user's preferred zone, else "
+          "the server's).")
     .max_length(128)
     .default_to("local");
   add_metadata_arg(*in, &a::metadata, "String metadata, e.g. branch.");
@@ -207,11 +208,13 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
     .item_min_length(1)
     .item_max_length(max_id_length);
   in->add("idempotency_key", &a::idempotency_key,
-          "Your unique key for this start: a retry with it returns the first reply (already_started true); other arguments: IDEMPOTENCY_KEY_REUSED.")
+          "Retry key: a retry returns the first reply; other arguments: "
+          "IDEMPOTENCY_KEY_REUSED.")
     .min_length(1)
     .max_length(max_idempotency_key_length);
   in->add("estimates", &a::estimates,
-          "Task id -> estimate: minutes ('15') or ISO 8601 ('PT1H30M').")
+          "Task id -> estimate: minutes (15), '1.5h' or ISO 8601 "
+          "('PT1H30M').")
     .max_properties(tracking_estimates_max)
     .item_max_length(32);
 
@@ -242,10 +245,9 @@ tool make_time_session_start(const domain::tracking_limits& limits) {
   spec.instructions = {phase::begin, "time_session_start with its task_ids"};
   spec.title = "Start a tracking session";
   spec.description
-    = "Starts timing a milestone and its task ids; returns the session_id "
-      "for time_task_start / _end, time_session_summary / _end. Durations "
-      "are monotonic. Expires "
-      + domain::format_duration(limits.max_idle) + " after its last call or "
+    = "Times a milestone's tasks; returns the session_id the task and "
+      "session tools take. Expires after "
+      + domain::format_duration(limits.max_idle) + " idle or "
       + domain::format_duration(limits.max_age) + " after its start.";
   spec.input = std::move(in);
   spec.output = std::move(out);

@@ -262,24 +262,20 @@ tool make_time_stats() {
   using a = stats_args;
   auto in = std::make_shared<input_schema<a>>();
   in->add("group_by", &a::group_by,
-          "milestone, tag (a session counts in each of its tags), day or "
-          "week (of the session's start in `timezone`), or task (each task "
-          "id's runs).")
+          "day and week: of the start, in `timezone`.")
     .default_to("day")
     .one_of({"milestone", "tag", "day", "week", "task"});
   in->add("from", &a::from,
-          "Sessions started at or after this time (ISO 8601, unix:SECONDS, "
-          "a phrase: docs/time-grammar.md); default: 30 days before `to`.")
+          "Started at or after (any time form); default: 30 days before "
+          "`to`.")
     .min_length(1)
     .max_length(128);
   in->add("to", &a::to,
-          "Sessions started before this time (same forms); default: now. "
-          "At most 366 days after `from`.")
+          "Started before; default now, at most 366 days after `from`.")
     .min_length(1)
     .max_length(128);
   in->add("timezone", &a::timezone,
-          "Zone for dates and days/weeks: IANA name, offset, or 'local' "
-          "(the user's preferred zone, else the server's).")
+          "Zone of dates, days and weeks (default: the user's).")
     .default_to("local")
     .min_length(1)
     .max_length(max_id_length);
@@ -291,7 +287,7 @@ tool make_time_stats() {
   in->add("milestone_id", &a::milestone_id, "Only this milestone's sessions.")
     .min_length(1)
     .max_length(max_id_length);
-  in->add("tags", &a::tags, "Only sessions carrying every one of these tags.")
+  in->add("tags", &a::tags, "Only sessions with all these tags.")
     .max_items(10)
     .item_min_length(1)
     .item_max_length(max_id_length);
@@ -315,14 +311,11 @@ tool make_time_stats() {
   spec.toolset = "history";
   // zone argument, omitted = local, locale, week_start
   spec.preferences = preference_defaults{"timezone", true, false, true};
-  spec.title = "Statistics of tracking sessions";
+  spec.title = "Session statistics";
   spec.description
-    = "Statistics over your tracking sessions started in a date range "
-      "(default: the last 30 days), grouped by milestone, tag, day, week or "
-      "task: session and task counts, total, busy and summed task time, "
-      "median and p90 task-run duration, and how runs ended (completed, "
-      "skipped, failed, interrupted), per group and in total; focus "
-      "sessions (mark_session_start) counted apart.";
+    = "Statistics of your sessions started in a range (default: 30 days) by "
+      "milestone, tag, day, week or task: counts, times, median and p90 "
+      "run, outcomes.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;

@@ -71,7 +71,7 @@ tool make_time_task_end() {
     .min_length(1)
     .max_length(max_id_length);
   in->add("status", &a::status,
-          "completed (default), skipped, or failed (retry: time_task_start, a new run).")
+          "failed (retry: time_task_start: a new run).")
     .one_of({"completed", "skipped", "failed"})
     .default_to("completed");
   add_metadata_arg(*in, &a::metadata, "String metadata.");
@@ -109,7 +109,8 @@ tool make_time_task_end() {
   spec.role = role::task_end;
   spec.title = "End a task";
   spec.description
-    = "Ends a task's run as completed, skipped or failed, with its monotonic duration and the session's counts. Never started: TASK_NOT_STARTED; repeated: the same result, already_ended true.";
+    = "Ends a task's run with its duration and the session's counts; "
+      "repeated: the same result, already_ended.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::idempotent;

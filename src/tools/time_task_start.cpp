@@ -96,7 +96,7 @@ tool make_time_task_start() {
        "time_task_start / time_task_end around each task"};
   spec.title = "Start a task";
   spec.description
-    = "Starts a task's run. Idempotent while it runs (already_running); tasks may overlap; a task that ended starts a new run.";
+    = "Starts a run of a task; idempotent while it runs; tasks may overlap.";
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::idempotent;

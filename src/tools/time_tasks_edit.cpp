@@ -4,6 +4,7 @@
 #include "domain/absolute_time.hpp"
 #include "domain/ascii.hpp"
 #include "domain/time_format.hpp"
+#include "domain/time_input.hpp"
 #include "tools/registry.hpp"
 #include "tools/session_common.hpp"
 
@@ -99,15 +100,17 @@ struct nested_arg<edit_op_args> {
             "correct: which run of the task (1 for the first); the latest "
             "when absent.");
       s.add("start_time", &o::start_time,
-            "correct: the run's true start, ISO 8601 with offset.")
+            "correct: the run's true start, in any time form (a local time "
+            "is read in the session's zone); before the session's start "
+            "moves it back too.")
         .max_length(64);
       s.add("end_time", &o::end_time,
-            "correct: the run's true end, ISO 8601 with offset (ends a "
-            "running run: a forgotten end).")
+            "correct: the run's true end, in any time form (ends a running "
+            "run: a forgotten end).")
         .max_length(64);
       s.add("estimate", &o::estimate,
-            "add: the new task's estimate, whole minutes ('15') or an ISO "
-            "8601 duration ('PT1H30M').")
+            "add: the new task's estimate: minutes (15), '1.5h' or ISO 8601 "
+            "('PT1H30M').")
         .max_length(32);
       s.add("reason", &o::reason,
             "correct: why (required); kept in the audit trail.")
@@ -181,23 +184,21 @@ domain::task_op to_op(const edit_op_args& a) {
   return op;
 }
 
-/// An ISO 8601 instant with its offset, or why not.
-std::variant<domain::wall_time, std::string>
-instant_of(const std::string& text, const domain::clock_source& clock) {
-  // A local time is refused below; the parser still needs a zone for it.
-  static const domain::zone utc = *domain::resolve_zone("UTC", "UTC").found;
+/// A correction's time through the grammar every tool reads (an instant
+/// with its offset, a local time in the session's zone, "20 minutes ago",
+/// ...), or why not.
+std::variant<domain::wall_time, domain::time_input_error>
+instant_of(const std::string& text, const domain::zone& z,
+           domain::wall_time now) {
   domain::time_input_options opts;
-  opts.now = clock.wall_now();
-  opts.in = &utc;
-  auto r = domain::parse_iso_time(text, domain::ascii_lower(text), opts);
-  // Not the full grammar's message: only one form is accepted here.
-  if (std::holds_alternative<domain::time_input_error>(r)
-      || std::get<domain::time_input>(r).form != domain::time_input::offset)
-    return "'" + text
-           + "' is not an ISO 8601 instant with a UTC offset (e.g. "
-             "2025-12-14T10:05:00-05:00 or 2025-12-14T15:05:00Z)";
-  const auto& in = std::get<domain::time_input>(r);
-  return in.instant;
+  opts.now = now;
+  opts.in = &z;
+  // A local time in a DST gap or overlap: read as Temporal's 'compatible'.
+  opts.on_conflict = domain::disambiguation::compatible;
+  auto r = domain::parse_time_input(text, opts);
+  if (auto* err = std::get_if<domain::time_input_error>(&r))
+    return std::move(*err);
+  return std::get<domain::time_input>(r).instant;
 }
 
 /// An argument that does not fit its operation: refused before anything
@@ -251,25 +252,32 @@ outcome<tasks_edit_result> run(const tasks_edit_args& args,
     if (auto err = misfit(a, k))
       return std::move(*err);
     ops.push_back(to_op(a));
-    for (auto [text, into] :
-         {std::pair{&a.start_time, &ops.back().start_time},
-          std::pair{&a.end_time, &ops.back().end_time}}) {
-      if (!*text)
-        continue;
-      auto t = instant_of(**text, ctx.clock);
-      if (auto* why = std::get_if<std::string>(&t))
-        return tool_error{"VALIDATION_ERROR",
-                          "Operation " + std::to_string(k) + " (correct of "
-                            "task '" + a.task_id + "'): " + *why
-                            + "; nothing was changed.",
-                          {}, {}, static_cast<std::int64_t>(k)};
-      *into = std::get<domain::wall_time>(t);
-    }
   }
   return on_session<tasks_edit_result>(
     ctx, args.session_id,
     [&](domain::tracking_session& s,
         domain::instant now) -> outcome<tasks_edit_result> {
+      // Times are read in the session's zone, so only now.
+      for (std::size_t k = 0; k < ops.size(); ++k) {
+        const auto& a = args.operations[k];
+        for (auto [name, text, into] :
+             {std::make_tuple("start_time", &a.start_time,
+                              &ops[k].start_time),
+              std::make_tuple("end_time", &a.end_time, &ops[k].end_time)}) {
+          if (!*text)
+            continue;
+          auto t = instant_of(**text, s.tz, now.wall);
+          if (auto* err = std::get_if<domain::time_input_error>(&t))
+            return tool_error{err->code,
+                              "Operation " + std::to_string(k)
+                                + " (correct of task '" + a.task_id + "'), "
+                                + name + ": " + err->message
+                                + " Nothing was changed.",
+                              err->suggestions, {},
+                              static_cast<std::int64_t>(k)};
+          *into = std::get<domain::wall_time>(t);
+        }
+      }
       auto edited = ctx.tracker.edit_tasks(s, ops, now);
       if (auto* f = std::get_if<domain::edit_failure>(&edited)) {
         const auto& a = args.operations[f->index];
@@ -351,12 +359,12 @@ tool make_time_tasks_edit() {
       "harmless and reported as unchanged), note (a timestamped note on "
       "the task's current or latest run), add (a new task joins the "
       "session), remove (a task never started leaves it) and correct (set "
-      "a run's start_time and/or end_time, ISO 8601 with offset, and/or its "
-      "status, with a reason: end after start, nothing in the future, "
-      "inside the session, no overlap with the task's other runs; the "
-      "original values stay in the audit trail and the run's durations "
-      "come from the corrected instants). A failing "
-      "operation fails the whole call with its index (operation_index), its "
+      "a run's start_time and/or end_time and/or its status, with a reason: "
+      "end after start, nothing in the future, no overlap with the task's "
+      "other runs; a start before the session's moves the session's start "
+      "too; the original values stay in the audit trail and the run's "
+      "durations come from the corrected instants). A failing operation "
+      "fails the whole call with its index (operation_index), its "
       "error_code and a message, and nothing is changed. Returns each "
       "operation's outcome and the session's task counts after the edit.";
   spec.input = std::move(in);

@@ -20,7 +20,7 @@ std::string format_timestamp(const std::string& format, domain::wall_time t,
 }
 
 const char* const locale_description
-  = "BCP 47 locale of the friendly text, e.g. 'de-DE'.";
+  = "Locale of the friendly text, e.g. 'de-DE'.";
 
 outcome<domain::friendly_locale> resolve_locale_arg(const std::string& tag) {
   auto l = domain::resolve_locale(tag);

@@ -1,5 +1,7 @@
 #include "tools/tool.hpp"
 
+#include "tools/lax_input.hpp"
+
 #include <rapidjson/pointer.h>
 
 #include <stdexcept>
@@ -291,8 +293,15 @@ const tool::compiled_schemas& tool::compiled() const {
   return schemas_->value;
 }
 
-call_result tool::call(const rapidjson::Value& args, tool_context& ctx) const {
+call_result tool::call(const rapidjson::Value& given,
+                       tool_context& ctx) const {
   const auto& schemas = compiled();
+  // Lax input (lax_input.hpp): a copy with the unambiguous values retyped
+  // as the schema declares them, validated and decoded instead.
+  rapidjson::Document lax;
+  lax.CopyFrom(given, lax.GetAllocator());
+  bool retyped = coerce_lax(lax, *schemas.input_doc, lax.GetAllocator());
+  const rapidjson::Value& args = retyped ? lax : given;
   rapidjson::SchemaValidator validator{*schemas.input_schema};
   if (!args.Accept(validator)) {
     rapidjson::StringBuffer doc_ptr;

@@ -277,7 +277,9 @@ public:
   /// Renders and compiles the schemas now if that has not happened yet.
   void compile() const;
 
-  /// Validates `args` against the input schema, then runs the handler.
+  /// Validates `args` against the input schema, then runs the handler;
+  /// values of an unambiguous meaning are first retyped as the schema
+  /// declares them (coerce_lax, lax_input.hpp).
   call_result call(const rapidjson::Value& args, tool_context& ctx) const;
 
   /// The tool's entry in tools/list (`modern`: for 2026-07-28, where a

@@ -26,6 +26,19 @@ const toolset* find_toolset(std::string_view name) {
   return nullptr;
 }
 
+std::vector<std::string>
+toolsets_warnings(const std::vector<std::string>& enabled) {
+  auto on = [&](const char* name) {
+    return std::find(enabled.begin(), enabled.end(), name) != enabled.end();
+  };
+  std::vector<std::string> out;
+  if (on("edit") && !on("tracking"))
+    out.push_back("--toolsets enables 'edit' without 'tracking': "
+                  "time_tasks_edit and time_undo act on tracking sessions, "
+                  "which no enabled tool starts; add 'tracking'");
+  return out;
+}
+
 std::optional<std::vector<std::string>>
 parse_toolsets(std::string_view list, std::string& error) {
   std::vector<std::string> out;

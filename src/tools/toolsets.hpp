@@ -29,12 +29,21 @@ const std::vector<toolset>& toolsets();
 /// The toolset named `name`, or nullptr.
 const toolset* find_toolset(std::string_view name);
 
-/// What a server enables without --toolsets: what an agent needs without
-/// asking, within the context budget (README): the clock, tracking a
-/// milestone and the chronometric tools. Preferences apply without their
-/// tools (set once: --toolsets ...,preferences, or the config file).
+/// What a server enables without --toolsets (issue 29): what the README
+/// leads with, within the context budget (model-facing tools/list <= 14 KB,
+/// tools_budget_test.cpp): the clock, tracking a milestone, its report and
+/// the user's history (the spec's execution report and past sessions out
+/// of the box), and the chronometric tools. Off: bulk edits and undo
+/// (edit: a third of the budget for repairs) and the preference tools
+/// (preferences apply without them: the config file sets the defaults).
 inline constexpr const char* default_toolsets
-  = "time,tracking,chronometric";
+  = "time,tracking,history,chronometric";
+
+/// Start-up warnings about a set of toolsets that makes little sense
+/// (e.g. 'edit' without 'tracking': nothing starts a session to edit);
+/// empty when there is none.
+std::vector<std::string>
+toolsets_warnings(const std::vector<std::string>& enabled);
 
 /// "a,b" (spaces around names ignored, `all` for every set) → the enabled
 /// set names, or an error naming the valid names.

@@ -19,7 +19,7 @@ import { DEFAULT_TOOLS, TOOL_NAMES } from './lib/tools_snapshot.mjs';
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
 const ISO_DURATION = /^PT(\d+H)?(\d+M)?(\d+S)?$/;
-const SETS = ['--toolsets', 'time,tracking,chronometric,preferences'];
+const SETS = ['--toolsets', 'time,tracking,history,chronometric,preferences'];
 const PREFERENCE_TOOLS = ['time_preferences_get', 'time_preferences_set'];
 /** What SETS lists: the default tools and the preference tools, in tools/list order. */
 const SETS_TOOLS = TOOL_NAMES.filter((name) => DEFAULT_TOOLS.includes(name) || PREFERENCE_TOOLS.includes(name));
@@ -113,8 +113,8 @@ for (const [label, modern, open] of transports) {
         const noOpen = await call('mark_session_end');
         assert.equal(noOpen.structuredContent.error_code, 'NO_OPEN_SESSION');
 
-        await assert.rejects(conn.client.callTool({ name: 'time_session_list', arguments: {} }),
-          (err) => /--toolsets/.test(err.message) && /history/.test(err.message));
+        await assert.rejects(conn.client.callTool({ name: 'time_undo', arguments: {} }),
+          (err) => /--toolsets/.test(err.message) && /edit/.test(err.message));
         assert.deepEqual(conn.errors(), []);
       } finally {
         await conn.close();
@@ -124,7 +124,7 @@ for (const [label, modern, open] of transports) {
 }
 
 describe('the default toolsets', () => {
-  test('time, tracking and chronometric; preferences refused, naming --toolsets', T, async () => {
+  test('the reviewed default set (time, tracking, history, chronometric); preferences refused, naming --toolsets', T, async () => {
     const conn = await connect(BINARY, { args: ['--toolsets', 'default'] });
     try {
       const { tools } = await conn.client.listTools();

@@ -443,7 +443,14 @@ TEST_CASE("toolsets: parsing, the default set, listing and refusal",
   CHECK(error.find("bogus") != std::string::npos);
   CHECK(error.find("chronometric") != std::string::npos);
   CHECK(tools::make_registry()->toolsets()
-        == std::vector<std::string>{"time", "tracking", "chronometric"});
+        == std::vector<std::string>{"time", "tracking", "history",
+                                    "chronometric"});
+  // 'edit' alone: accepted, with a start-up warning (issue 29).
+  CHECK(tools::toolsets_warnings({"time", "tracking", "edit"}).empty());
+  CHECK(tools::toolsets_warnings({"time", "history"}).empty());
+  auto warned = tools::toolsets_warnings({"edit"});
+  REQUIRE(warned.size() == 1);
+  CHECK(warned[0].find("'edit' without 'tracking'") != std::string::npos);
   auto clock = clock_at(at_utc(13, 0));
   principal_client c{clock, std::make_shared<mcp::principal_board>(), "a",
                      nullptr, {"time"}};

@@ -621,3 +621,23 @@ TEST_CASE("config: the journal's data directory and --ephemeral") {
     CHECK(load({"stdio", "--journal-sync", "off"}).exit_code == 2);
   }
 }
+
+TEST_CASE("config: a config file's toolsets may be an array of names "
+          "(issue 29)") {
+  temp_file file{R"({"toolsets":["time", "history"]})"};
+  CHECK(must_load({"stdio", "--config", file.path}).toolsets
+        == std::vector<std::string>{"time", "history"});
+  temp_file text{R"({"toolsets":"time,edit"})"};
+  CHECK(must_load({"stdio", "--config", text.path}).toolsets
+        == std::vector<std::string>{"time", "edit"});
+  temp_file bad{R"({"toolsets":["time", 3]})"};
+  CHECK(contains(must_fail({"stdio", "--config", bad.path}),
+                 "'toolsets' must be a comma-separated string or an array "
+                 "of strings"));
+  temp_file unknown{R"({"toolsets":["time", "bogus"]})"};
+  CHECK(contains(must_fail({"stdio", "--config", unknown.path}), "bogus"));
+  // Other options stay scalars.
+  temp_file scalar{R"({"log_level":["info"]})"};
+  CHECK(contains(must_fail({"stdio", "--config", scalar.path}),
+                 "must be a string"));
+}

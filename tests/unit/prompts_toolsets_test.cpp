@@ -57,7 +57,7 @@ TEST_CASE("prompts: offered only with the toolsets of the tools they name",
   CHECK(all.prompt_names()
         == std::vector<std::string>{"execution_report", "standup",
                                     "plan_milestone"});
-  sets_client plain{{"time", "tracking", "chronometric"}}; // the default
+  sets_client plain{{"time", "tracking", "chronometric"}}; // no history
   CHECK(plain.prompt_names() == std::vector<std::string>{"plan_milestone"});
   auto refused = plain.get("standup", "{}");
   REQUIRE(refused.HasMember("error"));

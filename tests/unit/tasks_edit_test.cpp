@@ -435,16 +435,14 @@ TEST_CASE("tasks edit: correcting a forgotten end, and the checks on a "
          // in the future (now is 09:56:32.123)
          {R"("run":2,"end_time":"2025-12-14T10:30:00-05:00")",
           "INVALID_CORRECTION"},
-         // before the session
-         {R"("run":1,"start_time":"2025-12-14T09:00:00-05:00")",
-          "INVALID_CORRECTION"},
          // end before start
          {R"("run":1,"end_time":"2025-12-14T09:45:00-05:00")",
           "INVALID_CORRECTION"},
          {R"("run":3,"status":"skipped")", "INVALID_CORRECTION"},
-         // no offset
-         {R"("run":1,"end_time":"2025-12-14T09:47:00")", "VALIDATION_ERROR"},
-         {R"("run":1,"end_time":"yesterday")", "VALIDATION_ERROR"},
+         // not a time in any form the tools read
+         {R"("run":1,"end_time":"teatime")", "VALIDATION_ERROR"},
+         // read (midnight), but before the run's start
+         {R"("run":1,"end_time":"yesterday")", "INVALID_CORRECTION"},
        }) {
     INFO(op);
     c.fails("time_tasks_edit",
@@ -516,7 +514,7 @@ TEST_CASE("estimates: per task and in total, and the forecast of an active "
           R"({"milestone_id":"M","task_ids":["a"],"estimates":{"z":"5"}})",
           "VALIDATION_ERROR");
   c.fails("time_session_start",
-          R"({"milestone_id":"M","task_ids":["a"],"estimates":{"a":"P1D"}})",
+          R"({"milestone_id":"M","task_ids":["a"],"estimates":{"a":"P1M"}})",
           "VALIDATION_ERROR");
   c.fails("time_session_start",
           R"({"milestone_id":"M","task_ids":["a"],"estimates":{"a":"soon"}})",
@@ -584,4 +582,73 @@ TEST_CASE("tasks edit: the history (time_session_list, time_stats) counts "
   auto stats = j.ok("time_stats", R"({"group_by":"task"})");
   CHECK(integer(stats["totals"]["runs"]) == 3);
   CHECK(integer(stats["totals"]["task_time_ms"]) == 180'000); // a, b, c: 1 min
+}
+
+TEST_CASE("tasks edit: a correction reads the times every tool reads (a "
+          "local time in the session's zone, relative forms) and may "
+          "backdate a run before its session, moving the session's start",
+          "[tasks_edit][issue29]") {
+  client c; // starts 2025-12-14T09:45:32.123-05:00, New York
+  auto sid = c.start_session(R"(["a","b"])");
+  c.ok("time_task_start", task_args(sid, "a"));
+  c.clock->advance(10min);
+  // A local time, read in the session's zone.
+  auto r = c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"correct",
+      "task_id":"a","end_time":"2025-12-14T09:50:32.123",
+      "reason":"forgot to end it"}])"));
+  CHECK(integer(r["operations"][0]["active_ms"]) == 300000);
+  // A relative form: b started 2 minutes ago, really 4 minutes ago.
+  c.ok("time_task_start", task_args(sid, "b"));
+  c.clock->advance(2min);
+  r = c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"correct",
+      "task_id":"b","start_time":"4 minutes ago",
+      "reason":"started earlier"}])"));
+  CHECK(integer(r["operations"][0]["active_ms"]) == 240000);
+  // Backdating: 'a' really began at 09:00, before the session did; the
+  // session's start moves with it.
+  r = c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"correct",
+      "task_id":"a","start_time":"9am",
+      "reason":"began before the session was started"}])"));
+  CHECK(integer(r["operations"][0]["active_ms"]) == 3032123);
+  auto s = c.ok("time_session_summary", summary_args(sid));
+  CHECK(str(s["start_time"]) == "2025-12-14T09:00:00.000-05:00");
+  CHECK(str(entry(s, "a")["start_time"]) == "2025-12-14T09:00:00.000-05:00");
+  // Undone, the session starts where it did.
+  c.ok("time_undo", R"({"session_id":")" + sid + R"("})");
+  s = c.ok("time_session_summary", summary_args(sid));
+  CHECK(str(s["start_time"]) == "2025-12-14T09:45:32.123-05:00");
+  // Still refused: the future, and a text no tool reads.
+  c.fails("time_tasks_edit", edit_args(sid, R"([{"op":"correct",
+      "task_id":"a","start_time":"in 5 minutes","reason":"r"}])"),
+          "INVALID_CORRECTION");
+}
+
+TEST_CASE("tasks edit: a backdated session start is journaled: replayed "
+          "after a restart and shown by the history",
+          "[tasks_edit][issue29][journal]") {
+  test::temp_dir dir;
+  auto clock = std::make_shared<domain::fake_clock>(example_start());
+  std::string sid;
+  std::string before;
+  {
+    auto store = open_store(dir.path().string());
+    journaled c{clock, *store, "local"};
+    auto start = c.ok("time_session_start",
+                      R"({"milestone_id":"M","task_ids":["a"]})");
+    sid = str(start["session_id"]);
+    c.ok("time_task_start", task_args(sid, "a"));
+    clock->advance(5min);
+    c.ok("time_tasks_edit", edit_args(sid, R"([{"op":"correct",
+        "task_id":"a","start_time":"1 hour ago","reason":"backdated"}])"));
+    before = to_json(c.ok("time_session_summary", summary_args(sid)));
+    INFO(before);
+    CHECK(contains(before, R"("busy_duration_ms":3600000)"));
+    auto list = c.ok("time_session_list", "{}");
+    CHECK(str(list["sessions"][0]["start_time"])
+          == str(c.ok("time_session_summary", summary_args(sid))["start_time"]));
+  }
+  auto store = open_store(dir.path().string());
+  journaled again{clock, *store, "local"};
+  CHECK(to_json(again.ok("time_session_summary", summary_args(sid)))
+        == before);
 }

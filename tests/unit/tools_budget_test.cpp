@@ -1,7 +1,8 @@
 // Issue 19: the context budget of tools/list. What the model reads on every
 // turn (names, titles, descriptions, input schemas) is measured per toolset
-// and printed; the default set is bounded (<= 12,000 bytes, <= 1,000 per
-// tool on average). A size, not a speed: it does not vary between runs.
+// and printed; the default set is bounded (<= 14,000 bytes since issue 29
+// added the history to it, <= 1,000 per tool on average). A size, not a
+// speed: it does not vary between runs.
 
 #include "test_json.hpp"
 #include "tools_snapshot.hpp"
@@ -47,7 +48,7 @@ sizes measure(const std::vector<std::string>& sets) {
 } // namespace
 
 TEST_CASE("tools/list budget: sizes per toolset, the default set within "
-          "12 KB model-facing and 1 KB per tool",
+          "14 KB model-facing and 1 KB per tool",
           "[issue19][budget]") {
   std::vector<std::pair<std::string, std::vector<std::string>>> rows{
     {"default", {}}, {"all", {"all"}}};
@@ -62,11 +63,12 @@ TEST_CASE("tools/list budget: sizes per toolset, the default set within "
   }
   auto def = measure({});
   CHECK(def.tools == test::snapshot_tool_names("default").size());
-  CHECK(def.model_facing <= 12'000);
+  CHECK(def.model_facing <= 14'000);
   CHECK(def.model_facing <= 1'000 * def.tools);
   // Output schemas stay (clients validate with them), but not unbounded
   // (issue 17's estimates, pauses, corrections and operation_index took
   // the default set from 52 to 62 KB; issue 19's compaction, repeated
-  // objects once in $defs and shorter error-shape texts, to 58.4 KB).
-  CHECK(def.total <= 59'000);
+  // objects once in $defs and shorter error-shape texts, to 58.4 KB;
+  // issue 29's default adds the history tools' output schemas: 70.1 KB).
+  CHECK(def.total <= 71'000);
 }

@@ -95,7 +95,7 @@ TEST_CASE("tool declarations: roles name the tools prompts and resources "
           "use, whether or not their toolset is on",
           "[snapshot][tools]") {
   auto all = tools::make_registry({}, {"all"});
-  auto def = tools::make_registry();
+  auto def = tools::make_registry({}, {"time", "tracking"});
   for (auto role : {tools::role::session_start, tools::role::task_start,
                     tools::role::task_end, tools::role::session_summary,
                     tools::role::session_end, tools::role::session_report,
@@ -104,7 +104,7 @@ TEST_CASE("tool declarations: roles name the tools prompts and resources "
     const auto* t = all->find_role(role);
     REQUIRE(t != nullptr);
     CHECK(t->about().role == role);
-    // The default set lacks the history tools: declared, not enabled.
+    // A set without the history tools: declared, not enabled.
     const auto* d = def->declared(role);
     REQUIRE(d != nullptr);
     CHECK(d->name() == t->name());
@@ -112,13 +112,19 @@ TEST_CASE("tool declarations: roles name the tools prompts and resources "
           == (def->find(t->name()) != nullptr));
   }
   CHECK(def->find_role(tools::role::session_report) == nullptr);
+  // The default set has the report and the history (issue 29).
+  CHECK(tools::make_registry()->find_role(tools::role::session_report)
+        != nullptr);
+  CHECK(tools::make_registry()->find_role(tools::role::session_list)
+        != nullptr);
   CHECK(all->find_role(tools::role::none) == nullptr);
 }
 
 TEST_CASE("tool declarations: the instructions come from the enabled "
           "tools' notes, a sentence per toolset",
           "[snapshot][tools]") {
-  // The default toolsets: the text the server has always given.
+  // The default toolsets: the clock, focus, a milestone; never a
+  // command-line flag, which the model cannot pass (issue 29).
   CHECK(tools::make_registry()->instructions()
         == "Trusted time for agents. Call time_get_current instead of "
            "guessing the date or time; omit timezone for the user's "
@@ -130,7 +136,7 @@ TEST_CASE("tool declarations: the instructions come from the enabled "
            "time_task_start / time_task_end around each task, "
            "time_session_summary for progress, time_session_end at the "
            "end. Failures are isError results with an error_code and a "
-           "fix. Tools not listed here may be enabled with --toolsets.");
+           "fix.");
   // A tool that is off is not mentioned; with every toolset on, nothing
   // is left to enable.
   auto time_only = tools::make_registry({}, {"time"})->instructions();
@@ -138,10 +144,12 @@ TEST_CASE("tool declarations: the instructions come from the enabled "
         == "Trusted time for agents. Call time_get_current instead of "
            "guessing the date or time; omit timezone for the user's "
            "preferred zone. Failures are isError results with an "
-           "error_code and a fix. Tools not listed here may be enabled "
-           "with --toolsets.");
+           "error_code and a fix.");
   auto all = tools::make_registry({}, {"all"})->instructions();
-  CHECK(all.find("--toolsets") == std::string::npos);
+  for (const auto& sets : std::vector<std::vector<std::string>>{
+         {}, {"all"}, {"time"}, {"edit"}, {"history", "preferences"}})
+    CHECK(tools::make_registry({}, sets)->instructions().find("--")
+          == std::string::npos);
   CHECK(all.find("To time a milestone: time_session_start") != std::string::npos);
   // Every tool the instructions name is enabled.
   auto reg = tools::make_registry({}, {"time", "chronometric"});
