@@ -53,6 +53,10 @@ public:
   const std::string& zone() const noexcept {
     return zone_;
   }
+  /// The caller's locale for the current message; empty: not read.
+  const std::string& locale() const noexcept {
+    return locale_;
+  }
   /// `args` with the caller's locale and week start where `tool` takes
   /// them and they are left out; nullopt: `args` as they are (or nothing
   /// was read for this message).

@@ -60,7 +60,8 @@ session::handler_view::tool_context(std::vector<std::string>& notes) {
     },
     s_->tracker_,
     s_->cfg_.defaults,
-    s_->job_ ? s_->job_->previous_request : std::nullopt};
+    s_->job_ ? s_->job_->previous_request : std::nullopt,
+    !prefs.locale().empty() ? prefs.locale() : s_->cfg_.defaults.locale};
 }
 
 void session::handler_view::begin_call(const std::string& tool) {

@@ -13,6 +13,7 @@
 #include "domain/zones.hpp"
 #include "tools/registry.hpp"
 #include "tools/session_common.hpp"
+#include "tools/timestamp_format.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -71,10 +72,11 @@ tool_error invalid(std::string message) {
 /// A time argument through the shared grammar, read in `z`.
 std::variant<domain::wall_time, tool_error>
 read_time(const char* name, const std::string& text, const domain::zone& z,
-          domain::wall_time now) {
+          domain::wall_time now, const domain::time_words* words) {
   domain::time_input_options opts;
   opts.now = now;
   opts.in = &z;
+  opts.words = words;
   // A filter's bound in a DST gap or overlap needs no question back.
   opts.on_conflict = domain::disambiguation::compatible;
   auto r = domain::parse_time_input(text, opts);
@@ -112,7 +114,7 @@ slot_outcome<list_result> run(const list_args& args, tool_context& ctx) {
                         &f.started_before)}) {
     if (!*arg)
       continue;
-    auto t = read_time(name, **arg, *zone.found, now);
+    auto t = read_time(name, **arg, *zone.found, now, caller_time_words(ctx));
     if (auto* err = std::get_if<tool_error>(&t))
       return std::move(*err);
     *out = std::get<domain::wall_time>(t);

@@ -11,6 +11,7 @@
 #include "domain/zones.hpp"
 #include "tools/registry.hpp"
 #include "tools/session_common.hpp"
+#include "tools/timestamp_format.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -165,11 +166,14 @@ slot_outcome<stats_result> run(const stats_args& args, tool_context& ctx) {
                       std::move(zone.suggestions)};
   const auto& z = *zone.found;
   auto now = ctx.clock.wall_now();
+  // Month and weekday names in the caller's locale too (no argument here).
+  const auto* words = caller_time_words(ctx);
   auto read = [&](const char* name, const std::string& text)
     -> std::variant<domain::wall_time, tool_error> {
     domain::time_input_options opts;
     opts.now = now;
     opts.in = &z;
+    opts.words = words;
     opts.on_conflict = domain::disambiguation::compatible;
     auto r = domain::parse_time_input(text, opts);
     if (auto* err = std::get_if<domain::time_input_error>(&r))

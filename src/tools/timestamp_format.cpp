@@ -30,4 +30,13 @@ outcome<domain::friendly_locale> resolve_locale_arg(const std::string& tag) {
   return std::move(*l.found);
 }
 
+const domain::time_words* caller_time_words(const tool_context& ctx) {
+  if (ctx.locale.empty())
+    return nullptr;
+  auto l = domain::resolve_locale(ctx.locale);
+  if (!l.found || l.found->is_default)
+    return nullptr;
+  return &domain::time_words_for(l.found->icu_id);
+}
+
 } // namespace ttm::tools

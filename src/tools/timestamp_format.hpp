@@ -6,6 +6,7 @@
 
 #include "domain/locale_format.hpp"
 #include "domain/time_format.hpp"
+#include "domain/time_words.hpp"
 #include "tools/tool.hpp"
 
 #include <string>
@@ -27,5 +28,10 @@ extern const char* const locale_description;
 /// `locale` as a tool reads it: VALIDATION_ERROR "locale: 'xx-YY' is not a
 /// locale this server knows; e.g. ..." with valid tags as suggestions.
 outcome<domain::friendly_locale> resolve_locale_arg(const std::string& tag);
+
+/// The month and weekday names a tool without a `locale` argument reads
+/// besides English: the caller's locale's (tool_context::locale); nullptr
+/// for English alone or a locale this server does not know.
+const domain::time_words* caller_time_words(const tool_context& ctx);
 
 } // namespace ttm::tools

@@ -126,6 +126,10 @@ struct tool_context {
   /// When this principal's previous request reached this server (not this
   /// one); unset for its first.
   std::optional<domain::wall_time> previous_request{};
+  /// The caller's locale (BCP 47) when its preferences were read for this
+  /// call, else the server's default: month and weekday names of a time
+  /// argument are read in it too (a tool's own `locale` argument wins).
+  std::string locale{};
 };
 
 /// A tool's behaviour hints (MCP tool annotations), named and combined:

@@ -165,3 +165,19 @@ TEST_CASE("time_stats: bad arguments are refused, naming the field",
           == "VALIDATION_ERROR");
   }
 }
+
+TEST_CASE("time_stats and time_session_list read month names in the "
+          "caller's locale (issue 30)",
+          "[session_stats][grammar]") {
+  client c;
+  const char* stats = R"({"from":"1. Dezember 2025","to":"14. Dezember 2025"})";
+  const char* list = R"({"started_after":"1. Dezember 2025"})";
+  // English alone until the caller's locale says otherwise.
+  c.fails("time_stats", stats, "VALIDATION_ERROR");
+  c.fails("time_session_list", list, "VALIDATION_ERROR");
+  c.ok("time_preferences_set", R"({"locale":"de-DE"})");
+  c.ok("time_stats", stats);
+  c.ok("time_session_list", list);
+  // English is always read.
+  c.ok("time_stats", R"({"from":"December 1, 2025"})");
+}
