@@ -87,6 +87,14 @@ int sqlite_store::prepare_kept() {
        " WHERE json_type(o.value, '$.task_name') = 'text')), '')"
        " WHERE sid = ?1 AND json_valid(?2)");
   prep(count_open_, "SELECT count(*) FROM sessions WHERE state = 'open'");
+  // The session a keyed start's key names already, as a claim by the key
+  // finds it (claim_by_key_): the same owner, scope and key, not expired,
+  // started since ?4.
+  prep(key_holder_,
+       "SELECT session_id FROM sessions WHERE principal = ?1"
+       " AND scope = " TTM_PAYLOAD_TEXT("era", "'2025'")
+       " AND idempotency_key = " TTM_PAYLOAD_TEXT("idempotency_key", "NULL")
+       " AND started_wall_ns >= ?4 AND state <> 'expired' LIMIT 1");
   prep(session_owner_,
        "SELECT state, epoch, sid, started_wall_ns, last_wall_ns"
        " FROM sessions WHERE session_id = ?1");
@@ -283,6 +291,32 @@ std::optional<error> sqlite_store::room_for_open(const std::string& what) {
                    " batch was not written"};
 }
 
+/// Fenced when a session_started's idempotency key already names a session
+/// of its owner: two servers (or two MCP sessions of one) that looked the
+/// key up at once, before either wrote. The lookup runs in the write
+/// transaction, so one of them wins; the other reloads by the key and
+/// answers with the winner's session (already_started).
+std::optional<error> sqlite_store::key_free(const event& ev,
+                                            const std::string& what) {
+  if (ev.payload.find("\"idempotency_key\"") == std::string::npos)
+    return std::nullopt;
+  // Older sessions have passed the age limit: a claim by the key does not
+  // find them, and the key starts a new session.
+  auto since = max_age_ns_ > 0 ? ev.at.wall_ns - max_age_ns_ : INT64_MIN;
+  stmt_use use{key_holder_};
+  use.bind(1, ev.principal).bind(3, ev.payload).bind(4, since);
+  auto rc = use.step();
+  if (rc == SQLITE_DONE)
+    return std::nullopt;
+  if (rc != SQLITE_ROW)
+    return fail(rc, what);
+  return error{error_kind::fenced,
+               "journal " + path_ + ": session " + ev.session_id
+                 + " has the idempotency key of session " + use.text(0)
+                 + ", started since the key was looked up; the batch was"
+                   " not written"};
+}
+
 /// Writes one event of a batch inside the open transaction.
 std::optional<error> sqlite_store::append_one(const event& ev) {
   static const std::string what = "cannot append to the journal";
@@ -290,6 +324,8 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
   std::int64_t epoch = ev.epoch;
   if (ev.kind == event_kind::session_started) {
     if (auto err = room_for_open(what))
+      return err;
+    if (auto err = key_free(ev, what))
       return err;
     stmt_use use{insert_session_};
     use.bind(1, ev.session_id)

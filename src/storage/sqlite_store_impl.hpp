@@ -110,6 +110,7 @@ private:
   std::optional<error>
   undo_latest(const event& ev, std::int64_t sid);
   std::optional<error> room_for_open(const std::string& what);
+  std::optional<error> key_free(const event& ev, const std::string& what);
   std::optional<error>
   read_events_of(stored_session& s, const std::string& what,
                  std::optional<std::int64_t> known_sid = std::nullopt);
@@ -130,6 +131,7 @@ private:
   stmt_ptr commit_;
   stmt_ptr insert_session_;
   stmt_ptr count_open_;
+  stmt_ptr key_holder_; ///< the session an idempotency key names already
   stmt_ptr session_owner_;
   stmt_ptr insert_event_;
   stmt_ptr advance_session_;

@@ -99,12 +99,14 @@ public:
   /// session_started inserts the session row (owner = principal, scope =
   /// the payload's "era", milestone_id and idempotency_key from the
   /// payload, held by this instance at epoch 1) unless the directory holds
-  /// `max_open` open sessions already (`limit`); every other event needs
-  /// an open session at the event's epoch (else `fenced`, or `rejected`),
-  /// and moves it to the next epoch, held by this instance; an `if_due`
-  /// expiry also needs the session due by the journal's record (else
-  /// `fenced`); session_ended / session_expired set its state and closed
-  /// time. Durable when it returns ok (see the backend's sync mode).
+  /// `max_open` open sessions already (`limit`), or its idempotency key
+  /// names a session of its owner that a claim by the key would find
+  /// (`fenced`: another writer started it since the lookup); every other
+  /// event needs an open session at the event's epoch (else `fenced`, or
+  /// `rejected`), and moves it to the next epoch, held by this instance; an
+  /// `if_due` expiry also needs the session due by the journal's record
+  /// (else `fenced`); session_ended / session_expired set its state and
+  /// closed time. Durable when it returns ok (see the backend's sync mode).
   virtual result<ok> append(const std::vector<event>& batch) = 0;
 
   /// See claim_request / claim_result: a read (it records the call as the
