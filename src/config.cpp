@@ -244,7 +244,8 @@ const std::vector<option>& options() {
      "max_tracking_sessions_per_principal",
      "TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS_PER_PRINCIPAL", "N",
      "most open tracking sessions of one principal (bearer token; without "
-     "tokens every client is 'local'), 1 to --max-tracking-sessions "
+     "tokens every client is 'local') in the data directory, over all "
+     "servers that share it, 1 to --max-tracking-sessions "
      "(default 50, at most --max-tracking-sessions)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.max_sessions_per_principal);

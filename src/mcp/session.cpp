@@ -232,11 +232,12 @@ rpc_step session::resume(const domain::slot_answer& slot) {
 
 std::string session::tool_error_reply(const protocol::message& msg,
                                       const std::string& code,
-                                      const std::string& text) {
+                                      const std::string& text,
+                                      const std::string& limit) {
   result_builder b{msg.id, stamp()};
   tools::tool_error err{code, text};
   if (code == "LIMIT_REACHED")
-    err.limit = "max_tracking_sessions";
+    err.limit = limit;
   write_tool_call(b.writer(), tools::encode_tool_error(err), true);
   return b.finish();
 }

@@ -335,10 +335,12 @@ private:
   claim_for(const protocol::message& msg);
   /// Takes a session the journal loaded into the tracker.
   void take_over(const storage::stored_session& s);
-  /// A tool error reply for the current message, outside the tool.
-  std::string tool_error_reply(const protocol::message& msg,
-                               const std::string& code,
-                               const std::string& text);
+  /// A tool error reply for the current message, outside the tool;
+  /// LIMIT_REACHED names `limit`, the option reached.
+  std::string tool_error_reply(
+    const protocol::message& msg, const std::string& code,
+    const std::string& text,
+    const std::string& limit = "max_tracking_sessions");
 
   /// After a message: sends its changes to the journal (true: paused,
   /// `step` filled) or keeps its reply.

@@ -205,7 +205,8 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
     sqlite_store::limits{
       opts.max_open_sessions,
       std::chrono::nanoseconds{opts.max_age}.count(),
-      std::chrono::nanoseconds{opts.max_idle}.count()});
+      std::chrono::nanoseconds{opts.max_idle}.count(),
+      opts.max_open_per_principal});
   if ((rc = st->prepare_kept()) != SQLITE_OK)
     return sqlite_error(d, rc, "cannot prepare statements for the journal",
                         path);

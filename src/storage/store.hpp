@@ -45,6 +45,11 @@ const char* to_string(error_kind k);
 struct error {
   error_kind kind = error_kind::io;
   std::string message; ///< one sentence for stderr and tool errors
+  /// `limit`: the option whose limit was reached
+  /// ("max_tracking_sessions", "max_tracking_sessions_per_principal") and
+  /// its value, for the client's LIMIT_REACHED.
+  std::string limit_option{};
+  std::uint64_t limit_value = 0;
 };
 
 /// A value or the error that prevented it.

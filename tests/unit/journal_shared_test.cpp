@@ -96,17 +96,21 @@ struct shared_dir_fixture : ttm::test::actor_fixture {
 
   /// While true, the journal's open fails as for a corrupt file.
   std::shared_ptr<bool> broken = std::make_shared<bool>(false);
+  /// The stores' max_open_per_principal (0: none).
+  std::size_t principal_share = 0;
 
   actors::journal_actor spawn_journal() {
     actors::journal_config jc;
     auto path = dir.path().string();
-    jc.open = [path, broken = broken]() -> storage::result<storage::store_ptr> {
+    jc.open = [path, broken = broken, share = principal_share]()
+      -> storage::result<storage::store_ptr> {
       if (*broken)
         return storage::error{storage::error_kind::corrupt,
                               "the test broke " + path};
       storage::sqlite_options o{path, storage::sync_mode::normal, "t"};
       o.max_age = domain::tracking_limits{}.max_age;
       o.max_idle = domain::tracking_limits{}.max_idle;
+      o.max_open_per_principal = share;
       return storage::open_sqlite(o);
     };
     jc.clock = clock;
@@ -566,4 +570,42 @@ TEST_CASE("journal: over HTTP two MCP sessions of one principal retrying a "
   CHECK(str(one["session_id"]) == str(two["session_id"]));
   CHECK(one["already_started"].GetBool() != two["already_started"].GetBool());
   CHECK(f.slots() == 1);
+}
+
+TEST_CASE("journal: a principal's share of open sessions counts over every "
+          "server on the directory: LIMIT_REACHED names the option",
+          "[issue34]") {
+  shared_dir_fixture f;
+  f.principal_share = 2;
+  f.start();
+  f.open_journal();
+  f.inbound(init_request);
+  auto start = [](int id) {
+    return tools_call("time_session_start",
+                      R"({"milestone_id":"M","task_ids":["a"]})", id);
+  };
+  auto first = f.inbound(start(1));
+  REQUIRE(f.code_of(*first) == "");
+  REQUIRE(f.code_of(*f.inbound(start(2))) == "");
+  // Another server (as a stdio server started after the first): its own
+  // supervisor counts none of them.
+  auto& b = f.second();
+  f.inbound(init_request, b.transport);
+  auto refused = f.inbound(start(3), b.transport);
+  REQUIRE(f.code_of(*refused) == "LIMIT_REACHED");
+  auto sc = f.content(*refused);
+  CHECK(str(sc["limit"]) == "max_tracking_sessions_per_principal");
+  CHECK(str(sc["message"]).find("The limit of 2 open tracking sessions per "
+                                "principal (max_tracking_sessions_per_"
+                                "principal) is reached")
+        != std::string::npos);
+  // Ending one through the first server makes room for the second.
+  auto sid = str(f.content(*first)["session_id"]);
+  REQUIRE(f.code_of(*f.inbound(tools_call("time_session_end",
+                                          R"({"session_id":")" + sid
+                                            + R"("})",
+                                          4)))
+          == "");
+  CHECK(f.code_of(*f.inbound(start(5), b.transport)) == "");
+  CHECK(f.code_of(*f.inbound(start(6))) == "LIMIT_REACHED");
 }

@@ -507,3 +507,50 @@ TEST_CASE("storage: two stores starting sessions with one idempotency key at "
                              " WHERE idempotency_key = 'k-1'")
         == 5);
 }
+
+TEST_CASE("storage: max_open_per_principal counts a principal's open "
+          "sessions over the whole directory",
+          "[storage][issue34]") {
+  temp_dir tmp;
+  auto opts = options_for(tmp.data());
+  opts.max_open_sessions = 10;
+  opts.max_open_per_principal = 2;
+  auto a = must_open(opts);
+  // One server after another: the first has exited, its sessions open.
+  {
+    auto gone = must_open(opts);
+    must_append(*gone, {started("A1", t0, "alice")});
+  }
+  must_append(*a, {started("A2", t0 + 1, "alice")});
+  auto b = must_open(opts);
+  auto e = must_fail(b->append({started("A3", t0 + 2, "alice")}),
+                     error_kind::limit, tmp.journal());
+  CHECK(contains(e.message, "2 tracking sessions of principal alice"));
+  CHECK(contains(e.message, "--max-tracking-sessions-per-principal"));
+  CHECK(e.limit_option == "max_tracking_sessions_per_principal");
+  CHECK(e.limit_value == 2);
+  // Another principal has a share of its own.
+  must_append(*b, {started("B1", t0 + 3, "bob"), started("B2", t0 + 3, "bob")});
+  must_fail(a->append({started("B3", t0 + 4, "bob")}), error_kind::limit,
+            tmp.journal());
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 4);
+  // Ending one frees its place, for any server; an undone end takes it
+  // back.
+  must_append(*b, {at_epoch(closing(event_kind::session_ended, "A1", t0 + 5),
+                            1)});
+  must_append(*b, {started("A3", t0 + 6, "alice")});
+  auto undo = at_epoch(make_event(event_kind::change_undone, "A1", t0 + 7),
+                       2);
+  undo.principal = "alice";
+  must_fail(a->append({undo}), error_kind::limit, tmp.journal());
+  CHECK(text_of(tmp.journal(), "state", "A1") == "ended");
+  // The global cap names its own option.
+  auto small = options_for(tmp.data());
+  small.max_open_sessions = 4;
+  small.max_open_per_principal = 4;
+  auto c = must_open(small);
+  auto g = must_fail(c->append({started("C1", t0 + 8, "carol")}),
+                     error_kind::limit, tmp.journal());
+  CHECK(g.limit_option == "max_tracking_sessions");
+  CHECK(g.limit_value == 4);
+}
