@@ -69,7 +69,8 @@ storage::append_answer answer_of(const storage::result<storage::ok>& r) {
     case storage::error_kind::fenced:
       return {append_answer::fenced, public_reason(*err)};
     case storage::error_kind::limit:
-      return {append_answer::limit, public_reason(*err)};
+      return {append_answer::limit, public_reason(*err), err->limit_option,
+              err->limit_value};
     default:
       return {append_answer::failed, public_reason(*err)};
   }

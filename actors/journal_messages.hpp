@@ -98,7 +98,8 @@ typename Inspector::result_type inspect(Inspector& f, claim_request& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, append_answer& x) {
-  return f(caf::meta::type_name("append_answer"), x.kind, x.error);
+  return f(caf::meta::type_name("append_answer"), x.kind, x.error, x.limit_option,
+           x.limit_value);
 }
 
 } // namespace ttm::storage

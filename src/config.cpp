@@ -244,7 +244,8 @@ const std::vector<option>& options() {
      "max_tracking_sessions_per_principal",
      "TIME_TRACKER_MCP_MAX_TRACKING_SESSIONS_PER_PRINCIPAL", "N",
      "most open tracking sessions of one principal (bearer token; without "
-     "tokens every client is 'local'), 1 to --max-tracking-sessions "
+     "tokens every client is 'local') in the data directory, over all "
+     "servers that share it, 1 to --max-tracking-sessions "
      "(default 50, at most --max-tracking-sessions)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.max_sessions_per_principal);
@@ -421,9 +422,9 @@ const std::vector<option>& options() {
      }},
     {"--max-connections", "max_connections",
      "TIME_TRACKER_MCP_MAX_CONNECTIONS", "N",
-     "http: open connections at once; one more closes the connection "
-     "idle longest, or, with none idle, gets 503 and is closed "
-     "(default 4096)",
+     "http: open connections at once; one more closes one stalled in "
+     "its header, not yet served or idle (in that order), or, with none "
+     "of those, gets 503 and is closed (default 4096)",
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.max_connections);
      }},

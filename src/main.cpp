@@ -230,6 +230,7 @@ void lock_journal(const config& cfg, prepared_config& p) {
   opts.instance = std::string{"time-tracker-mcp "} + TTM_VERSION + " pid "
                   + std::to_string(::getpid());
   opts.max_open_sessions = cfg.tracking.max_sessions;
+  opts.max_open_per_principal = cfg.max_sessions_per_principal;
   opts.max_age = cfg.tracking.max_age;
   opts.max_idle = cfg.tracking.max_idle;
   // Servers of this version share the directory; one of an older version

@@ -53,7 +53,7 @@ void http_server::do_accept() {
         if (make_room(victim)) {
           auto id = next_conn_id++;
           conn = std::make_shared<connection>(std::move(socket), *this, id);
-          conns.emplace(id, conn_entry{conn, true,
+          conns.emplace(id, conn_entry{conn, conn_phase::waiting,
                                        std::chrono::steady_clock::now()});
         }
       }
@@ -61,7 +61,8 @@ void http_server::do_accept() {
         net::post(victim->executor(), [victim] { victim->close_now(); });
         if (warn_limited())
           TTM_LOG(info, "http",
-                  "closed the connection idle longest to admit a new one: "
+                  "closed a stalled, unserved or idle connection to admit a "
+                  "new one: "
                     + std::to_string(opts.max_connections)
                     + " are open (--max-connections)");
       }
@@ -78,10 +79,13 @@ void http_server::do_accept() {
 bool http_server::make_room(std::shared_ptr<connection>& victim) {
   std::vector<idle_connection> idle;
   auto open = conns.size() - evicting;
-  if (!admit_connection(open, opts.max_connections))
+  if (!admit_connection(open, opts.max_connections)) {
+    auto now = std::chrono::steady_clock::now();
     for (const auto& [id, e] : conns)
-      if (e.idle && !e.evicting)
-        idle.push_back({id, e.idle_since});
+      if (!e.evicting)
+        if (auto c = evictable(id, e.phase, e.served, e.since, now))
+          idle.push_back(*c);
+  }
   auto a = decide_admission(open, opts.max_connections, idle);
   if (a.kind == admission::evict) {
     auto& e = conns.at(a.victim);
@@ -95,17 +99,24 @@ bool http_server::make_room(std::shared_ptr<connection>& victim) {
 void http_server::set_idle(std::uint64_t id) {
   std::lock_guard<std::mutex> guard{mtx};
   if (auto it = conns.find(id); it != conns.end()) {
-    it->second.idle = true;
-    it->second.idle_since = std::chrono::steady_clock::now();
+    it->second.phase = conn_phase::waiting;
+    // A new connection's wait counts from its accept.
+    if (it->second.served)
+      it->second.since = std::chrono::steady_clock::now();
   }
 }
 
-bool http_server::leave_idle(std::uint64_t id) {
+bool http_server::enter(std::uint64_t id, conn_phase phase) {
   std::lock_guard<std::mutex> guard{mtx};
   auto it = conns.find(id);
   if (it == conns.end() || it->second.evicting)
     return false;
-  it->second.idle = false;
+  auto& e = it->second;
+  e.phase = phase;
+  if (phase == conn_phase::busy)
+    e.served = true;
+  else if (e.served)
+    e.since = std::chrono::steady_clock::now();
   return true;
 }
 

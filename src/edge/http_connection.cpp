@@ -214,6 +214,11 @@ void connection::read_next() {
   parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
   ctx_ = {};
   if (buffer_.size() > 0) {
+    // Pipelined: the next request began with the last one's bytes.
+    if (!srv_.enter(id_, conn_phase::in_header)) {
+      close_now();
+      return;
+    }
     read_header();
     return;
   }
@@ -227,7 +232,7 @@ void connection::read_next() {
   stream_.async_read_some(
     buffer_.prepare(4096),
     [self = shared_from_this()](error_code ec, std::size_t n) {
-      if (ec || !self->srv_.leave_idle(self->id_)) {
+      if (ec || !self->srv_.enter(self->id_, conn_phase::in_header)) {
         self->close_now();
         return;
       }
@@ -264,6 +269,11 @@ void connection::on_header(error_code ec) {
     if (d.status == 400)
       TTM_LOG(debug, "http", "malformed request: " + ec.message());
     return respond_plain(d.status, std::move(d.text));
+  }
+  // Chosen to make room at the cap while its header came in: it goes.
+  if (!srv_.enter(id_, conn_phase::busy)) {
+    close_now();
+    return;
   }
   set_busy(true);
   if (!served_) {

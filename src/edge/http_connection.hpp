@@ -48,9 +48,12 @@ struct http_server {
   std::condition_variable cv;
   struct conn_entry {
     std::weak_ptr<connection> conn;
-    /// Waiting for a request's first byte (new, or between requests).
-    bool idle = true;
-    std::chrono::steady_clock::time_point idle_since;
+    conn_phase phase = conn_phase::waiting;
+    /// Accepted, until its first request's header is complete; then when
+    /// its last response ended (waiting) or its request began (in_header).
+    std::chrono::steady_clock::time_point since;
+    /// A request's header was complete once: an established client.
+    bool served = false;
     /// Chosen to make room at the cap: it closes instead of reading on.
     bool evicting = false;
   };
@@ -87,11 +90,13 @@ struct http_server {
 
   /// A connection starts waiting for a request's first byte.
   void set_idle(std::uint64_t id);
-  /// Its first byte came. False when it was chosen for eviction meanwhile:
-  /// then it closes without reading the request.
-  bool leave_idle(std::uint64_t id);
-  /// Under `mtx`: room for one more connection, by closing the one idle
-  /// longest if need be. False: none is idle, refuse the new one.
+  /// Its request began (first byte), or its header is complete (busy).
+  /// False when it was chosen for eviction meanwhile: then it closes
+  /// without reading on.
+  bool enter(std::uint64_t id, conn_phase phase);
+  /// Under `mtx`: room for one more connection, by closing one that is
+  /// stalled, not yet served or idle if need be (see decide_admission).
+  /// False: none may go, refuse the new one.
   bool make_room(std::shared_ptr<connection>& victim);
 
   void add_busy(int delta) {

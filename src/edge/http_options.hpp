@@ -45,10 +45,11 @@ struct http_options {
   std::chrono::seconds retry_after{5};
   /// I/O threads (the actors have their own).
   std::size_t threads = 1;
-  /// Open connections at once. At the cap, the connection idle longest
-  /// (between requests, or still waiting for its first bytes) is closed to
-  /// admit a new one; with none idle, the new one is answered 503 and
-  /// closed, so silent sockets cannot lock every client out (or exhaust
+  /// Open connections at once. At the cap, one stalled inside a request
+  /// header, else one not yet served, else the one idle longest between
+  /// requests is closed to admit a new one (decide_admission); with none
+  /// of those, the new one is answered 503 and closed, so silent or
+  /// slow-header sockets cannot lock every client out (or exhaust
   /// descriptors).
   std::size_t max_connections = 4096;
   /// Wrong bearer tokens from one client address: this many within

@@ -407,18 +407,38 @@ bool admit_connection(std::size_t open, std::size_t max_connections) noexcept {
   return open < max_connections;
 }
 
+std::optional<idle_connection>
+evictable(std::uint64_t id, conn_phase phase, bool served,
+          std::chrono::steady_clock::time_point since,
+          std::chrono::steady_clock::time_point now) {
+  if (phase == conn_phase::busy)
+    return std::nullopt;
+  bool late = now - since >= slow_header_grace;
+  if (!served)
+    return idle_connection{id, since,
+                           late ? idle_connection::stalled
+                                : idle_connection::unserved};
+  if (phase == conn_phase::waiting)
+    return idle_connection{id, since, idle_connection::kept_alive};
+  if (late)
+    return idle_connection{id, since, idle_connection::stalled};
+  return std::nullopt; // a served client sending its next request
+}
+
 admission decide_admission(std::size_t open, std::size_t max_connections,
                            const std::vector<idle_connection>& idle) {
   if (admit_connection(open, max_connections))
     return {admission::admit, 0};
   if (idle.empty())
     return {admission::refuse, 0};
-  auto oldest = std::min_element(
+  auto first = std::min_element(
     idle.begin(), idle.end(), [](const auto& x, const auto& y) {
+      if (x.standing != y.standing)
+        return x.standing < y.standing;
       return x.idle_since < y.idle_since
              || (x.idle_since == y.idle_since && x.id < y.id);
     });
-  return {admission::evict, oldest->id};
+  return {admission::evict, first->id};
 }
 
 const std::string& connection_refusal_response() {

@@ -193,25 +193,53 @@ read_error_decision decide_read_error(read_failure failure, bool in_body,
 /// Whether one more connection is admitted while `open` are.
 bool admit_connection(std::size_t open, std::size_t max_connections) noexcept;
 
-/// A connection waiting for a request's first byte: a new one, or a
-/// keep-alive one between requests.
-struct idle_connection {
-  std::uint64_t id = 0;
-  std::chrono::steady_clock::time_point idle_since{};
+/// Where a connection is in its request cycle.
+enum class conn_phase {
+  waiting,   ///< for a request's first byte (new, or between requests)
+  in_header, ///< its request's header has begun, not ended
+  busy       ///< from a complete header to its response's last byte
 };
+
+/// At the cap, a connection inside its header longer than this (a new one:
+/// since it was accepted) is taken for a stalled one: a client sends its
+/// header at once.
+inline constexpr std::chrono::milliseconds slow_header_grace{1000};
+
+/// A connection the cap may close to admit a new one.
+struct idle_connection {
+  /// In the order they go: one stalled inside a request header (or a new
+  /// one silent) past `slow_header_grace`; one not yet served (new, within
+  /// the grace); one kept alive between requests, having been served.
+  enum standing_t { stalled, unserved, kept_alive };
+  std::uint64_t id = 0;
+  /// Since when it waits: accepted (not yet served), its request began
+  /// (inside a header), or its last response ended (kept alive).
+  std::chrono::steady_clock::time_point idle_since{};
+  standing_t standing = kept_alive;
+};
+
+/// Whether the cap may close connection `id` (in `phase`, `served` a
+/// request before, waiting since `since`), and in which standing: never
+/// while busy, nor an established client inside a header within the grace.
+std::optional<idle_connection>
+evictable(std::uint64_t id, conn_phase phase, bool served,
+          std::chrono::steady_clock::time_point since,
+          std::chrono::steady_clock::time_point now);
 
 struct admission {
   enum kind_t {
     admit,  ///< below the cap
-    evict,  ///< at the cap: close `victim` (idle longest), admit the new one
-    refuse  ///< at the cap with none idle: 503
+    evict,  ///< at the cap: close `victim` (see idle_connection), admit
+    refuse  ///< at the cap with none to close: 503
   } kind = admit;
   std::uint64_t victim = 0;
 };
 
 /// A new connection while `open` are (not counting those being evicted):
-/// at the cap the one idle longest makes room, so a flood of silent
-/// sockets cannot lock out clients that send requests.
+/// at the cap one of `idle` makes room, the first by standing, then the one
+/// waiting longest, so that neither silent sockets nor sockets stuck
+/// inside a header can lock out clients that send requests, or push out an
+/// established one.
 admission decide_admission(std::size_t open, std::size_t max_connections,
                            const std::vector<idle_connection>& idle);
 

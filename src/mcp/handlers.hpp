@@ -33,9 +33,11 @@ std::string call_reply(const method_context& ctx, const protocol::message& msg,
                        std::vector<std::string>& notes);
 /// A tool error reply for `msg`, made outside the tool (the journal could
 /// not be read, a limit over all servers).
-std::string tool_error_reply(const protocol::message& msg,
-                             result_stamp stamp, const std::string& code,
-                             const std::string& text);
+/// LIMIT_REACHED names `limit`, the option reached.
+std::string tool_error_reply(
+  const protocol::message& msg, result_stamp stamp, const std::string& code,
+  const std::string& text,
+  const std::string& limit = "max_tracking_sessions");
 
 // -- resources (resource_handlers.cpp) ------------------------------------------
 std::string on_resources_list(method_context& ctx, const method_call& c);

@@ -258,7 +258,17 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
                                 + " refused, nothing changed: "
                                 + answer.error);
     mode_ = mode_for(msg);
-    if (answer.kind == append_answer::limit)
+    if (answer.kind == append_answer::limit
+        && answer.limit_option == "max_tracking_sessions_per_principal")
+      reply = tool_error_reply(
+        msg, request_stamp(j.view), "LIMIT_REACHED",
+        "The limit of " + std::to_string(answer.limit_value)
+          + " open tracking sessions per principal (" + answer.limit_option
+          + ") is reached over all servers sharing this data directory. "
+            "End sessions you no longer need with time_session_end: only "
+            "open sessions count against this limit.",
+        answer.limit_option);
+    else if (answer.kind == append_answer::limit)
       reply = tool_error_reply(
         msg, request_stamp(j.view), "LIMIT_REACHED",
         "The limit of " + std::to_string(tracker_.limits().max_sessions)

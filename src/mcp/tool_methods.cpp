@@ -175,11 +175,12 @@ std::string call_reply(const method_context& ctx, const protocol::message& msg,
 
 std::string tool_error_reply(const protocol::message& msg, result_stamp stamp,
                              const std::string& code,
-                             const std::string& text) {
+                             const std::string& text,
+                             const std::string& limit) {
   result_builder b{msg.id, stamp};
   tools::tool_error err{code, text};
   if (code == "LIMIT_REACHED")
-    err.limit = "max_tracking_sessions";
+    err.limit = limit;
   write_tool_call(b.writer(), tools::encode_tool_error(err), true);
   return b.finish();
 }

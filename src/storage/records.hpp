@@ -167,6 +167,9 @@ struct append_answer {
   };
   kind_t kind = stored;
   std::string error;
+  /// limit: the option reached and its value (see storage::error).
+  std::string limit_option{};
+  std::uint64_t limit_value = 0;
 };
 
 /// A focus session (the chronometric tools' mark_session_start / _end; see

@@ -64,8 +64,30 @@ int on_busy(void* stats, int tries) {
 /// first read is what recovers it).
 void report_wal_damage(const std::string& wal) {
   auto scan = scan_wal_file(wal);
-  if (!scan || scan->discarded == 0)
+  if (!scan)
     return;
+  if (scan->zeroed > 0)
+    TTM_LOG(warning, "storage",
+            "the journal's WAL " + wal + " has "
+              + std::to_string(scan->zeroed) + " zeroed frames after frame "
+              + std::to_string(scan->recovered + scan->uncommitted)
+              + " (written over, or lost in a power failure before they "
+                "reached the disk): SQLite keeps the "
+              + std::to_string(scan->recovered)
+              + " frames before; changes acknowledged in them are lost");
+  if (scan->discarded == 0)
+    return;
+  if (scan->damaged_header) {
+    TTM_LOG(warning, "storage",
+            "the journal's WAL " + wal
+              + " has a damaged header (its magic, salts or checksum): "
+                "SQLite ignored all "
+              + std::to_string(scan->discarded) + " frames ("
+              + std::to_string(scan->discarded_commits)
+              + " transactions) in it; changes acknowledged in them are "
+                "lost unless a checkpoint had copied them into the journal");
+    return;
+  }
   auto counts = std::to_string(scan->discarded) + " frames ("
                 + std::to_string(scan->discarded_commits)
                 + " transactions) after a damaged frame";
@@ -183,7 +205,8 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
     sqlite_store::limits{
       opts.max_open_sessions,
       std::chrono::nanoseconds{opts.max_age}.count(),
-      std::chrono::nanoseconds{opts.max_idle}.count()});
+      std::chrono::nanoseconds{opts.max_idle}.count(),
+      opts.max_open_per_principal});
   if ((rc = st->prepare_kept()) != SQLITE_OK)
     return sqlite_error(d, rc, "cannot prepare statements for the journal",
                         path);

@@ -94,6 +94,18 @@ int sqlite_store::prepare_kept() {
        " WHERE json_type(o.value, '$.task_name') = 'text')), '')"
        " WHERE sid = ?1 AND json_valid(?2)");
   prep(count_open_, "SELECT count(*) FROM sessions WHERE state = 'open'");
+  // The directory's open sessions and a principal's among them: one pass
+  // over the open ones (at most the directory's cap).
+  prep(count_open_of_, "SELECT count(*), COALESCE(sum(principal = ?1), 0)"
+                       " FROM sessions WHERE state = 'open'");
+  // The session a keyed start's key names already, as a claim by the key
+  // finds it (claim_by_key_): the same owner, scope and key, not expired,
+  // started since ?4.
+  prep(key_holder_,
+       "SELECT session_id FROM sessions WHERE principal = ?1"
+       " AND scope = " TTM_PAYLOAD_TEXT("era", "'2025'")
+       " AND idempotency_key = " TTM_PAYLOAD_TEXT("idempotency_key", "NULL")
+       " AND started_wall_ns >= ?4 AND state <> 'expired' LIMIT 1");
   prep(session_owner_,
        "SELECT state, epoch, sid, started_wall_ns, last_wall_ns"
        " FROM sessions WHERE session_id = ?1");
@@ -283,21 +295,62 @@ result<ok> sqlite_store::append(const std::vector<event>& batch) {
   });
 }
 
-/// LIMIT when the data directory holds its maximum of open sessions: a
-/// new one (a start, an undone end) would pass it.
-std::optional<error> sqlite_store::room_for_open(const std::string& what) {
-  if (max_open_ == 0)
+/// LIMIT when the data directory holds its maximum of open sessions, or
+/// `principal` its share of them: a new one (a start, an undone end) would
+/// pass it. Counted in the write transaction, over all servers.
+std::optional<error> sqlite_store::room_for_open(const std::string& principal,
+                                                 const std::string& what) {
+  if (max_open_ == 0 && max_per_principal_ == 0)
     return std::nullopt;
-  stmt_use count{count_open_};
+  stmt_use count{count_open_of_};
+  count.bind(1, principal);
   if (auto rc = count.step(); rc != SQLITE_ROW)
     return fail(rc, what);
-  if (static_cast<std::size_t>(count.int64(0)) < max_open_)
+  auto all = static_cast<std::size_t>(count.int64(0));
+  auto own = static_cast<std::size_t>(count.int64(1));
+  if (max_open_ > 0 && all >= max_open_)
+    return error{error_kind::limit,
+                 "journal " + path_ + ": " + std::to_string(max_open_)
+                   + " tracking sessions are open in the data directory"
+                     " (--max-tracking-sessions, over all servers on it);"
+                     " the batch was not written",
+                 "max_tracking_sessions", max_open_};
+  if (max_per_principal_ > 0 && own >= max_per_principal_)
+    return error{error_kind::limit,
+                 "journal " + path_ + ": "
+                   + std::to_string(max_per_principal_)
+                   + " tracking sessions of principal " + principal
+                   + " are open in the data directory"
+                     " (--max-tracking-sessions-per-principal, over all"
+                     " servers on it); the batch was not written",
+                 "max_tracking_sessions_per_principal", max_per_principal_};
+  return std::nullopt;
+}
+
+/// Fenced when a session_started's idempotency key already names a session
+/// of its owner: two servers (or two MCP sessions of one) that looked the
+/// key up at once, before either wrote. The lookup runs in the write
+/// transaction, so one of them wins; the other reloads by the key and
+/// answers with the winner's session (already_started).
+std::optional<error> sqlite_store::key_free(const event& ev,
+                                            const std::string& what) {
+  if (ev.payload.find("\"idempotency_key\"") == std::string::npos)
     return std::nullopt;
-  return error{error_kind::limit,
-               "journal " + path_ + ": " + std::to_string(max_open_)
-                 + " tracking sessions are open in the data directory"
-                   " (--max-tracking-sessions, over all servers on it); the"
-                   " batch was not written"};
+  // Older sessions have passed the age limit: a claim by the key does not
+  // find them, and the key starts a new session.
+  auto since = max_age_ns_ > 0 ? ev.at.wall_ns - max_age_ns_ : INT64_MIN;
+  stmt_use use{key_holder_};
+  use.bind(1, ev.principal).bind(3, ev.payload).bind(4, since);
+  auto rc = use.step();
+  if (rc == SQLITE_DONE)
+    return std::nullopt;
+  if (rc != SQLITE_ROW)
+    return fail(rc, what);
+  return error{error_kind::fenced,
+               "journal " + path_ + ": session " + ev.session_id
+                 + " has the idempotency key of session " + use.text(0)
+                 + ", started since the key was looked up; the batch was"
+                   " not written"};
 }
 
 /// Writes one event of a batch inside the open transaction.
@@ -306,7 +359,9 @@ std::optional<error> sqlite_store::append_one(const event& ev) {
   std::int64_t sid = 0; // the session's row: what its events refer to
   std::int64_t epoch = ev.epoch;
   if (ev.kind == event_kind::session_started) {
-    if (auto err = room_for_open(what))
+    if (auto err = room_for_open(ev.principal, what))
+      return err;
+    if (auto err = key_free(ev, what))
       return err;
     stmt_use use{insert_session_};
     use.bind(1, ev.session_id)

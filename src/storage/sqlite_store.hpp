@@ -35,6 +35,10 @@ struct sqlite_options {
   /// Open sessions the directory may hold over all its servers (0: no
   /// limit): a session_started beyond it fails with `limit`.
   std::size_t max_open_sessions = 0;
+  /// Open sessions one principal may hold in the directory over all its
+  /// servers (0: no limit): a session_started (or an undone end) beyond it
+  /// fails with `limit`.
+  std::size_t max_open_per_principal = 0;
   /// The limits an `if_due` expiry is checked against (0: not checked).
   std::chrono::seconds max_age{0};
   std::chrono::seconds max_idle{0};

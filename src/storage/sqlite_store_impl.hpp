@@ -23,6 +23,7 @@ public:
     std::size_t max_open = 0;
     std::int64_t max_age_ns = 0;
     std::int64_t max_idle_ns = 0;
+    std::size_t max_per_principal = 0;
   };
 
   /// Filled by the connection's busy handler (see sqlite_open.cpp).
@@ -41,7 +42,8 @@ public:
       instance_(instance),
       max_open_(lim.max_open),
       max_age_ns_(lim.max_age_ns),
-      max_idle_ns_(lim.max_idle_ns) {
+      max_idle_ns_(lim.max_idle_ns),
+      max_per_principal_(lim.max_per_principal) {
     // nop
   }
 
@@ -109,7 +111,9 @@ private:
   result<std::optional<row>> read_claim_row(const claim_request& req);
   std::optional<error>
   undo_latest(const event& ev, std::int64_t sid);
-  std::optional<error> room_for_open(const std::string& what);
+  std::optional<error> room_for_open(const std::string& principal,
+                                    const std::string& what);
+  std::optional<error> key_free(const event& ev, const std::string& what);
   std::optional<error>
   read_events_of(stored_session& s, const std::string& what,
                  std::optional<std::int64_t> known_sid = std::nullopt);
@@ -125,11 +129,14 @@ private:
   std::size_t max_open_;
   std::int64_t max_age_ns_;
   std::int64_t max_idle_ns_;
+  std::size_t max_per_principal_;
   stmt_ptr begin_;
   stmt_ptr begin_read_;
   stmt_ptr commit_;
   stmt_ptr insert_session_;
   stmt_ptr count_open_;
+  stmt_ptr count_open_of_; ///< open sessions: all, and one principal's
+  stmt_ptr key_holder_; ///< the session an idempotency key names already
   stmt_ptr session_owner_;
   stmt_ptr insert_event_;
   stmt_ptr advance_session_;

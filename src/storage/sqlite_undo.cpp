@@ -36,7 +36,7 @@ std::optional<error> sqlite_store::undo_latest(const event& ev,
       return fail(rc, what);
   }
   if (kind == "session_ended") {
-    if (auto err = room_for_open(what))
+    if (auto err = room_for_open(ev.principal, what))
       return err;
     stmt_use use{reopen_session_};
     use.bind(1, sid).bind(2, ev.at.wall_ns).bind(3, instance_);

@@ -45,6 +45,11 @@ const char* to_string(error_kind k);
 struct error {
   error_kind kind = error_kind::io;
   std::string message; ///< one sentence for stderr and tool errors
+  /// `limit`: the option whose limit was reached
+  /// ("max_tracking_sessions", "max_tracking_sessions_per_principal") and
+  /// its value, for the client's LIMIT_REACHED.
+  std::string limit_option{};
+  std::uint64_t limit_value = 0;
 };
 
 /// A value or the error that prevented it.
@@ -99,12 +104,14 @@ public:
   /// session_started inserts the session row (owner = principal, scope =
   /// the payload's "era", milestone_id and idempotency_key from the
   /// payload, held by this instance at epoch 1) unless the directory holds
-  /// `max_open` open sessions already (`limit`); every other event needs
-  /// an open session at the event's epoch (else `fenced`, or `rejected`),
-  /// and moves it to the next epoch, held by this instance; an `if_due`
-  /// expiry also needs the session due by the journal's record (else
-  /// `fenced`); session_ended / session_expired set its state and closed
-  /// time. Durable when it returns ok (see the backend's sync mode).
+  /// `max_open` open sessions already (`limit`), or its idempotency key
+  /// names a session of its owner that a claim by the key would find
+  /// (`fenced`: another writer started it since the lookup); every other
+  /// event needs an open session at the event's epoch (else `fenced`, or
+  /// `rejected`), and moves it to the next epoch, held by this instance; an
+  /// `if_due` expiry also needs the session due by the journal's record
+  /// (else `fenced`); session_ended / session_expired set its state and
+  /// closed time. Durable when it returns ok (see the backend's sync mode).
   virtual result<ok> append(const std::vector<event>& batch) = 0;
 
   /// See claim_request / claim_result: a read (it records the call as the

@@ -38,6 +38,43 @@ void checksum(std::string_view bytes, bool big_endian,
   }
 }
 
+bool valid_page_size(std::uint32_t page_size) {
+  return page_size >= 512 && page_size <= 65536
+         && (page_size & (page_size - 1)) == 0;
+}
+
+/// Whether the first frame checks out against the header's stored checksum
+/// in either byte order: then the header is a WAL's with a damaged magic.
+bool first_frame_chains(std::string_view bytes, std::uint32_t page_size) {
+  if (bytes.size() < header_size + frame_header_size + page_size)
+    return false;
+  for (bool big_endian : {false, true}) {
+    std::array<std::uint32_t, 2> sum{be32(bytes, 24), be32(bytes, 28)};
+    checksum(bytes.substr(header_size, 8), big_endian, sum);
+    checksum(bytes.substr(header_size + frame_header_size, page_size),
+             big_endian, sum);
+    if (sum[0] == be32(bytes, header_size + 16)
+        && sum[1] == be32(bytes, header_size + 20))
+      return true;
+  }
+  return false;
+}
+
+/// Frames of the generation `salt1`/`salt2` (and commit frames among them).
+void count_generation(std::string_view bytes, std::size_t frame_size,
+                      std::uint64_t from, std::uint64_t frames,
+                      std::uint32_t salt1, std::uint32_t salt2,
+                      std::uint64_t& count, std::uint64_t& commits) {
+  for (auto i = from; i < frames; ++i) {
+    auto at = header_size + i * frame_size;
+    if (be32(bytes, at + 8) != salt1 || be32(bytes, at + 12) != salt2)
+      continue;
+    ++count;
+    if (be32(bytes, at + 4) != 0)
+      ++commits;
+  }
+}
+
 } // namespace
 
 wal_scan scan_wal(std::string_view bytes) {
@@ -46,9 +83,21 @@ wal_scan scan_wal(std::string_view bytes) {
     return out;
   auto magic = be32(bytes, 0);
   auto page_size = be32(bytes, 8);
-  if ((magic & 0xFFFFFFFEu) != 0x377f0682u || page_size < 512
-      || page_size > 65536 || (page_size & (page_size - 1)) != 0)
+  if (!valid_page_size(page_size))
     return out;
+  if ((magic & 0xFFFFFFFEu) != 0x377f0682u) {
+    // SQLite ignores the file: a loss if it is a damaged WAL header.
+    if (first_frame_chains(bytes, page_size)) {
+      out.damaged_header = true;
+      auto frame_size = frame_header_size + page_size;
+      count_generation(bytes, frame_size, 0,
+                       (bytes.size() - header_size) / frame_size,
+                       be32(bytes, header_size + 8),
+                       be32(bytes, header_size + 12), out.discarded,
+                       out.discarded_commits);
+    }
+    return out;
+  }
   out.has_header = true;
   out.page_size = page_size;
   bool big_endian = (magic & 1u) != 0;
@@ -77,18 +126,26 @@ wal_scan scan_wal(std::string_view bytes) {
         out.recovered = valid + 1;
     }
   }
+  // A damaged header (a flipped salt fails its checksum too): the frames
+  // carry their generation's salts, the first one's.
+  if (!out.header_ok && out.frames > 0) {
+    out.damaged_header = true;
+    salt1 = be32(bytes, header_size + 8);
+    salt2 = be32(bytes, header_size + 12);
+  }
+  for (auto i = valid; i < out.frames; ++i) {
+    auto at = header_size + i * frame_size;
+    if (bytes.substr(at, frame_header_size)
+        == std::string_view{"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+                            frame_header_size})
+      ++out.zeroed;
+  }
   // After the chain: frames of this generation (the header's salts) were
   // written and rejected; frames of other salts are an older generation's.
   std::uint64_t rejected = 0;
   std::uint64_t rejected_commits = 0;
-  for (auto i = valid; i < out.frames; ++i) {
-    auto at = header_size + i * frame_size;
-    if (be32(bytes, at + 8) != salt1 || be32(bytes, at + 12) != salt2)
-      continue;
-    ++rejected;
-    if (be32(bytes, at + 4) != 0)
-      ++rejected_commits;
-  }
+  count_generation(bytes, frame_size, valid, out.frames, salt1, salt2,
+                   rejected, rejected_commits);
   if (rejected == 0) {
     // The chain ended cleanly: what follows its last commit never committed.
     out.uncommitted = valid - out.recovered;

@@ -18,8 +18,9 @@
 namespace ttm::storage {
 
 struct wal_scan {
-  /// A WAL header: magic, a page size SQLite accepts. If false, nothing else
-  /// is set (SQLite ignores such a file).
+  /// A WAL header: magic, a page size SQLite accepts. If false, `frames`
+  /// is 0 (SQLite ignores such a file), and only a damaged magic sets
+  /// anything else (damaged_header, discarded, discarded_commits).
   bool has_header = false;
   /// The header's own checksum holds; if not, SQLite recovers no frame.
   bool header_ok = false;
@@ -37,6 +38,14 @@ struct wal_scan {
   /// Valid current-generation frames after the last commit at the end: a
   /// transaction that never committed (never acknowledged; not a loss).
   std::uint64_t uncommitted = 0;
+  /// The header is a WAL's but damaged (its magic, salts or checksum):
+  /// SQLite ignores every frame; `discarded` counts those of the generation
+  /// the frames carry (the first frame's salts, not the header's).
+  bool damaged_header = false;
+  /// Frames after the valid chain whose frame header is all zero bytes:
+  /// SQLite never writes such a frame; whatever it held was overwritten,
+  /// or never reached the disk (a power failure).
+  std::uint64_t zeroed = 0;
 };
 
 /// Scans the bytes of a WAL file. Pure: no I/O.

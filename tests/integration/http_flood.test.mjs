@@ -1,14 +1,18 @@
 // A flood of silent connections must not lock out a client that sends
-// requests: at --max-connections the connection idle longest is closed to
-// admit a new one, and a new connection that sends no request header within
-// --header-timeout is closed. Bounded: 200 sockets, 40 requests, a few
-// seconds. Run: TTM_BINARY=/abs/path node --test http_flood.test.mjs
+// requests: at --max-connections a stalled, unserved or idle connection is
+// closed to admit a new one, and a new connection that sends no request
+// header within --header-timeout is closed; sockets stuck inside a request
+// header go before any established client. Bounded: 200 silent sockets, 40 slow-header
+// sockets (at most 3,000 opened), 40 requests, a few seconds.
+// Run: TTM_BINARY=/abs/path node --test http_flood.test.mjs
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';
 
 import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
-import { HttpServer, initializeBody, mcpHeaders, rawRequest, stopAllHttpServers } from './lib/http_server.mjs';
+import {
+  HttpServer, initializeBody, mcpHeaders, parseHttpResponses, rawHttpRequest, rawRequest, stopAllHttpServers,
+} from './lib/http_server.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
@@ -76,6 +80,106 @@ describe('silent connections', () => {
       const res = await rawRequest(new URL('/healthz', server.url), { method: 'GET' });
       assert.equal(res.status, 200);
     } finally {
+      await server.stop();
+    }
+  });
+});
+
+/**
+ * A keep-alive connection that has been served: `request(path)` sends one
+ * GET and resolves its response; `closedByServer` tells whether the server
+ * has closed it.
+ */
+async function establishedClient(port) {
+  const socket = net.connect(port, '127.0.0.1');
+  let received = Buffer.alloc(0);
+  let waiting = null;
+  const client = { closedByServer: false };
+  socket.on('error', () => {});
+  socket.on('close', () => {
+    client.closedByServer = true;
+    waiting?.reject(new Error('the server closed the established connection'));
+  });
+  socket.on('data', (chunk) => {
+    received = Buffer.concat([received, chunk]);
+    const { responses, rest } = parseHttpResponses(received);
+    if (responses.length > 0 && waiting) {
+      received = rest;
+      waiting.resolve(responses[0]);
+      waiting = null;
+    }
+  });
+  await new Promise((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  client.request = (path) => new Promise((resolve, reject) => {
+    if (client.closedByServer) {
+      reject(new Error('the server closed the established connection'));
+      return;
+    }
+    waiting = { resolve, reject };
+    socket.write(rawHttpRequest(port, path, { method: 'GET' }));
+  });
+  client.destroy = () => socket.destroy();
+  return client;
+}
+
+describe('slow-header flood', () => {
+  test('40 sockets stuck inside a request header, reopened as the server closes them, at --max-connections 16: ' +
+    'an established keep-alive client and every new client are served', T, async () => {
+    const server = await HttpServer.start({
+      binary: BINARY, args: ['--max-connections', '16', '--header-timeout', '120', '--keep-alive-timeout', '120'],
+    });
+    const SLOW = 40;
+    const MAX_OPENED = 3000;
+    const sockets = new Set();
+    let opened = 0;
+    let flooding = true;
+    // As in the probe: a request line and the first bytes of a header, then
+    // nothing; a socket the server closes comes back (after 50 ms: bounded).
+    const openSlow = () => {
+      if (!flooding || opened >= MAX_OPENED) return;
+      opened += 1;
+      const socket = net.connect(server.port, '127.0.0.1');
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('data', () => {});
+      socket.on('connect', () => socket.write('POST /mcp HTTP/1.1\r\nHo'));
+      socket.on('close', () => {
+        sockets.delete(socket);
+        if (flooding) setTimeout(openSlow, 50);
+      });
+    };
+    let established;
+    try {
+      established = await establishedClient(server.port);
+      assert.equal((await established.request('/healthz')).status, 200);
+      for (let i = 0; i < SLOW; i += 1) openSlow();
+      // The flood fills the cap, and its first sockets stall past the short
+      // header deadline.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const ROUNDS = 20;
+      let served = 0;
+      const failures = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const good = round % 2 === 0
+          ? await rawRequest(new URL('/healthz', server.url), { method: 'GET' }).catch((e) => ({ status: 0, body: e.message }))
+          : await rawRequest(server.url, { headers: mcpHeaders(), body: initializeBody() })
+            .catch((e) => ({ status: 0, body: e.message }));
+        if (good.status === 200) served += 1;
+        else failures.push(`${good.status} ${good.body}`);
+      }
+      const again = await established.request('/healthz').catch((e) => ({ status: 0, body: e.message }));
+      console.log(`new clients: ${served}/${ROUNDS} served; established client: ${again.status}; ` +
+        `${opened} slow-header sockets opened`);
+      assert.equal(served, ROUNDS, failures.join('\n'));
+      assert.equal(again.status, 200, `the established keep-alive client: ${again.body}`);
+      assert.equal(established.closedByServer, false);
+    } finally {
+      flooding = false;
+      for (const s of sockets) s.destroy();
+      established?.destroy();
       await server.stop();
     }
   });

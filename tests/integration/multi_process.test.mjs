@@ -637,3 +637,32 @@ describe('--max-tracking-sessions 2 counts the open sessions of the whole direct
     assert.ok(ajv.valid, ajv.errorMessage);
   });
 });
+
+describe('one idempotency_key through three processes at the same instant (issue 34)', () => {
+  const dataDir = freshDataDir();
+  const args = ['--data-dir', dataDir];
+  let windows;
+
+  before(async () => {
+    windows = await Promise.all([1, 2, 3].map((i) => openWindow(`keyed-${i}`, args)));
+  }, T);
+
+  test('time_session_start with one key through three stdio servers at once (Promise.all), 10 keys: one ' +
+    'session per key; the others answer it with already_started', T, async () => {
+    const ROUNDS = 10;
+    let duplicated = 0;
+    for (let k = 0; k < ROUNDS; k += 1) {
+      const key = `race-${k}-${randomUUID()}`;
+      const results = await Promise.all(windows.map((w) => w.conn.client.callTool({
+        name: 'time_session_start',
+        arguments: { milestone_id: `K${k}`, task_ids: ['T1'], idempotency_key: key },
+      })));
+      for (const r of results) assert.equal(r.isError, false, JSON.stringify(r.structuredContent));
+      const ids = new Set(results.map((r) => r.structuredContent.session_id));
+      if (ids.size > 1) duplicated += 1;
+      else assert.equal(results.filter((r) => !r.structuredContent.already_started).length, 1, `key ${k}: one first start`);
+    }
+    assert.equal(duplicated, 0, `${duplicated} of ${ROUNDS} keys started more than one session`);
+    for (const w of windows) assert.deepEqual(w.conn.errors(), [], w.name);
+  });
+});

@@ -536,3 +536,64 @@ TEST_CASE("http rules: at the connection cap the one idle longest makes room",
   CHECK(decide_admission(4, 4, {}).kind == admission::refuse);
   CHECK(decide_admission(0, 0, {}).kind == admission::refuse);
 }
+
+TEST_CASE("http rules: at the connection cap a socket stalled inside its "
+          "header goes first, an established client last",
+          "[http_rules][issue34]") {
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
+  auto t = std::chrono::steady_clock::time_point{} + seconds{100};
+  auto now = t + seconds{10};
+  auto grace = slow_header_grace;
+  // Busy connections, and an established client sending its next request
+  // within the grace, never go.
+  CHECK_FALSE(evictable(1, conn_phase::busy, true, t, now));
+  CHECK_FALSE(evictable(1, conn_phase::busy, false, t, now));
+  CHECK_FALSE(evictable(1, conn_phase::in_header, true, now - grace / 2, now));
+  auto standing = [&](conn_phase p, bool served, auto since) {
+    auto c = evictable(7, p, served, since, now);
+    REQUIRE(c);
+    CHECK(c->id == 7);
+    CHECK(c->idle_since == since);
+    return c->standing;
+  };
+  // Not yet served: stalled past the grace since the accept, silent or
+  // inside its header; unserved before.
+  CHECK(standing(conn_phase::in_header, false, now - grace)
+        == idle_connection::stalled);
+  CHECK(standing(conn_phase::waiting, false, now - grace)
+        == idle_connection::stalled);
+  CHECK(standing(conn_phase::in_header, false, now - grace / 2)
+        == idle_connection::unserved);
+  CHECK(standing(conn_phase::waiting, false, now - milliseconds{1})
+        == idle_connection::unserved);
+  // Served: kept alive between requests however long; stalled inside a
+  // header past the grace.
+  CHECK(standing(conn_phase::waiting, true, now - seconds{50})
+        == idle_connection::kept_alive);
+  CHECK(standing(conn_phase::in_header, true, now - grace)
+        == idle_connection::stalled);
+
+  // The order: stalled, then unserved, then kept alive; in each the one
+  // waiting longest.
+  std::vector<idle_connection> conns{
+    {1, t, idle_connection::kept_alive},
+    {2, t + seconds{3}, idle_connection::unserved},
+    {3, t + seconds{2}, idle_connection::stalled},
+    {4, t + seconds{1}, idle_connection::stalled},
+    {5, t + seconds{1}, idle_connection::unserved}};
+  auto pick = [](const std::vector<idle_connection>& v) {
+    auto a = decide_admission(4, 4, v);
+    REQUIRE(a.kind == admission::evict);
+    return a.victim;
+  };
+  CHECK(pick(conns) == 4);
+  conns.erase(conns.begin() + 3);
+  CHECK(pick(conns) == 3);
+  conns.erase(conns.begin() + 2);
+  CHECK(pick(conns) == 5);
+  conns.pop_back();
+  CHECK(pick(conns) == 2);
+  conns.pop_back();
+  CHECK(pick(conns) == 1);
+}

@@ -96,17 +96,21 @@ struct shared_dir_fixture : ttm::test::actor_fixture {
 
   /// While true, the journal's open fails as for a corrupt file.
   std::shared_ptr<bool> broken = std::make_shared<bool>(false);
+  /// The stores' max_open_per_principal (0: none).
+  std::size_t principal_share = 0;
 
   actors::journal_actor spawn_journal() {
     actors::journal_config jc;
     auto path = dir.path().string();
-    jc.open = [path, broken = broken]() -> storage::result<storage::store_ptr> {
+    jc.open = [path, broken = broken, share = principal_share]()
+      -> storage::result<storage::store_ptr> {
       if (*broken)
         return storage::error{storage::error_kind::corrupt,
                               "the test broke " + path};
       storage::sqlite_options o{path, storage::sync_mode::normal, "t"};
       o.max_age = domain::tracking_limits{}.max_age;
       o.max_idle = domain::tracking_limits{}.max_idle;
+      o.max_open_per_principal = share;
       return storage::open_sqlite(o);
     };
     jc.clock = clock;
@@ -490,4 +494,118 @@ TEST_CASE("journal: ended sessions read from the journal past the cap give "
   // An evicted one loads again when named.
   CHECK(f.code_of(*f.inbound(summary_call(n++, ids.front()))) == "");
   CHECK(f.slots() <= 3);
+}
+
+TEST_CASE("journal: two servers receiving the same keyed time_session_start "
+          "at once make one session; the later gets it with already_started",
+          "[issue34]") {
+  shared_dir_fixture f;
+  f.start();
+  f.open_journal();
+  auto& b = f.second();
+  f.inbound(init_request);
+  f.inbound(init_request, b.transport);
+  const auto start = tools_call(
+    "time_session_start",
+    R"({"milestone_id":"M","task_ids":["a"],"idempotency_key":"once"})", 1);
+  // Both look the key up before either writes.
+  auto s1 = std::make_shared<ttm::test::collecting_sink>();
+  auto s2 = std::make_shared<ttm::test::collecting_sink>();
+  caf::anon_send(f.transport, actors::inbound_atom::value,
+                 std::string{"stdio"}, mcp::decode(start),
+                 actors::sink_ptr{s1});
+  caf::anon_send(b.transport, actors::inbound_atom::value,
+                 std::string{"stdio"}, mcp::decode(start),
+                 actors::sink_ptr{s2});
+  f.sched.run();
+  REQUIRE(f.code_of(*s1) == "");
+  REQUIRE(f.code_of(*s2) == "");
+  auto one = f.content(*s1);
+  auto two = f.content(*s2);
+  CHECK(str(one["session_id"]) == str(two["session_id"]));
+  CHECK(one["already_started"].GetBool() != two["already_started"].GetBool());
+  auto opened = storage::open_sqlite(
+    {f.dir.path().string(), storage::sync_mode::normal, "check"});
+  REQUIRE(std::holds_alternative<storage::store_ptr>(opened));
+  auto all = std::get<storage::store_ptr>(opened)->history({});
+  REQUIRE(std::holds_alternative<std::vector<storage::stored_session>>(all));
+  CHECK(std::get<std::vector<storage::stored_session>>(all).size() == 1);
+  // Each server goes on with it: a task started through one is seen by the
+  // other.
+  auto sid = str(one["session_id"]);
+  REQUIRE(f.code_of(*f.inbound(tools_call(
+            "time_task_start",
+            R"({"session_id":")" + sid + R"(","task_id":"a"})", 2),
+            b.transport))
+          == "");
+  auto seen = f.inbound(summary_call(3, sid));
+  REQUIRE(f.code_of(*seen) == "");
+  CHECK(f.content(*seen)["tasks_in_progress"].GetInt() == 1);
+}
+
+TEST_CASE("journal: over HTTP two MCP sessions of one principal retrying a "
+          "keyed time_session_start at once make one session",
+          "[issue34]") {
+  shared_dir_fixture f;
+  f.start();
+  f.open_journal();
+  f.open("alice-1", "alice");
+  f.open("alice-2", "alice");
+  const auto start = tools_call(
+    "time_session_start",
+    R"({"milestone_id":"M","task_ids":["a"],"idempotency_key":"retry"})", 1);
+  auto send = [&](const std::string& key) {
+    auto s = std::make_shared<ttm::test::collecting_sink>();
+    caf::anon_send(f.transport, actors::forward_atom::value, key,
+                   f.opened_by[key], mcp::decode(start), actors::sink_ptr{s});
+    return s;
+  };
+  auto s1 = send("alice-1");
+  auto s2 = send("alice-2");
+  f.sched.run();
+  REQUIRE(f.code_of(*s1) == "");
+  REQUIRE(f.code_of(*s2) == "");
+  auto one = f.content(*s1);
+  auto two = f.content(*s2);
+  CHECK(str(one["session_id"]) == str(two["session_id"]));
+  CHECK(one["already_started"].GetBool() != two["already_started"].GetBool());
+  CHECK(f.slots() == 1);
+}
+
+TEST_CASE("journal: a principal's share of open sessions counts over every "
+          "server on the directory: LIMIT_REACHED names the option",
+          "[issue34]") {
+  shared_dir_fixture f;
+  f.principal_share = 2;
+  f.start();
+  f.open_journal();
+  f.inbound(init_request);
+  auto start = [](int id) {
+    return tools_call("time_session_start",
+                      R"({"milestone_id":"M","task_ids":["a"]})", id);
+  };
+  auto first = f.inbound(start(1));
+  REQUIRE(f.code_of(*first) == "");
+  REQUIRE(f.code_of(*f.inbound(start(2))) == "");
+  // Another server (as a stdio server started after the first): its own
+  // supervisor counts none of them.
+  auto& b = f.second();
+  f.inbound(init_request, b.transport);
+  auto refused = f.inbound(start(3), b.transport);
+  REQUIRE(f.code_of(*refused) == "LIMIT_REACHED");
+  auto sc = f.content(*refused);
+  CHECK(str(sc["limit"]) == "max_tracking_sessions_per_principal");
+  CHECK(str(sc["message"]).find("The limit of 2 open tracking sessions per "
+                                "principal (max_tracking_sessions_per_"
+                                "principal) is reached")
+        != std::string::npos);
+  // Ending one through the first server makes room for the second.
+  auto sid = str(f.content(*first)["session_id"]);
+  REQUIRE(f.code_of(*f.inbound(tools_call("time_session_end",
+                                          R"({"session_id":")" + sid
+                                            + R"("})",
+                                          4)))
+          == "");
+  CHECK(f.code_of(*f.inbound(start(5), b.transport)) == "");
+  CHECK(f.code_of(*f.inbound(start(6))) == "LIMIT_REACHED");
 }

@@ -145,10 +145,15 @@ TEST_CASE("storage: a claim by idempotency key finds the owner's newest "
           "session with that key",
           "[storage][issue15]") {
   temp_dir tmp;
-  auto a = must_open(tmp.data());
+  // A key starts a second session once the first is past the age limit
+  // (a claim by it no longer finds that one): 1 h here, K-new 2 h later.
+  auto opts = options_for(tmp.data());
+  opts.max_age = std::chrono::hours{1};
+  auto a = must_open(opts);
   auto b = must_open(tmp.data());
   must_append(*a, {started_in("K-old", t0, "alice", modern, "k-1")});
-  must_append(*a, {started_in("K-new", t0 + 100, "alice", modern, "k-1")});
+  must_append(*a, {started_in("K-new", t0 + 2 * hour_ns, "alice", modern,
+                              "k-1")});
   must_append(*a, {started_in("K-bob", t0 + 200, "bob", modern, "k-1")});
   must_append(*a, {started_in("K-2025", t0 + 300, "alice", "2025", "k-1")});
   auto by_key = [](const std::string& principal, const std::string& scope,
@@ -170,13 +175,13 @@ TEST_CASE("storage: a claim by idempotency key finds the owner's newest "
         == "K-bob");
   CHECK(must(b->claim(by_key("alice", "2025", t0))).session.session_id
         == "K-2025");
-  CHECK(must(b->claim(by_key("alice", modern, t0 + 101))).outcome
+  CHECK(must(b->claim(by_key("alice", modern, t0 + 2 * hour_ns + 1))).outcome
         == claim_result::not_found);
   CHECK(must(b->claim(by_key("carol", modern, t0))).outcome
         == claim_result::not_found);
   // An expired session with the key is not found by it: a new one starts.
   must_append(*b, {at_epoch(closing(event_kind::session_expired, "K-new",
-                                    t0 + 400),
+                                    t0 + 2 * hour_ns + 400),
                             1)});
   auto older = must(b->claim(by_key("alice", modern, t0)));
   REQUIRE(older.outcome == claim_result::loaded);
@@ -449,4 +454,103 @@ TEST_CASE("storage: one purge per interval over all stores on the directory",
   CHECK(count(tmp.journal(),
               "SELECT value FROM meta WHERE key = 'purged_wall_ns'")
         == now + hour_ns);
+}
+
+TEST_CASE("storage: two stores starting sessions with one idempotency key at "
+          "once: the second is fenced, one session stands",
+          "[storage][issue34]") {
+  temp_dir tmp;
+  auto opts = options_for(tmp.data());
+  opts.max_age = std::chrono::hours{24};
+  auto a = must_open(opts);
+  auto b = must_open(opts);
+  // Both looked the key up (not found) before either wrote: a writes first.
+  must_append(*a, {started_in("K-a", t0, "alice", modern, "k-1")});
+  auto e = must_fail(b->append({started_in("K-b", t0 + 1, "alice", modern,
+                                           "k-1")}),
+                     error_kind::fenced, tmp.journal());
+  CHECK(contains(e.message, "K-a"));
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 1);
+  // A whole batch or nothing: a session without the key beside it too.
+  must_fail(b->append({started("S-plain", t0 + 2, "alice"),
+                       started_in("K-b", t0 + 2, "alice", modern, "k-1")}),
+            error_kind::fenced, tmp.journal());
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 1);
+  // b's retry claims by the key: a's session.
+  claim_request req;
+  req.idempotency_key = "k-1";
+  req.principal = "alice";
+  req.scope = modern;
+  req.since_wall_ns = t0 - 24 * hour_ns;
+  auto c = must(b->claim(req));
+  REQUIRE(c.outcome == claim_result::loaded);
+  CHECK(c.session.session_id == "K-a");
+  // The key is the owner's, in its scope: others start freely.
+  must_append(*b, {started_in("K-bob", t0 + 3, "bob", modern, "k-1")});
+  must_append(*b, {started_in("K-2025", t0 + 4, "alice", "2025", "k-1")});
+  must_append(*b, {started_in("K-other", t0 + 5, "alice", modern, "k-2")});
+  // Ended, the session still holds its key; expired, it lets it go.
+  must_append(*a, {at_epoch(closing(event_kind::session_ended, "K-a",
+                                    t0 + 6),
+                            1)});
+  must_fail(b->append({started_in("K-b", t0 + 7, "alice", modern, "k-1")}),
+            error_kind::fenced, tmp.journal());
+  must_append(*a, {at_epoch(closing(event_kind::session_expired, "K-2025",
+                                    t0 + 8),
+                            1)});
+  must_append(*b, {started_in("K-2025b", t0 + 9, "alice", "2025", "k-1")});
+  // Past the age limit (sessions older are expired by it), the key starts
+  // a new session, as a claim by it finds none.
+  must_append(*b, {started_in("K-b", t0 + 25 * hour_ns, "alice", modern,
+                              "k-1")});
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions"
+                             " WHERE idempotency_key = 'k-1'")
+        == 5);
+}
+
+TEST_CASE("storage: max_open_per_principal counts a principal's open "
+          "sessions over the whole directory",
+          "[storage][issue34]") {
+  temp_dir tmp;
+  auto opts = options_for(tmp.data());
+  opts.max_open_sessions = 10;
+  opts.max_open_per_principal = 2;
+  auto a = must_open(opts);
+  // One server after another: the first has exited, its sessions open.
+  {
+    auto gone = must_open(opts);
+    must_append(*gone, {started("A1", t0, "alice")});
+  }
+  must_append(*a, {started("A2", t0 + 1, "alice")});
+  auto b = must_open(opts);
+  auto e = must_fail(b->append({started("A3", t0 + 2, "alice")}),
+                     error_kind::limit, tmp.journal());
+  CHECK(contains(e.message, "2 tracking sessions of principal alice"));
+  CHECK(contains(e.message, "--max-tracking-sessions-per-principal"));
+  CHECK(e.limit_option == "max_tracking_sessions_per_principal");
+  CHECK(e.limit_value == 2);
+  // Another principal has a share of its own.
+  must_append(*b, {started("B1", t0 + 3, "bob"), started("B2", t0 + 3, "bob")});
+  must_fail(a->append({started("B3", t0 + 4, "bob")}), error_kind::limit,
+            tmp.journal());
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions") == 4);
+  // Ending one frees its place, for any server; an undone end takes it
+  // back.
+  must_append(*b, {at_epoch(closing(event_kind::session_ended, "A1", t0 + 5),
+                            1)});
+  must_append(*b, {started("A3", t0 + 6, "alice")});
+  auto undo = at_epoch(make_event(event_kind::change_undone, "A1", t0 + 7),
+                       2);
+  undo.principal = "alice";
+  must_fail(a->append({undo}), error_kind::limit, tmp.journal());
+  CHECK(text_of(tmp.journal(), "state", "A1") == "ended");
+  // The global cap names its own option.
+  auto small = options_for(tmp.data());
+  small.max_open_sessions = 4;
+  small.max_open_per_principal = 4;
+  auto c = must_open(small);
+  auto g = must_fail(c->append({started("C1", t0 + 8, "carol")}),
+                     error_kind::limit, tmp.journal());
+  CHECK(g.limit_option == "max_tracking_sessions");
+  CHECK(g.limit_value == 4);
 }

@@ -305,3 +305,76 @@ TEST_CASE("storage: a 0-byte journal file opens as new, with a warning "
   CHECK(open_sessions(tmp.sub("fresh").string()) == 0);
   CHECK(again.find(log::level::warning, {"empty file"}).empty());
 }
+
+TEST_CASE("wal_check: a flipped salt or magic in the WAL header loses every "
+          "frame, and says so",
+          "[storage][wal][issue34]") {
+  crashed_journal j;
+  REQUIRE(j.scan.frames >= session_count);
+  auto wal = j.image / "journal.sqlite3-wal";
+  auto check = [&](std::size_t at, unsigned char mask) {
+    auto bytes = j.wal_bytes;
+    bytes[at] = static_cast<char>(bytes[at] ^ mask);
+    write_all(wal, bytes);
+    auto scan = scan_wal(bytes);
+    CHECK(scan.recovered == 0);
+    CHECK(scan.damaged_header);
+    CHECK(scan.discarded == j.scan.frames);
+    CHECK(scan.discarded_commits >= session_count);
+    log_capture logs;
+    CHECK(open_sessions(j.image.string()) == 0);
+    INFO(logs.all());
+    CHECK(logs
+            .find(log::level::warning,
+                  {"the journal's WAL " + wal.string()
+                     + " has a damaged header",
+                   "SQLite ignored all " + std::to_string(scan.discarded)
+                     + " frames (" + std::to_string(scan.discarded_commits)
+                     + " transactions)",
+                   "changes acknowledged in them are lost"})
+            .size()
+          == 1);
+  };
+  SECTION("salt 1") {
+    check(16, 0x01);
+  }
+  SECTION("salt 2") {
+    check(23, 0x80);
+  }
+  SECTION("magic") {
+    check(0, 0x10);
+    CHECK_FALSE(scan_wal(j.wal_bytes.substr(0, 0)).damaged_header);
+  }
+}
+
+TEST_CASE("wal_check: a WAL zeroed from a middle frame on: the zeroed frames "
+          "are logged as lost",
+          "[storage][wal][issue34]") {
+  crashed_journal j;
+  REQUIRE(j.scan.frames >= session_count);
+  auto middle = j.scan.frames / 2;
+  auto bytes = j.wal_bytes;
+  auto from = 32 + middle * j.frame_size();
+  std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(from), bytes.end(),
+            '\0');
+  auto wal = j.image / "journal.sqlite3-wal";
+  write_all(wal, bytes);
+  auto scan = scan_wal(bytes);
+  CHECK(scan.header_ok);
+  CHECK(scan.recovered <= middle);
+  CHECK(scan.zeroed == j.scan.frames - middle);
+  log_capture logs;
+  auto recovered = open_sessions(j.image.string());
+  INFO(logs.all());
+  CHECK(recovered < session_count);
+  CHECK(logs
+          .find(log::level::warning,
+                {"the journal's WAL " + wal.string() + " has "
+                   + std::to_string(scan.zeroed) + " zeroed frames after frame "
+                   + std::to_string(middle),
+                 "SQLite keeps the " + std::to_string(scan.recovered)
+                   + " frames before",
+                 "changes acknowledged in them are lost"})
+          .size()
+        == 1);
+}
