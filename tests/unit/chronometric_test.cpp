@@ -445,7 +445,8 @@ TEST_CASE("preferences and focus sessions: in the journal, per principal, "
   CHECK(str(bob.ok("time_get_current", "{}")["timezone"]) == "America/New_York");
   auto end = c.ok("mark_session_end", "{}");
   CHECK(str(end["session_id"]) == session_id);
-  CHECK(str(end["duration"]) == "PT1H40M");
+  CHECK(str(end["duration_iso"]) == "PT1H40M");
+  CHECK(str(end["duration"]) == "1 hour 40 minutes");
 }
 
 TEST_CASE("toolsets: parsing, the default set, listing and refusal",
