@@ -1,6 +1,8 @@
 // The JSON report, version 1 (docs/tools.md "time_session_report"): the
 // session, its summary, the runs and the tasks never started. Pretty
-// printed: it is read by people as often as by programs.
+// printed: it is read by people as often as by programs. Its names and
+// shapes are time_session_summary's (docs/tools.md "Vocabulary"): the same
+// estimates, pauses and corrections, so a reader parses one of each.
 
 #include "reports/report.hpp"
 #include "reports/report_text.hpp"
@@ -84,8 +86,16 @@ std::string render_json(const report_model& m) {
   num(w, "run_count", static_cast<long long>(m.runs.size()));
   num(w, "total_duration_ms", m.total.count());
   str(w, "total_duration", domain::format_duration(m.total));
+  str(w, "total_duration_iso", domain::format_duration_iso(m.total));
   num(w, "busy_duration_ms", m.busy.count());
   num(w, "task_time_ms", m.task_time.count());
+  if (!m.estimates.empty()) {
+    // Issue 17, additive: only for a session with estimates.
+    num(w, "estimate_total_ms", m.estimate_total.count());
+    num(w, "estimate_actual_ms", m.estimate_actual.count());
+    num(w, "estimate_difference_ms",
+        (m.estimate_actual - m.estimate_total).count());
+  }
   w.EndObject();
   w.Key("runs");
   w.StartArray();
@@ -106,9 +116,21 @@ std::string render_json(const report_model& m) {
     map(w, "metadata", r.metadata);
     map(w, "completion_metadata", r.completion_metadata);
     // Issue 17, additive: only on runs that have them.
-    if (r.pauses > 0) {
-      num(w, "pauses", static_cast<long long>(r.pauses));
-      num(w, "paused_ms", r.paused.count());
+    if (!r.pause_list.empty()) {
+      num(w, "active_ms", r.duration.count());
+      w.Key("pauses");
+      w.StartArray();
+      for (const auto& p : r.pause_list) {
+        w.StartObject();
+        str(w, "start_time", domain::format_iso8601(p.start, m.tz));
+        opt(w, "end_time",
+            p.end ? std::optional<std::string>{domain::format_iso8601(
+                      *p.end, m.tz)}
+                  : std::nullopt);
+        num(w, "duration_ms", p.duration.count());
+        w.EndObject();
+      }
+      w.EndArray();
     }
     if (!r.notes.empty()) {
       w.Key("notes");
@@ -128,6 +150,12 @@ std::string render_json(const report_model& m) {
         w.StartObject();
         str(w, "time", domain::format_iso8601(c.at, m.tz));
         str(w, "reason", c.reason);
+        str(w, "start_time_before", domain::format_iso8601(c.start_before, m.tz));
+        opt(w, "end_time_before",
+            c.end_before ? std::optional<std::string>{domain::format_iso8601(
+                             *c.end_before, m.tz)}
+                         : std::nullopt);
+        str(w, "status_before", domain::to_string(c.status_before));
         w.EndObject();
       }
       w.EndArray();
@@ -136,10 +164,9 @@ std::string render_json(const report_model& m) {
   }
   w.EndArray();
   if (!m.estimates.empty()) {
-    // Issue 17, additive: only for a session with estimates.
+    // Issue 17, additive: only for a session with estimates (the totals
+    // are in "summary", as in time_session_summary).
     w.Key("estimates");
-    w.StartObject();
-    w.Key("tasks");
     w.StartArray();
     for (const auto& e : m.estimates) {
       w.StartObject();
@@ -151,10 +178,6 @@ std::string render_json(const report_model& m) {
       w.EndObject();
     }
     w.EndArray();
-    num(w, "estimate_total_ms", m.estimate_total.count());
-    num(w, "actual_ms", m.estimate_actual.count());
-    num(w, "difference_ms", (m.estimate_actual - m.estimate_total).count());
-    w.EndObject();
   }
   if (!m.changes.empty()) {
     // Issue 17, additive: the audit trail of a session with bulk edits or
@@ -168,14 +191,15 @@ std::string render_json(const report_model& m) {
       if (!c.task_id.empty())
         str(w, "task_id", c.task_id);
       if (c.change == "tasks_edited")
-        num(w, "operations", static_cast<std::int64_t>(c.operations));
+        num(w, "operation_count", static_cast<std::int64_t>(c.operations));
       if (!c.undid.empty())
         str(w, "undid", c.undid);
       if (!c.tool.empty())
         str(w, "tool", c.tool);
       if (!c.client.empty())
         str(w, "client", c.client);
-      w.Key("undone");
+      // "reverted", not "undone": time_undo's `undone` is the change.
+      w.Key("reverted");
       w.Bool(c.undone);
       w.EndObject();
     }

@@ -62,15 +62,22 @@ report_model build_report(const domain::tracking_session& s,
       auto stop = run.end ? run.end->mono : end.mono;
       for (const auto& p : run.pauses) {
         auto to = std::min(p.end ? p.end->mono : stop, stop);
-        if (to > p.start.mono)
-          r.paused += std::chrono::duration_cast<milliseconds>(
-            to - p.start.mono);
+        auto took = to > p.start.mono ? std::chrono::duration_cast<milliseconds>(
+                                          to - p.start.mono)
+                                      : milliseconds{0};
+        r.paused += took;
+        r.pause_list.push_back(
+          {p.start.wall,
+           p.end ? std::optional<domain::wall_time>{p.end->wall}
+                 : std::nullopt,
+           took});
       }
       r.pauses = run.pauses.size();
       for (const auto& n : run.notes)
         r.notes.push_back({n.at.wall, n.text});
       for (const auto& c : run.corrections)
-        r.corrections.push_back({c.at.wall, c.reason});
+        r.corrections.push_back(
+          {c.at.wall, c.reason, c.start_before, c.end_before, c.status_before});
       m.runs.push_back(std::move(r));
     }
     if (t.estimate) {
@@ -136,7 +143,7 @@ report_model build_focus_report(const domain::focus_row& f,
   m.task_time = m.total;
   m.metadata.emplace_back("kind", "focus");
   if (f.end && !f.summary.empty())
-    m.metadata.emplace_back("summary", f.summary);
+    m.metadata.emplace_back("note", f.summary);
   m.task_count = 1;
   report_run r;
   r.task_id = "focus";

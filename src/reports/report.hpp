@@ -53,6 +53,14 @@ struct report_run {
   /// is the active time, without it.
   std::size_t pauses = 0;
   std::chrono::milliseconds paused{0};
+  /// Each pause, oldest first (the JSON report shows them as the summary
+  /// does: start_time, end_time, duration_ms).
+  struct pause {
+    domain::wall_time start{};
+    std::optional<domain::wall_time> end; ///< unset: paused at the end
+    std::chrono::milliseconds duration{0};
+  };
+  std::vector<pause> pause_list;
   /// Timestamped notes, oldest first.
   struct note {
     domain::wall_time at{};
@@ -65,6 +73,10 @@ struct report_run {
   struct correction {
     domain::wall_time at{};
     std::string reason;
+    /// The run as it was before: start, end (unset: running), status.
+    domain::wall_time start_before{};
+    std::optional<domain::wall_time> end_before;
+    domain::run_status status_before = domain::run_status::in_progress;
   };
   std::vector<correction> corrections;
 };
@@ -129,7 +141,7 @@ report_model build_report(const domain::tracking_session& s,
 
 /// The report of a focus session (mark_session_start / _end) as of `now`:
 /// milestone "focus" named by its intent, metadata kind=focus and its
-/// summary, and its span as the one run of task "focus" (completed once
+/// summary (as "note"), and its span as the one run of task "focus" (completed once
 /// ended, else running).
 report_model build_focus_report(const domain::focus_row& f,
                                 domain::wall_time now,

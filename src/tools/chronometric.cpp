@@ -1,6 +1,8 @@
-// The chronometric tools (the peer mcp-chronometric's contract, by its
-// names): get_time_context, mark_session_start, mark_session_end,
-// request_break_if_needed, idle_status. Focus sessions and preferences are
+// The chronometric tools (the peer mcp-chronometric's tools and arguments;
+// their results in this server's vocabulary, docs/tools.md: start_time,
+// end_time, a duration as words, _ms and _iso): get_time_context,
+// mark_session_start, mark_session_end, request_break_if_needed,
+// idle_status. Focus sessions and preferences are
 // the calling principal's, kept in the journal (principal_wait); the time
 // since its previous request comes from the MCP layer (per server). A focus
 // session's intent is the user's private text: it is stored and quoted back
@@ -13,6 +15,7 @@
 #include "tools/registry.hpp"
 
 #include <chrono>
+#include <type_traits>
 
 namespace ttm::tools {
 
@@ -42,9 +45,47 @@ std::string iso(domain::wall_time t, const domain::zone& z) {
   return domain::format_iso8601(t, z);
 }
 
-std::string iso_duration(domain::wall_time::duration d) {
-  return domain::format_duration_iso(
-    std::chrono::duration_cast<milliseconds>(d));
+/// A duration in the vocabulary's three forms: X (words), X_ms, X_iso.
+struct duration_forms {
+  std::string words;
+  std::int64_t ms = 0;
+  std::string iso;
+};
+
+duration_forms forms_of(domain::wall_time::duration d) {
+  auto ms = std::chrono::duration_cast<milliseconds>(d);
+  return {domain::format_duration(ms), ms.count(),
+          domain::format_duration_iso(ms)};
+}
+
+/// Declares X, X_ms and X_iso of a result (`what`: what X measures;
+/// `omit`: absent, not null, when unset).
+template <class R, class Words, class Ms>
+void add_duration(output_schema<R>& out, const std::string& name,
+                  Words R::*words, Ms R::*ms, Words R::*iso,
+                  const std::string& what, bool omit = false) {
+  // add() keeps copies of the texts: temporaries are fine here.
+  auto& a = out.add(name.c_str(), words, (what + ", in words.").c_str());
+  auto& b = out.add((name + "_ms").c_str(), ms, "In milliseconds.");
+  auto& c = out.add((name + "_iso").c_str(), iso, "In ISO 8601.");
+  if constexpr (std::is_same_v<Words, std::optional<std::string>>) {
+    if (omit) {
+      a.omit_when_empty();
+      b.omit_when_empty();
+      c.omit_when_empty();
+    }
+  }
+}
+
+/// Sets the three forms of an optional duration.
+void set_duration(std::optional<std::string>& words,
+                  std::optional<std::int64_t>& ms,
+                  std::optional<std::string>& iso,
+                  domain::wall_time::duration d) {
+  auto f = forms_of(d);
+  words = std::move(f.words);
+  ms = f.ms;
+  iso = std::move(f.iso);
 }
 
 std::int64_t minutes_of_day(domain::wall_time t, const domain::zone& z) {
@@ -67,7 +108,11 @@ struct context_result {
   std::string timezone;
   std::string day_of_week;
   std::optional<std::string> time_since_last_prompt;
+  std::optional<std::int64_t> time_since_last_prompt_ms;
+  std::optional<std::string> time_since_last_prompt_iso;
   std::optional<std::string> current_session_length;
+  std::optional<std::int64_t> current_session_length_ms;
+  std::optional<std::string> current_session_length_iso;
   std::string energy_zone;
 };
 
@@ -80,10 +125,11 @@ outcome<context_result> context_of(const domain::principal_state& st,
   r.timezone = v.zone.name();
   r.day_of_week = domain::day_of_week(now, v.zone);
   if (ctx.previous_request)
-    r.time_since_last_prompt = iso_duration(now - *ctx.previous_request);
+    set_duration(r.time_since_last_prompt, r.time_since_last_prompt_ms,
+                 r.time_since_last_prompt_iso, now - *ctx.previous_request);
   if (st.open)
-    r.current_session_length
-      = iso_duration(now - st.open->start);
+    set_duration(r.current_session_length, r.current_session_length_ms,
+                 r.current_session_length_iso, now - st.open->start);
   r.energy_zone = v.zone_known
                     ? domain::energy_zone_at(v.prefs,
                                              minutes_of_day(now, v.zone))
@@ -97,10 +143,12 @@ tool make_get_time_context() {
   out->add("now", &r::now, "ISO 8601 with offset, in your zone.");
   out->add("timezone", &r::timezone, "Your zone (preferences).");
   out->add("day_of_week", &r::day_of_week, "e.g. 'Monday'.");
-  out->add("time_since_last_prompt", &r::time_since_last_prompt,
-           "ISO 8601 duration since your previous request; null: first.");
-  out->add("current_session_length", &r::current_session_length,
-           "Of the open focus session; null: none.");
+  add_duration(*out, "time_since_last_prompt", &r::time_since_last_prompt,
+               &r::time_since_last_prompt_ms, &r::time_since_last_prompt_iso,
+               "Since your previous request (null: the first)");
+  add_duration(*out, "current_session_length", &r::current_session_length,
+               &r::current_session_length_ms, &r::current_session_length_iso,
+               "Of the open focus session (null: none)");
   out->add("energy_zone", &r::energy_zone, "Clock band in your zone.")
     .one_of({"morning_peak", "midday", "afternoon_dip", "evening_quiet",
              "night_owl_caution", "unknown"});
@@ -125,15 +173,19 @@ tool make_get_time_context() {
 
 struct closed_focus {
   std::string session_id;
-  std::string started_at;
-  std::string ended_at;
+  std::string start_time;
+  std::string end_time;
   std::string duration;
+  std::int64_t duration_ms = 0;
+  std::string duration_iso;
 };
 
 closed_focus closed_of(const domain::focus_row& f, const domain::zone& z) {
   auto start = f.start;
   auto end = f.end.value_or(f.start);
-  return {f.session_id, iso(start, z), iso(end, z), iso_duration(end - start)};
+  auto d = forms_of(end - start);
+  return {f.session_id, iso(start, z), iso(end, z), std::move(d.words), d.ms,
+          std::move(d.iso)};
 }
 
 } // namespace
@@ -144,9 +196,11 @@ struct nested<closed_focus> {
     static const auto s = [] {
       object_schema<closed_focus> s;
       s.add("session_id", &closed_focus::session_id, "Its id.");
-      s.add("started_at", &closed_focus::started_at, "ISO 8601.");
-      s.add("ended_at", &closed_focus::ended_at, "ISO 8601.");
-      s.add("duration", &closed_focus::duration, "ISO 8601 duration.");
+      s.add("start_time", &closed_focus::start_time, "ISO 8601.");
+      s.add("end_time", &closed_focus::end_time, "ISO 8601.");
+      s.add("duration", &closed_focus::duration, "In words.");
+      s.add("duration_ms", &closed_focus::duration_ms, "In milliseconds.");
+      s.add("duration_iso", &closed_focus::duration_iso, "In ISO 8601.");
       return s;
     }();
     return s;
@@ -161,7 +215,7 @@ struct start_args {
 
 struct start_result {
   std::string session_id;
-  std::string started_at;
+  std::string start_time;
   std::optional<closed_focus> auto_closed_prior_session;
 };
 
@@ -190,7 +244,7 @@ slot_outcome<start_result> run_start(const start_args& a, tool_context& ctx) {
               "mark_session_end first, or set the policy to 'auto_close'."};
       start_result r;
       r.session_id = id;
-      r.started_at = st.open && st.open->session_id == id
+      r.start_time = st.open && st.open->session_id == id
                        ? iso(st.open->start, v.zone)
                        : iso(c.clock.wall_now(), v.zone);
       if (st.closed)
@@ -208,7 +262,7 @@ tool make_mark_session_start() {
     .max_length(4096);
   auto out = std::make_shared<output_schema<start_result>>();
   out->add("session_id", &start_result::session_id, "UUIDv4.");
-  out->add("started_at", &start_result::started_at, "ISO 8601.");
+  out->add("start_time", &start_result::start_time, "ISO 8601.");
   out->add("auto_closed_prior_session",
            &start_result::auto_closed_prior_session,
            "The focus session this closed, if one was open.")
@@ -235,8 +289,10 @@ struct end_args {
 
 struct end_result {
   std::string session_id;
-  std::string ended_at;
+  std::string end_time;
   std::string duration;
+  std::int64_t duration_ms = 0;
+  std::string duration_iso;
 };
 
 tool make_mark_session_end() {
@@ -244,8 +300,10 @@ tool make_mark_session_end() {
   in->add("summary", &end_args::summary, "What was done.").max_length(4096);
   auto out = std::make_shared<output_schema<end_result>>();
   out->add("session_id", &end_result::session_id, "The closed session.");
-  out->add("ended_at", &end_result::ended_at, "ISO 8601.");
-  out->add("duration", &end_result::duration, "ISO 8601 duration.");
+  out->add("end_time", &end_result::end_time, "ISO 8601.");
+  add_duration(*out, "duration", &end_result::duration,
+               &end_result::duration_ms, &end_result::duration_iso,
+               "The session's length");
   tool_spec<end_args, end_result> spec;
   spec.name = "mark_session_end";
   spec.toolset = "chronometric";
@@ -271,7 +329,8 @@ tool make_mark_session_end() {
                             "No focus session is open; start one with "
                             "mark_session_start."};
         auto f = closed_of(*st.closed, view_of(st, c).zone);
-        return end_result{f.session_id, f.ended_at, f.duration};
+        return end_result{f.session_id, f.end_time, f.duration,
+                          f.duration_ms, f.duration_iso};
       }};
   };
   return make_tool(std::move(spec));
@@ -287,6 +346,8 @@ struct break_args {
 /// 2025 revisions).
 struct break_result : nullable_result {
   std::string elapsed;
+  std::int64_t elapsed_ms = 0;
+  std::string elapsed_iso;
   std::string prior_intent;
   std::string suggested_action;
   std::string level;
@@ -299,7 +360,8 @@ tool make_request_break_if_needed() {
     .required();
   using r = break_result;
   auto out = std::make_shared<output_schema<r>>();
-  out->add("elapsed", &r::elapsed, "Focus so far, ISO 8601 duration.");
+  add_duration(*out, "elapsed", &r::elapsed, &r::elapsed_ms, &r::elapsed_iso,
+               "Focus so far");
   out->add("prior_intent", &r::prior_intent, "The intent, verbatim.");
   out->add("suggested_action", &r::suggested_action, "What to suggest.")
     .one_of({"check_intent", "take_break", "wrap_up"});
@@ -345,7 +407,10 @@ tool make_request_break_if_needed() {
       static const char* actions[] = {"check_intent", "take_break",
                                       "wrap_up"};
       res.is_null = false;
-      res.elapsed = iso_duration(elapsed);
+      auto f = forms_of(elapsed);
+      res.elapsed = std::move(f.words);
+      res.elapsed_ms = f.ms;
+      res.elapsed_iso = std::move(f.iso);
       res.prior_intent = st.open->intent;
       res.suggested_action = actions[rung];
       res.level = domain::break_level_names[static_cast<std::size_t>(rung)];
@@ -364,7 +429,9 @@ struct idle_result {
   bool consent_granted = false;
   std::string hyperfocus_signal;
   std::optional<std::string> activity_idle_duration;
-  std::optional<std::string> source;
+  std::optional<std::int64_t> activity_idle_duration_ms;
+  std::optional<std::string> activity_idle_duration_iso;
+  std::optional<std::string> activity_source;
 };
 
 tool make_idle_status() {
@@ -376,10 +443,11 @@ tool make_idle_status() {
            "active_here: a request < 5 min ago; idle_here: none since; "
            "unknown: no consent or no earlier request.")
     .one_of({"active_here", "idle_here", "unknown"});
-  out->add("activity_idle_duration", &r::activity_idle_duration,
-           "Since your previous request to this server, ISO 8601.")
-    .omit_when_empty();
-  out->add("source", &r::source,
+  add_duration(*out, "activity_idle_duration", &r::activity_idle_duration,
+               &r::activity_idle_duration_ms, &r::activity_idle_duration_iso,
+               "Since your previous request to this server (absent: unknown)",
+               true);
+  out->add("activity_source", &r::activity_source,
            "'mcp_requests': not OS idle time (the server may be remote).")
     .omit_when_empty();
   tool_spec<no_args, r> spec;
@@ -400,10 +468,11 @@ tool make_idle_status() {
       if (!view_of(st, c).prefs.idle_consent)
         return res;
       res.consent_granted = true;
-      res.source = "mcp_requests";
+      res.activity_source = "mcp_requests";
       if (c.previous_request) {
         auto idle = c.clock.wall_now() - *c.previous_request;
-        res.activity_idle_duration = iso_duration(idle);
+        set_duration(res.activity_idle_duration, res.activity_idle_duration_ms,
+                     res.activity_idle_duration_iso, idle);
         res.hyperfocus_signal
           = idle < active_window ? "active_here" : "idle_here";
       }

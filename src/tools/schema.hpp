@@ -447,6 +447,21 @@ public:
     w.EndObject();
   }
 
+  /// Writes `x` as a tool's successful result: its fields, then
+  /// "error": false, which every success carries (docs/tools.md
+  /// "Vocabulary"; the spec's time_task_end shows it).
+  std::string encode_success(const S& x) const {
+    rapidjson::StringBuffer buf{nullptr, 16384};
+    json_writer w{buf};
+    w.StartObject();
+    for (const auto& f : fields_)
+      f->encode(w, x);
+    w.Key("error");
+    w.Bool(false);
+    w.EndObject();
+    return {buf.GetString(), buf.GetSize()};
+  }
+
   /// Writes "name": {schema} for every field, as arguments or as result.
   void write_properties(json_writer& w, bool as_result) const {
     for (const auto& f : fields_) {

@@ -109,10 +109,9 @@ const object_schema<pause_detail>& nested<pause_detail>::schema() {
     object_schema<pause_detail> s;
     s.add("start_time", &pause_detail::start_time, "ISO 8601 pause start.");
     s.add("end_time", &pause_detail::end_time,
-          "ISO 8601 resume; null while paused (or paused when the run "
-          "ended).");
+          "ISO 8601 resume; null: still paused.");
     s.add("duration_ms", &pause_detail::duration_ms,
-          "How long the pause lasted (so far), in milliseconds.");
+          "Its length (so far).");
     return s;
   }();
   return decl;
@@ -150,11 +149,10 @@ const object_schema<estimate_detail>& nested<estimate_detail>::schema() {
     using e = estimate_detail;
     object_schema<e> s;
     s.add("task_id", &e::task_id, "The task.");
-    s.add("estimate_ms", &e::estimate_ms, "Its estimate, in milliseconds.");
-    s.add("actual_ms", &e::actual_ms,
-          "The time its runs took (so far), in milliseconds.");
+    s.add("estimate_ms", &e::estimate_ms, "Its estimate.");
+    s.add("actual_ms", &e::actual_ms, "Its runs' time (so far).");
     s.add("difference_ms", &e::difference_ms,
-          "actual_ms - estimate_ms: positive when over the estimate.");
+          "actual_ms - estimate_ms (> 0: over).");
     s.add("status", &e::status, "The task's status.");
     return s;
   }();
@@ -168,11 +166,10 @@ const object_schema<forecast_detail>& nested<forecast_detail>::schema() {
     s.add("remaining_ms", &f::remaining_ms,
           "Projected time until every task is done, one after another.");
     s.add("remaining", &f::remaining, "remaining_ms, human-readable.");
+    s.add("remaining_iso", &f::remaining_iso, "In ISO 8601.");
     s.add("projected_end_time", &f::projected_end_time,
           "ISO 8601: now plus remaining_ms.");
-    s.add("basis", &f::basis,
-          "estimates (the remaining tasks' estimates), median (the median "
-          "duration of the tasks completed so far) or estimates_and_median.")
+    s.add("basis", &f::basis, "What the projection rests on.")
       .one_of({"estimates", "median", "estimates_and_median"});
     s.add("tasks_left", &f::tasks_left, "Tasks not started or running.");
     s.add("message", &f::message,
@@ -193,8 +190,8 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
     s.add("work_item_id", &task_detail::work_item_id,
           "Work item (Jira/GitHub issue) given at time_task_start.");
     s.add("run", &task_detail::run,
-          "1 for a task's first run, 2 when it was started again after it "
-          "ended, ...; null when never started.");
+          "1, 2, ... (started again after it ended); null: never "
+          "started.");
     s.add("start_time", &task_detail::start_time,
           "ISO 8601 start, in the session's zone.");
     s.add("end_time", &task_detail::end_time,
@@ -206,14 +203,11 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
     s.add("duration_iso", &task_detail::duration_iso,
           "ISO 8601 duration, e.g. PT2M34S.");
     s.add("duration_source", &task_detail::duration_source,
-          "monotonic; wall_clock when the run spans a restart of the "
-          "machine (recovered from the journal), so the wall clock "
-          "measured it; corrected when its times were corrected "
-          "(time_tasks_edit), so they come from the corrected instants; "
-          "null when never started.");
+          "monotonic; wall_clock for a run across a machine restart (from "
+          "the journal); corrected when time_tasks_edit corrected its "
+          "times; null when never started.");
     s.add("status", &task_detail::status,
-          "in_progress, completed, skipped, failed, interrupted (still "
-          "running when the session ended) or not_started.")
+          "interrupted: running when the session ended.")
       .one_of({"in_progress", "completed", "skipped", "failed",
                "interrupted", "not_started"});
     s.add("metadata", &task_detail::metadata,
@@ -221,20 +215,16 @@ const object_schema<task_detail>& nested<task_detail>::schema() {
     s.add("completion_metadata", &task_detail::completion_metadata,
           "Metadata given at time_task_end.");
     s.add("active_ms", &task_detail::active_ms,
-          "Runs that were paused: the time running (duration_ms is this "
-          "too); absent otherwise.")
+          "Paused runs: time running (= duration_ms).")
       .omit_when_empty();
     s.add("pauses", &task_detail::pauses,
-          "Runs that were paused: each pause, oldest first; absent "
-          "otherwise.")
+          "Paused runs: each pause, oldest first.")
       .omit_when_empty();
     s.add("notes", &task_detail::notes,
-          "Notes on the run (time_tasks_edit), oldest first; absent when "
-          "none.")
+          "The run's notes, oldest first.")
       .omit_when_empty();
     s.add("corrections", &task_detail::corrections,
-          "Corrections of the run (time_tasks_edit), oldest first, with "
-          "the values before each: the audit trail; absent when none.")
+          "The run's corrections, oldest first, with the values before.")
       .omit_when_empty();
     return s;
   }();
@@ -263,21 +253,22 @@ make_summary_schema(bool for_end) {
   out->add("total_duration", &r::total_duration,
            "Session duration, e.g. '11 minutes 46 seconds'.");
   out->add("total_duration_ms", &r::total_duration_ms,
-           "Session duration in milliseconds (monotonic clock).");
+           "In milliseconds (monotonic clock).");
   out->add("total_duration_iso", &r::total_duration_iso,
-           "Session duration in ISO 8601, e.g. PT11M46S.");
+           "In ISO 8601.");
   out->add("busy_duration_ms", &r::busy_duration_ms,
-           "Time at least one task was running: the union of all task "
-           "runs, so parallel work is not double-counted.");
+           "Time any task was running (the union of the runs).");
   out->add("busy_duration", &r::busy_duration,
            "busy_duration_ms, human-readable.");
+  out->add("busy_duration_iso", &r::busy_duration_iso,
+           "In ISO 8601.");
   out->add("task_time_ms", &r::task_time_ms,
-           "Sum of all task run durations: parallel runs each count.");
+           "The runs' durations summed.");
   out->add("task_time", &r::task_time, "task_time_ms, human-readable.");
+  out->add("task_time_iso", &r::task_time_iso, "In ISO 8601.");
   out->add("duration_source", &r::duration_source,
-           "monotonic; wall_clock when the session or one of its runs "
-           "spans a restart of the machine (recovered from the journal), "
-           "so those durations come from the wall clock.")
+           "monotonic; wall_clock when the session or a run spans a "
+           "machine restart (from the journal).")
     .one_of({"monotonic", "wall_clock"});
   out->add("task_count", &r::task_count, "Tasks registered at start.");
   add_counts(*out);
@@ -287,27 +278,25 @@ make_summary_schema(bool for_end) {
   out->add("metadata", &r::metadata, "Metadata given at start.");
   out->add("tags", &r::tags, "Tags given at start.");
   out->add("estimates", &r::estimates,
-           "Sessions with estimates: per estimated task, its estimate, "
-           "actual time and difference; absent otherwise.")
+           "Per estimated task: estimate, actual, difference.")
     .omit_when_empty();
   out->add("estimate_total_ms", &r::estimate_total_ms,
-           "Sum of the estimates; absent without estimates.")
+           "Sum of the estimates.")
     .omit_when_empty();
   out->add("estimate_actual_ms", &r::estimate_actual_ms,
-           "Actual time of the estimated tasks; absent without estimates.")
+           "Actual time of the estimated tasks.")
     .omit_when_empty();
   out->add("estimate_difference_ms", &r::estimate_difference_ms,
-           "estimate_actual_ms - estimate_total_ms; absent without "
-           "estimates.")
+           "estimate_actual_ms - estimate_total_ms.")
     .omit_when_empty();
   out->add("forecast", &r::forecast,
-           "Active sessions: when the remaining tasks are projected to be "
-           "done, from their estimates or else the median duration of the "
-           "tasks completed so far; absent when ended or without a basis.")
+           "Active sessions: when the remaining tasks should be done (by "
+           "estimates, else the median task); absent when ended or without "
+           "a basis.")
     .omit_when_empty();
   out->add("tasks", &r::tasks,
-           "Per-task details in task_ids order, one entry per run; absent "
-           "when include_task_details is false.")
+           "One entry per run, in task_ids order; absent when "
+           "include_task_details is false.")
     .omit_when_empty();
   if (for_end)
     out->add("already_ended", &r::already_ended,
@@ -394,6 +383,8 @@ std::optional<forecast_detail> forecast_of(const domain::tracking_session& s,
                      std::chrono::round<std::chrono::minutes>(left))
                  : std::chrono::round<std::chrono::seconds>(left);
   f.remaining = format_duration(shown);
+  f.remaining_iso = format_duration_iso(
+    std::chrono::duration_cast<std::chrono::milliseconds>(left));
   f.projected_end_time = format_iso8601(
     now.wall + std::chrono::duration_cast<domain::wall_time::duration>(left),
     s.tz);
@@ -429,8 +420,10 @@ summary_result summarize(const domain::tracking_session& s,
   auto totals = s.task_totals(end.mono);
   r.busy_duration_ms = to_ms(totals.busy);
   r.busy_duration = format_duration(totals.busy);
+  r.busy_duration_iso = format_duration_iso(totals.busy);
   r.task_time_ms = to_ms(totals.task_time);
   r.task_time = format_duration(totals.task_time);
+  r.task_time_iso = format_duration_iso(totals.task_time);
   // Any span whose ends lie in different boots was measured by the wall
   // clock; so are the totals that include it.
   bool wall = s.start.boot != end.boot;

@@ -70,7 +70,7 @@ void add_counts(output_schema<Result>& out) {
   out.add("tasks_not_started", member{&Result::tasks_not_started},
           "Tasks never started.");
   out.add("tasks_remaining", member{&Result::tasks_remaining},
-          "Tasks neither finished nor running (equals tasks_not_started).");
+          "Equals tasks_not_started.");
 }
 
 /// A pause of a run, in a summary.
@@ -157,6 +157,7 @@ struct nested<estimate_detail> {
 struct forecast_detail {
   std::int64_t remaining_ms = 0;
   std::string remaining;
+  std::string remaining_iso;
   std::string projected_end_time;
   std::string basis; ///< estimates, median, estimates_and_median
   std::int64_t tasks_left = 0;
@@ -183,8 +184,10 @@ struct summary_result : counts_fields {
   std::string total_duration_iso;
   std::int64_t busy_duration_ms = 0;
   std::string busy_duration;
+  std::string busy_duration_iso;
   std::int64_t task_time_ms = 0;
   std::string task_time;
+  std::string task_time_iso;
   std::string duration_source;
   std::int64_t task_count = 0;
   std::int64_t tasks_interrupted = 0;

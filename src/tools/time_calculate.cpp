@@ -393,7 +393,7 @@ struct nested<calendar_parts> {
       s.add("minutes", &calendar_parts::minutes, "0-59.");
       s.add("seconds", &calendar_parts::seconds, "0-59.");
       s.add("milliseconds", &calendar_parts::milliseconds, "0-999.");
-      s.add("iso_duration", &calendar_parts::iso_duration,
+      s.add("duration_iso", &calendar_parts::iso_duration,
             "The same as ISO 8601, e.g. 'P1M2DT3H', '-P1D', 'PT0S'.");
       return s;
     }();
@@ -407,13 +407,15 @@ struct nested<difference_out> {
     static const auto s = [] {
       object_schema<difference_out> s;
       s.add("negative", &difference_out::negative,
-            "True when end is before start; then ms, iso_duration and every "
-            "calendar field are negative (human is the magnitude).");
-      s.add("ms", &difference_out::ms, "end - start in milliseconds.");
-      s.add("iso_duration", &difference_out::iso_duration,
+            "True when end is before start; then duration_ms, duration_iso "
+            "and every calendar field are negative (duration is the "
+            "magnitude).");
+      s.add("duration_ms", &difference_out::ms,
+            "end - start in milliseconds.");
+      s.add("duration_iso", &difference_out::iso_duration,
             "The exact difference as ISO 8601, hours never folded into days: "
             "'PT49H', '-PT1H30M', 'PT0.25S'.");
-      s.add("human", &difference_out::human,
+      s.add("duration", &difference_out::human,
             "The magnitude in words, its two largest units: '2 days 3 "
             "hours'.");
       s.add("calendar", &difference_out::calendar,

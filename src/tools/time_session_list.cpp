@@ -52,11 +52,12 @@ struct list_row {
   std::optional<std::string> end_time;
   std::int64_t total_duration_ms = 0;
   std::string total_duration;
-  std::int64_t tasks_done = 0;
-  std::int64_t tasks_total = 0;
+  std::string total_duration_iso;
+  std::int64_t tasks_completed = 0;
+  std::int64_t task_count = 0;
   std::vector<std::string> tags;
   std::optional<std::string> intent;
-  std::optional<std::string> summary;
+  std::optional<std::string> note;
 };
 
 struct list_result {
@@ -156,6 +157,7 @@ slot_outcome<list_result> run(const list_args& args, tool_context& ctx) {
           ms = std::chrono::milliseconds{0};
         row.total_duration_ms = ms.count();
         row.total_duration = domain::format_duration(ms);
+        row.total_duration_iso = domain::format_duration_iso(ms);
       };
       bool more = false;
       auto rows = domain::merged_rows(page, limit, more);
@@ -169,7 +171,7 @@ slot_outcome<list_result> run(const list_args& args, tool_context& ctx) {
           span(row, f->start, f->end);
           row.intent = f->intent;
           if (f->end)
-            row.summary = f->summary;
+            row.note = f->summary;
           res.sessions.push_back(std::move(row));
           continue;
         }
@@ -179,8 +181,8 @@ slot_outcome<list_result> run(const list_args& args, tool_context& ctx) {
         row.milestone_name = r.milestone_name;
         row.status = domain::to_string(r.status);
         span(row, r.start, r.end);
-        row.tasks_done = r.tasks_done;
-        row.tasks_total = r.tasks_total;
+        row.tasks_completed = r.tasks_done;
+        row.task_count = r.tasks_total;
         row.tags = r.tags;
         res.sessions.push_back(std::move(row));
       }
@@ -219,12 +221,15 @@ struct nested<list_row> {
             "Start to end (to now while active), by the wall clock.");
       s.add("total_duration", &list_row::total_duration,
             "total_duration_ms, human-readable.");
-      s.add("tasks_done", &list_row::tasks_done,
+      s.add("total_duration_iso", &list_row::total_duration_iso,
+            "total_duration_ms in ISO 8601.");
+      s.add("tasks_completed", &list_row::tasks_completed,
             "Tasks whose latest run completed.");
-      s.add("tasks_total", &list_row::tasks_total, "Tasks registered.");
+      s.add("task_count", &list_row::task_count, "Tasks registered.");
       s.add("tags", &list_row::tags, "The session's tags.");
       s.add("intent", &list_row::intent, "focus: your intent.");
-      s.add("summary", &list_row::summary, "focus, ended: its summary.");
+      s.add("note", &list_row::note,
+            "focus, ended: the summary given to mark_session_end.");
       return s;
     }();
     return decl;

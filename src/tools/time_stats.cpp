@@ -106,9 +106,9 @@ template <class T>
 void add_numbers(object_schema<T>& s) {
   using m = std::int64_t T::*;
   using o = std::optional<std::int64_t> T::*;
-  s.add("sessions", m{&T::sessions}, "Sessions.");
-  s.add("tasks", m{&T::tasks}, "Tasks that ran (per session).");
-  s.add("runs", m{&T::runs}, "Task runs (a re-run counts again).");
+  s.add("session_count", m{&T::sessions}, "Sessions.");
+  s.add("tasks_started", m{&T::tasks}, "Tasks that ran (per session).");
+  s.add("run_count", m{&T::runs}, "Task runs (a re-run counts again).");
   s.add("total_duration_ms", m{&T::total_duration_ms},
         "The sessions' durations, start to end (to now while active).");
   s.add("busy_duration_ms", m{&T::busy_duration_ms},
@@ -126,9 +126,9 @@ void add_numbers(object_schema<T>& s) {
   s.add("runs_interrupted", m{&T::runs_interrupted},
         "Runs still running when their session ended or expired.");
   s.add("runs_in_progress", m{&T::runs_in_progress}, "Runs running now.");
-  s.add("focus_sessions", m{&T::focus_sessions},
+  s.add("focus_session_count", m{&T::focus_sessions},
         "Focus sessions (mark_session_start) started here; not in "
-        "`sessions`. Milestone, tag and task groups have none.");
+        "`session_count`. Milestone, tag and task groups have none.");
   s.add("focus_time_ms", m{&T::focus_time_ms},
         "Their durations summed (to now while open).");
 }
@@ -206,7 +206,7 @@ slot_outcome<stats_result> run(const stats_args& args, tool_context& ctx) {
   f.tags = args.tags;
   f.limit = max_sessions;
   f.runs = true;
-  // Focus sessions count apart (focus_sessions, focus_time_ms).
+  // Focus sessions count apart (focus_session_count, focus_time_ms).
   f.kind = domain::history_kind::all;
   stats_result head;
   head.group_by = args.group_by;

@@ -24,7 +24,6 @@ struct task_end_result : counts_fields {
   std::string duration_source;
   std::string status;
   bool already_ended = false;
-  bool error = false;
 };
 
 outcome<task_end_result> run(const task_end_args& args, tool_context& ctx) {
@@ -102,7 +101,6 @@ tool make_time_task_end() {
            "True when the run had already ended (a repeated call): nothing "
            "changed; the run's fields are those recorded when it ended, the "
            "counts are current.");
-  out->add("error", &r::error, "False: the task ended.");
   tool_spec<a, r> spec;
   spec.name = "time_task_end";
   spec.toolset = "tracking";

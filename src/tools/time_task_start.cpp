@@ -21,6 +21,8 @@ struct task_start_result : counts_fields {
   std::string start_time;
   std::string start_time_friendly;
   std::string session_elapsed;
+  std::int64_t session_elapsed_ms = 0;
+  std::string session_elapsed_iso;
   bool already_running = false;
 };
 
@@ -44,7 +46,11 @@ outcome<task_start_result> run(const task_start_args& args,
       res.start_time = domain::format_iso8601(st.run->start.wall, s.tz);
       res.start_time_friendly
         = domain::format_friendly_time(st.run->start.wall, s.tz);
-      res.session_elapsed = domain::format_duration(s.elapsed(now.mono));
+      auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        s.elapsed(now.mono));
+      res.session_elapsed = domain::format_duration(elapsed);
+      res.session_elapsed_ms = elapsed.count();
+      res.session_elapsed_iso = domain::format_duration_iso(elapsed);
       res.already_running = st.already_running;
       res.set(s.counts());
       return res;
@@ -83,6 +89,10 @@ tool make_time_task_start() {
            "Start time of day, e.g. '9:47:15 AM'.");
   out->add("session_elapsed", &r::session_elapsed,
            "Time since the session started, e.g. '5 minutes 23 seconds'.");
+  out->add("session_elapsed_ms", &r::session_elapsed_ms,
+           "In milliseconds.");
+  out->add("session_elapsed_iso", &r::session_elapsed_iso,
+           "In ISO 8601.");
   add_counts(*out);
   out->add("already_running", &r::already_running,
            "True when the task was already running: the call changed "

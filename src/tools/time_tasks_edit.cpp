@@ -51,7 +51,6 @@ struct tasks_edit_result : counts_fields {
   std::string session_id;
   std::vector<op_result> operations;
   std::int64_t task_count = 0;
-  bool error = false;
 };
 
 } // namespace
@@ -346,7 +345,6 @@ tool make_time_tasks_edit() {
   out->add("task_count", &r::task_count,
            "Tasks in the session after the edit (add and remove change it).");
   add_counts(*out);
-  out->add("error", &r::error, "False: every operation was applied.");
   tool_spec<a, r> spec;
   spec.name = "time_tasks_edit";
   spec.toolset = "edit";

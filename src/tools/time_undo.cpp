@@ -17,13 +17,13 @@ struct undone_detail {
   std::string change; ///< task_started, task_ended, tasks_edited, ...
   std::string time;   ///< when the change was made
   std::optional<std::string> task_id;
-  std::optional<std::int64_t> operations;
+  std::optional<std::int64_t> operation_count;
 };
 
 struct undo_result : counts_fields {
   std::string session_id;
   undone_detail undone;
-  std::string summary; ///< a sentence: what was undone, what is left
+  std::string description; ///< a sentence: what was undone, what is left
   std::string status;  ///< "active" or "ended" after the undo
   bool reopened = false;
   std::int64_t undoable_left = 0;
@@ -42,7 +42,8 @@ struct nested<undone_detail> {
             "task_started, task_ended, tasks_edited or session_ended.");
       s.add("time", &o::time, "When it was made (ISO 8601).");
       s.add("task_id", &o::task_id, "The task of a start or an end.");
-      s.add("operations", &o::operations, "A bulk edit's operations.");
+      s.add("operation_count", &o::operation_count,
+            "A bulk edit's number of operations.");
       return s;
     }();
     return decl;
@@ -88,8 +89,8 @@ outcome<undo_result> run(const undo_args& args, tool_context& ctx) {
       else if (c.kind == domain::change::task_ended)
         res.undone.task_id = c.task_id;
       else if (c.kind == domain::change::tasks_edited)
-        res.undone.operations = static_cast<std::int64_t>(c.ops.size());
-      res.summary = "Undid " + describe(c, res.undone.time) + "; "
+        res.undone.operation_count = static_cast<std::int64_t>(c.ops.size());
+      res.description = "Undid " + describe(c, res.undone.time) + "; "
                     + std::to_string(u.left)
                     + (u.left == 1 ? " change" : " changes")
                     + " can still be undone.";
@@ -113,7 +114,8 @@ tool make_time_undo() {
   auto out = std::make_shared<output_schema<r>>();
   out->add("session_id", &r::session_id, "The session.");
   out->add("undone", &r::undone, "The change reverted.");
-  out->add("summary", &r::summary, "What was undone, in a sentence.");
+  out->add("description", &r::description,
+           "What was undone, in a sentence.");
   out->add("status", &r::status, "active or ended, after the undo.");
   out->add("reopened", &r::reopened,
            "True: the session's end was undone; it is active again.");

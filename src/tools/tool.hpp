@@ -341,8 +341,8 @@ inline tool_error to_tool_error(domain::tracking_error err) {
 }
 
 /// The error shape every output schema carries beside the result fields
-/// (`with_error_flag` false: the result itself declares "error", as
-/// time_task_end's does with `"error": false`).
+/// (`with_error_flag` false: the caller declares "error" itself, as
+/// make_output_schema does: false on every success, true on a failure).
 void write_error_properties(json_writer& w, bool with_error_flag = true);
 void write_error_required(json_writer& w);
 
@@ -358,7 +358,16 @@ std::string make_output_schema(const output_schema<Result>& out) {
   w.Key("properties");
   w.StartObject();
   out.write_properties(w, true);
-  write_error_properties(w, !out.has_field("error"));
+  // Every result says whether it failed: `"error": false` on a success
+  // too (to_call_result), so a client tests one field.
+  w.Key("error");
+  w.StartObject();
+  w.Key("type");
+  w.String("boolean");
+  w.Key("description");
+  w.String("false: success; true: failed.");
+  w.EndObject();
+  write_error_properties(w, false);
   w.EndObject();
   w.Key("anyOf");
   w.StartArray();
@@ -366,6 +375,7 @@ std::string make_output_schema(const output_schema<Result>& out) {
   w.Key("required");
   w.StartArray();
   out.write_required(w);
+  w.String("error");
   w.EndArray();
   w.EndObject();
   write_error_required(w);
@@ -379,7 +389,7 @@ call_result to_call_result(const output_schema<Result>& out,
                            outcome<Result> res) {
   call_result r;
   if (auto* ok = std::get_if<Result>(&res)) {
-    r.structured = out.encode(*ok);
+    r.structured = out.encode_success(*ok);
     if constexpr (std::is_base_of_v<nullable_result, Result>) {
       r.wrap_for_legacy = true;
       if (ok->is_null)

@@ -85,10 +85,10 @@ describe('time_calculate over the SDK', () => {
     });
     const d = res.structuredContent.difference;
     assert.equal(d.negative, true);
-    assert.equal(d.calendar.iso_duration, '-P8M26DT30M'); // counted from Jan 31: Sep 30, then 26 days
-    assert.equal(d.iso_duration, '-PT6432H30M');
-    assert.equal(d.human, '268 days'); // its two largest units: days and (zero) hours
-    assert.equal(d.ms, -(6432 * 60 + 30) * 60_000);
+    assert.equal(d.calendar.duration_iso, '-P8M26DT30M'); // counted from Jan 31: Sep 30, then 26 days
+    assert.equal(d.duration_iso, '-PT6432H30M');
+    assert.equal(d.duration, '268 days'); // its two largest units: days and (zero) hours
+    assert.equal(d.duration_ms, -(6432 * 60 + 30) * 60_000);
   });
 
   test('business_days: count with holidays, add with another weekend', T, async () => {

@@ -95,21 +95,29 @@ for (const [label, modern, open] of transports) {
 
         const start = await call('mark_session_start', { intent: 'write the «plan», only that' });
         assert.match(start.structuredContent.session_id, UUID_V4_RE);
-        assert.match(start.structuredContent.started_at, /\+05:45$/);
+        assert.match(start.structuredContent.start_time, /\+05:45$/);
+        assert.equal(start.structuredContent.error, false, 'every success says error: false');
+        assert.equal(start.structuredContent.started_at, undefined, 'one vocabulary: start_time');
         const again = await call('mark_session_start', { intent: 'second' });
         assert.equal(again.structuredContent.auto_closed_prior_session.session_id, start.structuredContent.session_id);
         const open = await call('get_time_context');
-        assert.match(open.structuredContent.current_session_length, ISO_DURATION);
-        assert.match(open.structuredContent.time_since_last_prompt, ISO_DURATION);
+        assert.match(open.structuredContent.current_session_length_iso, ISO_DURATION);
+        assert.match(open.structuredContent.time_since_last_prompt_iso, ISO_DURATION);
+        assert.equal(typeof open.structuredContent.current_session_length_ms, 'number');
+        assert.match(open.structuredContent.current_session_length, /second|minute/);
 
         const idle = await call('idle_status');
         assert.equal(idle.structuredContent.consent_granted, true);
-        assert.equal(idle.structuredContent.source, 'mcp_requests');
+        assert.equal(idle.structuredContent.activity_source, 'mcp_requests');
         assert.equal(idle.structuredContent.hyperfocus_signal, 'active_here');
 
         const end = await call('mark_session_end', { summary: 'done' });
         assert.equal(end.structuredContent.session_id, again.structuredContent.session_id);
-        assert.match(end.structuredContent.duration, ISO_DURATION);
+        assert.match(end.structuredContent.duration_iso, ISO_DURATION);
+        assert.match(end.structuredContent.duration, /second|minute/, 'words, as time_task_end says it');
+        assert.equal(typeof end.structuredContent.duration_ms, 'number');
+        assert.match(end.structuredContent.end_time, /\+05:45$/);
+        assert.equal(end.structuredContent.error, false);
         const noOpen = await call('mark_session_end');
         assert.equal(noOpen.structuredContent.error_code, 'NO_OPEN_SESSION');
 

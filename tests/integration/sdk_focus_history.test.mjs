@@ -5,7 +5,7 @@
 // - time_session_list lists a principal's focus sessions with `kind`
 //   focus or all (rows `kind: "focus"` with the intent), tracking rows
 //   only by default;
-// - time_stats counts them apart (focus_sessions, focus_time_ms);
+// - time_stats counts them apart (focus_session_count, focus_time_ms);
 // - time_session_report renders one by its id;
 // - the other principal sees none of them (its report of the id is
 //   SESSION_NOT_FOUND, without the intent);
@@ -78,7 +78,7 @@ for (const [era, connectFn] of [['2025-11-25 (SDK v1)', connectHttp], ['2026-07-
       assert.equal(row.kind, 'focus');
       assert.equal(row.status, 'ended');
       assert.equal(row.intent, 'draft the migration plan');
-      assert.equal(row.summary, 'plan drafted');
+      assert.equal(row.note, 'plan drafted');
       assert.equal(row.milestone_id, '');
       assert.ok(!JSON.stringify(all).includes(bobs), 'no row of another principal');
 
@@ -89,13 +89,13 @@ for (const [era, connectFn] of [['2025-11-25 (SDK v1)', connectHttp], ['2026-07-
       assert.equal(bobList.sessions[0].status, 'active');
 
       const stats = await ok(alice, 'time_stats', { group_by: 'day' });
-      assert.equal(stats.totals.sessions, 1);
-      assert.equal(stats.totals.focus_sessions, 1);
+      assert.equal(stats.totals.session_count, 1);
+      assert.equal(stats.totals.focus_session_count, 1);
       assert.ok(stats.totals.focus_time_ms >= 0);
-      assert.equal(stats.groups.reduce((n, g) => n + g.focus_sessions, 0), 1);
+      assert.equal(stats.groups.reduce((n, g) => n + g.focus_session_count, 0), 1);
       const bobStats = await ok(bob, 'time_stats', {});
-      assert.equal(bobStats.totals.focus_sessions, 1);
-      assert.equal(bobStats.totals.sessions, 0);
+      assert.equal(bobStats.totals.focus_session_count, 1);
+      assert.equal(bobStats.totals.session_count, 0);
 
       for (const format of ['markdown', 'csv', 'json', 'html']) {
         const rep = await ok(alice, 'time_session_report', { session_id: focus, format });

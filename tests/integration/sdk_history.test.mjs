@@ -86,12 +86,12 @@ describe('stdio windows on one data directory', () => {
     const [r2, r1] = all.sessions;
     assert.equal(r2.status, 'active');
     assert.equal(r2.end_time, null);
-    assert.equal(r2.tasks_done, 0);
-    assert.equal(r2.tasks_total, 2);
+    assert.equal(r2.tasks_completed, 0);
+    assert.equal(r2.task_count, 2);
     assert.equal(r1.status, 'ended');
     assert.equal(r1.milestone_name, 'Checkout flow');
     assert.deepEqual(r1.tags, ['web']);
-    assert.equal(r1.tasks_done, 1);
+    assert.equal(r1.tasks_completed, 1);
     assert.match(r1.start_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
     assert.ok(r1.total_duration_ms >= 0);
 
@@ -121,15 +121,15 @@ describe('stdio windows on one data directory', () => {
     // Statistics over the same sessions, from the second window.
     const byMilestone = await ok(w2, 'time_stats', { group_by: 'milestone', timezone: 'UTC' });
     assert.deepEqual(byMilestone.groups.map((g) => g.key).sort(), ['M-1', 'M-2', 'M-3']);
-    assert.equal(byMilestone.totals.sessions, 3);
-    assert.equal(byMilestone.totals.runs, 2);
+    assert.equal(byMilestone.totals.session_count, 3);
+    assert.equal(byMilestone.totals.run_count, 2);
     assert.equal(byMilestone.totals.runs_completed, 1);
     assert.equal(byMilestone.totals.runs_in_progress, 1);
     assert.equal(byMilestone.truncated, false);
     const byDay = await ok(w2, 'time_stats', { group_by: 'day', timezone: 'UTC' });
-    assert.equal(byDay.groups.reduce((n, g) => n + g.sessions, 0), 3);
+    assert.equal(byDay.groups.reduce((n, g) => n + g.session_count, 0), 3);
     assert.match(byDay.groups[0].key, /^\d{4}-\d\d-\d\d$/);
-    assert.equal((await ok(modern, 'time_stats', {})).totals.sessions, 1);
+    assert.equal((await ok(modern, 'time_stats', {})).totals.session_count, 1);
   });
 
   test('refusals name the field and change nothing', T, async () => {
@@ -180,7 +180,7 @@ describe('Streamable HTTP with bearer tokens: history belongs to the principal',
     const bobModern = await as('bob', connectV2Http);
     assert.deepEqual(ids(await ok(bobModern, 'time_session_list', {})), []);
     // Statistics belong to the principal too.
-    assert.equal((await ok(alice, 'time_stats', { group_by: 'milestone' })).totals.sessions, 2);
+    assert.equal((await ok(alice, 'time_stats', { group_by: 'milestone' })).totals.session_count, 2);
     assert.deepEqual((await ok(bob, 'time_stats', { group_by: 'milestone' })).groups.map((g) => g.key), ['B-1']);
   });
 });

@@ -178,12 +178,12 @@ function defineScenarios(getTools) {
     assert.deepEqual(settled(await tools.ok('time_session_summary', { session_id })), edited);
     u = await tools.ok('time_undo', { session_id });
     assert.equal(u.undone.change, 'tasks_edited');
-    assert.equal(u.undone.operations, 3);
+    assert.equal(u.undone.operation_count, 3);
     assert.equal(u.task_count, 2);
     assert.deepEqual(settled(await tools.ok('time_session_summary', { session_id })), started);
     u = await tools.ok('time_undo', { session_id });
     assert.deepEqual([u.undone.change, u.undone.task_id, u.undoable_left], ['task_started', 'a', 0]);
-    assert.match(u.summary, /^Undid the start of task 'a' at /);
+    assert.match(u.description, /^Undid the start of task 'a' at /);
     assert.deepEqual(settled(await tools.ok('time_session_summary', { session_id })), fresh);
     const none = await tools.fail('time_undo', { session_id }, 'NOTHING_TO_UNDO');
     assert.match(none.message, /never its start/);

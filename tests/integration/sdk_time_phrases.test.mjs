@@ -122,7 +122,7 @@ describe('time phrases through every tool that takes a time', () => {
       timezone: 'America/New_York',
     });
     assert.equal(same.isError, false, JSON.stringify(same.structuredContent));
-    assert.equal(same.structuredContent.difference.ms, 90 * 60 * 1000);
+    assert.equal(same.structuredContent.difference.duration_ms, 90 * 60 * 1000);
     assert.equal(same.structuredContent.start.interpreted_as, 'local');
     const added = await call('time_calculate', {
       operation: 'add', start: 'tomorrow at 9am', duration: 'PT1H30M', timezone: 'Europe/Berlin',

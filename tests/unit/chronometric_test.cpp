@@ -173,7 +173,10 @@ TEST_CASE("chronometric: request_break_if_needed climbs the ladder on a fake "
   const auto& due = due_doc["result"];
   CHECK(str(due["level"]) == "gentle");
   CHECK(str(due["prior_intent"]) == intent); // verbatim
-  CHECK(str(due["elapsed"]) == "PT30M");
+  CHECK(str(due["elapsed_iso"]) == "PT30M");
+  CHECK(str(due["elapsed"]) == "30 minutes");
+  CHECK(due["elapsed_ms"].GetInt64() == 30 * 60'000);
+  CHECK_FALSE(due["error"].GetBool());
   CHECK(str(due["suggested_action"]) == "check_intent");
   CHECK(level_of(c, 120) == "null"); // the caller's threshold decides
   clock->advance(60min);
@@ -211,16 +214,24 @@ TEST_CASE("chronometric: focus sessions, time context and idle status",
   clock->advance(5min);
   auto first = c.ok("mark_session_start", R"({"intent":"one"})");
   CHECK(is_uuid_v4(str(first["session_id"])));
-  CHECK(str(first["started_at"]) == "2026-03-02T08:05:00.000-05:00");
+  CHECK(str(first["start_time"]) == "2026-03-02T08:05:00.000-05:00");
+  CHECK_FALSE(first["error"].GetBool());
   CHECK_FALSE(first.HasMember("auto_closed_prior_session"));
   clock->advance(45min);
   ctx = c.ok("get_time_context", "{}");
-  CHECK(str(ctx["current_session_length"]) == "PT45M");
-  CHECK(str(ctx["time_since_last_prompt"]) == "PT45M");
+  CHECK(str(ctx["current_session_length_iso"]) == "PT45M");
+  CHECK(str(ctx["current_session_length"]) == "45 minutes");
+  CHECK(ctx["current_session_length_ms"].GetInt64() == 45 * 60'000);
+  CHECK(str(ctx["time_since_last_prompt_iso"]) == "PT45M");
+  CHECK(ctx["time_since_last_prompt_ms"].GetInt64() == 45 * 60'000);
   auto second = c.ok("mark_session_start", R"({"intent":"two"})");
   const auto& closed = second["auto_closed_prior_session"];
   CHECK(str(closed["session_id"]) == str(first["session_id"]));
-  CHECK(str(closed["duration"]) == "PT45M");
+  CHECK(str(closed["duration_iso"]) == "PT45M");
+  CHECK(str(closed["duration"]) == "45 minutes");
+  CHECK(closed["duration_ms"].GetInt64() == 45 * 60'000);
+  CHECK(str(closed["start_time"]) == str(first["start_time"]));
+  CHECK(str(closed["end_time"]) == "2026-03-02T08:50:00.000-05:00");
   // Policy 'error': refused, nothing changed, the intent in no error.
   c.ok("time_preferences_set", R"({"session_overlap_policy":"error"})");
   auto refused = c.fails("mark_session_start", R"({"intent":"secret words"})",
@@ -229,20 +240,26 @@ TEST_CASE("chronometric: focus sessions, time context and idle status",
   clock->advance(15min);
   auto end = c.ok("mark_session_end", R"({"summary":"done"})");
   CHECK(str(end["session_id"]) == str(second["session_id"]));
-  CHECK(str(end["duration"]) == "PT15M");
-  CHECK(str(end["ended_at"]) == "2026-03-02T09:05:00.000-05:00");
+  CHECK(str(end["duration_iso"]) == "PT15M");
+  CHECK(str(end["duration"]) == "15 minutes");
+  CHECK(end["duration_ms"].GetInt64() == 15 * 60'000);
+  CHECK(str(end["end_time"]) == "2026-03-02T09:05:00.000-05:00");
   c.fails("mark_session_end", "{}", "NO_OPEN_SESSION");
   // idle_status: consent first; a result, never an error.
   auto idle = c.ok("idle_status", "{}");
   CHECK_FALSE(idle["consent_granted"].GetBool());
   CHECK(str(idle["hyperfocus_signal"]) == "unknown");
   CHECK_FALSE(idle.HasMember("activity_idle_duration"));
+  CHECK_FALSE(idle.HasMember("activity_idle_duration_ms"));
+  CHECK_FALSE(idle.HasMember("activity_idle_duration_iso"));
   c.ok("time_preferences_set", R"({"idle_consent":true})");
   clock->advance(2min);
   idle = c.ok("idle_status", "{}");
   CHECK(idle["consent_granted"].GetBool());
-  CHECK(str(idle["source"]) == "mcp_requests");
-  CHECK(str(idle["activity_idle_duration"]) == "PT2M");
+  CHECK(str(idle["activity_source"]) == "mcp_requests");
+  CHECK(str(idle["activity_idle_duration_iso"]) == "PT2M");
+  CHECK(str(idle["activity_idle_duration"]) == "2 minutes");
+  CHECK(idle["activity_idle_duration_ms"].GetInt64() == 2 * 60'000);
   CHECK(str(idle["hyperfocus_signal"]) == "active_here");
   clock->advance(20min);
   idle = c.ok("idle_status", "{}");
@@ -339,7 +356,7 @@ TEST_CASE("preferences: validated partial updates, all or nothing; the "
   alice.ok("mark_session_start", R"({"intent":"alice's"})");
   bob.fails("mark_session_end", "{}", "NO_OPEN_SESSION");
   CHECK(bob.ok("get_time_context", "{}")["current_session_length"].IsNull());
-  CHECK(str(alice2.ok("get_time_context", "{}")["current_session_length"])
+  CHECK(str(alice2.ok("get_time_context", "{}")["current_session_length_iso"])
         == "PT0S");
   // Reset: back to the server's default.
   auto reset = alice.ok("time_preferences_set", R"({"reset":["timezone"]})");
@@ -428,7 +445,8 @@ TEST_CASE("preferences and focus sessions: in the journal, per principal, "
   CHECK(str(bob.ok("time_get_current", "{}")["timezone"]) == "America/New_York");
   auto end = c.ok("mark_session_end", "{}");
   CHECK(str(end["session_id"]) == session_id);
-  CHECK(str(end["duration"]) == "PT1H40M");
+  CHECK(str(end["duration_iso"]) == "PT1H40M");
+  CHECK(str(end["duration"]) == "1 hour 40 minutes");
 }
 
 TEST_CASE("toolsets: parsing, the default set, listing and refusal",

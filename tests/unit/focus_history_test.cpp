@@ -74,7 +74,7 @@ TEST_CASE("focus sessions appear in list, stats and reports, per principal",
     const auto& ended = all["sessions"][1];
     CHECK(str(ended["session_id"]) == first);
     CHECK(str(ended["status"]) == "ended");
-    CHECK(str(ended["summary"]) == "plan drafted");
+    CHECK(str(ended["note"]) == "plan drafted");
     CHECK(str(ended["milestone_id"]).empty());
     CHECK(ended["total_duration_ms"].GetInt64() == 30 * 60'000);
     CHECK(str(ended["start_time"]) == "2026-03-02T09:10:00.000+00:00");
@@ -127,27 +127,27 @@ TEST_CASE("focus sessions appear in list, stats and reports, per principal",
                                      R"("to":"2026-03-05","timezone":"UTC"})");
     REQUIRE(st["groups"].Size() == 2);
     CHECK(str(st["groups"][0]["key"]) == "2026-03-02");
-    CHECK(st["groups"][0]["sessions"].GetInt64() == 1);
-    CHECK(st["groups"][0]["focus_sessions"].GetInt64() == 1);
+    CHECK(st["groups"][0]["session_count"].GetInt64() == 1);
+    CHECK(st["groups"][0]["focus_session_count"].GetInt64() == 1);
     CHECK(st["groups"][0]["focus_time_ms"].GetInt64() == 30 * 60'000);
     // A day with only a focus session gets a group of its own.
     CHECK(str(st["groups"][1]["key"]) == "2026-03-03");
-    CHECK(st["groups"][1]["sessions"].GetInt64() == 0);
-    CHECK(st["groups"][1]["focus_sessions"].GetInt64() == 1);
+    CHECK(st["groups"][1]["session_count"].GetInt64() == 0);
+    CHECK(st["groups"][1]["focus_session_count"].GetInt64() == 1);
     CHECK(st["groups"][1]["focus_time_ms"].GetInt64() == 5 * 60'000);
-    CHECK(st["totals"]["sessions"].GetInt64() == 1);
-    CHECK(st["totals"]["focus_sessions"].GetInt64() == 2);
+    CHECK(st["totals"]["session_count"].GetInt64() == 1);
+    CHECK(st["totals"]["focus_session_count"].GetInt64() == 2);
     CHECK(st["totals"]["focus_time_ms"].GetInt64() == 35 * 60'000);
     // By milestone: the totals only.
     auto by_ms = alice.ok("time_stats",
                           R"({"group_by":"milestone","from":"2026-03-01"})");
     REQUIRE(by_ms["groups"].Size() == 1);
-    CHECK(by_ms["groups"][0]["focus_sessions"].GetInt64() == 0);
-    CHECK(by_ms["totals"]["focus_sessions"].GetInt64() == 2);
+    CHECK(by_ms["groups"][0]["focus_session_count"].GetInt64() == 0);
+    CHECK(by_ms["totals"]["focus_session_count"].GetInt64() == 2);
     auto b = bob.ok("time_stats",
                     R"({"from":"2026-03-01","to":"2026-03-05"})");
-    CHECK(b["totals"]["focus_sessions"].GetInt64() == 1);
-    CHECK(b["totals"]["sessions"].GetInt64() == 0);
+    CHECK(b["totals"]["focus_session_count"].GetInt64() == 1);
+    CHECK(b["totals"]["session_count"].GetInt64() == 0);
   }
 
   SECTION("time_session_report renders a focus session by its id") {
@@ -252,7 +252,7 @@ TEST_CASE("focus sessions in history without a journal (--ephemeral)",
   CHECK(str(list["sessions"][0]["kind"]) == "focus");
   CHECK(list["sessions"][0]["total_duration_ms"].GetInt64() == 20 * 60'000);
   auto st = call(alice, "time_stats", R"({"group_by":"week"})");
-  CHECK(st["totals"]["focus_sessions"].GetInt64() == 1);
+  CHECK(st["totals"]["focus_session_count"].GetInt64() == 1);
   CHECK(st["totals"]["focus_time_ms"].GetInt64() == 20 * 60'000);
   auto rep = call(alice, "time_session_report",
                   R"({"session_id":")" + first + R"(","format":"csv"})");

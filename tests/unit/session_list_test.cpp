@@ -45,8 +45,8 @@ TEST_CASE("time_session_list: rows, filters and pages of the caller's "
   CHECK(str(ra["start_time"]) == "2025-12-14T09:45:32.123-05:00");
   CHECK(str(ra["end_time"]) == "2025-12-14T09:48:02.123-05:00");
   CHECK(integer(ra["total_duration_ms"]) == 150'000);
-  CHECK(integer(ra["tasks_done"]) == 1);
-  CHECK(integer(ra["tasks_total"]) == 2);
+  CHECK(integer(ra["tasks_completed"]) == 1);
+  CHECK(integer(ra["task_count"]) == 2);
   CHECK(strings(ra["tags"]) == std::vector<std::string>{"backend"});
   const auto& rd = all["sessions"][0];
   CHECK(str(rd["status"]) == "active");
@@ -145,8 +145,8 @@ TEST_CASE("time_session_list: with a journal the query pauses the frame and "
   CHECK(ids_of(page) == std::vector<std::string>{s2, s1});
   CHECK(str(page["sessions"][0]["status"]) == "ended");
   CHECK(str(page["sessions"][1]["status"]) == "active");
-  CHECK(integer(page["sessions"][1]["tasks_done"]) == 1); // live state
-  CHECK(integer(page["sessions"][1]["tasks_total"]) == 2);
+  CHECK(integer(page["sessions"][1]["tasks_completed"]) == 1); // live state
+  CHECK(integer(page["sessions"][1]["task_count"]) == 2);
 
   // Alice through another server (a reconnect, a restart, another editor
   // window) finds the same; bob only his own.

@@ -62,9 +62,9 @@ TEST_CASE("time_stats: groups and their numbers (--ephemeral)",
   scenario(c);
   auto by_task = c.ok("time_stats", R"({"group_by":"task"})");
   const auto& t = by_task["totals"];
-  CHECK(n(t, "sessions") == 2);
-  CHECK(n(t, "tasks") == 4);
-  CHECK(n(t, "runs") == 5);
+  CHECK(n(t, "session_count") == 2);
+  CHECK(n(t, "tasks_started") == 4);
+  CHECK(n(t, "run_count") == 5);
   CHECK(n(t, "total_duration_ms") == 240'000); // 100 s + 140 s so far
   CHECK(n(t, "busy_duration_ms") == 240'000);
   CHECK(n(t, "task_time_ms") == 270'000); // 130 s + 140 s
@@ -80,8 +80,8 @@ TEST_CASE("time_stats: groups and their numbers (--ephemeral)",
   // Largest task time first.
   REQUIRE(keys(by_task) == std::vector<std::string>{"t1", "t3", "t2"});
   const auto& t1 = by_task["groups"][0];
-  CHECK(n(t1, "sessions") == 2);
-  CHECK(n(t1, "runs") == 3);
+  CHECK(n(t1, "session_count") == 2);
+  CHECK(n(t1, "run_count") == 3);
   CHECK(n(t1, "task_time_ms") == 200'000);
   CHECK(n(t1, "median_task_ms") == 60'000);
   CHECK(n(t1, "busy_duration_ms") == 200'000);
@@ -108,18 +108,18 @@ TEST_CASE("time_stats: groups and their numbers (--ephemeral)",
 
   // The range and filters.
   auto late = c.ok("time_stats", R"({"from":"2025-12-15"})");
-  CHECK(n(late["totals"], "sessions") == 1);
+  CHECK(n(late["totals"], "session_count") == 1);
   CHECK(str(late["from"]) == "2025-12-15T00:00:00.000-05:00");
   auto early = c.ok("time_stats", R"({"to":"2025-12-15"})");
-  CHECK(n(early["totals"], "sessions") == 1);
-  CHECK(n(c.ok("time_stats", R"({"status":"active"})")["totals"], "runs") == 2);
-  CHECK(n(c.ok("time_stats", R"({"tags":["x"]})")["totals"], "runs") == 3);
+  CHECK(n(early["totals"], "session_count") == 1);
+  CHECK(n(c.ok("time_stats", R"({"status":"active"})")["totals"], "run_count") == 2);
+  CHECK(n(c.ok("time_stats", R"({"tags":["x"]})")["totals"], "run_count") == 3);
   auto none = c.ok("time_stats", R"({"milestone_id":"nope"})");
   CHECK(none["groups"].Empty());
-  CHECK(n(none["totals"], "sessions") == 0);
+  CHECK(n(none["totals"], "session_count") == 0);
   CHECK(none["totals"]["median_task_ms"].IsNull());
   auto old = c.ok("time_stats", R"({"to":"2025-12-01"})");
-  CHECK(n(old["totals"], "sessions") == 0);
+  CHECK(n(old["totals"], "session_count") == 0);
 }
 
 TEST_CASE("time_stats: the journal gives the numbers memory gives",

@@ -66,10 +66,12 @@ TEST_CASE("session tools: the spec's milestone runs field by field",
         == "December 14, 2025 9:45:32 AM EST");
   CHECK(integer(start["task_count"]) == 5);
   CHECK(str(start["timezone"]) == "America/New_York");
-  // The spec's six fields, plus already_started and the counts (issue 20).
+  // The spec's six fields, plus already_started and the counts (issue 20),
+  // and error: false as on every success (issue 29).
   CHECK_FALSE(boolean(start["already_started"]));
   CHECK(integer(start["tasks_not_started"]) == 5);
-  CHECK(start.MemberCount() == 13);
+  CHECK_FALSE(boolean(start["error"]));
+  CHECK(start.MemberCount() == 14);
 
   // M2-001 and M2-002 as in the summary example.
   auto t1 = c.ok("time_task_start",

@@ -577,10 +577,10 @@ TEST_CASE("tasks edit: the history (time_session_list, time_stats) counts "
   clock->advance(1min);
   auto list = j.ok("time_session_list", "{}");
   REQUIRE(list["sessions"].Size() == 1);
-  CHECK(integer(list["sessions"][0]["tasks_total"]) == 3);
-  CHECK(integer(list["sessions"][0]["tasks_done"]) == 1);
+  CHECK(integer(list["sessions"][0]["task_count"]) == 3);
+  CHECK(integer(list["sessions"][0]["tasks_completed"]) == 1);
   auto stats = j.ok("time_stats", R"({"group_by":"task"})");
-  CHECK(integer(stats["totals"]["runs"]) == 3);
+  CHECK(integer(stats["totals"]["run_count"]) == 3);
   CHECK(integer(stats["totals"]["task_time_ms"]) == 180'000); // a, b, c: 1 min
 }
 

@@ -133,10 +133,10 @@ TEST_CASE("time_calculate: difference, exact and in calendar terms, with its "
                      R"("end":"2026-03-30T15:30")"));
   const auto& diff = d["difference"];
   CHECK_FALSE(boolean(diff["negative"]));
-  CHECK(integer(diff["ms"]) == (50 * 60 + 30) * 60'000LL);
-  CHECK(str(diff["iso_duration"]) == "PT50H30M");
-  CHECK(str(diff["human"]) == "2 days 2 hours");
-  CHECK(str(diff["calendar"]["iso_duration"]) == "P2DT3H30M");
+  CHECK(integer(diff["duration_ms"]) == (50 * 60 + 30) * 60'000LL);
+  CHECK(str(diff["duration_iso"]) == "PT50H30M");
+  CHECK(str(diff["duration"]) == "2 days 2 hours");
+  CHECK(str(diff["calendar"]["duration_iso"]) == "P2DT3H30M");
   CHECK(integer(diff["calendar"]["days"]) == 2);
   CHECK(integer(diff["calendar"]["hours"]) == 3);
   CHECK(integer(diff["calendar"]["minutes"]) == 30);
@@ -148,12 +148,12 @@ TEST_CASE("time_calculate: difference, exact and in calendar terms, with its "
                         R"("end":"2025-12-25","timezone":"Europe/Berlin")"));
   const auto& b = back["difference"];
   CHECK(boolean(b["negative"]));
-  CHECK(integer(b["ms"]) < 0);
-  CHECK(str(b["calendar"]["iso_duration"]) == "-P3M2DT16H45M30.25S");
+  CHECK(integer(b["duration_ms"]) < 0);
+  CHECK(str(b["calendar"]["duration_iso"]) == "-P3M2DT16H45M30.25S");
   CHECK(integer(b["calendar"]["months"]) == -3);
   CHECK(integer(b["calendar"]["milliseconds"]) == -250);
   CHECK(str(back["start"]["interpreted_as"]) == "relative");
-  CHECK_THAT(str(b["iso_duration"]), Catch::StartsWith("-PT"));
+  CHECK_THAT(str(b["duration_iso"]), Catch::StartsWith("-PT"));
 }
 
 TEST_CASE("time_calculate: business days counted and added, with a weekend "

@@ -115,7 +115,8 @@ void check_state(const rapidjson::Document& doc, const expected_state& want) {
   REQUIRE(doc["is_dst"].IsBool());
   CHECK(doc["is_dst"].GetBool() == want.is_dst);
   CHECK(str(doc["abbreviation"]) == want.abbreviation);
-  CHECK(doc.MemberCount() == 13); // + utc and the calendar facts
+  CHECK_FALSE(doc["error"].GetBool()); // every success says so (issue 29)
+  CHECK(doc.MemberCount() == 14); // + utc, the calendar facts and error
 }
 
 // -- a small custom tool exercising the schema builder -------------------------
@@ -252,7 +253,10 @@ TEST_CASE("tools: time_get_current output schema") {
   const auto& any_of = s["anyOf"];
   REQUIRE(any_of.IsArray());
   REQUIRE(any_of.Size() == 2);
-  CHECK(strings(any_of[0]["required"]) == result_fields);
+  // A success carries every result field and `"error": false` (issue 29).
+  auto success = result_fields;
+  success.push_back("error");
+  CHECK(strings(any_of[0]["required"]) == success);
   CHECK(strings(any_of[1]["required"])
         == names{"error", "error_code", "message"});
 }
@@ -551,7 +555,8 @@ TEST_CASE("tools: schema builder writes types, required and constraints") {
   CHECK_FALSE(p["note"].HasMember("default"));
 
   auto out = parse(demo.tool.output_schema_json());
-  CHECK(strings(out["anyOf"][0]["required"]) == names{"echo", "flag"});
+  CHECK(strings(out["anyOf"][0]["required"])
+        == names{"echo", "flag", "error"}); // error: false on success
   CHECK(str(out["properties"]["flag"]["type"]) == "boolean");
 }
 
@@ -710,11 +715,11 @@ TEST_CASE("tools: an empty optional result field matches the output schema") {
                           sessions};
   auto given = echo.call(parse(R"({"text":"hi"})"), ctx);
   REQUIRE(given.status == call_result::ok);
-  CHECK(given.structured == R"({"text":"hi"})");
+  CHECK(given.structured == R"({"text":"hi","error":false})");
   CHECK(echo.check_output(given.structured) == "");
   auto absent = echo.call(parse("{}"), ctx);
   REQUIRE(absent.status == call_result::ok);
-  CHECK(absent.structured == R"({"text":null})");
+  CHECK(absent.structured == R"({"text":null,"error":false})");
   CHECK(echo.check_output(absent.structured) == "");
 }
 

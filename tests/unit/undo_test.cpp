@@ -78,12 +78,12 @@ TEST_CASE("undo: each change is reverted in turn, newest first, back to "
   CHECK(u["reopened"].GetBool());
   CHECK(str(u["status"]) == "active");
   CHECK(u["undoable_left"].GetInt() == 3);
-  CHECK(contains(str(u["summary"]), "active again"));
+  CHECK(contains(str(u["description"]), "active again"));
   CHECK(now_summary() == states[3]);
 
   u = c.ok("time_undo", session_args(sid));
   CHECK(str(u["undone"]["change"]) == "tasks_edited");
-  CHECK(u["undone"]["operations"].GetInt() == 3);
+  CHECK(u["undone"]["operation_count"].GetInt() == 3);
   CHECK(u["task_count"].GetInt() == 2); // the added task is gone again
   CHECK_FALSE(u["reopened"].GetBool());
   CHECK(now_summary() == states[2]);
