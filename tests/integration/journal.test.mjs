@@ -608,22 +608,29 @@ describe('HTTP: a recovered session goes back to the principal that created it',
     }
   });
 
-  test('a tracking session that ended with its MCP session (DELETE) does not come back after a restart', T, async () => {
-    // Its principal is told it expired; anyone else that it does not exist.
+  test('a tracking session outlives its MCP session\'s DELETE and a restart: the next client of its principal ' +
+    'continues it', T, async () => {
     const dataDir = freshDataDir();
     const args = ['--data-dir', dataDir];
     const one = await HttpServer.start({ binary: BINARY, args });
     const a = await as(connectHttp, one, undefined, 'local-v1');
     const L = await a.tools.ok('time_session_start', MILESTONE);
-    await a.tools.ok('time_task_start', { session_id: L.session_id, ...TASKS[0].start });
-    await a.conn.transport.terminateSession(); // DELETE: its tracking sessions end with it
+    const j1 = await a.tools.ok('time_task_start', { session_id: L.session_id, ...TASKS[0].start });
+    await a.conn.transport.terminateSession(); // DELETE: the MCP session ends, the tracking session stays open
     const b = await as(connectHttp, one, undefined, 'local-v1-next');
-    await b.tools.fail('time_session_summary', { session_id: L.session_id }, 'SESSION_EXPIRED');
+    const seen = await b.tools.ok('time_session_summary', { session_id: L.session_id });
+    assert.equal(seen.status, 'active');
+    assert.equal(seen.tasks[0].status, 'in_progress');
+    assert.equal(seen.tasks[0].start_time, j1.start_time);
+    await b.conn.transport.terminateSession();
     await one.kill();
     const two = await HttpServer.start({ binary: BINARY, args });
     try {
       const c = await as(connectHttp, two, undefined, 'local-v1-after-restart');
-      await c.tools.fail('time_session_summary', { session_id: L.session_id }, 'SESSION_EXPIRED');
+      const ended = await c.tools.ok('time_task_end', { session_id: L.session_id, ...TASKS[0].end });
+      assert.equal(ended.start_time, j1.start_time);
+      const done = await c.tools.ok('time_session_end', { session_id: L.session_id });
+      assert.equal(done.tasks_completed, 1);
     } finally {
       await two.stop();
     }

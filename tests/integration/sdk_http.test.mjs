@@ -81,6 +81,35 @@ describe('MCP sessions over HTTP (SDK)', () => {
     }
   });
 
+  test('terminateSession() ends the MCP session only: the principal\'s next client continues its tracking ' +
+    'session and ends the task (issue 29)', T, async () => {
+    const a = await connectTo(server, { name: 'client-a' });
+    let b;
+    try {
+      const { driver: driverA } = await driverFor(a);
+      const s = await driverA.startSession(specSession());
+      const started = await s.startTask({ task_id: 'M2-001' });
+      await a.transport.terminateSession();
+      assert.equal(a.transport.sessionId, undefined);
+      b = await connectTo(server, { name: 'client-b' });
+      const { driver: driverB } = await driverFor(b);
+      const seen = await driverB.ok('time_session_summary', { session_id: s.id });
+      assert.equal(seen.status, 'active');
+      assert.equal(seen.tasks_in_progress, 1);
+      const ended = await driverB.ok('time_task_end', { session_id: s.id, task_id: 'M2-001' });
+      assert.equal(ended.status, 'completed');
+      assert.equal(ended.start_time, started.start_time);
+      const done = await driverB.ok('time_session_end', { session_id: s.id });
+      assert.equal(done.already_ended, false);
+      assert.equal(done.tasks_completed, 1);
+      assert.deepEqual(a.errors(), []);
+      assert.deepEqual(b.errors(), []);
+    } finally {
+      await a.close();
+      await b?.close();
+    }
+  });
+
   test('a session ended elsewhere: the SDK sees 404 Session not found', T, async () => {
     const conn = await connectTo(server);
     try {
