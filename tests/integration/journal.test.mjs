@@ -936,7 +936,7 @@ describe('--ephemeral and the default data directory', () => {
 
 describe('expiry of recovered sessions', () => {
   test('a session idle past --session-max-idle while the server was down expires at start-up, ' +
-    'and stays expired under a longer limit', T, async () => {
+    'and stays expired under a longer limit: readable history, no writes', T, async () => {
     const dataDir = freshDataDir();
     const args = ['--data-dir', dataDir];
     const one = await startRaw(args);
@@ -957,10 +957,13 @@ describe('expiry of recovered sessions', () => {
     try {
       assert.deepEqual(await waitForRecoveryLine(() => three.server.stderrTail),
         { file: path.join(dataDir, JOURNAL_FILE), recovered: 0, expired: 1 }, three.server.context());
-      const err = await three.tools.call('time_session_summary', { session_id: s.session_id });
-      assert.equal(err.isError, true, `an expired session must not answer: ${JSON.stringify(err.structuredContent)}`);
-      // As for a live session past its limit.
+      // History: read only, as for a live session past its limit.
+      const read = await three.tools.ok('time_session_summary', { session_id: s.session_id });
+      assert.equal(read.status, 'expired');
+      const err = await three.tools.call('time_task_start', { session_id: s.session_id, task_id: 'J-001' });
+      assert.equal(err.isError, true, `an expired session must not change: ${JSON.stringify(err.structuredContent)}`);
       assert.equal(err.structuredContent.error_code, 'SESSION_EXPIRED', JSON.stringify(err.structuredContent));
+      assert.match(err.structuredContent.message, /idle past the idle limit \(1 second on this server/);
     } finally {
       await three.server.stop();
     }
@@ -972,7 +975,8 @@ describe('expiry of recovered sessions', () => {
         { file: path.join(dataDir, JOURNAL_FILE), recovered: 0, expired: 0 }, four.server.context());
       const err = await four.tools.call('time_task_start', { session_id: s.session_id, task_id: 'J-001' });
       assert.equal(err.isError, true, `an expired session must stay expired: ${JSON.stringify(err.structuredContent)}`);
-      assert.ok(['SESSION_EXPIRED', 'SESSION_NOT_FOUND'].includes(err.structuredContent.error_code));
+      assert.equal(err.structuredContent.error_code, 'SESSION_EXPIRED', JSON.stringify(err.structuredContent));
+      assert.equal((await four.tools.ok('time_session_summary', { session_id: s.session_id })).status, 'expired');
     } finally {
       await four.server.stop();
     }

@@ -213,3 +213,44 @@ describe('tracking sessions over HTTP (SDK)', () => {
     assert.deepEqual(conn.errors(), []);
   });
 });
+
+describe('expired tracking sessions over HTTP (SDK)', () => {
+  test('a session past --session-max-idle is history: listed, and read by the summary and the report (status ' +
+    'expired, its running task interrupted at the expiry); writes answer SESSION_EXPIRED with the cause (issue 29)',
+  T, async () => {
+    const server = await HttpServer.start({ binary: BINARY, args: ['--session-max-idle', '1s'] });
+    const conn = await connectTo(server);
+    try {
+      const { driver } = await driverFor(conn);
+      const s = await driver.startSession(specSession());
+      await s.startTask({ task_id: 'M2-001' });
+      const lastCall = Date.now();
+      // The one wait for time here (the binary takes no injected clock): just past the 1 s idle limit.
+      await new Promise((resolve) => { setTimeout(resolve, Math.max(0, lastCall + 1_100 - Date.now())); });
+      const first = await driver.fail('time_task_end', { session_id: s.id, task_id: 'M2-001' }, 'SESSION_EXPIRED');
+      assert.match(first.message, /has expired: it was idle past the idle limit \(1 second on this server: no call named it\)/);
+      const sum = await driver.ok('time_session_summary', { session_id: s.id });
+      assert.equal(sum.status, 'expired');
+      assert.equal(sum.tasks_interrupted, 1);
+      assert.equal(sum.tasks_in_progress, 0);
+      assert.equal(sum.tasks[0].status, 'interrupted');
+      assert.equal(sum.tasks[0].end_time, sum.end_time, 'the run ends at the expiry instant');
+      const listed = await driver.ok('time_session_list', { status: 'expired' });
+      assert.deepEqual(listed.sessions.map((r) => r.session_id), [s.id]);
+      const report = await driver.ok('time_session_report', { session_id: s.id, format: 'json' });
+      assert.equal(report.status, 'expired');
+      assert.ok(JSON.parse(report.report) && report.report.includes(s.id), 'the JSON report is of the session');
+      for (const [name, args] of [['time_task_start', { task_id: 'M2-002' }], ['time_session_end', {}],
+        ['time_undo', {}]]) {
+        const err = await driver.fail(name, { session_id: s.id, ...args }, 'SESSION_EXPIRED');
+        assert.match(err.message, /idle limit \(1 second on this server: no call named it\)\. It cannot change any more; time_session_summary and time_session_report still read it/, name);
+      }
+      // Still history on a second read.
+      assert.equal((await driver.ok('time_session_summary', { session_id: s.id })).status, 'expired');
+      assert.deepEqual(conn.errors(), []);
+    } finally {
+      await conn.close();
+      await server.stop();
+    }
+  });
+});
