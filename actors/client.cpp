@@ -176,18 +176,11 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
   self->state.mcp.emplace(std::move(cfg));
   self->state.supervisor = std::move(supervisor);
   self->state.journal = std::move(journal);
-  // `normal` from the transport: the client ended its MCP session (HTTP
-  // DELETE), so its tracking sessions end too, in the journal as well.
-  // Anything else (shutdown, end of stdio input) keeps them there, let go
-  // of (see ~client_actor_state).
+  // However the MCP session ends (HTTP DELETE, end of stdio input,
+  // shutdown), its tracking sessions belong to the principal: they stay
+  // open in the journal, let go of (see ~client_actor_state), for the
+  // next client of their owner. Only time_session_end or expiry ends one.
   self->set_exit_handler([=](const caf::exit_msg& msg) {
-    auto& st = self->state;
-    // One append per session: one that another client took over is
-    // fenced alone, the others are recorded.
-    if (msg.reason == caf::exit_reason::normal && st.journal)
-      for (auto& ev : st.mcp->close_all())
-        caf::anon_send(st.journal, append_atom::value,
-                       std::vector<storage::event>{std::move(ev)});
     self->quit(msg.reason == caf::exit_reason::normal
                  ? caf::error{caf::exit_reason::user_shutdown}
                  : msg.reason);

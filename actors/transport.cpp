@@ -40,22 +40,20 @@ std::string loggable(const std::string& key) {
 using route_iter = std::unordered_map<std::string, route_state>::iterator;
 
 /// Forgets a route and ends its client actor (a no-op if it ended already).
-void erase_route(self_ptr self, route_iter i,
-                 caf::exit_reason why = caf::exit_reason::user_shutdown) {
+void erase_route(self_ptr self, route_iter i) {
   auto& r = i->second;
   for (const auto& id : r.owned)
     self->state.directory.erase(id);
   if (r.client) {
     self->state.keys.erase(r.client.address());
-    self->send_exit(r.client, why);
+    self->send_exit(r.client, caf::exit_reason::user_shutdown);
   }
   self->state.routes.erase(i);
 }
 
-/// `why`: `normal` when the client ended its MCP session (its tracking
-/// sessions end with it, in the journal too); `user_shutdown` otherwise.
-void close_route(self_ptr self, const std::string& key,
-                 caf::exit_reason why = caf::exit_reason::user_shutdown) {
+/// Ends a route and its client actor. However it ends (a DELETE too), the
+/// tracking sessions it held stay open for their principal.
+void close_route(self_ptr self, const std::string& key) {
   auto i = self->state.routes.find(key);
   if (i == self->state.routes.end())
     return;
@@ -63,7 +61,7 @@ void close_route(self_ptr self, const std::string& key,
   auto sink = r.eof_sink;
   // Frames still waiting for admission never reach a client actor.
   auto backlog = std::move(r.backlog);
-  erase_route(self, i, why);
+  erase_route(self, i);
   TTM_LOG(debug, "transport", "route '" + loggable(key) + "' closed");
   for (auto& entry : backlog)
     entry.second->refused(route_refusal::unknown_route);
@@ -352,7 +350,7 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
       }
       TTM_LOG(debug, "transport", "route '" + loggable(key)
                                     + "' ended by the client");
-      close_route(self, key, caf::exit_reason::normal);
+      close_route(self, key);
       sink->close();
     },
     [=](call_atom, const std::string& principal, protocol::frame& f,

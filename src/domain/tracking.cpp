@@ -108,6 +108,39 @@ tracking_error session_ended(const tracking_session& s) {
                                "time_session_summary still reports it."};
 }
 
+/// SESSION_EXPIRED for `id`, naming `why` it expired when known (see
+/// tracking_session::expired; "reclaimed": dropped after it ended, to make
+/// room). `readable`: the journal keeps it, summary and report read it.
+tracking_error expired_error(const std::string& id, const std::string& why,
+                             const tracking_limits& limits, bool readable) {
+  std::string cause;
+  if (why == "age")
+    cause = "it passed the age limit ("
+            + format_duration(limits.max_age)
+            + " on this server) after its start";
+  else if (why == "idle")
+    cause = "it was idle past the idle limit ("
+            + format_duration(limits.max_idle)
+            + " on this server: no call named it)";
+  else if (why == "closed")
+    cause = "it was closed when the MCP session that held it was deleted "
+            "(HTTP DELETE), as older versions of this server did";
+  else if (why == "reclaimed")
+    cause = "it had ended, and was dropped to make room for a new session";
+  else
+    cause = "sessions are removed " + format_duration(limits.max_idle)
+            + " after their last call, " + format_duration(limits.max_age)
+            + " after they started, or, once ended, when room is needed for "
+              "a new session";
+  return tracking_error{
+    "SESSION_EXPIRED",
+    "Session " + quoted(id) + " has expired: " + cause + "."
+      + (readable ? " It cannot change any more; time_session_summary and "
+                    "time_session_report still read it."
+                  : "")
+      + " Start a new session with time_session_start."};
+}
+
 } // namespace detail
 
 using detail::not_in_session;
@@ -316,9 +349,10 @@ tracking_session* tracker::find_by_key(const std::string& key) {
   return k == keys_.end() ? nullptr : find(k->second);
 }
 
-void tracker::forget(std::string id) {
+void tracker::forget(std::string id, std::string reason) {
   erase(id);
-  if (limits_.remembered_expired == 0 || !expired_.insert(id).second)
+  if (limits_.remembered_expired == 0
+      || !expired_.emplace(id, std::move(reason)).second)
     return;
   expired_order_.push_back(id);
   while (expired_order_.size() > limits_.remembered_expired) {
@@ -338,8 +372,7 @@ tracking_outcome<tracking_session*> tracker::use(const std::string& id,
   if (due(i->second, now.mono) && !kept_elsewhere(i->second)) {
     // `id` may be this session's own string, which forget() frees.
     std::string gone = id;
-    note_expired(i->second, now);
-    forget(gone);
+    forget(gone, note_expired(i->second, now));
     newly_expired_.push_back(gone);
     return not_held(gone);
   }
@@ -348,15 +381,10 @@ tracking_outcome<tracking_session*> tracker::use(const std::string& id,
 }
 
 tracking_error tracker::not_held(const std::string& id) const {
-  if (expired_.count(id) > 0)
-    return tracking_error{
-      "SESSION_EXPIRED",
-      "Session " + quoted(id)
-        + " has expired: sessions are removed "
-        + format_duration(limits_.max_idle)
-        + " after their last call, " + format_duration(limits_.max_age)
-        + " after they started, or, once ended, when room is needed for "
-          "a new session. Start a new session with time_session_start."};
+  if (auto e = expired_.find(id); e != expired_.end())
+    // Journaled, it stays readable as history (a call loads it).
+    return detail::expired_error(id, e->second, limits_,
+                                 recording_ && e->second != "reclaimed");
   if (!storage_fault_.empty())
     return tracking_error{
       "STORAGE_UNAVAILABLE",
@@ -540,8 +568,7 @@ std::vector<std::string> tracker::expire_due(instant now) {
       erase(id); // not expired: the journal keeps it, a call reloads it
       continue;
     }
-    note_expired(s, now);
-    forget(id);
+    forget(id, note_expired(s, now));
   }
   return out;
 }
@@ -550,37 +577,44 @@ void tracker::evict(const std::string& id) {
   // Only ended sessions are evicted, and the journal closed them at their
   // end: nothing to record.
   if (sessions_.count(id) > 0)
-    forget(id);
+    forget(id, "reclaimed");
 }
 
-void tracker::close_all(instant now, const char* reason) {
-  std::vector<std::string> ids;
-  for (const auto& [id, s] : sessions_)
-    ids.push_back(id);
-  for (const auto& id : ids) {
-    const auto& s = sessions_.at(id);
-    if (recording_ && !s.ended()) {
-      change c;
-      c.kind = change::session_expired;
-      c.session_id = id;
-      c.at = now;
-      c.reason = reason;
-      changes_.push_back(std::move(c));
-    }
-    forget(id);
-  }
-}
-
-void tracker::note_expired(const tracking_session& s, instant now) {
+std::string tracker::note_expired(const tracking_session& s, instant now) {
+  std::string why
+    = since(s.start.mono, now.mono) > limits_.max_age ? "age" : "idle";
   // An ended session leaving memory changes nothing the journal keeps.
   if (!recording_ || s.ended())
-    return;
+    return why;
   change c;
   c.kind = change::session_expired;
   c.session_id = s.id;
   c.at = now;
-  c.reason = since(s.start.mono, now.mono) > limits_.max_age ? "age" : "idle";
+  c.reason = why;
   changes_.push_back(std::move(c));
+  return why;
+}
+
+void tracker::close_expired(tracking_session& s, instant at,
+                            std::string reason) {
+  for (auto& t : s.tasks)
+    if (!t.runs.empty() && !t.runs.back().end) {
+      t.runs.back().end = at;
+      t.runs.back().status = run_status::interrupted;
+    }
+  s.end = at;
+  s.expired = std::move(reason);
+  // History: a retried start with its key must not find it.
+  if (s.idempotency_key)
+    if (auto k = keys_.find(*s.idempotency_key);
+        k != keys_.end() && k->second == s.id)
+      keys_.erase(k);
+  // Ended for the supervisor: its slot may be reclaimed.
+  newly_ended_.push_back(s.id);
+}
+
+tracking_error tracker::expired_error(const tracking_session& s) const {
+  return detail::expired_error(s.id, s.expired.value_or(""), limits_, true);
 }
 
 std::vector<change> tracker::take_changes() {

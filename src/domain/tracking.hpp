@@ -210,6 +210,11 @@ struct tracking_session {
   /// Every change, oldest first, undos and undone ones included (reports
   /// show it; the journal keeps the same with every event).
   std::vector<audit_record> audit{};
+  /// Read back from a journal after it expired: why ("age", "idle";
+  /// "closed": its MCP session's DELETE, in older versions). History, read
+  /// only: `end` is the expiry instant, where its running runs ended as
+  /// interrupted; a write answers SESSION_EXPIRED (tracker::expired_error).
+  std::optional<std::string> expired{};
 
   bool ended() const noexcept {
     return end.has_value();
@@ -479,8 +484,14 @@ public:
 
   /// Remembers `id` as expired (it expired while the server was down).
   void remember_expired(const std::string& id) {
-    forget(id);
+    forget(id, {});
   }
+  /// Closes the replayed `s` as the journal's expiry left it: at `at`, for
+  /// `reason` (see tracking_session::expired).
+  void close_expired(tracking_session& s, instant at, std::string reason);
+  /// SESSION_EXPIRED for a write to `s`, which expired: why, and that it
+  /// stays readable.
+  tracking_error expired_error(const tracking_session& s) const;
   /// Lets go of `id` without a trace (no change recorded, not remembered as
   /// expired): another holder took it over, or a newer copy replaces it.
   void drop(const std::string& id);
@@ -502,10 +513,6 @@ public:
   void set_storage_fault(std::string reason) {
     storage_fault_ = std::move(reason);
   }
-
-  /// The owner goes away for good (its MCP session was deleted): every
-  /// session leaves, the open ones recorded as expired for `reason`.
-  void close_all(instant now, const char* reason);
 
   /// Ids expired by `use` since the last call: the owner tells the
   /// supervisor, which frees their global slots.
@@ -555,9 +562,10 @@ private:
   bool due(const tracking_session& s, mono_time now) const;
   /// Ended, and recorded in a journal: memory holds a copy.
   bool kept_elsewhere(const tracking_session& s) const;
-  void note_expired(const tracking_session& s, instant now);
+  /// Records the expiry of `s` (while journaling) and returns its reason.
+  std::string note_expired(const tracking_session& s, instant now);
   /// By value: `id` may be the session's own, which erasing it frees.
-  void forget(std::string id);
+  void forget(std::string id, std::string reason);
   /// The error for an id this tracker does not hold (any more).
   tracking_error not_held(const std::string& id) const;
   /// Removes `id` and its idempotency key from memory.
@@ -585,7 +593,8 @@ private:
   /// idempotency key -> session id, for the sessions that have one.
   std::unordered_map<std::string, std::string> keys_;
   std::deque<std::string> expired_order_;
-  std::unordered_set<std::string> expired_;
+  /// Expired id -> why ("age", "idle", "reclaimed"; empty: not known).
+  std::unordered_map<std::string, std::string> expired_;
   std::vector<std::string> newly_expired_;
   std::vector<std::string> newly_ended_;
   std::vector<std::string> newly_reopened_;

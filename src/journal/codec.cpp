@@ -117,6 +117,11 @@ domain::string_map payload::metadata() const {
   return kinds::payload_of(change::task_ended).read(doc_, &change::metadata);
 }
 
+std::string payload::expiry_reason() const {
+  return kinds::payload_of(change::session_expired)
+    .read(doc_, &change::reason);
+}
+
 std::vector<domain::task_op> payload::ops() const {
   return kinds::payload_of(change::tasks_edited).read(doc_, &change::ops);
 }

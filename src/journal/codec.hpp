@@ -55,6 +55,9 @@ public:
   domain::run_status status() const;
   domain::string_map metadata() const;
 
+  /// session_expired: why ("age", "idle", "closed").
+  std::string expiry_reason() const;
+
   /// tasks_edited: the operations, in order.
   std::vector<domain::task_op> ops() const;
 

@@ -150,7 +150,11 @@ void replay_one(tracker& tr, const storage::stored_session& s,
         break;
       }
       case storage::event_kind::session_expired:
-        throw bad_event{"an open session has an expiry event"};
+        // Its last event: the session is history from then on.
+        if (s.state != storage::session_state::expired || live->ended())
+          throw bad_event{"an open or ended session has an expiry event"};
+        tr.close_expired(*live, at, p.expiry_reason());
+        break;
       case storage::event_kind::change_undone:
         break; // skipped above
     }
@@ -173,16 +177,25 @@ std::vector<std::string> replay(tracker& tr,
   // Each event says who made it; the caller's origin comes back after.
   auto origin = tr.origin();
   for (const auto& s : in) {
-    if (s.state == storage::session_state::expired) {
+    // An expired session comes with its events (read only, as history);
+    // without them only its expiry is known.
+    if (s.state == storage::session_state::expired && s.events.empty()) {
       tr.remember_expired(s.session_id);
       continue;
     }
     try {
+      tr.drop(s.session_id); // no longer only remembered as expired
       replay_one(tr, s, clock, local_zone);
+      if (s.state == storage::session_state::expired
+          && !tr.find(s.session_id)->expired)
+        throw bad_event{"it expired, without an expiry event"};
       ids.push_back(s.session_id);
     } catch (const std::exception& e) {
       problems.push_back("session " + log_id(s.session_id) + ": " + e.what());
-      tr.evict(s.session_id);
+      // Held until now, or expired: remembered as expired (why not known).
+      if (tr.find(s.session_id) != nullptr
+          || s.state == storage::session_state::expired)
+        tr.remember_expired(s.session_id);
     }
   }
   tr.record_changes(was_recording);

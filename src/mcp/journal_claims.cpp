@@ -35,10 +35,8 @@ journal_claims::claim_for(const protocol::message& msg, protocol::era era,
       = domain::to_ns(clock.wall_now() - tracker.limits().max_age);
   }
   if (!req.session_id.empty()) {
-    // Expired here, and the journal agreed (a fenced expiry is forgotten):
-    // SESSION_EXPIRED without asking.
-    if (tracker.remembers_expired(req.session_id))
-      return std::nullopt;
+    // Expired here: asked too, for the journal keeps it as history (read
+    // only; SESSION_EXPIRED if it was purged since).
     // Ended sessions are checked too: time_undo through another server
     // may have reopened one (its epoch moved on).
     if (tracker.find(req.session_id) != nullptr)

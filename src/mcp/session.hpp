@@ -170,10 +170,6 @@ public:
   /// Changes made outside a frame (the expiry sweep), for the journal.
   std::vector<storage::event> take_journal();
 
-  /// The client ended its MCP session (HTTP DELETE): its tracking sessions
-  /// end with it; returns their expiry for the journal.
-  std::vector<storage::event> close_all();
-
   /// The supervisor's sweep (or its search for room): removes tracking
   /// sessions past their age or idle limit and returns their ids.
   std::vector<std::string> expire_due();

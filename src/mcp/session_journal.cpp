@@ -295,11 +295,6 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
   return run_job();
 }
 
-std::vector<storage::event> session::close_all() {
-  tracker_.close_all(domain::now_of(*cfg_.clock), "closed");
-  return take_journal();
-}
-
 std::vector<storage::event> session::take_journal() {
   if (!tracker_.recording())
     return {};

@@ -582,9 +582,9 @@ result<claim_result> sqlite_store::claim(const claim_request& req) {
         out.previous_holder = s.holder;
         out.previous_alive = lock_.alive(s.holder);
       }
-      if (s.state != session_state::expired)
-        if (auto err = read_events_of(s, what, sid))
-          return std::move(*err);
+      // An expired one's too: it is read as history.
+      if (auto err = read_events_of(s, what, sid))
+        return std::move(*err);
       if (auto err = run(commit_, what))
         return std::move(*err);
     }

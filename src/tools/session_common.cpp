@@ -240,9 +240,9 @@ make_summary_schema(bool for_end) {
   out->add("milestone_name", &r::milestone_name,
            "Milestone name given at start.");
   out->add("status", &r::status,
-           "'active' while the session is open, 'ended' after "
-           "time_session_end.")
-    .one_of({"active", "ended"});
+           "'active' while open, 'ended' after time_session_end, 'expired' "
+           "past its age or idle limit (read only).")
+    .one_of({"active", "ended", "expired"});
   out->add("start_time", &r::start_time, "ISO 8601 session start.");
   out->add("start_time_friendly", &r::start_time_friendly,
            "Start, e.g. 'December 14, 2025 9:45:32 AM EST'.");
@@ -408,7 +408,7 @@ summary_result summarize(const domain::tracking_session& s,
   r.session_id = s.id;
   r.milestone_id = s.milestone_id;
   r.milestone_name = s.milestone_name;
-  r.status = s.ended() ? "ended" : "active";
+  r.status = s.expired ? "expired" : s.ended() ? "ended" : "active";
   r.start_time = format_iso8601(s.start.wall, z);
   r.start_time_friendly = domain::format_friendly(s.start.wall, z);
   r.end_time = format_iso8601(end.wall, z);

@@ -220,9 +220,24 @@ outcome<domain::tracking_session*> use_session(tool_context& ctx,
                                                domain::instant now);
 
 /// Runs `f(session, now)` on the session named by a call (read at one
-/// instant), or returns why there is none.
+/// instant), or returns why there is none. For the tools that change it:
+/// one that expired (history, read only) answers SESSION_EXPIRED.
 template <class Result, class F>
 outcome<Result> on_session(tool_context& ctx, const std::string& id, F f) {
+  auto now = domain::now_of(ctx.clock);
+  auto found = use_session(ctx, id, now);
+  if (auto* err = std::get_if<tool_error>(&found))
+    return std::move(*err);
+  auto* s = std::get<domain::tracking_session*>(found);
+  if (s->expired)
+    return to_tool_error(ctx.tracker.expired_error(*s));
+  return f(*s, now);
+}
+
+/// As on_session, for the tools that only read a session: an expired one
+/// too, as its history.
+template <class Result, class F>
+outcome<Result> read_session(tool_context& ctx, const std::string& id, F f) {
   auto now = domain::now_of(ctx.clock);
   auto found = use_session(ctx, id, now);
   if (auto* err = std::get_if<tool_error>(&found))

@@ -33,7 +33,7 @@ outcome<summary_result> end(const session_end_args& args,
 
 outcome<summary_result> summary(const session_end_args& args,
                                 tool_context& ctx) {
-  return on_session<summary_result>(
+  return read_session<summary_result>(
     ctx, args.session_id,
     [&](domain::tracking_session& s,
         domain::instant now) -> outcome<summary_result> {

@@ -50,13 +50,14 @@ slot_outcome<session_report_result> run(const session_report_args& args,
   reports::report_options opts;
   opts.include_gantt = args.include_gantt;
   auto render = [format, opts](const reports::report_model& model,
-                               const std::string& id, bool ended) {
+                               const std::string& id,
+                               const char* status) {
     session_report_result res;
     res.session_id = id;
     res.format = reports::to_string(format);
     res.mime_type = reports::mime_type(format);
     res.timezone = model.tz.name();
-    res.status = ended ? "ended" : "active";
+    res.status = status;
     res.report = reports::render_report(model, format, opts);
     return res;
   };
@@ -64,7 +65,10 @@ slot_outcome<session_report_result> run(const session_report_args& args,
   auto found = use_session(ctx, args.session_id, now);
   if (auto* s = std::get_if<domain::tracking_session*>(&found)) {
     auto model = reports::build_report(**s, now, zone ? *zone : (*s)->tz);
-    return render(model, (*s)->id, (*s)->ended());
+    return render(model, (*s)->id,
+                  (*s)->expired ? "expired"
+                  : (*s)->ended() ? "ended"
+                                  : "active");
   }
   auto err = std::get<tool_error>(std::move(found));
   if (err.code != "SESSION_NOT_FOUND")
@@ -89,7 +93,7 @@ slot_outcome<session_report_result> run(const session_report_args& args,
       const auto& fr = page.focus.front();
       return render(
         reports::build_focus_report(fr, c.clock.wall_now(), tz),
-        fr.session_id, fr.end.has_value());
+        fr.session_id, fr.end ? "ended" : "active");
     }};
 }
 
@@ -120,9 +124,10 @@ tool make_time_session_report() {
   out->add("timezone", &r::timezone, "Zone the report's times are in.");
   out->add("status", &r::status,
            "'active' (the report is as of now; running tasks show their "
-           "time so far) or 'ended'. A focus session's report shows it as "
+           "time so far), 'ended', or 'expired' (past its age or idle "
+           "limit: read only). A focus session's report shows it as "
            "milestone 'focus' with one run.")
-    .one_of({"active", "ended"});
+    .one_of({"active", "ended", "expired"});
   out->add("report", &r::report,
            "The report text (for 'json', a JSON document as a string).");
   tool_spec<a, r> spec;

@@ -608,22 +608,29 @@ describe('HTTP: a recovered session goes back to the principal that created it',
     }
   });
 
-  test('a tracking session that ended with its MCP session (DELETE) does not come back after a restart', T, async () => {
-    // Its principal is told it expired; anyone else that it does not exist.
+  test('a tracking session outlives its MCP session\'s DELETE and a restart: the next client of its principal ' +
+    'continues it', T, async () => {
     const dataDir = freshDataDir();
     const args = ['--data-dir', dataDir];
     const one = await HttpServer.start({ binary: BINARY, args });
     const a = await as(connectHttp, one, undefined, 'local-v1');
     const L = await a.tools.ok('time_session_start', MILESTONE);
-    await a.tools.ok('time_task_start', { session_id: L.session_id, ...TASKS[0].start });
-    await a.conn.transport.terminateSession(); // DELETE: its tracking sessions end with it
+    const j1 = await a.tools.ok('time_task_start', { session_id: L.session_id, ...TASKS[0].start });
+    await a.conn.transport.terminateSession(); // DELETE: the MCP session ends, the tracking session stays open
     const b = await as(connectHttp, one, undefined, 'local-v1-next');
-    await b.tools.fail('time_session_summary', { session_id: L.session_id }, 'SESSION_EXPIRED');
+    const seen = await b.tools.ok('time_session_summary', { session_id: L.session_id });
+    assert.equal(seen.status, 'active');
+    assert.equal(seen.tasks[0].status, 'in_progress');
+    assert.equal(seen.tasks[0].start_time, j1.start_time);
+    await b.conn.transport.terminateSession();
     await one.kill();
     const two = await HttpServer.start({ binary: BINARY, args });
     try {
       const c = await as(connectHttp, two, undefined, 'local-v1-after-restart');
-      await c.tools.fail('time_session_summary', { session_id: L.session_id }, 'SESSION_EXPIRED');
+      const ended = await c.tools.ok('time_task_end', { session_id: L.session_id, ...TASKS[0].end });
+      assert.equal(ended.start_time, j1.start_time);
+      const done = await c.tools.ok('time_session_end', { session_id: L.session_id });
+      assert.equal(done.tasks_completed, 1);
     } finally {
       await two.stop();
     }
@@ -929,7 +936,7 @@ describe('--ephemeral and the default data directory', () => {
 
 describe('expiry of recovered sessions', () => {
   test('a session idle past --session-max-idle while the server was down expires at start-up, ' +
-    'and stays expired under a longer limit', T, async () => {
+    'and stays expired under a longer limit: readable history, no writes', T, async () => {
     const dataDir = freshDataDir();
     const args = ['--data-dir', dataDir];
     const one = await startRaw(args);
@@ -950,10 +957,13 @@ describe('expiry of recovered sessions', () => {
     try {
       assert.deepEqual(await waitForRecoveryLine(() => three.server.stderrTail),
         { file: path.join(dataDir, JOURNAL_FILE), recovered: 0, expired: 1 }, three.server.context());
-      const err = await three.tools.call('time_session_summary', { session_id: s.session_id });
-      assert.equal(err.isError, true, `an expired session must not answer: ${JSON.stringify(err.structuredContent)}`);
-      // As for a live session past its limit.
+      // History: read only, as for a live session past its limit.
+      const read = await three.tools.ok('time_session_summary', { session_id: s.session_id });
+      assert.equal(read.status, 'expired');
+      const err = await three.tools.call('time_task_start', { session_id: s.session_id, task_id: 'J-001' });
+      assert.equal(err.isError, true, `an expired session must not change: ${JSON.stringify(err.structuredContent)}`);
       assert.equal(err.structuredContent.error_code, 'SESSION_EXPIRED', JSON.stringify(err.structuredContent));
+      assert.match(err.structuredContent.message, /idle past the idle limit \(1 second on this server/);
     } finally {
       await three.server.stop();
     }
@@ -965,7 +975,8 @@ describe('expiry of recovered sessions', () => {
         { file: path.join(dataDir, JOURNAL_FILE), recovered: 0, expired: 0 }, four.server.context());
       const err = await four.tools.call('time_task_start', { session_id: s.session_id, task_id: 'J-001' });
       assert.equal(err.isError, true, `an expired session must stay expired: ${JSON.stringify(err.structuredContent)}`);
-      assert.ok(['SESSION_EXPIRED', 'SESSION_NOT_FOUND'].includes(err.structuredContent.error_code));
+      assert.equal(err.structuredContent.error_code, 'SESSION_EXPIRED', JSON.stringify(err.structuredContent));
+      assert.equal((await four.tools.ok('time_session_summary', { session_id: s.session_id })).status, 'expired');
     } finally {
       await four.server.stop();
     }

@@ -81,6 +81,35 @@ describe('MCP sessions over HTTP (SDK)', () => {
     }
   });
 
+  test('terminateSession() ends the MCP session only: the principal\'s next client continues its tracking ' +
+    'session and ends the task (issue 29)', T, async () => {
+    const a = await connectTo(server, { name: 'client-a' });
+    let b;
+    try {
+      const { driver: driverA } = await driverFor(a);
+      const s = await driverA.startSession(specSession());
+      const started = await s.startTask({ task_id: 'M2-001' });
+      await a.transport.terminateSession();
+      assert.equal(a.transport.sessionId, undefined);
+      b = await connectTo(server, { name: 'client-b' });
+      const { driver: driverB } = await driverFor(b);
+      const seen = await driverB.ok('time_session_summary', { session_id: s.id });
+      assert.equal(seen.status, 'active');
+      assert.equal(seen.tasks_in_progress, 1);
+      const ended = await driverB.ok('time_task_end', { session_id: s.id, task_id: 'M2-001' });
+      assert.equal(ended.status, 'completed');
+      assert.equal(ended.start_time, started.start_time);
+      const done = await driverB.ok('time_session_end', { session_id: s.id });
+      assert.equal(done.already_ended, false);
+      assert.equal(done.tasks_completed, 1);
+      assert.deepEqual(a.errors(), []);
+      assert.deepEqual(b.errors(), []);
+    } finally {
+      await a.close();
+      await b?.close();
+    }
+  });
+
   test('a session ended elsewhere: the SDK sees 404 Session not found', T, async () => {
     const conn = await connectTo(server);
     try {
@@ -182,5 +211,46 @@ describe('tracking sessions over HTTP (SDK)', () => {
   test('the SDK saw nothing but valid JSON-RPC for it', T, async () => {
     assert.deepEqual(await conn.client.ping(), {});
     assert.deepEqual(conn.errors(), []);
+  });
+});
+
+describe('expired tracking sessions over HTTP (SDK)', () => {
+  test('a session past --session-max-idle is history: listed, and read by the summary and the report (status ' +
+    'expired, its running task interrupted at the expiry); writes answer SESSION_EXPIRED with the cause (issue 29)',
+  T, async () => {
+    const server = await HttpServer.start({ binary: BINARY, args: ['--session-max-idle', '1s'] });
+    const conn = await connectTo(server);
+    try {
+      const { driver } = await driverFor(conn);
+      const s = await driver.startSession(specSession());
+      await s.startTask({ task_id: 'M2-001' });
+      const lastCall = Date.now();
+      // The one wait for time here (the binary takes no injected clock): just past the 1 s idle limit.
+      await new Promise((resolve) => { setTimeout(resolve, Math.max(0, lastCall + 1_100 - Date.now())); });
+      const first = await driver.fail('time_task_end', { session_id: s.id, task_id: 'M2-001' }, 'SESSION_EXPIRED');
+      assert.match(first.message, /has expired: it was idle past the idle limit \(1 second on this server: no call named it\)/);
+      const sum = await driver.ok('time_session_summary', { session_id: s.id });
+      assert.equal(sum.status, 'expired');
+      assert.equal(sum.tasks_interrupted, 1);
+      assert.equal(sum.tasks_in_progress, 0);
+      assert.equal(sum.tasks[0].status, 'interrupted');
+      assert.equal(sum.tasks[0].end_time, sum.end_time, 'the run ends at the expiry instant');
+      const listed = await driver.ok('time_session_list', { status: 'expired' });
+      assert.deepEqual(listed.sessions.map((r) => r.session_id), [s.id]);
+      const report = await driver.ok('time_session_report', { session_id: s.id, format: 'json' });
+      assert.equal(report.status, 'expired');
+      assert.ok(JSON.parse(report.report) && report.report.includes(s.id), 'the JSON report is of the session');
+      for (const [name, args] of [['time_task_start', { task_id: 'M2-002' }], ['time_session_end', {}],
+        ['time_undo', {}]]) {
+        const err = await driver.fail(name, { session_id: s.id, ...args }, 'SESSION_EXPIRED');
+        assert.match(err.message, /idle limit \(1 second on this server: no call named it\)\. It cannot change any more; time_session_summary and time_session_report still read it/, name);
+      }
+      // Still history on a second read.
+      assert.equal((await driver.ok('time_session_summary', { session_id: s.id })).status, 'expired');
+      assert.deepEqual(conn.errors(), []);
+    } finally {
+      await conn.close();
+      await server.stop();
+    }
   });
 });

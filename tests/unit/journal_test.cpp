@@ -284,6 +284,59 @@ TEST_CASE("journal: a session whose events cannot be read is skipped") {
   CHECK(fresh.find("headless") == nullptr);
 }
 
+TEST_CASE("journal: an expired session replays as history: read only, its "
+          "running runs interrupted at the expiry") {
+  tracking_fixture f;
+  auto& s = f.start("s1");
+  f.start_task(s, "a");
+  f.clock->advance(2s);
+  f.end_task(s, "a");
+  f.start_task(s, "b");
+  f.clock->advance(domain::tracking_limits{}.max_idle + 1s);
+  auto at = domain::now_of(*f.clock);
+  REQUIRE(f.tr.expire_due(at) == std::vector<std::string>{"s1"});
+  auto saved = f.stored("s1");
+  REQUIRE(saved.events.back().kind == storage::event_kind::session_expired);
+  saved.state = storage::session_state::expired;
+  f.clock->advance(1h); // read later: its times stay the expiry's
+
+  // A journaled client that expired it itself reads it back.
+  domain::tracker fresh{domain::tracking_limits{}};
+  fresh.record_changes(true);
+  fresh.remember_expired("s1");
+  std::vector<std::string> problems;
+  auto ids = journal::replay(fresh, {saved}, *f.clock, "UTC", problems);
+  CHECK(problems.empty());
+  REQUIRE(ids == std::vector<std::string>{"s1"});
+  CHECK_FALSE(fresh.remembers_expired("s1"));
+  const auto* back = fresh.find("s1");
+  REQUIRE(back != nullptr);
+  CHECK(back->expired == std::optional<std::string>{"idle"});
+  REQUIRE(back->end.has_value());
+  CHECK(back->end->wall == at.wall);
+  CHECK(back->tasks[0].runs[0].status == domain::run_status::completed);
+  CHECK(back->tasks[1].runs[0].status == domain::run_status::interrupted);
+  CHECK(back->tasks[1].runs[0].end->wall == at.wall);
+  // A call reads it (no second expiry recorded)...
+  auto used = fresh.use("s1", domain::now_of(*f.clock));
+  REQUIRE(std::holds_alternative<domain::tracking_session*>(used));
+  CHECK(fresh.take_changes().empty());
+  auto sum = tools::summarize(*back, domain::now_of(*f.clock), true);
+  CHECK(sum.status == "expired");
+  CHECK(sum.tasks_interrupted == 1);
+  CHECK(sum.total_duration_ms
+        == std::chrono::duration_cast<std::chrono::milliseconds>(
+             domain::tracking_limits{}.max_idle + 3s)
+             .count());
+  // ...and a write hears why it cannot change it.
+  auto err = fresh.expired_error(*back);
+  CHECK(err.code == "SESSION_EXPIRED");
+  CHECK(ttm::test::contains(err.message, "it was idle past the idle limit"));
+  CHECK(ttm::test::contains(
+    err.message, "time_session_summary and time_session_report still read it"));
+}
+
+
 TEST_CASE("journal: sessions no server holds expire by the wall clock, each "
           "at its epoch") {
   tracking_fixture f;
@@ -530,18 +583,20 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
     CHECK(sc_of(d)["run"].GetInt() == 2);
     CHECK(s.tracker().find(sid)->tasks[0].runs.size() == 2);
   }
-  SECTION("an expiry or close sent while a write is in flight goes behind "
-          "it, at the epoch it leaves") {
+  SECTION("an expiry sent while a write is in flight goes behind it, at "
+          "the epoch it leaves") {
     auto step = s.handle(mcp::decode(tools_call(
       "time_task_start", R"({"session_id":")" + sid + R"(","task_id":"a"})",
       2)));
     REQUIRE_FALSE(step.journal().empty());
     CHECK(step.journal()[0].epoch == 1);
-    // The MCP session is deleted meanwhile (HTTP DELETE).
-    auto closing = s.close_all();
-    REQUIRE(closing.size() == 1);
-    CHECK(closing[0].kind == storage::event_kind::session_expired);
-    CHECK(closing[0].epoch == 2);
+    // The supervisor's sweep finds it past its age meanwhile.
+    clock->advance(domain::tracking_limits{}.max_age + std::chrono::seconds{1});
+    CHECK(s.expire_due() == std::vector<std::string>{sid});
+    auto expiring = s.take_journal();
+    REQUIRE(expiring.size() == 1);
+    CHECK(expiring[0].kind == storage::event_kind::session_expired);
+    CHECK(expiring[0].epoch == 2);
   }
   SECTION("a start beyond the directory's limit answers LIMIT_REACHED and "
           "frees its slot") {
@@ -671,5 +726,71 @@ TEST_CASE("journal: the journal actor stores appends, several per "
       CHECK(a.error == jc.unavailable);
     caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
     sched.run();
+  }
+}
+
+TEST_CASE("journal: a session the journal says expired: summary and report "
+          "read it, writes answer SESSION_EXPIRED with the cause") {
+  auto clock = std::make_shared<domain::fake_clock>(ttm::test::test_now());
+  auto s = journaled_session(clock);
+  ttm::test::call(s, ttm::test::initialize_request("2025-06-18"));
+  std::vector<storage::event> events;
+  call_with_journal(s,
+                    tools_call("time_session_start",
+                               R"({"milestone_id":"M","task_ids":["a","b"]})",
+                               1),
+                    "", events);
+  REQUIRE(events.size() == 1);
+  auto sid = events[0].session_id;
+  // Expired by another server past its age limit, task a running.
+  auto expired = loaded_at(events[0], 3,
+                           {{storage::event_kind::task_started, "a"}});
+  auto ex = events[0];
+  ex.kind = storage::event_kind::session_expired;
+  ex.payload = R"({"reason":"age"})";
+  ex.at.wall_ns += 90'000'000'000LL;
+  ex.at.mono_ns += 90'000'000'000LL;
+  expired.session.events.push_back(ex);
+  expired.session.state = storage::session_state::expired;
+  clock->advance(2min);
+
+  auto answer = [&](const std::string& json) {
+    auto step = s.handle(mcp::decode(json));
+    for (int k = 0; k < 4 && step.output.response.empty(); ++k) {
+      if (step.claim())
+        step = s.resume_claim(expired, "");
+      else if (step.principal())
+        step = s.resume_principal({}, "");
+      else
+        break;
+    }
+    REQUIRE_FALSE(step.output.response.empty());
+    return parse(step.output.response);
+  };
+  auto sum = answer(
+    tools_call("time_session_summary", R"({"session_id":")" + sid + R"("})",
+               2));
+  REQUIRE_FALSE(sum["result"]["isError"].GetBool());
+  CHECK(str(sc_of(sum)["status"]) == "expired");
+  CHECK(sc_of(sum)["tasks_interrupted"].GetInt() == 1);
+  CHECK(sc_of(sum)["total_duration_ms"].GetInt64() == 90'000);
+  auto report = answer(tools_call(
+    "time_session_report", R"({"session_id":")" + sid + R"(","format":"json"})",
+    3));
+  REQUIRE_FALSE(report["result"]["isError"].GetBool());
+  CHECK(str(sc_of(report)["status"]) == "expired");
+  for (const auto& [name, args] :
+       std::vector<std::pair<std::string, std::string>>{
+         {"time_task_end", R"(","task_id":"a"})"},
+         {"time_task_start", R"(","task_id":"b"})"},
+         {"time_session_end", R"("})"},
+         {"time_undo", R"("})"}}) {
+    INFO(name);
+    auto d = answer(
+      tools_call(name, R"({"session_id":")" + sid + args, 4));
+    CHECK(d["result"]["isError"].GetBool());
+    CHECK(str(sc_of(d)["error_code"]) == "SESSION_EXPIRED");
+    CHECK(ttm::test::contains(str(sc_of(d)["message"]),
+                              "passed the age limit"));
   }
 }

@@ -551,7 +551,9 @@ TEST_CASE("storage: a claim of an ended or expired session loads it as it "
   REQUIRE(expired.outcome == claim_result::loaded);
   CHECK(expired.session.state == session_state::expired);
   CHECK(expired.session.epoch == 2);
-  CHECK(expired.session.events.empty());
+  // Its events too: an expired session is read as history.
+  REQUIRE(expired.session.events.size() == 2);
+  CHECK(expired.session.events[1].kind == event_kind::session_expired);
   // A caller whose copy is at its epoch hears that it expired, not
   // `current`; an ended copy at its epoch is current (only time_undo,
   // which moves the epoch on, changes an ended session).
