@@ -160,8 +160,17 @@ private:
     } else if (clock->bare) {
       note("an hour without am/pm: the 24-hour clock ('at 7' is 07:00)");
     }
-    if (clock->named && clock->tod == 0ms)
-      note("midnight: the start of the day (00:00)");
+    if (clock->named && clock->tod == 0ms) {
+      if (part == part_of_day::night) {
+        // "midnight tonight" ends the night it names: the next day's 00:00,
+        // never the morning already gone.
+        tod_ = 24h;
+        note("midnight with tonight or night: the end of that day (00:00 "
+             "of the next)");
+      } else {
+        note("midnight: the start of the day (00:00)");
+      }
+    }
   }
 
   time_input_result day_phrase(const words& w) {

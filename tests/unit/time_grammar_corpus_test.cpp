@@ -385,6 +385,8 @@ TEST_CASE("time grammar corpus: parts of the day, now, starts and ends",
     tonight at 7pm | 2026-03-06T19:00-05:00
     7pm tonight | 2026-03-06T19:00-05:00
     tonight at 11:30 | 2026-03-06T23:30-05:00
+    tonight at midnight | 2026-03-07T00:00-05:00
+    midnight tonight | 2026-03-07T00:00-05:00
     this morning | 2026-03-06T09:00-05:00
     this morning at 8 | 2026-03-06T08:00-05:00
     this morning at 8:30 | 2026-03-06T08:30-05:00
