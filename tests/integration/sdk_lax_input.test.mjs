@@ -7,22 +7,16 @@ import { after, test } from 'node:test';
 
 import { serverBinary } from './lib/env.mjs';
 import { stopAllServers } from './lib/raw_client.mjs';
-import { connect } from './lib/sdk_client.mjs';
+import { stdioServers } from './lib/sdk_client.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: 60_000 };
-const open = [];
+const { server, closeAll } = stdioServers(BINARY);
 
 after(async () => {
-  for (const c of open) await c.close().catch(() => {});
+  await closeAll();
   await stopAllServers();
 });
-
-async function server(args = []) {
-  const conn = await connect(BINARY, { args });
-  open.push(conn);
-  return conn;
-}
 
 async function call(conn, name, args) {
   return conn.client.callTool({ name, arguments: args });

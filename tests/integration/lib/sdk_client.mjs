@@ -179,3 +179,20 @@ export async function connect(binary, { env, args = [] } = {}) {
     },
   };
 }
+
+/// Stdio servers a test file starts with `connect` and closes once at its
+/// end (node:test's `after`): `server(args)` connects and keeps the
+/// connection for `closeAll`.
+export function stdioServers(binary) {
+  const open = [];
+  return {
+    async server(args = []) {
+      const conn = await connect(binary, { args });
+      open.push(conn);
+      return conn;
+    },
+    async closeAll() {
+      for (const c of open) await c.close().catch(() => {});
+    },
+  };
+}
