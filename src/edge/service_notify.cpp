@@ -102,9 +102,16 @@ caf::actor spawn_watchdog(caf::actor_system& sys,
         self->request(supervisor, interval, actors::count_atom::value)
           .then([=](std::uint64_t sessions) { notifier->watchdog_ping(sessions); },
                 [=](caf::error& err) {
-                  TTM_LOG(warning, "systemd",
-                          "no watchdog ping: the supervisor did not answer ("
-                            + to_string(err) + ")");
+                  // A supervisor that is gone is the shutdown, which ends
+                  // this actor too: only a late answer is news.
+                  if (err == caf::sec::request_timeout)
+                    TTM_LOG(warning, "systemd",
+                            "no watchdog ping: the supervisor did not answer "
+                            "within "
+                              + std::to_string(notifier->watchdog_interval()
+                                                 .count()
+                                               / 1000)
+                              + " ms");
                 });
         self->delayed_send(self, interval, tick_atom::value);
       },
