@@ -13,13 +13,17 @@ Debian service"), from the already-built tree: nothing here compiles.
       are printed; docs/operations.md says why each is left).
   package_test.py run BUILD       the .deb's control (Depends, conffiles),
       then its binary, unpacked by `dpkg-deb -x`: --version, the stdio
-      handshake (initialize, tools/list), and `check` where it has one.
+      handshake (initialize, tools/list), the unit's command with the
+      unit's environment and the packaged config (READY=1 over a notify
+      socket, STOPPING=1), and `check` where it has one.
 """
 import glob
 import gzip
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -168,6 +172,54 @@ def handshake(binary, data):
     return info, tools
 
 
+def serve_as_the_unit(root, tmp):
+    """The packaged unit's ExecStart with its Environment= lines (%S: a
+    state directory of our own), the packaged config file, and nothing
+    else in the environment (systemd's is as clean); NOTIFY_SOCKET a socket
+    of ours, the port a free one (as /etc/default/time-tracker-mcp could
+    set it). READY=1 must come, then STOPPING=1 at SIGTERM and exit 0."""
+    unit = open(os.path.join(root, f"lib/systemd/system/{NAME}.service")).read()
+    state = os.path.join(tmp, "state")
+    os.makedirs(state)
+    local = lambda p: os.path.join(root, p.lstrip("/")) if p.startswith(("/etc/", "/usr/")) else p
+    env = {"PATH": "/usr/bin:/bin", "TIME_TRACKER_MCP_LISTEN": "127.0.0.1:0"}
+    for k, v in re.findall(r"^Environment=([A-Z_]+)=(.*)$", unit, re.M):
+        env[k] = local(v.replace("%S", state))
+    argv = [local(a) for a in re.search(r"^ExecStart=(.*)$", unit, re.M).group(1).split()]
+    sock_path = os.path.join(tmp, "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(sock_path)
+    sock.settimeout(20)
+    env["NOTIFY_SOCKET"] = sock_path
+    log = open(os.path.join(tmp, "unit.log"), "w+")
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=log)
+    seen = []
+
+    def until(key):
+        while True:
+            try:
+                msg = sock.recv(4096).decode()
+            except socket.timeout:
+                proc.kill()
+                log.seek(0)
+                fail(f"no {key} from the packaged unit's command {argv} "
+                     f"after {seen}:\n{log.read()}")
+            seen.append(msg)
+            if msg.startswith(key + "=") or ("\n" + key + "=") in msg:
+                return msg
+
+    ready = until("READY")
+    proc.send_signal(signal.SIGTERM)
+    until("STOPPING")
+    rc = proc.wait(timeout=30)
+    if rc != 0 or not os.path.exists(os.path.join(state, NAME, "journal.sqlite3")):
+        log.seek(0)
+        fail(f"the unit's command: exit {rc}, journal in %S/{NAME}?\n{log.read()}")
+    print(f"packaged unit's command: {ready.splitlines()[-1]}; journal in "
+          f"%S/{NAME}; STOPPING=1 at SIGTERM, exit 0")
+
+
 def run_deb():
     pkg = the_deb()
     control = run(["dpkg-deb", "-f", pkg, "Package", "Depends"]).stdout
@@ -197,6 +249,7 @@ def run_deb():
         print(f"packaged binary: {version.stdout.strip()}; initialize answered "
               f"by {info['name']} {info.get('version')}; tools/list: "
               f"{len(tools)} tools")
+        serve_as_the_unit(root, tmp)
         # ---- LEAD: the admin `check` (issue 31 item 6, another branch) ----
         # Runs on the packaged config and the journal the handshake left,
         # once the binary has the subcommand (`check --help` exits 0 and
