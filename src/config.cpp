@@ -519,6 +519,10 @@ load_config(const std::vector<std::string>& args,
       res.text = usage_markdown();
       return res;
     }
+    if (a == "--help-man") {
+      res.text = usage_man();
+      return res;
+    }
     if (a == "--version") {
       res.text = std::string{"time-tracker-mcp "} + TTM_VERSION + "\n";
       return res;

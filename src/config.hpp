@@ -118,6 +118,10 @@ std::string usage();
 /// (--help-markdown; a test compares it with the committed page).
 std::string usage_markdown();
 
+/// The man page time-tracker-mcp(1) in roff, from the same option table
+/// (--help-man; the build installs it).
+std::string usage_man();
+
 /// --toolsets: "time,tracking", "all" (config_sets.cpp).
 std::string set_toolsets(config& c, const std::string& list);
 

@@ -9,6 +9,7 @@
 #include "domain/clock.hpp"
 #include "domain/zones.hpp"
 #include "edge/http.hpp"
+#include "edge/service_notify.hpp"
 #include "edge/stdio.hpp"
 #include "log.hpp"
 #include "storage/sqlite_store.hpp"
@@ -409,6 +410,26 @@ int run_stdio(const config& cfg) {
   return 0;
 }
 
+/// systemd (Type=notify) hears when the journal opens, which READY=1 waits
+/// for, or why it cannot yet; an --ephemeral server has none to wait for.
+void notify_journal(prepared_config& p,
+                    const std::shared_ptr<edge::service_notifier>& notifier) {
+  if (!notifier->enabled())
+    return;
+  if (!p.client.journal) {
+    notifier->journal("");
+    return;
+  }
+  p.open_store = [open = std::move(p.open_store), notifier] {
+    auto opened = open();
+    auto* err = std::get_if<storage::error>(&opened);
+    notifier->journal(err ? "the session journal is unavailable: "
+                              + err->message
+                          : "");
+    return opened;
+  };
+}
+
 bool is_loopback(const std::string& host) {
   return host.rfind("127.", 0) == 0 || host == "::1";
 }
@@ -439,6 +460,8 @@ int run_http(const config& cfg) {
   auto prepared = prepare(cfg);
   if (prepared.exit_code != 0)
     return prepared.exit_code;
+  auto notifier = std::make_shared<edge::service_notifier>();
+  notify_journal(prepared, notifier);
   const auto& client_cfg = prepared.client;
   const auto& local_zone = client_cfg.local_zone;
   const auto& tzdb_version = prepared.tzdb_version;
@@ -470,6 +493,7 @@ int run_http(const config& cfg) {
   {
     caf::actor_system sys{sys_cfg};
     auto g = spawn_graph(sys, cfg, prepared, true);
+    edge::spawn_watchdog(sys, g.supervisor, notifier);
     http = std::make_unique<edge::http_edge>(g.transport, opts);
     auto signals = signal_thread(sigs, shutdown, exiting);
     try {
@@ -490,10 +514,12 @@ int run_http(const config& cfg) {
         TTM_LOG(warning, "main", "listening beyond loopback without "
                                  "--auth-token-file: anyone who can reach "
                                  "this port can use the server");
+      notifier->listening(http->url());
     }
     if (rc == 0)
       warm_up(shutdown, *client_cfg.registry, std::chrono::milliseconds{20});
     auto reason = shutdown.wait();
+    notifier->stopping(reason);
     if (rc == 0) {
       TTM_LOG(info, "main", std::string{"shutting down: "} + reason
                               + "; finishing requests in flight");

@@ -71,8 +71,10 @@ const foreign = {
   "--fail-with-body": "curl", "--output-on-failure": "ctest", "--strict": "inspector",
   "--cli": "inspector", "--method": "inspector", "--requirements": "conformance",
   "--transport": "claude mcp add",
+  "--build": "cmake", "--install": "cmake", "--prefix": "cmake --install",
+  "--offline": "systemd-analyze", "--pedantic": "lintian", "--warnings": "man",
 };
-const standalone = new Set(["--help", "--help-markdown", "--version"]);
+const standalone = new Set(["--help", "--help-markdown", "--help-man", "--version"]);
 const named = new Map(); // option -> first place
 for (const f of [...docFiles, ...clientFiles]) {
   readFileSync(f, "utf8").split("\n").forEach((line, i) => {
