@@ -2,8 +2,9 @@
 // through the MCP session and the real SQLite store, as a client of the
 // server sees it; the store's files go through fault_vfs. A clean run counts
 // the calls of each kind (the injection points); then, for every kind and
-// every N, the workload runs again with the Nth call of that kind failing,
-// and after the call it hit the rule is checked:
+// every N, the workload runs again with the Nth call of that kind failing
+// (once, and again sticky: every later call of the kind fails too until
+// that step is over), and after the call it hit the rule is checked:
 //  - the call answers STORAGE_UNAVAILABLE (a tool error), or it succeeds
 //    with the very reply of the clean run (SQLite absorbed the fault);
 //    never a crash, a protocol error or another answer;
