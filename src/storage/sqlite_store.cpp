@@ -200,9 +200,19 @@ std::optional<error> sqlite_store::run(const stmt_ptr& s,
 /// chain. (The fault sweep,
 /// tests/unit/storage_fault_sweep_test.cpp, found it.)
 std::optional<error> sqlite_store::commit_write(const std::string& what) {
-  auto err = run(commit_, what); // and reset: no statement left running
-  if (!err)
-    return std::nullopt;
+  int rc = SQLITE_OK;
+  std::optional<error> err;
+  {
+    stmt_use use{commit_}; // reset before what follows: nothing left running
+    if ((rc = use.step()) == SQLITE_DONE)
+      return std::nullopt;
+    err = fail(rc, what);
+  }
+  // A full disk failed a frame's write: the commit frame, written last,
+  // never was (and the write below would fail the same way, every call).
+  // (Not a sync that failed with ENOSPC: that is SQLITE_IOERR_FSYNC.)
+  if ((rc & 0xff) == SQLITE_FULL)
+    return err;
   auto* d = db_.get();
   if (sqlite3_get_autocommit(d) == 0)
     exec(d, "ROLLBACK");
