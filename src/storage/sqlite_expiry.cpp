@@ -94,7 +94,7 @@ sqlite_store::purge_closed_before(std::int64_t cutoff_wall_ns,
       if (auto rc = use.bind(1, text).step(); rc != SQLITE_DONE)
         return fail(rc, what);
     }
-    if (auto err = run(commit_, what))
+    if (auto err = commit_write(what))
       return std::move(*err);
     return std::optional<std::size_t>{n};
   });

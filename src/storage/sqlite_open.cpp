@@ -66,6 +66,20 @@ void report_wal_damage(const std::string& wal) {
   auto scan = scan_wal_file(wal);
   if (!scan)
     return;
+  // Neither a WAL nor a damaged one (overwritten by something else):
+  // SQLite ignores it whole. Big enough to have held a committed frame (a
+  // header and one frame of the smallest page), it may have held
+  // acknowledged changes: say so, as the damage below is reported.
+  if (struct stat st{}; !scan->has_header && !scan->damaged_header
+                        && ::stat(wal.c_str(), &st) == 0
+                        && st.st_size >= 32 + 24 + 512) {
+    TTM_LOG(warning, "storage",
+            "the journal's WAL " + wal + " (" + std::to_string(st.st_size)
+              + " bytes) is not a write-ahead log (no WAL header): SQLite "
+                "ignores it; changes acknowledged in it since the last "
+                "checkpoint are lost");
+    return;
+  }
   if (scan->zeroed > 0)
     TTM_LOG(warning, "storage",
             "the journal's WAL " + wal + " has "
@@ -144,7 +158,7 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   sqlite3* raw = nullptr;
   auto rc = sqlite3_open_v2(path.c_str(), &raw,
                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                            nullptr);
+                            opts.vfs.empty() ? nullptr : opts.vfs.c_str());
   db_ptr db{raw};
   if (rc != SQLITE_OK)
     return sqlite_error(raw, rc, "cannot open the journal", path);

@@ -137,7 +137,7 @@ result<principal_state> sqlite_store::principal(const principal_op& op) {
     if (op.kind == principal_op::set_prefs)
       if (auto err = read_prefs())
         return std::move(*err);
-    if (auto err = run(commit_, what))
+    if (auto err = commit_write(what))
       return std::move(*err);
     return out;
   });

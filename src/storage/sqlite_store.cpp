@@ -1,5 +1,6 @@
 #include "storage/sqlite_store_impl.hpp"
 
+#include "log.hpp"
 #include "storage/sqlite_runs.hpp"
 #include "storage/sys_util.hpp"
 
@@ -188,6 +189,51 @@ std::optional<error> sqlite_store::run(const stmt_ptr& s,
   return std::nullopt;
 }
 
+/// A COMMIT whose WAL sync (fsync/fdatasync) failed has written all its
+/// frames, the commit frame included: SQLite answers the error and rolls
+/// back, and the next write of any server goes over those frames, but until
+/// then a crash (kill -9, power) leaves a WAL whose recovery brings the
+/// refused change back, after its client was told nothing was changed. So
+/// a failed COMMIT is followed at once by a small write of its own (a count
+/// of failed commits in `meta`; SQLite skips a write that changes nothing),
+/// which goes over the first of those frames and breaks their checksum
+/// chain. (The fault sweep,
+/// tests/unit/storage_fault_sweep_test.cpp, found it.)
+std::optional<error> sqlite_store::commit_write(const std::string& what) {
+  int rc = SQLITE_OK;
+  std::optional<error> err;
+  {
+    stmt_use use{commit_}; // reset before what follows: nothing left running
+    if ((rc = use.step()) == SQLITE_DONE)
+      return std::nullopt;
+    err = fail(rc, what);
+  }
+  // A full disk failed a frame's write: the commit frame, written last,
+  // never was (and the write below would fail the same way, every call).
+  // (Not a sync that failed with ENOSPC: that is SQLITE_IOERR_FSYNC.)
+  if ((rc & 0xff) == SQLITE_FULL)
+    return err;
+  auto* d = db_.get();
+  if (sqlite3_get_autocommit(d) == 0)
+    exec(d, "ROLLBACK");
+  if (auto scrub = exec(d, "BEGIN IMMEDIATE; INSERT INTO meta (key, value)"
+                           " VALUES ('failed_commits', '1') ON CONFLICT (key)"
+                           " DO UPDATE SET value = CAST(value AS INTEGER) + 1;"
+                           " COMMIT");
+      scrub != SQLITE_OK) {
+    auto why = std::string{sqlite3_errmsg(d)};
+    if (sqlite3_get_autocommit(d) == 0)
+      exec(d, "ROLLBACK");
+    TTM_LOG(warning, "storage",
+            "journal " + path_ + ": a change was refused (" + err->message
+              + "), and the write that erases it from the WAL failed too ("
+              + why
+              + "): if this server dies before its next write, the refused "
+                "change may reappear when the journal is opened again");
+  }
+  return err;
+}
+
 namespace {
 
 /// Reads `session_columns` starting at column `at`; false: unknown state.
@@ -289,7 +335,7 @@ result<ok> sqlite_store::append(const std::vector<event>& batch) {
     for (const auto& ev : batch)
       if (auto err = append_one(ev))
         return std::move(*err);
-    if (auto err = run(commit_, what))
+    if (auto err = commit_write(what))
       return std::move(*err);
     return ok{};
   });
@@ -609,7 +655,7 @@ result<ok> sqlite_store::release(
           rc != SQLITE_DONE)
         return fail(rc, what);
     }
-    if (auto err = run(commit_, what))
+    if (auto err = commit_write(what))
       return std::move(*err);
     return ok{};
   });

@@ -42,6 +42,9 @@ struct sqlite_options {
   /// The limits an `if_due` expiry is checked against (0: not checked).
   std::chrono::seconds max_age{0};
   std::chrono::seconds max_idle{0};
+  /// The SQLite VFS to open the journal with, by its registered name;
+  /// empty: SQLite's default. The fault-injection tests choose theirs.
+  std::string vfs{};
 };
 
 /// Creates `opts.dir` (0700, parents too) if missing and locks it, waiting

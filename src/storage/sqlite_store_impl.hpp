@@ -104,6 +104,9 @@ private:
 
   int prepare(stmt_ptr& out, const std::string& sql);
   std::optional<error> run(const stmt_ptr& s, const std::string& what);
+  /// COMMITs a write transaction; if that fails, overwrites what it may
+  /// have left in the WAL (see sqlite_store.cpp).
+  std::optional<error> commit_write(const std::string& what);
   std::optional<error> read_sessions(stmt_use& use,
                                      std::vector<stored_session>& out,
                                      const std::string& what);
