@@ -37,6 +37,12 @@ std::string describe(const storage::error& e) {
 
 /// For the client: what kind of fault, never a path of the server's.
 std::string public_reason(const storage::error& e) {
+  // A pid is no secret of the server's, and names what to resume or end.
+  if (e.kind == storage::error_kind::busy && e.holder_pid > 0)
+    return "the session journal failed (storage busy: process "
+           + std::to_string(e.holder_pid)
+           + " holds its write lock, stopped or frozen?; reads still work, "
+             "writes wait until it resumes or exits)";
   return std::string{"the session journal failed (storage "}
          + storage::to_string(e.kind) + ")";
 }

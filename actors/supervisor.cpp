@@ -111,12 +111,21 @@ void mark_reopened(self_ptr self, const std::string& id) {
 /// MCP session's share, its principal's share (open sessions only), then
 /// the global cap (every slot). A share as large as the cap is no share:
 /// the cap (with its reclaiming of ended sessions) is what binds then.
+/// `id` reopened (time_undo of an end that still holds its slot) needs no
+/// new slot: the cap counts the open sessions then, as a reopened one
+/// cannot be reclaimed.
 std::optional<domain::slot_answer> refusal(self_ptr self,
-                                           const caf::actor_addr& owner) {
+                                           const caf::actor_addr& owner,
+                                           const std::string& id) {
   auto& st = self->state;
   auto info = st.client_info.find(owner);
   if (info == st.client_info.end())
     return domain::slot_answer{global_limit, st.cfg.max_sessions};
+  auto slot = st.slots.find(id);
+  bool reopening = slot != st.slots.end();
+  // Counted already (a retry of the same call after a fenced write).
+  if (reopening && !slot->second.ended && slot->second.owner == owner)
+    return std::nullopt;
   auto cap = st.cfg.max_sessions;
   if (info->second.mcp_session && st.cfg.max_sessions_per_mcp_session < cap) {
     auto share = st.cfg.max_sessions_per_mcp_session;
@@ -130,9 +139,22 @@ std::optional<domain::slot_answer> refusal(self_ptr self,
     if (p != st.open_by_principal.end() && p->second >= share)
       return domain::slot_answer{principal_limit, share};
   }
+  if (reopening) {
+    std::size_t open = 0;
+    for (const auto& [principal, n] : st.open_by_principal)
+      open += n;
+    if (open >= st.cfg.max_sessions)
+      return domain::slot_answer{global_limit, st.cfg.max_sessions};
+    return std::nullopt;
+  }
   if (st.slots.size() >= st.cfg.max_sessions)
     return domain::slot_answer{global_limit, st.cfg.max_sessions};
   return std::nullopt;
+}
+
+/// Whether `id` holds a slot already: a request for it reopens it.
+bool holds_slot(self_ptr self, const std::string& id) {
+  return self->state.slots.count(id) > 0;
 }
 
 /// The owners whose expiry may lift `limit` for `owner`: itself for its
@@ -284,7 +306,7 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       };
       if (!alive())
         return domain::slot_answer{false};
-      auto first = refusal(self, owner.address());
+      auto first = refusal(self, owner.address(), id);
       if (!first) {
         grant(self, id, owner);
         return domain::slot_answer{true};
@@ -299,9 +321,12 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
           promise.deliver(domain::slot_answer{false});
           return;
         }
-        auto why = refusal(self, owner.address());
-        if (why && why->limit == global_limit && reclaim_ended(self))
-          why = refusal(self, owner.address());
+        auto why = refusal(self, owner.address(), id);
+        // Reclaiming makes no room for a reopened session (it holds its
+        // slot; open ones count), and could reclaim that very one.
+        if (why && why->limit == global_limit && !holds_slot(self, id)
+            && reclaim_ended(self))
+          why = refusal(self, owner.address(), id);
         if (why) {
           TTM_LOG(warning, "supervisor",
                   "refused a tracking session of principal '"

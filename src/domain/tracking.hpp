@@ -473,6 +473,10 @@ public:
   /// Undoable changes left within undo_depth (time_undo's `left`).
   static std::size_t undoable_left(const tracking_session& s);
 
+  /// Whether `undo` would reopen `s` (its latest undoable change is its
+  /// end): then it needs a slot under the shares, as a start does.
+  static bool undo_reopens(const tracking_session& s);
+
   /// Removes every session whose age or idle limit passed by `now` and
   /// returns their ids (remembered as expired, except ended ones a journal
   /// keeps: those only leave memory, and a call loads them again).

@@ -92,6 +92,11 @@ std::size_t tracker::undoable_left(const tracking_session& s) {
   return n;
 }
 
+bool tracker::undo_reopens(const tracking_session& s) {
+  return undoable_left(s) > 0
+         && s.undoable.back().what.kind == change::session_ended;
+}
+
 tracking_outcome<undone> tracker::undo(tracking_session& s, instant now) {
   if (undoable_left(s) == 0) {
     std::string why = s.changes_made == 0

@@ -314,6 +314,9 @@ rpc_step session::resume(const domain::slot_answer& slot) {
   try {
     auto ctx = j.view.tool_context(j.out.notifications);
     tracker_.set_origin({j.paused_tool, cfg_.client_label});
+    // A slot for a session held already: time_undo reopening it.
+    if (slot.granted && tracker_.find(paused.slot_id) != nullptr)
+      reopen_granted_.push_back(paused.slot_id);
     reply = call_reply(j.view, msg, j.paused_tool, paused.resume(slot, ctx),
                        j.out.notifications);
     if (slot.granted && tracker_.find(paused.slot_id) != nullptr)
@@ -355,6 +358,9 @@ rpc_step session::finish_step(rpc_output out) {
   step.expired = take_expired(tracker_, gone_);
   append(step.expired, std::exchange(released_, {}));
   step.ended = tracker_.take_ended();
+  for (auto& id : std::exchange(reopen_granted_, {}))
+    if (const auto* s = tracker_.find(id); s != nullptr && s->ended())
+      step.ended.push_back(std::move(id));
   step.reopened = tracker_.take_reopened();
   step.adopted = std::exchange(adopted_, {});
   append(out.created, std::exchange(created_, {}));

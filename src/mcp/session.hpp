@@ -370,6 +370,10 @@ private:
   std::vector<std::string> released_;
   /// Sessions taken over from the journal since the last step.
   std::vector<std::string> adopted_;
+  /// Ended sessions the supervisor granted a slot to reopen (time_undo):
+  /// still ended when the frame is done (the undo failed, the journal
+  /// refused it), they are reported ended again.
+  std::vector<std::string> reopen_granted_;
   /// The journal epochs of the sessions held here, and their claims.
   journal_claims claims_;
   /// The caller's preferences: the current message's, and the cache.

@@ -59,44 +59,46 @@ sqlite_store::purge_closed_before(std::int64_t cutoff_wall_ns,
   static const std::string what = "cannot purge old sessions from";
   using res = result<std::optional<std::size_t>>;
   return guarded(what, path_, [&]() -> res {
-    rollback_guard guard{db_.get()};
-    if (auto err = run(begin_, what))
-      return std::move(*err);
-    std::int64_t last = 0;
-    if (auto rc = query_int(db_.get(),
-                            "SELECT CAST(value AS INTEGER) FROM meta"
-                            " WHERE key = 'purged_wall_ns'",
-                            last))
-      return fail(rc, what);
-    // Another server purged within the interval: one purge is enough.
-    if (last > 0 && now_wall_ns - last < interval_ns)
-      return std::optional<std::size_t>{};
-    stmt_ptr purge;
-    if (auto rc = prepare(purge, "DELETE FROM sessions"
-                                 " WHERE state IN ('ended', 'expired')"
-                                 " AND closed_wall_ns < ?1"))
-      return fail(rc, what);
-    std::size_t n = 0;
-    {
-      // Events go by ON DELETE CASCADE.
-      stmt_use use{purge};
-      if (auto rc = use.bind(1, cutoff_wall_ns).step(); rc != SQLITE_DONE)
+    return writing<std::optional<std::size_t>>([&]() -> res {
+      rollback_guard guard{db_.get()};
+      if (auto err = run(begin_, what))
+        return std::move(*err);
+      std::int64_t last = 0;
+      if (auto rc = query_int(db_.get(),
+                              "SELECT CAST(value AS INTEGER) FROM meta"
+                              " WHERE key = 'purged_wall_ns'",
+                              last))
         return fail(rc, what);
-      n = static_cast<std::size_t>(sqlite3_changes64(db_.get()));
-    }
-    stmt_ptr mark;
-    if (auto rc = prepare(mark, "UPDATE meta SET value = ?1"
-                                " WHERE key = 'purged_wall_ns'"))
-      return fail(rc, what);
-    {
-      stmt_use use{mark};
-      auto text = std::to_string(now_wall_ns);
-      if (auto rc = use.bind(1, text).step(); rc != SQLITE_DONE)
+      // Another server purged within the interval: one purge is enough.
+      if (last > 0 && now_wall_ns - last < interval_ns)
+        return std::optional<std::size_t>{};
+      stmt_ptr purge;
+      if (auto rc = prepare(purge, "DELETE FROM sessions"
+                                   " WHERE state IN ('ended', 'expired')"
+                                   " AND closed_wall_ns < ?1"))
         return fail(rc, what);
-    }
-    if (auto err = commit_write(what))
-      return std::move(*err);
-    return std::optional<std::size_t>{n};
+      std::size_t n = 0;
+      {
+        // Events go by ON DELETE CASCADE.
+        stmt_use use{purge};
+        if (auto rc = use.bind(1, cutoff_wall_ns).step(); rc != SQLITE_DONE)
+          return fail(rc, what);
+        n = static_cast<std::size_t>(sqlite3_changes64(db_.get()));
+      }
+      stmt_ptr mark;
+      if (auto rc = prepare(mark, "UPDATE meta SET value = ?1"
+                                  " WHERE key = 'purged_wall_ns'"))
+        return fail(rc, what);
+      {
+        stmt_use use{mark};
+        auto text = std::to_string(now_wall_ns);
+        if (auto rc = use.bind(1, text).step(); rc != SQLITE_DONE)
+          return fail(rc, what);
+      }
+      if (auto err = commit_write(what))
+        return std::move(*err);
+      return std::optional<std::size_t>{n};
+    });
   });
 }
 

@@ -6,6 +6,7 @@
 #include "storage/sqlite_util.hpp"
 #include "storage/sys_util.hpp"
 #include "storage/wal_check.hpp"
+#include "storage/write_lock.hpp"
 
 #include <sqlite3.h>
 
@@ -28,15 +29,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace detail;
 
-/// How long a statement waits for other servers' transactions on the same
-/// journal before it fails with `busy`: bounded, so a wedged server cannot
-/// hang the others' replies forever.
-constexpr auto busy_timeout = std::chrono::seconds{2};
-
 /// SQLite's default busy handler sleeps 1, 2, 5, 10 ... 100 ms between tries:
 /// with several servers committing every few milliseconds that tail is what
 /// a reply would wait. Short sleeps first (they are short transactions),
-/// then longer ones, for at most `busy_timeout` in all.
+/// then longer ones, for at most `limit_us` in all (busy_timeout_us, or
+/// less: see sqlite_writer.cpp).
 int on_busy(void* stats, int tries) {
   using namespace std::chrono;
   auto& busy = *static_cast<sqlite_store::busy_stats*>(stats);
@@ -50,7 +47,7 @@ int on_busy(void* stats, int tries) {
                 : tries < 50 ? microseconds{500} + microseconds{200} * (tries - 10)
                              : microseconds{8500}
                                  + microseconds{2000} * (tries - 50);
-  if (waited >= busy_timeout)
+  if (static_cast<std::uint64_t>(waited.count()) >= busy.limit_us)
     return 0;
   std::this_thread::sleep_for(pause);
   busy.slept_us += static_cast<std::uint64_t>(pause.count());
@@ -206,14 +203,34 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
     return sqlite_error(d, rc, "cannot configure the journal", path);
   if (auto err = migrate(d, path, version))
     return std::move(*err);
+  // Briefly: the registration can wait for the first write, and a server
+  // stopped inside a write must not hold up reads.
+  busy->limit_us = stuck_wait_us;
   auto number = next_instance(d, path, opts.instance);
-  if (auto err = std::get_if<error>(&number))
-    return std::move(*err);
-  auto instance = std::get<std::int64_t>(number);
+  busy->limit_us = busy_timeout_us;
+  // Another server holds the write lock past the timeout (stopped or
+  // frozen inside a write): serve reads now, register at the first write.
+  bool deferred = false;
+  std::int64_t pid = 0;
+  if (auto err = std::get_if<error>(&number)) {
+    if (err->kind != error_kind::busy)
+      return std::move(*err);
+    deferred = true;
+    pid = write_lock_holder(path);
+    TTM_LOG(warning, "storage",
+            "the journal " + path + " is opened for reading only for now: "
+              + (pid > 0 ? "process " + std::to_string(pid)
+                         : std::string{"another process"})
+              + " holds its write lock (stopped or frozen?); reads are "
+                "served, writes are tried again at each call until it lets "
+                "go");
+  }
+  auto instance = deferred ? std::int64_t{0} : std::get<std::int64_t>(number);
   // Nothing names this instance before it holds a session, which it only
   // does from here on.
-  if (auto err = held.hold_instance(instance))
-    return std::move(*err);
+  if (!deferred)
+    if (auto err = held.hold_instance(instance))
+      return std::move(*err);
   auto st = std::make_unique<sqlite_store>(
     std::move(busy), std::move(held), path, std::move(db), instance,
     sqlite_store::limits{
@@ -221,6 +238,8 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
       std::chrono::nanoseconds{opts.max_age}.count(),
       std::chrono::nanoseconds{opts.max_idle}.count(),
       opts.max_open_per_principal});
+  if (deferred)
+    st->defer_instance(opts.instance, pid > 0);
   if ((rc = st->prepare_kept()) != SQLITE_OK)
     return sqlite_error(d, rc, "cannot prepare statements for the journal",
                         path);

@@ -15,7 +15,7 @@ namespace ttm::storage::detail {
 
 result<principal_state> sqlite_store::principal(const principal_op& op) {
   static const std::string what = "cannot read or write preferences in";
-  return guarded(what, path_, [&]() -> result<principal_state> {
+  auto body = [&]() -> result<principal_state> {
     if (!prefs_select_) {
       std::pair<stmt_ptr*, const char*> sql[] = {
         {&prefs_select_, "SELECT key, value FROM preferences"
@@ -140,6 +140,11 @@ result<principal_state> sqlite_store::principal(const principal_op& op) {
     if (auto err = commit_write(what))
       return std::move(*err);
     return out;
+  };
+  return guarded(what, path_, [&]() -> result<principal_state> {
+    if (op.kind == principal_op::read)
+      return body();
+    return writing<principal_state>(body);
   });
 }
 

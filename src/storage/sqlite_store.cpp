@@ -329,15 +329,18 @@ result<ok> sqlite_store::append(const std::vector<event>& batch) {
   if (batch.empty())
     return ok{};
   return guarded(what, path_, [&]() -> result<ok> {
-    rollback_guard guard{db_.get()};
-    if (auto err = run(begin_, what))
-      return std::move(*err);
-    for (const auto& ev : batch)
-      if (auto err = append_one(ev))
+    return writing<ok>([&]() -> result<ok> {
+      rollback_guard guard{db_.get()};
+      if (auto err = run(begin_, what))
         return std::move(*err);
-    if (auto err = commit_write(what))
-      return std::move(*err);
-    return ok{};
+      for (const auto& ev : batch)
+        if (auto err = append_one(ev))
+          return std::move(*err);
+      stop_in_write_if_asked();
+      if (auto err = commit_write(what))
+        return std::move(*err);
+      return ok{};
+    });
   });
 }
 
@@ -583,10 +586,21 @@ result<claim_result> sqlite_store::claim(const claim_request& req) {
       if (s.state != session_state::open
           || req.now_wall_ns - s.last_wall_ns <= touch_after_ns)
         return std::nullopt;
+      // Best effort, never for long: a read must not wait for a writer
+      // (a stopped server holding the write lock); the next call records
+      // the activity then.
+      if (writer_stuck_)
+        return std::nullopt;
+      busy_->limit_us = stuck_wait_us;
       stmt_use use{touch_held_};
       use.bind(1, sid).bind(2, req.now_wall_ns).bind(3, s.epoch);
-      if (auto rc = use.step(); rc != SQLITE_DONE)
-        return fail(rc, what);
+      auto rc = use.step();
+      busy_->limit_us = busy_timeout_us;
+      if (rc == SQLITE_DONE)
+        return std::nullopt;
+      auto err = fail(rc, what);
+      if (err.kind != error_kind::busy)
+        return err;
       return std::nullopt;
     };
     // The common case: the caller's copy is still at the latest epoch. One
@@ -646,18 +660,20 @@ result<ok> sqlite_store::release(
   if (held.empty())
     return ok{};
   return guarded(what, path_, [&]() -> result<ok> {
-    rollback_guard guard{db_.get()};
-    if (auto err = run(begin_, what))
-      return std::move(*err);
-    for (const auto& [id, epoch] : held) {
-      stmt_use use{release_};
-      if (auto rc = use.bind(1, id).bind(2, epoch).bind(3, instance_).step();
-          rc != SQLITE_DONE)
-        return fail(rc, what);
-    }
-    if (auto err = commit_write(what))
-      return std::move(*err);
-    return ok{};
+    return writing<ok>([&]() -> result<ok> {
+      rollback_guard guard{db_.get()};
+      if (auto err = run(begin_, what))
+        return std::move(*err);
+      for (const auto& [id, epoch] : held) {
+        stmt_use use{release_};
+        if (auto rc = use.bind(1, id).bind(2, epoch).bind(3, instance_).step();
+            rc != SQLITE_DONE)
+          return fail(rc, what);
+      }
+      if (auto err = commit_write(what))
+        return std::move(*err);
+      return ok{};
+    });
   });
 }
 

@@ -16,6 +16,20 @@
 
 namespace ttm::storage::detail {
 
+/// How long a statement waits for other processes' transactions before it
+/// fails as busy: bounded, so a wedged server cannot hang the others'
+/// replies forever.
+constexpr std::uint64_t busy_timeout_us = 2'000'000;
+/// How long a write waits once one timed out (a server stopped inside a
+/// write holds the lock), and what optional writes (a registration at
+/// open, a claim's activity record) ever wait: the reads queued behind
+/// them on the journal's thread wait no longer than this.
+constexpr std::uint64_t stuck_wait_us = 100'000;
+
+/// Test hook: stops the process (SIGSTOP) inside a write transaction when
+/// the file $TTM_TEST_STOP_IN_WRITE exists (removing it first).
+void stop_in_write_if_asked();
+
 class sqlite_store final : public store {
 public:
   /// What the store checks writes against (see sqlite_options).
@@ -26,10 +40,12 @@ public:
     std::size_t max_per_principal = 0;
   };
 
-  /// Filled by the connection's busy handler (see sqlite_open.cpp).
+  /// Filled by the connection's busy handler (see sqlite_open.cpp);
+  /// `limit_us`: how long it waits now.
   struct busy_stats {
     std::uint64_t waits = 0;
     std::uint64_t slept_us = 0;
+    std::uint64_t limit_us = busy_timeout_us;
   };
 
   sqlite_store(std::unique_ptr<busy_stats> busy, dir_lock lock,
@@ -49,6 +65,16 @@ public:
 
   /// Prepares the statements of the hot path; SQLITE_OK or the error code.
   int prepare_kept();
+
+  /// Opened while another process held the write lock: no instance number
+  /// yet (`instance()` 0). Reads work; the first write registers one
+  /// (`label`: sqlite_options::instance). `stuck`: a process holds the
+  /// lock still (then writes wait briefly, see `writing`).
+  void defer_instance(std::string label, bool stuck) {
+    pending_label_ = std::move(label);
+    instance_pending_ = true;
+    writer_stuck_ = stuck;
+  }
 
   std::string describe() const override {
     return "sqlite:" + path_;
@@ -97,6 +123,25 @@ private:
     return sqlite_error(db_.get(), rc, what, path_);
   }
 
+  /// Runs the write `f` (a result<T>) with the busy wait this store allows
+  /// now (sqlite_writer.cpp): once a write waited the whole timeout for
+  /// another process's write lock (a stopped server), the next ones wait
+  /// briefly, so the reads queued behind them stay quick; a busy error
+  /// names the lock's holder. Registers a deferred instance first.
+  template <class T, class F>
+  result<T> writing(F&& f) {
+    if (auto err = before_write())
+      return std::move(*err);
+    auto r = f();
+    if (auto* err = std::get_if<error>(&r))
+      after_write(err);
+    else
+      after_write(nullptr);
+    return r;
+  }
+  std::optional<error> before_write();
+  void after_write(error* err);
+
   error rejected(const std::string& why) const {
     return {error_kind::rejected,
             "journal " + path_ + ": " + why + "; the batch was not written"};
@@ -133,6 +178,11 @@ private:
   std::int64_t max_age_ns_;
   std::int64_t max_idle_ns_;
   std::size_t max_per_principal_;
+  /// A write waited the whole busy timeout: writes wait briefly until one
+  /// gets through.
+  bool writer_stuck_ = false;
+  bool instance_pending_ = false;
+  std::string pending_label_;
   stmt_ptr begin_;
   stmt_ptr begin_read_;
   stmt_ptr commit_;

@@ -50,6 +50,10 @@ struct error {
   /// its value, for the client's LIMIT_REACHED.
   std::string limit_option{};
   std::uint64_t limit_value = 0;
+  /// `busy`: the process holding the journal's write lock, when the
+  /// kernel names one (0: unknown): a stopped or frozen server blocks
+  /// every other server's writes (never their reads) until it resumes.
+  std::int64_t holder_pid = 0;
 };
 
 /// A value or the error that prevented it.

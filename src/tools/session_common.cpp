@@ -530,4 +530,34 @@ outcome<domain::tracking_session*> use_session(tool_context& ctx,
   return std::get<domain::tracking_session*>(res);
 }
 
+/// LIMIT_REACHED naming the limit the supervisor refused with: the global
+/// cap counts ended sessions until they make room; the shares count only
+/// open ones, so ending sessions frees them.
+tool_error limit_reached(const domain::slot_answer& answer,
+                         const tool_context& ctx) {
+  if (answer.limit.empty()
+      || answer.limit == "max_tracking_sessions")
+    return tool_error{
+      "LIMIT_REACHED",
+      "The limit of "
+        + std::to_string(answer.limit.empty()
+                           ? ctx.tracker.limits().max_sessions
+                           : answer.value)
+        + " open tracking sessions (max_tracking_sessions) is reached. "
+          "End sessions you no longer need with time_session_end: "
+          "ended sessions make room for new ones.",
+      {},
+      "max_tracking_sessions"};
+  bool per_principal = answer.limit == "max_tracking_sessions_per_principal";
+  return tool_error{
+    "LIMIT_REACHED",
+    "The limit of " + std::to_string(answer.value) + " open tracking sessions "
+      + (per_principal ? "per principal" : "per MCP session") + " ("
+      + answer.limit
+      + ") is reached. End sessions you no longer need with "
+        "time_session_end: only open sessions count against this limit.",
+    {},
+    answer.limit};
+}
+
 } // namespace ttm::tools

@@ -247,6 +247,11 @@ outcome<Result> read_session(tool_context& ctx, const std::string& id, F f) {
 
 std::int64_t to_ms(std::chrono::milliseconds d);
 
+/// LIMIT_REACHED for a refused slot (a start, or time_undo reopening an
+/// ended session), naming the limit the supervisor refused with.
+tool_error limit_reached(const domain::slot_answer& answer,
+                         const tool_context& ctx);
+
 /// An estimate as an agent writes it: whole minutes ("15"), numbers with
 /// units ("10m", "1.5h", "1h30m") or an ISO 8601 duration without years
 /// or months ("PT1H30M", "P1D": days of 24 hours); at most a year; or why

@@ -70,37 +70,66 @@ std::string describe(const domain::change& c, const std::string& time) {
   }
 }
 
-outcome<undo_result> run(const undo_args& args, tool_context& ctx) {
-  return on_session<undo_result>(
-    ctx, args.session_id,
-    [&](domain::tracking_session& s,
-        domain::instant now) -> outcome<undo_result> {
-      auto r = ctx.tracker.undo(s, now);
-      if (auto* err = std::get_if<domain::tracking_error>(&r))
-        return to_tool_error(std::move(*err));
-      auto& u = std::get<domain::undone>(r);
-      undo_result res;
-      res.session_id = s.id;
-      const auto& c = u.what;
-      res.undone.change = domain::to_string(c.kind);
-      res.undone.time = domain::format_iso8601(c.at.wall, s.tz);
-      if (c.kind == domain::change::task_started)
-        res.undone.task_id = c.task.task_id;
-      else if (c.kind == domain::change::task_ended)
-        res.undone.task_id = c.task_id;
-      else if (c.kind == domain::change::tasks_edited)
-        res.undone.operation_count = static_cast<std::int64_t>(c.ops.size());
-      res.description = "Undid " + describe(c, res.undone.time) + "; "
+/// The undo itself, on a session the caller may change.
+outcome<undo_result> undo_now(tool_context& ctx, domain::tracking_session& s,
+                              domain::instant now) {
+  auto r = ctx.tracker.undo(s, now);
+  if (auto* err = std::get_if<domain::tracking_error>(&r))
+    return to_tool_error(std::move(*err));
+  auto& u = std::get<domain::undone>(r);
+  undo_result res;
+  res.session_id = s.id;
+  const auto& c = u.what;
+  res.undone.change = domain::to_string(c.kind);
+  res.undone.time = domain::format_iso8601(c.at.wall, s.tz);
+  if (c.kind == domain::change::task_started)
+    res.undone.task_id = c.task.task_id;
+  else if (c.kind == domain::change::task_ended)
+    res.undone.task_id = c.task_id;
+  else if (c.kind == domain::change::tasks_edited)
+    res.undone.operation_count = static_cast<std::int64_t>(c.ops.size());
+  res.description = "Undid " + describe(c, res.undone.time) + "; "
                     + std::to_string(u.left)
                     + (u.left == 1 ? " change" : " changes")
                     + " can still be undone.";
-      res.status = s.ended() ? "ended" : "active";
-      res.reopened = u.reopened;
-      res.undoable_left = static_cast<std::int64_t>(u.left);
-      res.task_count = static_cast<std::int64_t>(s.tasks.size());
-      res.set(s.counts());
-      return res;
+  res.status = s.ended() ? "ended" : "active";
+  res.reopened = u.reopened;
+  res.undoable_left = static_cast<std::int64_t>(u.left);
+  res.task_count = static_cast<std::int64_t>(s.tasks.size());
+  res.set(s.counts());
+  return res;
+}
+
+slot_outcome<undo_result> run(const undo_args& args, tool_context& ctx) {
+  // Undoing an end opens the session again: it needs a slot under the
+  // shares and the cap exactly as a start does (else a client could hold
+  // any number open by starting, ending and undoing the ends).
+  std::optional<std::string> reopens;
+  auto first = on_session<undo_result>(
+    ctx, args.session_id,
+    [&](domain::tracking_session& s,
+        domain::instant now) -> outcome<undo_result> {
+      if (domain::tracker::undo_reopens(s)) {
+        reopens = s.id;
+        return undo_result{};
+      }
+      return undo_now(ctx, s, now);
     });
+  if (!reopens) {
+    if (auto* ok = std::get_if<undo_result>(&first))
+      return std::move(*ok);
+    return std::move(std::get<tool_error>(first));
+  }
+  return slot_wait<undo_result>{
+    *reopens, [id = *reopens](const domain::slot_answer& answer,
+                              tool_context& ctx) -> outcome<undo_result> {
+      if (!answer.granted)
+        return limit_reached(answer, ctx);
+      return on_session<undo_result>(
+        ctx, id, [&](domain::tracking_session& s, domain::instant now) {
+          return undo_now(ctx, s, now);
+        });
+    }};
 }
 
 } // namespace

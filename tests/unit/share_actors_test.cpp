@@ -260,3 +260,72 @@ TEST_CASE("shares: a session reopened by time_undo counts against its share "
   f.start("a", "A3");
   CHECK(f.slots() == 3);
 }
+
+namespace {
+
+/// time_undo of `id`'s end, which must be refused: returns the limit the
+/// error names, after checking it reads as a start's refusal does.
+std::string undo_refused(share_fixture& f, const std::string& route,
+                         const std::string& id, std::size_t value) {
+  auto reply = f.call(route, "time_undo", session_args(id));
+  INFO(to_json(reply));
+  REQUIRE(reply["result"]["isError"] == true);
+  const auto& sc = share_fixture::content(reply);
+  CHECK(str(sc["error_code"]) == "LIMIT_REACHED");
+  auto limit = str(sc["limit"]);
+  CHECK(contains(str(sc["message"]),
+                 "The limit of " + std::to_string(value) + " "));
+  CHECK(contains(str(sc["message"]), "(" + limit + ")"));
+  CHECK(contains(str(sc["message"]), "End sessions you no longer need"));
+  return limit;
+}
+
+/// The session's status as time_session_summary reads it.
+std::string status_of(share_fixture& f, const std::string& route,
+                      const std::string& id) {
+  auto reply = f.call(route, "time_session_summary", session_args(id));
+  INFO(to_json(reply));
+  REQUIRE(reply["result"]["isError"] == false);
+  return str(share_fixture::content(reply)["status"]);
+}
+
+} // namespace
+
+TEST_CASE("shares: time_undo cannot reopen a session past its MCP "
+          "session's share; refused, nothing changes",
+          "[shares][undo]") {
+  share_fixture f{10, 10, 2};
+  f.open("a", "local");
+  auto a1 = f.start("a", "A1");
+  f.start("a", "A2");
+  f.end("a", a1);
+  auto a3 = f.start("a", "A3"); // a1 ended: room for a3
+  CHECK(undo_refused(f, "a", a1, 2) == "max_tracking_sessions_per_mcp_session");
+  CHECK(status_of(f, "a", a1) == "ended");
+  CHECK(f.refused("a", 2) == "max_tracking_sessions_per_mcp_session");
+  // The refused undo left a1 ended, so ending a3 makes room for it.
+  f.end("a", a3);
+  auto undo = f.call("a", "time_undo", session_args(a1));
+  INFO(to_json(undo));
+  REQUIRE(undo["result"]["isError"] == false);
+  CHECK(share_fixture::content(undo)["reopened"] == true);
+  CHECK(status_of(f, "a", a1) == "active");
+  CHECK(f.refused("a", 2) == "max_tracking_sessions_per_mcp_session");
+}
+
+TEST_CASE("shares: time_undo cannot reopen a session past its principal's "
+          "share",
+          "[shares][undo]") {
+  share_fixture f{10, 2, 10};
+  f.open("a1", "alice");
+  f.open("a2", "alice");
+  f.open("b1", "bob");
+  auto s1 = f.start("a1", "A1");
+  f.end("a1", s1);
+  f.start("a2", "A2");
+  f.start("a2", "A3");
+  CHECK(undo_refused(f, "a1", s1, 2) == "max_tracking_sessions_per_principal");
+  CHECK(status_of(f, "a1", s1) == "ended");
+  // Another principal is not held back by it.
+  f.start("b1", "B1");
+}
