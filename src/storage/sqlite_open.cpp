@@ -50,7 +50,8 @@ int on_busy(void* stats, int tries) {
                 : tries < 50 ? microseconds{500} + microseconds{200} * (tries - 10)
                              : microseconds{8500}
                                  + microseconds{2000} * (tries - 50);
-  if (waited >= busy_timeout)
+  if (waited >= busy_timeout
+      || (busy.give_up && steady_clock::now() >= *busy.give_up))
     return 0;
   std::this_thread::sleep_for(pause);
   busy.slept_us += static_cast<std::uint64_t>(pause.count());
