@@ -11,8 +11,9 @@ export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 # TEST_PACKAGES too.
 BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
   libhowardhinnant-date-dev libboost-dev libsqlite3-dev tzdata libicu-dev)
-# chromium: the browser checks of the reports (tests/browser), headless.
-TEST_PACKAGES=(catch2 libbenchmark-dev chromium)
+# chromium: the browser checks of the reports (tests/browser), headless;
+# sqlite3: the shell holds the journal's write lock in limits.test.mjs.
+TEST_PACKAGES=(catch2 libbenchmark-dev chromium sqlite3)
 
 say() { printf '==> %s\n' "$*" >&2; }
 
