@@ -412,7 +412,8 @@ const std::vector<option>& options() {
     {"--drain-timeout", "drain_timeout", "TIME_TRACKER_MCP_DRAIN_TIMEOUT",
      "DURATION", "on SIGTERM/SIGINT, how long requests in flight may take "
                 "to finish before the server exits anyway (HTTP: /readyz answers "
-                "503 meanwhile; exit status 1 when cut short) (default 10s)",
+                "503 meanwhile, exit status 1 when cut short; stdio: 5s at "
+                "most) (default 10s)",
      [](config& c, const std::string& v) {
        return parse_seconds(v, 0, c.drain_timeout_s);
      }},

@@ -423,13 +423,15 @@ int run_stdio(const config& cfg) {
     auto reason = shutdown.wait();
     TTM_LOG(info, "main", std::string{"shutting down: "} + reason);
     // Stop reading; replies in flight are still written, within
-    // --drain-timeout.
+    // --drain-timeout but 5 s at most: a stdio client that stopped reading
+    // stdout is not coming back.
     stdio.stop();
-    if (!closed.wait_for(std::chrono::seconds{cfg.drain_timeout_s})) {
+    auto drain = std::min<std::size_t>(cfg.drain_timeout_s, 5);
+    if (!closed.wait_for(std::chrono::seconds{drain})) {
       TTM_LOG(warning, "main",
               "requests in flight or replies unread after "
-                + std::to_string(cfg.drain_timeout_s)
-                + " s (--drain-timeout); dropping the rest");
+                + std::to_string(drain)
+                + " s; dropping the rest");
       stdio.abandon_output();
       closed.wait_for(std::chrono::seconds{1});
     }
