@@ -4,7 +4,9 @@
 // rolled back and answered the same. Driven by CAF's test scheduler and a
 // fake clock; the lock is a real second SQLite connection.
 
+#include "actor_fixture.hpp"
 #include "actors/journal.hpp"
+#include "mcp/wire.hpp"
 #include "journal/codec.hpp"
 #include "storage/sqlite_store.hpp"
 #include "test_client_state.hpp"
@@ -154,4 +156,56 @@ TEST_CASE("request timeout: a write lock held by another connection past "
   REQUIRE(answers.size() == 1);
   CHECK(answers[0].kind == storage::append_answer::stored);
   CHECK(f.stored() == 1);
+}
+
+TEST_CASE("request timeout: a client's write and the request queued behind "
+          "it, both past their deadline: -32051, nothing runs",
+          "[request_timeout]") {
+  fixture f;
+  auto supervisor
+    = f.sys->spawn(actors::supervisor_behavior, actors::supervisor_config{});
+  actors::transport_config tc;
+  tc.client = ttm::test::test_client_config();
+  tc.client.clock = f.clock;
+  tc.client.journal = true;
+  tc.client.request_timeout = 1s;
+  tc.supervisor = supervisor;
+  tc.journal = f.journal;
+  auto transport = f.sys->spawn(actors::transport_behavior, std::move(tc));
+  f.sched->run();
+  auto sink = std::make_shared<ttm::test::collecting_sink>();
+  auto send = [&](const std::string& json) {
+    caf::anon_send(transport, actors::inbound_atom::value, std::string{"stdio"},
+                   mcp::decode(json), actors::sink_ptr{sink});
+  };
+  send(ttm::test::initialize_request("2025-11-25"));
+  f.sched->run();
+  REQUIRE(sink->lines.size() == 1);
+  send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"time_session_start","arguments":{"milestone_id":"M","task_ids":["a"]}}})");
+  send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
+  // Run until the write's append waits in the journal's batch (the ping is
+  // queued behind the write at its client by then); then both wait past
+  // their deadline.
+  auto& journal = dynamic_cast<caf::stateful_actor<
+    actors::journal_state, actors::journal_actor::base>*>(
+                    caf::actor_cast<caf::abstract_actor*>(f.journal))
+                    ->state;
+  while (journal.batch.empty())
+    REQUIRE(f.sched->try_run_once());
+  f.clock->advance(2s);
+  f.sched->run();
+  REQUIRE(sink->lines.size() == 3);
+  INFO(sink->lines[1] << "\n" << sink->lines[2]);
+  for (std::size_t i = 1; i < 3; ++i) {
+    auto d = ttm::test::parse(sink->lines[i]);
+    CHECK(d["id"].GetInt() == static_cast<int>(i));
+    CHECK(d["error"]["code"].GetInt() == -32051);
+  }
+  CHECK(sink->lines[1].find("session journal") != std::string::npos);
+  CHECK(sink->lines[2].find("behind this client's earlier requests")
+        != std::string::npos);
+  CHECK(f.stored() == 0);
+  caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+  f.sched->run();
 }
