@@ -46,19 +46,33 @@ void report(self_ptr self, mcp::rpc_step& step) {
 
 void advance(self_ptr self, mcp::rpc_step step);
 
+/// The deadline of a frame arriving now (0: no --request-timeout).
+std::int64_t deadline_from_now(const client_actor_state& st) {
+  if (st.request_timeout.count() == 0)
+    return 0;
+  return domain::to_ns(st.clock->mono_now()) + st.request_timeout.count();
+}
+
+bool past_deadline(const client_actor_state& st) {
+  return st.deadline_ns != 0
+         && domain::to_ns(st.clock->mono_now()) >= st.deadline_ns;
+}
+
 /// The one request path to the journal: sends `payload` (as `atom`) for the
 /// paused frame, then resumes it with `resume(session, &reply, "")`, or
 /// `resume(session, nullptr, why)` when there is no journal or its actor
 /// failed. Like `ask_for_slot`, never `await`: frames that arrive meanwhile
 /// queue behind it (`queued`), the actor stays responsive to the supervisor.
-template <class Reply, class Atom, class Payload, class Resume>
-void ask(self_ptr self, Atom atom, Payload payload, Resume resume) {
+template <class Reply, class Atom, class Payload, class Resume,
+          class... Extra>
+void ask(self_ptr self, Atom atom, Payload payload, Resume resume,
+         Extra... extra) {
   auto& st = self->state;
   if (!st.journal) {
     advance(self, resume(*st.mcp, nullptr, "the journal is not running"));
     return;
   }
-  self->request(st.journal, caf::infinite, atom, std::move(payload))
+  self->request(st.journal, caf::infinite, atom, std::move(payload), extra...)
     .then(
       [=](Reply& r) { // a history page's strings move on, not copied
         advance(self, resume(*self->state.mcp, &r, std::string{}));
@@ -99,7 +113,9 @@ struct ask_for_pause {
     ask_for_slot(self, p.session_id);
     return true;
   }
-  /// The paused call's changes; the journal's answer resumes it.
+  /// The paused call's changes; the journal's answer resumes it. Past the
+  /// frame's deadline before the journal begins its transaction, the
+  /// answer is `timed_out` and nothing is written.
   bool operator()(mcp::journal_pause& p) const {
     using storage::append_answer;
     ask<append_answer>(self, append_atom::value, std::move(p.events),
@@ -109,7 +125,8 @@ struct ask_for_pause {
                            a != nullptr ? *a
                                         : append_answer{append_answer::failed,
                                                         why});
-                       });
+                       },
+                       self->state.deadline_ns);
     return true;
   }
   /// Whether the paused call's session is current here (or take it over
@@ -157,12 +174,26 @@ void advance(self_ptr self, mcp::rpc_step step) {
       return;
     st.paused->deliver(std::move(step.output));
     st.paused.reset();
-    if (st.queued.empty())
-      return;
-    auto [frame, promise] = std::move(st.queued.front());
-    st.queued.pop_front();
-    st.paused = std::move(promise);
-    step = st.mcp->handle(frame);
+    // The next queued frame, unless it waited past its deadline: that one
+    // is answered without running (nothing of it has begun).
+    for (;;) {
+      if (st.queued.empty())
+        return;
+      auto [frame, promise] = std::move(st.queued.front());
+      st.queued.pop_front();
+      st.deadline_ns = st.queued_deadlines.front();
+      st.queued_deadlines.pop_front();
+      if (past_deadline(st)) {
+        if (auto out = mcp::timed_out_frame(
+              frame, "it waited behind this client's earlier requests")) {
+          promise.deliver(std::move(*out));
+          continue;
+        }
+      }
+      st.paused = std::move(promise);
+      step = st.mcp->handle(frame);
+      break;
+    }
   }
 }
 
@@ -173,6 +204,8 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
                 client_config cfg, supervisor_actor supervisor,
                 journal_actor journal) {
   self->set_default_handler(caf::drop);
+  self->state.clock = cfg.clock;
+  self->state.request_timeout = cfg.request_timeout;
   self->state.mcp.emplace(std::move(cfg));
   self->state.supervisor = std::move(supervisor);
   self->state.journal = std::move(journal);
@@ -191,8 +224,10 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
       if (st.paused) {
         auto promise = self->make_response_promise<rpc_output>();
         st.queued.emplace_back(std::move(in), promise);
+        st.queued_deadlines.push_back(deadline_from_now(st));
         return promise;
       }
+      st.deadline_ns = deadline_from_now(st);
       auto step = st.mcp->handle(in);
       if (!step.waiting()) {
         report(self, step);

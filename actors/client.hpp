@@ -28,6 +28,12 @@ struct client_actor_state {
   std::optional<caf::typed_response_promise<rpc_output>> paused;
   std::deque<std::pair<protocol::frame, caf::typed_response_promise<rpc_output>>>
     queued;
+  /// --request-timeout: each frame's deadline (the clock's monotonic ns,
+  /// 0: none), the paused frame's and, in order, the queued ones'.
+  domain::clock_ptr clock;
+  std::chrono::nanoseconds request_timeout{0};
+  std::int64_t deadline_ns = 0;
+  std::deque<std::int64_t> queued_deadlines;
   static inline const char* name = "ttm.client";
 
   /// Runs when the actor ends, however it ends: answers the paused and

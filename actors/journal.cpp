@@ -91,11 +91,87 @@ std::string unavailable(const journal_state& st) {
            : st.cfg.unavailable;
 }
 
+/// What a request past its --request-timeout is told: nothing was written.
+storage::append_answer timed_out() {
+  return {storage::append_answer::timed_out,
+          "it waited for the session journal past its --request-timeout "
+          "(another request or server held the journal)"};
+}
+
+/// The earliest deadline of a flush's appends, and the same instant on the
+/// real clock the store waits by.
+struct wait_bound {
+  std::int64_t deadline_ns = 0; ///< 0: none
+  std::chrono::steady_clock::time_point until{};
+};
+
+/// Answers the appends past their deadline before the transaction begins
+/// (nothing of them is written), and bounds the others' wait for other
+/// servers' transactions by the earliest deadline left (reset it after
+/// the flush when one was set).
+wait_bound expire_due(journal_state& st,
+                      std::vector<journal_state::pending>& batch) {
+  bool any = false;
+  for (const auto& p : batch)
+    any = any || p.deadline_ns != 0;
+  if (!any)
+    return {};
+  auto now_ns = domain::to_ns(st.cfg.clock->mono_now());
+  wait_bound bound;
+  auto kept = std::remove_if(batch.begin(), batch.end(), [&](auto& p) {
+    if (p.deadline_ns == 0)
+      return false;
+    if (now_ns >= p.deadline_ns) {
+      p.promise.deliver(timed_out());
+      return true;
+    }
+    if (bound.deadline_ns == 0 || p.deadline_ns < bound.deadline_ns)
+      bound.deadline_ns = p.deadline_ns;
+    return false;
+  });
+  batch.erase(kept, batch.end());
+  if (bound.deadline_ns == 0 || !st.cfg.store)
+    return {};
+  // The store waits in real time: the time left, from now.
+  bound.until = std::chrono::steady_clock::now()
+                + std::chrono::nanoseconds{bound.deadline_ns - now_ns};
+  st.cfg.store->bound_busy_wait(bound.until);
+  return bound;
+}
+
+/// A failed append that waited for another server (busy) past its
+/// deadline: its transaction was rolled back, so it is a timeout, not a
+/// fault. Past: by the clock, or (the one the wait was bounded by) by the
+/// real time the store gave up at.
+storage::append_answer settle(const journal_state& st, const wait_bound& b,
+                              const journal_state::pending& p,
+                              storage::append_answer a, bool busy) {
+  if (!busy || a.kind != storage::append_answer::failed || p.deadline_ns == 0)
+    return a;
+  if (domain::to_ns(st.cfg.clock->mono_now()) >= p.deadline_ns
+      || (p.deadline_ns == b.deadline_ns
+          && std::chrono::steady_clock::now() >= b.until))
+    return timed_out();
+  return a;
+}
+
+void flush_batch(self_ptr self, std::vector<journal_state::pending>& batch,
+                 const wait_bound& bound);
+
 void flush(self_ptr self) {
   auto& st = self->state;
   st.flush_scheduled = false;
   auto batch = std::move(st.batch);
   st.batch.clear();
+  auto bound = expire_due(st, batch);
+  flush_batch(self, batch, bound);
+  if (bound.deadline_ns != 0)
+    st.cfg.store->bound_busy_wait(std::nullopt);
+}
+
+void flush_batch(self_ptr self, std::vector<journal_state::pending>& batch,
+                 const wait_bound& bound) {
+  auto& st = self->state;
   if (batch.empty())
     return;
   if (!st.cfg.store) {
@@ -106,7 +182,10 @@ void flush(self_ptr self) {
     return;
   }
   // Fenced and limit are answers, not faults of the journal.
+  bool busy = false; // the last noted failure waited for another server
   auto note = [&](const storage::result<storage::ok>& r) {
+    auto* e = std::get_if<storage::error>(&r);
+    busy = e && e->kind == storage::error_kind::busy;
     auto answer = answer_of(r);
     if (answer.kind == storage::append_answer::failed) {
       if (!st.failing)
@@ -150,7 +229,7 @@ void flush(self_ptr self) {
         err && err->kind == storage::error_kind::busy) {
       auto a = note(r);
       for (auto& p : batch)
-        p.promise.deliver(a);
+        p.promise.deliver(settle(st, bound, p, a, busy));
       return;
     }
     if (std::holds_alternative<storage::error>(r)) {
@@ -160,7 +239,7 @@ void flush(self_ptr self) {
           ++st.commits;
           st.events += p.events.size();
         }
-        p.promise.deliver(std::move(a));
+        p.promise.deliver(settle(st, bound, p, std::move(a), busy));
       }
       return;
     }
@@ -172,7 +251,7 @@ void flush(self_ptr self) {
       st.events += p.events.size();
   }
   for (auto& p : batch)
-    p.promise.deliver(answer);
+    p.promise.deliver(settle(st, bound, p, answer, busy));
 }
 
 /// Seconds, for the log.
@@ -243,6 +322,8 @@ void open_store(self_ptr self) {
     self->send(st.transport, fault_atom::value, st.cfg.unavailable);
     return;
   }
+  if (st.cfg.opened_flag)
+    *st.cfg.opened_flag = true;
   // What expired while no server held it (all servers were down, or its
   // client let go of it) expires now, before anyone can claim it.
   auto expired = sweep_orphans(self);
@@ -306,6 +387,24 @@ void purge(self_ptr self) {
                                + " days ago");
 }
 
+caf::result<storage::append_answer>
+enqueue_append(self_ptr self, std::vector<storage::event> events,
+               std::int64_t deadline_ns) {
+  auto& st = self->state;
+  // If an append comes before the delay is over; after a failed open not
+  // before the next try is due (it fails fast meanwhile).
+  open_store(self);
+  auto promise = self->make_response_promise<storage::append_answer>();
+  st.batch.push_back({std::move(events), promise, deadline_ns});
+  // The flush queues behind every append already in the mailbox: under
+  // load they share one transaction; alone, one waits for nothing.
+  if (!st.flush_scheduled) {
+    st.flush_scheduled = true;
+    self->send(self, flush_atom::value);
+  }
+  return promise;
+}
+
 } // namespace
 
 journal_actor::behavior_type
@@ -317,21 +416,14 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
   return {
     [=](append_atom, std::vector<storage::event>& events)
       -> caf::result<storage::append_answer> {
-      auto& st = self->state;
-      // If an append comes before the delay is over; after a failed open
-      // not before the next try is due (it fails fast meanwhile).
-      open_store(self);
-      auto promise = self->make_response_promise<storage::append_answer>();
-      st.batch.push_back({std::move(events), promise});
-      // The flush queues behind every append already in the mailbox: under
-      // load they share one transaction; alone, one waits for nothing.
-      if (!st.flush_scheduled) {
-        st.flush_scheduled = true;
-        self->send(self, flush_atom::value);
-      }
-      return promise;
+      return enqueue_append(self, std::move(events), 0);
+    },
+    [=](append_atom, std::vector<storage::event>& events,
+        std::int64_t deadline_ns) -> caf::result<storage::append_answer> {
+      return enqueue_append(self, std::move(events), deadline_ns);
     },
     [=](flush_atom) { flush(self); },
+
     [=](claim_atom, const storage::claim_request& req) -> claim_reply {
       claim_reply out;
       out.result = claim(self, req, out.error);

@@ -8,6 +8,7 @@
 #include <caf/actor_clock.hpp>
 #include <caf/typed_response_promise.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -44,6 +45,8 @@ struct journal_config {
   std::chrono::hours retention{24 * 90};
   /// How often the purge runs.
   caf::timespan purge_interval = std::chrono::hours{24};
+  /// Set once the store is open (for /readyz); may be null.
+  std::shared_ptr<std::atomic<bool>> opened_flag;
 };
 
 struct journal_state {
@@ -52,6 +55,8 @@ struct journal_state {
   struct pending {
     std::vector<storage::event> events;
     caf::typed_response_promise<storage::append_answer> promise;
+    /// The request's deadline, monotonic ns of cfg.clock; 0: none.
+    std::int64_t deadline_ns = 0;
   };
   std::vector<pending> batch;
   bool flush_scheduled = false;

@@ -47,7 +47,9 @@ using held_sessions = std::vector<std::pair<std::string, std::int64_t>>;
 
 /// Owns the storage (see storage/store.hpp), on its own thread. `append`
 /// answers once the events are stored, or why they are not (nothing of
-/// them is; `fenced`: a session was claimed meanwhile). Appends that
+/// them is; `fenced`: a session was claimed meanwhile; `timed_out`: its
+/// deadline passed before its transaction began, or while that waited for
+/// another server's). Appends that
 /// arrive together share one transaction (`flush`, sent to itself: group
 /// commit). `claim` checks a client actor's copy of a session, or loads
 /// its latest state; `verify` answers which of a client's copies are stale
@@ -62,6 +64,10 @@ using held_sessions = std::vector<std::pair<std::string, std::int64_t>>;
 using journal_actor = caf::typed_actor<
   caf::replies_to<append_atom, std::vector<storage::event>>::with<
     storage::append_answer>,
+  // The same with the request's deadline (the clock's monotonic ns; 0:
+  // none): past it before the transaction begins, `timed_out`.
+  caf::replies_to<append_atom, std::vector<storage::event>,
+                  std::int64_t>::with<storage::append_answer>,
   caf::replies_to<claim_atom, storage::claim_request>::with<claim_reply>,
   caf::replies_to<verify_atom, held_sessions>::with<std::vector<std::string>>,
   caf::replies_to<history_atom, storage::list_query>::with<list_reply>,

@@ -6,6 +6,9 @@
 #
 # Usage: bench/history.sh [BUILD_DIR=build] [SESSIONS=10000] [TASKS=50]
 set -euo pipefail
+# Capacity from one address: no per-client rate limit (docs/operations.md);
+# the environment, which builds without the option ignore.
+export TIME_TRACKER_MCP_RATE_LIMIT=off
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 sessions=${2:-10000}

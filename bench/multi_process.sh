@@ -41,6 +41,9 @@
 #   --keep               keep the work dir (every run's files)
 #   -h, --help
 source "$(dirname "$0")/../scripts/common.sh"
+# Capacity from one address: no per-client rate limit (docs/operations.md);
+# the environment, which builds without the option ignore.
+export TIME_TRACKER_MCP_RATE_LIMIT=off
 set +e
 
 usage() {

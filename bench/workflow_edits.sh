@@ -10,6 +10,9 @@
 # Figures are printed, never asserted.
 #
 # Usage: bench/workflow_edits.sh [BUILD_DIR=build] [ROUNDS=2] [DURATION=10s]
+# Capacity from one address: no per-client rate limit (docs/operations.md);
+# the environment, which builds without the option ignore.
+export TIME_TRACKER_MCP_RATE_LIMIT=off
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"

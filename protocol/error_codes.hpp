@@ -20,6 +20,12 @@ enum error_code : int {
   missing_client_capability = -32021,
   /// The `_meta` envelope names a revision this server does not serve.
   unsupported_protocol_version = -32022,
+  // Server limits, both eras (implementation-defined server errors).
+  /// Over --rate-limit or --max-in-flight; `data.retry_after_ms` says when
+  /// to try again (over HTTP: status 429 with Retry-After).
+  rate_limited = -32050,
+  /// Still waiting after --request-timeout; nothing of it was changed.
+  request_timeout = -32051,
 };
 
 } // namespace ttm::protocol

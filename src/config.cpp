@@ -410,10 +410,40 @@ const std::vector<option>& options() {
        return parse_seconds(v, 1, c.write_timeout_s);
      }},
     {"--drain-timeout", "drain_timeout", "TIME_TRACKER_MCP_DRAIN_TIMEOUT",
-     "DURATION", "http: on SIGTERM/SIGINT, how long requests in flight may "
-                "take to finish (default 10s)",
+     "DURATION", "on SIGTERM/SIGINT, how long requests in flight may take "
+                "to finish before the server exits anyway (HTTP: /readyz answers "
+                "503 meanwhile, exit status 1 when cut short; stdio: 5s at "
+                "most) (default 10s)",
      [](config& c, const std::string& v) {
        return parse_seconds(v, 0, c.drain_timeout_s);
+     }},
+    {"--rate-limit", "rate_limit", "TIME_TRACKER_MCP_RATE_LIMIT", "RATE",
+     "requests per principal (per client address without auth; the one "
+     "client over stdio): N/s, N/m or N/h with an optional ,burst=B, or "
+     "off; beyond it HTTP 429 with Retry-After, over stdio error -32050 "
+     "(default 1000/s,burst=2000)",
+     [](config& c, const std::string& v) -> std::string {
+       std::string error;
+       auto spec = domain::parse_rate_spec(v, error);
+       if (spec)
+         c.rate_limit = *spec;
+       return error;
+     }},
+    {"--max-in-flight", "max_in_flight", "TIME_TRACKER_MCP_MAX_IN_FLIGHT",
+     "N",
+     "requests of one principal (client address, stdio client) being "
+     "answered at once; over HTTP one more gets 429, over stdio reading "
+     "pauses until one is answered (default 256)",
+     [](config& c, const std::string& v) {
+       return parse_size(v, 1, 100'000, c.max_in_flight);
+     }},
+    {"--request-timeout", "request_timeout",
+     "TIME_TRACKER_MCP_REQUEST_TIMEOUT", "DURATION",
+     "a request still waiting this long (for the journal, behind another "
+     "request) is answered with error -32051 and changes nothing; one "
+     "whose journal write has begun gets its result; 0: none (default 30s)",
+     [](config& c, const std::string& v) {
+       return parse_seconds(v, 0, c.request_timeout_s);
      }},
     {"--http-threads", "http_threads", "TIME_TRACKER_MCP_HTTP_THREADS", "N",
      "http: I/O threads (default 1)",

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/rate_limit.hpp"
 #include "domain/tracking.hpp"
 #include "log.hpp"
 
@@ -83,6 +84,16 @@ struct config {
   std::size_t drain_timeout_s = 10;
   std::size_t http_threads = 1;
   std::size_t max_connections = 4096;
+
+  // -- limits (both modes) --------------------------------------------------
+  /// Per principal (client address without auth; the stdio client).
+  /// Generous: an agent never meets it, a runaway loop does (see
+  /// docs/operations.md).
+  domain::rate_spec rate_limit{false, 1000, std::chrono::seconds{1}, 2000};
+  std::size_t max_in_flight = 256;
+  /// A request still waiting this long is answered with an error, before
+  /// its change is written; 0: none.
+  std::size_t request_timeout_s = 30;
 };
 
 /// The outcome of reading the configuration.

@@ -165,7 +165,25 @@ actors::client_config make_client_config(const config& cfg,
   client_cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION,
                      client_cfg.registry->instructions()};
   client_cfg.limits = cfg.tracking;
+  client_cfg.request_timeout = std::chrono::seconds{cfg.request_timeout_s};
   return client_cfg;
+}
+
+/// --rate-limit and --max-in-flight, for an edge; null when neither limits.
+/// `in_flight`: whether the edge counts requests in flight here (HTTP) or
+/// pauses reading instead (stdio).
+std::shared_ptr<domain::rate_limiter>
+make_limiter(const config& cfg, const domain::clock_ptr& clock,
+             bool in_flight) {
+  domain::rate_limits limits;
+  limits.rate = cfg.rate_limit;
+  limits.max_in_flight = in_flight ? cfg.max_in_flight : 0;
+  // At least one bucket per connection the edge may hold.
+  limits.max_keys = std::max<std::size_t>(cfg.max_connections, 10'000);
+  auto limiter = std::make_shared<domain::rate_limiter>(limits, clock);
+  if (limiter->unlimited())
+    return nullptr;
+  return limiter;
 }
 
 actors::supervisor_config make_supervisor_config(const config& cfg,
@@ -207,6 +225,9 @@ struct prepared_config {
   /// directory is locked already), or why it cannot.
   std::function<storage::result<storage::store_ptr>()> open_store;
   std::string journal_summary; ///< for the start-up log line
+  /// Set by the journal actor once the store is open (/readyz).
+  std::shared_ptr<std::atomic<bool>> journal_open =
+    std::make_shared<std::atomic<bool>>(false);
   /// Not 0: do not start (2: a bad --local-timezone; 1: the data
   /// directory is another server's), already logged.
   int exit_code = 0;
@@ -291,6 +312,7 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
   // A client's handshake comes first; calls naming a session wait for it.
   jc.open_delay = std::chrono::milliseconds{25};
   jc.retention = std::chrono::hours{cfg.history_retention_s / 3600};
+  jc.opened_flag = p.journal_open;
   return sys.spawn<caf::detached>(actors::journal_behavior, std::move(jc));
 }
 
@@ -381,8 +403,13 @@ int run_stdio(const config& cfg) {
   {
     caf::actor_system sys{sys_cfg};
     auto g = spawn_graph(sys, cfg, prepared, false);
-    edge::stdio_edge stdio{g.transport,
-                           {STDIN_FILENO, out_fd, cfg.max_line_bytes},
+    edge::stdio_options stdio_opts;
+    stdio_opts.in_fd = STDIN_FILENO;
+    stdio_opts.out_fd = out_fd;
+    stdio_opts.max_line_bytes = cfg.max_line_bytes;
+    stdio_opts.max_in_flight = cfg.max_in_flight;
+    stdio_opts.limiter = make_limiter(cfg, client_cfg.clock, false);
+    edge::stdio_edge stdio{g.transport, std::move(stdio_opts),
                            [&] {
                              closed.set("route closed");
                              shutdown.set("end of input");
@@ -396,11 +423,16 @@ int run_stdio(const config& cfg) {
     warm_up(shutdown, *client_cfg.registry, std::chrono::milliseconds{20});
     auto reason = shutdown.wait();
     TTM_LOG(info, "main", std::string{"shutting down: "} + reason);
-    // Stop reading; replies in flight are still written, within bounds.
+    // Stop reading; replies in flight are still written, within
+    // --drain-timeout but 5 s at most: a stdio client that stopped reading
+    // stdout is not coming back.
     stdio.stop();
-    if (!closed.wait_for(std::chrono::seconds{5})) {
-      TTM_LOG(warning, "main", "the client is not reading replies; dropping "
-                               "the rest after 5 s");
+    auto drain = std::min<std::size_t>(cfg.drain_timeout_s, 5);
+    if (!closed.wait_for(std::chrono::seconds{drain})) {
+      TTM_LOG(warning, "main",
+              "requests in flight or replies unread after "
+                + std::to_string(drain)
+                + " s; dropping the rest");
       stdio.abandon_output();
       closed.wait_for(std::chrono::seconds{1});
     }
@@ -483,6 +515,11 @@ int run_http(const config& cfg) {
   opts.write_timeout = std::chrono::seconds{cfg.write_timeout_s};
   opts.threads = cfg.http_threads;
   opts.max_connections = cfg.max_connections;
+  opts.limiter = make_limiter(cfg, prepared.client.clock, true);
+  if (prepared.client.journal)
+    opts.unready = [open = prepared.journal_open]() -> std::string {
+      return *open ? std::string{} : "the session journal is not open";
+    };
 
   latch shutdown;
   std::atomic<bool> exiting{false};
@@ -523,10 +560,14 @@ int run_http(const config& cfg) {
     if (rc == 0) {
       TTM_LOG(info, "main", std::string{"shutting down: "} + reason
                               + "; finishing requests in flight");
-      if (!http->drain(std::chrono::seconds{cfg.drain_timeout_s}))
+      if (!http->drain(std::chrono::seconds{cfg.drain_timeout_s})) {
         TTM_LOG(warning, "main", "requests still in flight after "
                                    + std::to_string(cfg.drain_timeout_s)
                                    + " s (--drain-timeout); closing them");
+        rc = 1; // not a clean stop: a service manager should know
+      } else {
+        TTM_LOG(info, "main", "drained: every request in flight answered");
+      }
     }
     http->stop();
     stop_graph(g, signals, exiting);

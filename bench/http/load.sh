@@ -8,6 +8,9 @@
 # Traffic goes to 127.0.0.1 only, bounded by DURATION. Needs wrk and curl
 # (Debian packages). Usage: bench/http/load.sh [BINARY]
 set -euo pipefail
+# Capacity from one address: no per-client rate limit (docs/operations.md);
+# the environment, which builds without the option ignore.
+export TIME_TRACKER_MCP_RATE_LIMIT=off
 here="$(cd "$(dirname "$0")" && pwd)"
 binary="${1:-$here/../../build/time-tracker-mcp}"
 SESSIONS="${SESSIONS:-64}"

@@ -1,5 +1,10 @@
 # Shared by the smoke scripts (sourced, not run).
 
+# A load test measures the server's capacity from one address: the
+# per-client rate limit (docs/operations.md) would refuse most of it. Set
+# through the environment, which builds without the option ignore.
+export TIME_TRACKER_MCP_RATE_LIMIT=off
+
 # wait_for_url LOG PID: prints the URL the HTTP server PID logs in LOG
 # ("serving MCP over HTTP at URL"), waiting up to 10 s; prints nothing if it
 # exits or never says.

@@ -216,12 +216,10 @@ bool http_edge::drain(std::chrono::milliseconds timeout) {
   auto& s = *server_;
   if (s.threads.empty())
     return true;
+  // The listener stays open until `stop`: new connections get one answer
+  // each (/readyz 503, /healthz 200, 503 on the MCP endpoint), so probes
+  // see the drain instead of a refused connection.
   s.draining = true;
-  net::post(s.acceptor.get_executor(), [&s] {
-    error_code ec;
-    s.acceptor.close(ec);
-    s.accept_backoff.cancel();
-  });
   s.for_each_connection([](connection& c) { c.on_drain(); });
   std::unique_lock<std::mutex> guard{s.mtx};
   return s.cv.wait_for(guard, timeout, [&s] { return s.busy == 0; });

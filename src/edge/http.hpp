@@ -47,9 +47,10 @@ public:
   /// The endpoint's URL, e.g. http://127.0.0.1:8787/mcp (after `start`).
   std::string url() const;
 
-  /// Graceful stop: no new connections, /readyz answers 503, idle
-  /// connections close, and requests in flight finish (each response says
-  /// `Connection: close`). Returns true when none is left within `timeout`.
+  /// Graceful stop: /readyz answers 503, idle connections close, new ones
+  /// get one answer each (503 on the MCP endpoint) and close, and requests
+  /// in flight finish (each response says `Connection: close`). Returns
+  /// true when none is left within `timeout`.
   bool drain(std::chrono::milliseconds timeout);
 
   /// Closes every connection and joins the I/O threads. Replies the

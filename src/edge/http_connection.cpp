@@ -161,6 +161,7 @@ connection::connection(tcp::socket socket, http_server& srv,
 }
 
 connection::~connection() {
+  release_request();
   if (busy_)
     srv_.add_busy(-1);
   std::lock_guard<std::mutex> guard{srv_.mtx};
@@ -200,7 +201,9 @@ void connection::set_busy(bool b) {
 void connection::read_next() {
   if (closed_)
     return;
-  if (srv_.draining) {
+  // Draining: a connection served before closes; one accepted meanwhile
+  // gets one answer (a probe's, or 503), then closes (see write).
+  if (srv_.draining && served_) {
     close_now();
     return;
   }
@@ -288,16 +291,29 @@ void connection::on_header(error_code ec) {
 }
 
 void connection::route(const request& req) {
-  auto d = route_path(method_of(req.method()),
-                      std::string_view{req.target().data(),
-                                       req.target().size()},
-                      srv_.opts.path, srv_.draining);
+  std::string_view target{req.target().data(), req.target().size()};
+  // The readiness check runs for /readyz only.
+  auto unready = srv_.opts.unready && target.rfind("/readyz", 0) == 0
+                   ? srv_.opts.unready()
+                   : std::string{};
+  auto d = route_path(method_of(req.method()), target, srv_.opts.path,
+                      srv_.draining, unready);
   switch (d.kind) {
     case path_decision::plain:
       return respond_plain(d.status, std::move(d.text), d.allow);
     case path_decision::json:
       return respond_raw(d.status, std::move(d.text), "application/json");
     case path_decision::mcp:
+      if (srv_.draining) {
+        // Shutting down: the probes still answer (/readyz 503), MCP
+        // requests go elsewhere.
+        ctx_.keep_alive = false;
+        auto version = req.find("MCP-Protocol-Version");
+        return refuse(draining_refusal(
+          version != req.end()
+          && protocol::names_modern_era(std::string_view{
+            version->value().data(), version->value().size()})));
+      }
       return on_mcp(req);
   }
 }
@@ -371,6 +387,10 @@ void connection::dispatch(body_decision d, protocol::frame f) {
   ctx_.id = std::move(d.id);
   ctx_.modern = d.modern;
   ctx_.expects_response = d.expects_response;
+  if ((d.kind == body_decision::open || d.kind == body_decision::forward
+       || d.kind == body_decision::call)
+      && !admit_request())
+    return;
   switch (d.kind) {
     case body_decision::refuse:
       return refuse(d.why);
@@ -405,6 +425,35 @@ void connection::dispatch(body_decision d, protocol::frame f) {
   }
 }
 
+bool connection::admit_request() {
+  const auto& limiter = srv_.opts.limiter;
+  if (!limiter || limiter->unlimited())
+    return true;
+  // Without tokens every request is `local`'s: the address tells clients
+  // apart.
+  auto key = srv_.opts.auth_tokens.empty() ? peer_ : ctx_.mcp.principal;
+  auto v = limiter->admit(key);
+  if (!v) {
+    TTM_LOG(debug, "http", "request refused: "
+                             + std::string{v.kind == domain::rate_verdict::
+                                                       too_many_in_flight
+                                             ? "--max-in-flight"
+                                             : "--rate-limit"}
+                             + " reached");
+    refuse(rate_refusal(v, ctx_.modern));
+    return false;
+  }
+  ctx_.limit_key = std::move(key);
+  return true;
+}
+
+void connection::release_request() {
+  if (ctx_.limit_key) {
+    srv_.opts.limiter->release(*ctx_.limit_key);
+    ctx_.limit_key.reset();
+  }
+}
+
 /// While a 2026-07-28 request runs, reads from the socket: the client
 /// hanging up cancels the request (nothing more is sent for it). Bytes of
 /// a pipelined next request are kept for later.
@@ -435,6 +484,7 @@ actors::sink_ptr connection::make_sink() {
 }
 
 void connection::refuse(const refusal& r) {
+  release_request(); // e.g. admitted, then no session id could be made
   if (r.close)
     ctx_.keep_alive = false;
   auto res = start_response(static_cast<http::status>(r.status));
@@ -541,6 +591,7 @@ void connection::drain_input(std::size_t so_far) {
 }
 
 void connection::on_reply(transport_reply r) {
+  release_request();
   if (closed_) {
     // The client left during initialize: nobody will use that session.
     if (!ctx_.new_session.empty() && r.kind == transport_reply::done)

@@ -165,6 +165,9 @@ private:
     bool is_delete = false;
     /// A 2026-07-28 request: no session; a hang-up cancels it.
     bool modern = false;
+    /// Admitted by --rate-limit/--max-in-flight under this key: released
+    /// when the transport answers (or the connection goes).
+    std::optional<std::string> limit_key;
   };
 
   void set_busy(bool b);
@@ -177,6 +180,9 @@ private:
   void read_body();
   void on_body(error_code ec);
   void dispatch(body_decision d, protocol::frame f);
+  /// Takes a --rate-limit token and an in-flight place, or answers 429.
+  bool admit_request();
+  void release_request();
   void watch_hangup();
   actors::sink_ptr make_sink();
 

@@ -3,7 +3,11 @@
 // What the Streamable HTTP edge is configured with: plain values, set by main
 // from the configuration.
 
+#include "domain/rate_limit.hpp"
+
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -61,6 +65,12 @@ struct http_options {
   std::chrono::seconds auth_lockout{30};
   std::chrono::seconds auth_max_lockout{15 * 60};
   std::size_t auth_max_addresses = 10'000;
+  /// --rate-limit and --max-in-flight, keyed by principal (by client
+  /// address without tokens); null: none.
+  std::shared_ptr<domain::rate_limiter> limiter;
+  /// Why the server cannot serve now (e.g. the journal is not open), for
+  /// /readyz; empty: ready. Called on I/O threads; null: always ready.
+  std::function<std::string()> unready;
 };
 
 } // namespace ttm::edge

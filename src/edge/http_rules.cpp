@@ -38,7 +38,8 @@ refusal make_refusal(int status, std::string message, int code, bool modern,
 }
 
 path_decision route_path(http_method method, std::string_view target,
-                         std::string_view mcp_path, bool draining) {
+                         std::string_view mcp_path, bool draining,
+                         std::string_view unready) {
   auto path = target.substr(0, target.find('?'));
   path_decision d;
   if (path == "/healthz" || path == "/readyz") {
@@ -46,6 +47,11 @@ path_decision route_path(http_method method, std::string_view target,
       return {path_decision::plain, 405, "use GET or HEAD", "GET, HEAD"};
     if (path == "/readyz" && draining)
       return {path_decision::json, 503, R"({"status":"draining"})", {}};
+    if (path == "/readyz" && !unready.empty())
+      return {path_decision::json, 503,
+              R"({"status":"unavailable","reason":)"
+                + protocol::json_quote(unready) + "}",
+              {}};
     return {path_decision::json, 200,
             path == "/healthz" ? R"({"status":"ok"})" : R"({"status":"ready"})",
             {}};
@@ -451,6 +457,35 @@ const std::string& connection_refusal_response() {
            + std::to_string(body.size()) + "\r\n\r\n" + body;
   }();
   return refusal;
+}
+
+} // namespace ttm::edge
+
+namespace ttm::edge {
+
+refusal draining_refusal(bool modern) {
+  auto r = make_refusal(503,
+                        "Service unavailable: the server is shutting down; "
+                        "retry with another instance, or once it is back",
+                        http_refusal_code, modern);
+  r.retry_after = "1";
+  r.close = true;
+  return r;
+}
+
+refusal rate_refusal(const domain::rate_verdict& v, bool modern) {
+  auto ms = std::to_string(v.retry_after.count());
+  auto r = make_refusal(
+    429,
+    v.kind == domain::rate_verdict::too_many_in_flight
+      ? "Too many requests in flight for this client (--max-in-flight); "
+        "retry once one is answered"
+      : "Too many requests from this client (--rate-limit); retry after "
+          + ms + " ms",
+    protocol::rate_limited, modern);
+  r.data_json = R"({"retry_after_ms":)" + ms + "}";
+  r.retry_after = std::to_string(v.retry_after_seconds());
+  return r;
 }
 
 } // namespace ttm::edge

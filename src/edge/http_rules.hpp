@@ -8,6 +8,7 @@
 // http_connection.cpp does the I/O and follows these decisions.
 
 #include "edge/http_access.hpp"
+#include "domain/rate_limit.hpp"
 #include "edge/http_headers.hpp"
 #include "protocol/json_rpc.hpp"
 
@@ -95,9 +96,12 @@ struct path_decision {
   std::string allow;
 };
 
-/// /healthz, /readyz (503 while draining), the MCP path, or 404.
+/// /healthz, /readyz (503 while draining, or with `unready` saying why
+/// the server cannot serve, e.g. the journal is not open), the MCP path,
+/// or 404.
 path_decision route_path(http_method method, std::string_view target,
-                         std::string_view mcp_path, bool draining);
+                         std::string_view mcp_path, bool draining,
+                         std::string_view unready = {});
 
 /// After the headers of a request to the MCP endpoint.
 struct head_decision {
@@ -159,6 +163,15 @@ body_decision decide_body(const head_decision& head,
 /// The transport's refusals of a routed request.
 refusal session_not_found();
 refusal sessions_busy(std::chrono::seconds retry_after);
+
+/// 503 for a request to the MCP endpoint while draining (SIGTERM): the
+/// connection closes.
+refusal draining_refusal(bool modern);
+
+/// 429 for a request over --rate-limit or --max-in-flight: Retry-After in
+/// whole seconds (rounded up), `data.retry_after_ms`, code -32050 in both
+/// eras; the connection stays open.
+refusal rate_refusal(const domain::rate_verdict& v, bool modern);
 
 /// Whether a response goes as SSE: when there are notifications to send
 /// first and the client takes SSE, or when it takes nothing else.

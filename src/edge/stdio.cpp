@@ -2,6 +2,7 @@
 
 #include "log.hpp"
 #include "mcp/wire.hpp"
+#include "protocol/json_rpc.hpp"
 
 #include <caf/all.hpp>
 
@@ -81,6 +82,9 @@ public:
   }
 
   void deliver(std::string json) override {
+    // The transport writes from its thread; the reader writes rate-limit
+    // refusals from its own: one line at a time.
+    std::lock_guard<std::mutex> guard{mtx_};
     json += '\n';
     const char* p = json.data();
     std::size_t left = json.size();
@@ -130,6 +134,7 @@ private:
     broken_ = true;
   }
 
+  std::mutex mtx_;
   int fd_;
   std::shared_ptr<flow_control> flow_;
   std::function<void()> on_closed_;
@@ -204,7 +209,40 @@ struct stdio_edge::impl {
                   unit.get());
   }
 
+  /// Over --rate-limit: the frame's requests are answered with -32050 and
+  /// nothing of it runs. Notifications and responses (never answered)
+  /// count nothing.
+  bool rate_limited(const protocol::frame& f) {
+    if (!opts.limiter || f.error_code != 0)
+      return false;
+    std::vector<const protocol::message*> requests;
+    for (const auto& m : f.messages)
+      if (m.kind == protocol::message::request
+          || m.kind == protocol::message::invalid)
+        requests.push_back(&m);
+    if (requests.empty())
+      return false;
+    auto v = opts.limiter->admit(stdio_route);
+    if (v) {
+      opts.limiter->release(stdio_route); // reading pauses instead
+      return false;
+    }
+    auto ms = std::to_string(v.retry_after.count());
+    std::vector<std::string> replies;
+    for (const auto* m : requests)
+      replies.push_back(protocol::encode_error(
+        m->id, protocol::rate_limited,
+        "Too many requests (--rate-limit); retry after " + ms + " ms",
+        R"({"retry_after_ms":)" + ms + "}"));
+    TTM_LOG(debug, "stdio", "request refused: --rate-limit reached");
+    writer->deliver(f.batch ? protocol::encode_batch(replies)
+                            : std::move(replies.front()));
+    return true;
+  }
+
   void send(protocol::frame f) {
+    if (rate_limited(f))
+      return;
     if (!flow->try_acquire(opts.max_in_flight)) {
       // The frames holding the slots may be queued right here.
       unit->run_all();

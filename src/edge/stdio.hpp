@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/transport_messages.hpp"
+#include "domain/rate_limit.hpp"
 
 #include <cstddef>
 #include <functional>
@@ -18,6 +19,10 @@ struct stdio_options {
   /// reader stops reading stdin until replies drain, so a client that sends
   /// without reading cannot make the server queue without limit.
   std::size_t max_in_flight = 256;
+  /// --rate-limit for the one client: a frame with requests beyond it is
+  /// answered with error -32050 (`data.retry_after_ms`) and not run; null:
+  /// none. Its in-flight cap is unused (reading pauses instead, above).
+  std::shared_ptr<domain::rate_limiter> limiter;
 };
 
 /// Frames newline-delimited JSON-RPC on a pair of file descriptors: reads

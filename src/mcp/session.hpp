@@ -58,6 +58,11 @@ struct session_config {
   domain::preferences defaults{};
   /// Shared by the server's sessions (made on first use when not given).
   std::shared_ptr<principal_board> board{};
+  /// --request-timeout: a frame still waiting this long (behind another
+  /// frame of this client, or for the journal before its write began) is
+  /// answered with -32051 and changes nothing; zero: none. The client
+  /// actor enforces it (see actors/client.cpp).
+  std::chrono::milliseconds request_timeout{0};
 };
 
 /// Why a frame paused, and what resumes it.
@@ -118,6 +123,17 @@ struct rpc_step {
   const storage::list_query* history() const noexcept;
   const storage::principal_op* principal() const noexcept;
 };
+
+/// The JSON-RPC error (-32051) for request `id` that ran out of its
+/// --request-timeout before anything of it was written; `why` says where
+/// it waited.
+std::string request_timeout_reply(const protocol::request_id& id,
+                                  std::string_view why);
+
+/// The reply to a frame that timed out before it ran: -32051 for each of
+/// its requests. Nullopt when it holds none (notifications still run).
+std::optional<rpc_output> timed_out_frame(const protocol::frame& f,
+                                          std::string_view why);
 
 /// One MCP client (a 2025 MCP session, a principal's modern requests, or the
 /// stdio connection): the frame state machine (one frame at a time, paused

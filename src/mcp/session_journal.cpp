@@ -241,7 +241,16 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
     j.verify.reset();
     return run_job();
   }
-  if (answer.kind == append_answer::stored || !j.held_updates) {
+  if (answer.kind == append_answer::timed_out && j.held_updates) {
+    // Nothing was written: undone here too, and said as a protocol error
+    // (the request as a whole did not run, like a cancelled one).
+    undo_held(j);
+    TTM_LOG(warning, "journal", "request " + msg.id.json
+                                  + " timed out, nothing changed: "
+                                  + answer.error);
+    mode_ = mode_for(msg);
+    reply = request_timeout_reply(msg.id, answer.error);
+  } else if (answer.kind == append_answer::stored || !j.held_updates) {
     if (answer.kind != append_answer::stored)
       TTM_LOG(info, "journal", "an expiry was not recorded (the journal "
                                "expires the session itself): "
@@ -293,6 +302,28 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
     j.replies.push_back(std::move(reply));
   next_message(j);
   return run_job();
+}
+
+std::string request_timeout_reply(const protocol::request_id& id,
+                                  std::string_view why) {
+  return protocol::encode_error(
+    id, protocol::request_timeout,
+    "Request timed out (--request-timeout): " + std::string{why}
+      + "; nothing was changed, so it is safe to send again");
+}
+
+std::optional<rpc_output> timed_out_frame(const protocol::frame& f,
+                                          std::string_view why) {
+  std::vector<std::string> replies;
+  for (const auto& m : f.messages)
+    if (m.kind == protocol::message::request)
+      replies.push_back(request_timeout_reply(m.id, why));
+  if (replies.empty())
+    return std::nullopt;
+  rpc_output out;
+  out.response = f.batch ? protocol::encode_batch(replies)
+                         : std::move(replies.front());
+  return out;
 }
 
 std::vector<storage::event> session::take_journal() {

@@ -164,6 +164,9 @@ struct append_answer {
     failed, ///< the journal cannot write (`error` says why, for clients)
     fenced, ///< a session was claimed since: reload it and try again
     limit,  ///< the directory holds its maximum of open sessions
+    /// Past the request's --request-timeout before its transaction began
+    /// (or while it waited for another instance's): nothing written.
+    timed_out,
   };
   kind_t kind = stored;
   std::string error;

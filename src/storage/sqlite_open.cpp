@@ -47,7 +47,8 @@ int on_busy(void* stats, int tries) {
                 : tries < 50 ? microseconds{500} + microseconds{200} * (tries - 10)
                              : microseconds{8500}
                                  + microseconds{2000} * (tries - 50);
-  if (static_cast<std::uint64_t>(waited.count()) >= busy.limit_us)
+  if (static_cast<std::uint64_t>(waited.count()) >= busy.limit_us
+      || (busy.give_up && steady_clock::now() >= *busy.give_up))
     return 0;
   std::this_thread::sleep_for(pause);
   busy.slept_us += static_cast<std::uint64_t>(pause.count());

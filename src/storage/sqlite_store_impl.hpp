@@ -46,6 +46,8 @@ public:
     std::uint64_t waits = 0;
     std::uint64_t slept_us = 0;
     std::uint64_t limit_us = busy_timeout_us;
+    /// See store::bound_busy_wait.
+    std::optional<std::chrono::steady_clock::time_point> give_up;
   };
 
   sqlite_store(std::unique_ptr<busy_stats> busy, dir_lock lock,
@@ -80,6 +82,10 @@ public:
     return "sqlite:" + path_;
   }
 
+  void bound_busy_wait(
+    std::optional<std::chrono::steady_clock::time_point> until) override {
+    busy_->give_up = until;
+  }
   waits lock_waits() const override {
     return {busy_->waits, busy_->slept_us};
   }

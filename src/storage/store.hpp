@@ -13,6 +13,7 @@
 #include "storage/principal.hpp"
 #include "storage/records.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -99,6 +100,14 @@ public:
   };
   virtual waits lock_waits() const {
     return {};
+  }
+
+  /// Until reset (nullopt), waits for other instances' transactions end by
+  /// `until` at the latest, failing with `busy` (nothing written): a
+  /// request's --request-timeout bounds its write before it begins.
+  virtual void bound_busy_wait(
+    std::optional<std::chrono::steady_clock::time_point> until) {
+    (void) until;
   }
 
   /// This instance's number (> 0), unique among all that opened the store.

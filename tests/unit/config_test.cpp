@@ -502,6 +502,31 @@ TEST_CASE("config: http timeouts take the same durations as the tracking "
   CHECK(contains(must_fail({"http", "--read-timeout", "8d"}), "'8d'"));
 }
 
+TEST_CASE("config: --rate-limit, --max-in-flight, --request-timeout",
+          "[rate_limit]") {
+  auto d = must_load({"stdio"});
+  CHECK(domain::to_string(d.rate_limit) == "1000/s,burst=2000");
+  CHECK(d.max_in_flight == 256);
+  CHECK(d.request_timeout_s == 30);
+  auto c = must_load({"http", "--rate-limit", "50/s,burst=100",
+                      "--max-in-flight", "8", "--request-timeout", "2m"});
+  CHECK(domain::to_string(c.rate_limit) == "50/s,burst=100");
+  CHECK(c.max_in_flight == 8);
+  CHECK(c.request_timeout_s == 120);
+  CHECK(must_load({"stdio", "--rate-limit", "off"}).rate_limit.off);
+  CHECK(must_load({"stdio", "--request-timeout", "0"}).request_timeout_s == 0);
+  CHECK(must_load({"stdio"}, {{"TIME_TRACKER_MCP_RATE_LIMIT", "30/m"}})
+          .rate_limit.period
+        == std::chrono::seconds{60});
+  auto bad = must_fail({"http", "--rate-limit", "50/x"});
+  CHECK(contains(bad, "--rate-limit"));
+  CHECK(contains(bad, "'50/x' is not a rate limit"));
+  CHECK(contains(must_fail({"stdio", "--max-in-flight", "0"}),
+                 "--max-in-flight"));
+  CHECK(contains(must_fail({"stdio", "--request-timeout", "soon"}),
+                 "--request-timeout"));
+}
+
 TEST_CASE("config: --header-timeout, 10 s by default") {
   CHECK(must_load({"http"}).header_timeout_s == 10);
   CHECK(must_load({"http", "--header-timeout", "3s"}).header_timeout_s == 3);

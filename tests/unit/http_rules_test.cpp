@@ -313,6 +313,42 @@ TEST_CASE("http rules: 404 for an unknown session or path", "[http_rules]") {
   }
 }
 
+TEST_CASE("http rules: /readyz says why it is not ready; 429 and 503 "
+          "refusals of the limits and the drain", "[http_rules][rate_limit]") {
+  auto r = route_path(http_method::get, "/readyz", "/mcp", false,
+                      "the session journal is not open");
+  CHECK(r.status == 503);
+  CHECK(r.text
+        == R"({"status":"unavailable","reason":"the session journal is not open"})");
+  // Draining comes first; /healthz never depends on either.
+  CHECK(route_path(http_method::get, "/readyz", "/mcp", true, "x").text
+        == R"({"status":"draining"})");
+  CHECK(route_path(http_method::get, "/healthz", "/mcp", true, "x").status
+        == 200);
+
+  for (bool modern : {false, true}) {
+    auto limited = rate_refusal(
+      {ttm::domain::rate_verdict::rate_limited, std::chrono::milliseconds{1001}},
+      modern);
+    CHECK(limited.status == 429);
+    CHECK(limited.code == -32050); // both eras
+    CHECK(limited.retry_after == "2"); // whole seconds, rounded up
+    CHECK(limited.data_json == R"({"retry_after_ms":1001})");
+    CHECK(limited.message.find("--rate-limit") != std::string::npos);
+    CHECK_FALSE(limited.close);
+    auto busy = rate_refusal(
+      {ttm::domain::rate_verdict::too_many_in_flight, std::chrono::seconds{1}},
+      modern);
+    CHECK(busy.retry_after == "1");
+    CHECK(busy.message.find("--max-in-flight") != std::string::npos);
+    auto drain = draining_refusal(modern);
+    CHECK(drain.status == 503);
+    CHECK(drain.close);
+    CHECK(drain.retry_after == "1");
+    CHECK(drain.code == (modern ? protocol::invalid_request : -32000));
+  }
+}
+
 TEST_CASE("http rules: 405 for GET and other methods, with Allow",
           "[http_rules]") {
   for (auto m : {http_method::get, http_method::head, http_method::other}) {

@@ -614,6 +614,28 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
     CHECK(s.tracker().find(id) == nullptr);
     CHECK(step.expired == std::vector<std::string>{id});
   }
+  SECTION("a write past its --request-timeout is error -32051 and changes "
+          "nothing") {
+    auto step = s.handle(mcp::decode(tools_call(
+      "time_task_start", R"({"session_id":")" + sid + R"(","task_id":"a"})",
+      2)));
+    REQUIRE_FALSE(step.journal().empty());
+    step = s.resume_journal(
+      {storage::append_answer::timed_out, "it waited for the journal"});
+    auto d = parse(step.output.response);
+    CHECK(d["id"].GetInt() == 2);
+    CHECK(d["error"]["code"].GetInt() == -32051);
+    CHECK(str(d["error"]["message"]).find("it waited for the journal; "
+                                          "nothing was changed")
+          != std::string::npos);
+    CHECK(s.tracker().find(sid)->tasks[0].runs.empty());
+    // The same call again runs from the same state.
+    step = s.handle(mcp::decode(tools_call(
+      "time_task_start", R"({"session_id":")" + sid + R"(","task_id":"a"})",
+      3)));
+    REQUIRE_FALSE(step.journal().empty());
+    CHECK(step.journal()[0].epoch == 1);
+  }
 }
 
 TEST_CASE("journal: the journal actor stores appends, several per "
