@@ -1,11 +1,13 @@
 #include "actors/journal.hpp"
 
+#include "journal/audit.hpp"
 #include "journal/expiry.hpp"
 #include "log.hpp"
 
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <utility>
 
 namespace ttm::actors {
 
@@ -300,6 +302,31 @@ void purge(self_ptr self) {
                                + " days ago");
 }
 
+/// Writes the queued refusals in one transaction; without a store (not
+/// open yet, or failing) they are dropped with a warning: the audit trail
+/// must not hold memory or retry for ever while the journal is down.
+void write_audit(journal_actor::stateful_pointer<journal_state> self) {
+  auto& st = self->state;
+  auto queued = std::exchange(st.audit, {});
+  if (queued.empty())
+    return;
+  std::vector<storage::audit_entry> entries;
+  entries.reserve(queued.size());
+  for (const auto& r : queued)
+    entries.push_back(journal::to_audit_entry(r));
+  if (!st.cfg.store) {
+    TTM_LOG(warning, "journal", std::to_string(entries.size())
+                                  + " refusals not audited: the journal is"
+                                    " not open");
+    return;
+  }
+  if (auto r = st.cfg.store->record_audit(entries);
+      auto* err = std::get_if<storage::error>(&r))
+    TTM_LOG(warning, "journal", std::to_string(entries.size())
+                                  + " refusals not audited: "
+                                  + describe(*err));
+}
+
 } // namespace
 
 journal_actor::behavior_type
@@ -326,6 +353,18 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       return promise;
     },
     [=](flush_atom) { flush(self); },
+    [=](audit_atom, domain::refusal& r) {
+      auto& st = self->state;
+      if (st.audit.size() >= st.cfg.audit_queue) {
+        ++st.audit_dropped;
+        return;
+      }
+      r.suppressed += std::exchange(st.audit_dropped, 0);
+      if (st.audit.empty())
+        self->delayed_send(self, st.cfg.audit_delay, audit_atom::value);
+      st.audit.push_back(std::move(r));
+    },
+    [=](audit_atom) { write_audit(self); },
     [=](claim_atom, const storage::claim_request& req) -> claim_reply {
       claim_reply out;
       out.result = claim(self, req, out.error);

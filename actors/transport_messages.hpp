@@ -7,6 +7,7 @@
 // sink is the one handle). Atoms are in atoms.hpp, by receiver.
 
 #include "actors/atoms.hpp"
+#include "domain/refusal.hpp"
 #include "protocol/json_rpc.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -78,6 +79,9 @@ using sink_ptr = std::shared_ptr<reply_sink>;
 ///    client actor (created on demand, not counted as an MCP session), which
 ///    owns every tracking session that principal started in that era.
 ///  - recovered: the journal opened (after a `fault`: it works again).
+///  - audit: a refusal at the edge (401, 403, 429) for the audit trail,
+///    passed on to the journal (none with --ephemeral: dropped). The edge
+///    rate-limits them per client address.
 ///  - fault: the journal cannot be opened (why; it keeps trying): client
 ///    actors, told `fault`, answer STORAGE_UNAVAILABLE for the sessions
 ///    they do not hold, until `recovered` comes.
@@ -95,6 +99,7 @@ using transport_actor = caf::typed_actor<
   caf::reacts_to<end_atom, std::string, std::string, sink_ptr>,
   caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<recovered_atom>,
+  caf::reacts_to<audit_atom, domain::refusal>,
   caf::reacts_to<fault_atom, std::string>>;
 
 } // namespace ttm::actors
@@ -128,6 +133,9 @@ typename Inspector::result_type inspect(Inspector& f, frame& x) {
 }
 
 } // namespace ttm::protocol
+
+// A refusal for the audit trail, from an edge to the journal in process.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::domain::refusal)
 
 // A sink is a local callback handle; it never crosses a process boundary.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::sink_ptr)

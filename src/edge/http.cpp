@@ -6,9 +6,12 @@
 
 #include "edge/http_connection.hpp"
 
+#include "domain/clock.hpp"
 #include "log.hpp"
 
 #include <boost/asio/post.hpp>
+
+#include <caf/send.hpp>
 
 #include <stdexcept>
 
@@ -94,6 +97,21 @@ bool http_server::make_room(std::shared_ptr<connection>& victim) {
     victim = e.conn.lock(); // null: it is being destroyed anyway
   }
   return a.kind != admission::refuse;
+}
+
+void http_server::audit_refusal(const refusal& why, const std::string& address,
+                                const std::string& principal) {
+  auto left_out = audit.admit(address, std::chrono::steady_clock::now());
+  if (!left_out)
+    return;
+  domain::refusal r;
+  r.at = domain::system_clock_source{}.wall_now();
+  r.status = static_cast<std::size_t>(why.status);
+  r.reason = why.message;
+  r.client_address = address;
+  r.principal = principal;
+  r.suppressed = *left_out;
+  caf::anon_send(transport, actors::audit_atom::value, std::move(r));
 }
 
 void http_server::set_idle(std::uint64_t id) {
