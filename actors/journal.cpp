@@ -312,8 +312,17 @@ void write_audit(journal_actor::stateful_pointer<journal_state> self) {
     return;
   std::vector<storage::audit_entry> entries;
   entries.reserve(queued.size());
-  for (const auto& r : queued)
+  for (const auto& q : queued) {
+    domain::refusal r;
+    r.at = domain::wall_time{std::chrono::duration_cast<
+      domain::wall_time::duration>(std::chrono::nanoseconds{q.wall_ns})};
+    r.status = static_cast<std::size_t>(q.status);
+    r.reason = q.reason;
+    r.client_address = q.client_address;
+    r.principal = q.principal;
+    r.suppressed = static_cast<std::size_t>(q.suppressed);
     entries.push_back(journal::to_audit_entry(r));
+  }
   if (!st.cfg.store) {
     TTM_LOG(warning, "journal", std::to_string(entries.size())
                                   + " refusals not audited: the journal is"
@@ -353,7 +362,7 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       return promise;
     },
     [=](flush_atom) { flush(self); },
-    [=](audit_atom, domain::refusal& r) {
+    [=](audit_atom, audited_refusal& r) {
       auto& st = self->state;
       if (st.audit.size() >= st.cfg.audit_queue) {
         ++st.audit_dropped;

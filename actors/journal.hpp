@@ -2,7 +2,6 @@
 
 #include "actors/journal_messages.hpp"
 #include "domain/clock.hpp"
-#include "domain/refusal.hpp"
 #include "domain/tracking.hpp"
 #include "storage/store.hpp"
 
@@ -78,7 +77,7 @@ struct journal_state {
   bool failing = false;
   /// Refusals waiting for the audit write, and those dropped since the
   /// last one written (the queue was full).
-  std::vector<domain::refusal> audit;
+  std::vector<audited_refusal> audit;
   std::size_t audit_dropped = 0;
   std::uint64_t commits = 0;
   std::uint64_t events = 0;

@@ -72,7 +72,7 @@ using journal_actor = caf::typed_actor<
   caf::replies_to<principal_atom, storage::principal_op>::with<principal_reply>,
   caf::reacts_to<release_atom, held_sessions>,
   caf::reacts_to<flush_atom>,
-  caf::reacts_to<audit_atom, domain::refusal>,
+  caf::reacts_to<audit_atom, audited_refusal>,
   caf::reacts_to<audit_atom>,
   caf::reacts_to<sweep_atom>,
   caf::reacts_to<purge_atom>,

@@ -7,7 +7,6 @@
 // sink is the one handle). Atoms are in atoms.hpp, by receiver.
 
 #include "actors/atoms.hpp"
-#include "domain/refusal.hpp"
 #include "protocol/json_rpc.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -29,6 +28,19 @@ enum class route_refusal : std::uint8_t {
   unknown_route,
   /// The supervisor's cap on concurrent MCP sessions is reached (503).
   busy,
+};
+
+/// A refusal of who sent a request (401, 403, 429) for the audit trail,
+/// from an edge to the journal (which records it as a domain::refusal).
+/// Never the token.
+struct audited_refusal {
+  std::int64_t wall_ns = 0;
+  int status = 0;
+  std::string reason; ///< the refusal's message, as the client got it
+  std::string client_address;
+  std::string principal; ///< empty: not known
+  /// Refusals of the address left out before this one (rate limit).
+  std::uint64_t suppressed = 0;
 };
 
 /// Where the transport delivers what the server says on a route: a stdio
@@ -99,7 +111,7 @@ using transport_actor = caf::typed_actor<
   caf::reacts_to<end_atom, std::string, std::string, sink_ptr>,
   caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<recovered_atom>,
-  caf::reacts_to<audit_atom, domain::refusal>,
+  caf::reacts_to<audit_atom, audited_refusal>,
   caf::reacts_to<fault_atom, std::string>>;
 
 } // namespace ttm::actors
@@ -135,7 +147,7 @@ typename Inspector::result_type inspect(Inspector& f, frame& x) {
 } // namespace ttm::protocol
 
 // A refusal for the audit trail, from an edge to the journal in process.
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::domain::refusal)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::audited_refusal)
 
 // A sink is a local callback handle; it never crosses a process boundary.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::sink_ptr)

@@ -183,8 +183,10 @@ void progress::operator()(std::int64_t done, std::int64_t total) {
     return;
   last_ = now;
   printed_ = true;
-  ctx_.err << what_ << ": " << done << " of " << total << " " << unit_
-           << std::endl;
+  ctx_.err << what_ << ": " << done;
+  if (total >= 0) // unknown while reading a stream
+    ctx_.err << " of " << total;
+  ctx_.err << " " << unit_ << std::endl;
 }
 
 void progress::finish(std::int64_t done) {

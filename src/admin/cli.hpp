@@ -94,7 +94,8 @@ count_of(const args& a, const char* name, std::int64_t fallback,
          std::int64_t max);
 
 /// Progress lines on stderr at most once a second ("export: 20000 of
-/// 51234 events"); nothing for a run shorter than a second.
+/// 51234 events"; a total < 0: not known); nothing for a run shorter than
+/// a second.
 class progress {
 public:
   progress(context& ctx, std::string what, std::string unit);

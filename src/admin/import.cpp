@@ -53,7 +53,7 @@ int run_import(context& ctx, const args& a) {
     if (!reader.add(text))
       return fault(ctx, name, reader.error() + "; nothing was imported");
     if (++n % 10000 == 0)
-      shown(n, n);
+      shown(n, -1);
   }
   if (in->bad())
     return fault(ctx, name, "cannot read the input; nothing was imported");

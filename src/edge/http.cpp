@@ -6,7 +6,6 @@
 
 #include "edge/http_connection.hpp"
 
-#include "domain/clock.hpp"
 #include "log.hpp"
 
 #include <boost/asio/post.hpp>
@@ -104,9 +103,11 @@ void http_server::audit_refusal(const refusal& why, const std::string& address,
   auto left_out = audit.admit(address, std::chrono::steady_clock::now());
   if (!left_out)
     return;
-  domain::refusal r;
-  r.at = domain::system_clock_source{}.wall_now();
-  r.status = static_cast<std::size_t>(why.status);
+  actors::audited_refusal r;
+  r.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count();
+  r.status = why.status;
   r.reason = why.message;
   r.client_address = address;
   r.principal = principal;

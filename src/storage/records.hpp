@@ -244,6 +244,29 @@ struct audit_entry {
   std::string payload = "{}";
 };
 
+/// A principal's preference, as the journal keeps it (value: JSON text).
+struct preference_row {
+  std::string principal;
+  std::string key;
+  std::string value;
+};
+
+/// A focus session and its owner.
+struct focus_row {
+  std::string principal;
+  focus_record focus;
+};
+
+/// Everything a journal holds that is not derived from something else, in
+/// the journal's order: what export writes and import reads back. Events
+/// carry their session's owner as `principal`.
+struct journal_dump {
+  std::vector<event> events;
+  std::vector<preference_row> preferences;
+  std::vector<focus_row> focus;
+  std::vector<audit_entry> audit;
+};
+
 struct list_page {
   std::vector<session_row> rows;
   bool more = false; ///< older rows match too

@@ -21,29 +21,6 @@ namespace ttm::storage {
 
 struct sqlite_options;
 
-/// A principal's preference, as the journal keeps it (value: JSON text).
-struct preference_row {
-  std::string principal;
-  std::string key;
-  std::string value;
-};
-
-/// A focus session and its owner.
-struct focus_row {
-  std::string principal;
-  focus_record focus;
-};
-
-/// Everything a journal holds that is not derived from something else, in
-/// the journal's order: what export writes and import reads back. Events
-/// carry their session's owner as `principal`.
-struct journal_dump {
-  std::vector<event> events;
-  std::vector<preference_row> preferences;
-  std::vector<focus_row> focus;
-  std::vector<audit_entry> audit;
-};
-
 /// What `check` reports of the journal file.
 struct journal_health {
   std::int64_t schema_version = 0;

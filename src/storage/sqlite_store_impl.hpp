@@ -4,7 +4,6 @@
 // its opening (sqlite_open.cpp). Internal to src/storage.
 
 #include "storage/dir_lock.hpp"
-#include "storage/sqlite_admin.hpp"
 #include "storage/sqlite_util.hpp"
 #include "storage/store.hpp"
 
