@@ -1,10 +1,11 @@
 // The admin CLI's pieces (issue 31 item 6): the edge's rate limit on audit
 // records of refusals, the refusal's journal record, export's JSON lines
-// and their checks, the read-only journal reader (audit, dump, an online
-// backup while a store writes between its steps), import into an empty
-// journal only, and the command line's usage errors. The real binary runs
-// them in tests/integration/admin_cli.test.mjs.
+// and their checks, the journal actor's audit queue, the read-only journal
+// reader (audit, dump, an online backup while a store writes between its
+// steps), import into an empty journal only, and the command line's usage
+// errors. The real binary runs them in tests/integration/admin_cli.test.mjs.
 
+#include "actors/journal.hpp"
 #include "admin/admin.hpp"
 #include "edge/refusal_audit.hpp"
 #include "journal/audit.hpp"
@@ -13,6 +14,9 @@
 #include "storage/sqlite_admin.hpp"
 
 #include "storage_fixture.hpp"
+
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
 
 #include <sstream>
 
@@ -356,4 +360,56 @@ TEST_CASE("admin command line: usage errors exit 2, faults 1, help 0",
   CHECK(run({"check", "--help"}) == 0);
   CHECK(ttm::admin::is_command("backup"));
   CHECK_FALSE(ttm::admin::is_command("stdio"));
+}
+
+TEST_CASE("journal actor: refusals queue, are written together a moment "
+          "later, and a full queue counts the rest onto the next",
+          "[admin][audit][actors]") {
+  temp_dir tmp;
+  auto dir = tmp.path().string();
+  std::shared_ptr<store> st = must_open(dir);
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.policy", caf::atom("testing"));
+  cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  caf::actor_system sys{cfg};
+  auto& sched
+    = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  ttm::actors::journal_config jc;
+  jc.store = st;
+  jc.clock = std::make_shared<ttm::domain::fake_clock>(
+    ttm::domain::wall_time{std::chrono::seconds{1'800'000'000}});
+  jc.audit_queue = 4;
+  auto journal = sys.spawn(ttm::actors::journal_behavior, jc);
+  sched.run();
+  auto refused = [&](int i) {
+    ttm::actors::audited_refusal r;
+    r.wall_ns = t0 + i;
+    r.status = 401;
+    r.reason = "Unauthorized";
+    r.client_address = "192.0.2." + std::to_string(i);
+    caf::anon_send(journal, ttm::actors::audit_atom::value, r);
+  };
+  for (int i = 0; i < 6; ++i)
+    refused(i);
+  sched.run();
+  audit_query all;
+  // Queued, not written yet: one write for them all, a moment later.
+  CHECK(must(must_read(dir)->audit(all)).empty());
+  REQUIRE(sched.trigger_timeouts() > 0);
+  sched.run();
+  auto written = must(must_read(dir)->audit(all));
+  REQUIRE(written.size() == 4);
+  CHECK(ttm::journal::refusal_of(written[3]).client_address == "192.0.2.3");
+  // The two past the queue's room ride on the next one.
+  refused(6);
+  sched.run();
+  sched.trigger_timeouts();
+  sched.run();
+  written = must(must_read(dir)->audit(all));
+  REQUIRE(written.size() == 5);
+  auto last = ttm::journal::refusal_of(written[4]);
+  CHECK(last.client_address == "192.0.2.6");
+  CHECK(last.suppressed == 2);
+  caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+  sched.run();
 }
