@@ -35,6 +35,7 @@ using forward_atom = caf::atom_constant<caf::atom("forward")>;
 using end_atom = caf::atom_constant<caf::atom("end")>;
 using call_atom = caf::atom_constant<caf::atom("call")>;
 using recovered_atom = caf::atom_constant<caf::atom("recovered")>;
+using audit_atom = caf::atom_constant<caf::atom("audit")>; // also journal
 // journal actor (also open_atom: open the store)
 using append_atom = caf::atom_constant<caf::atom("append")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;

@@ -1,11 +1,13 @@
 #include "actors/journal.hpp"
 
+#include "journal/audit.hpp"
 #include "journal/expiry.hpp"
 #include "log.hpp"
 
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <utility>
 
 namespace ttm::actors {
 
@@ -405,6 +407,40 @@ enqueue_append(self_ptr self, std::vector<storage::event> events,
   return promise;
 }
 
+/// Writes the queued refusals in one transaction; without a store (not
+/// open yet, or failing) they are dropped with a warning: the audit trail
+/// must not hold memory or retry for ever while the journal is down.
+void write_audit(journal_actor::stateful_pointer<journal_state> self) {
+  auto& st = self->state;
+  auto queued = std::exchange(st.audit, {});
+  if (queued.empty())
+    return;
+  std::vector<storage::audit_entry> entries;
+  entries.reserve(queued.size());
+  for (const auto& q : queued) {
+    domain::refusal r;
+    r.at = domain::wall_time{std::chrono::duration_cast<
+      domain::wall_time::duration>(std::chrono::nanoseconds{q.wall_ns})};
+    r.status = static_cast<std::size_t>(q.status);
+    r.reason = q.reason;
+    r.client_address = q.client_address;
+    r.principal = q.principal;
+    r.suppressed = static_cast<std::size_t>(q.suppressed);
+    entries.push_back(journal::to_audit_entry(r));
+  }
+  if (!st.cfg.store) {
+    TTM_LOG(warning, "journal", std::to_string(entries.size())
+                                  + " refusals not audited: the journal is"
+                                    " not open");
+    return;
+  }
+  if (auto r = st.cfg.store->record_audit(entries);
+      auto* err = std::get_if<storage::error>(&r))
+    TTM_LOG(warning, "journal", std::to_string(entries.size())
+                                  + " refusals not audited: "
+                                  + describe(*err));
+}
+
 } // namespace
 
 journal_actor::behavior_type
@@ -423,7 +459,18 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       return enqueue_append(self, std::move(events), deadline_ns);
     },
     [=](flush_atom) { flush(self); },
-
+    [=](audit_atom, audited_refusal& r) {
+      auto& st = self->state;
+      if (st.audit.size() >= st.cfg.audit_queue) {
+        ++st.audit_dropped;
+        return;
+      }
+      r.suppressed += std::exchange(st.audit_dropped, 0);
+      if (st.audit.empty())
+        self->delayed_send(self, st.cfg.audit_delay, audit_atom::value);
+      st.audit.push_back(std::move(r));
+    },
+    [=](audit_atom) { write_audit(self); },
     [=](claim_atom, const storage::claim_request& req) -> claim_reply {
       claim_reply out;
       out.result = claim(self, req, out.error);

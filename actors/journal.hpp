@@ -43,6 +43,10 @@ struct journal_config {
   /// Ended and expired sessions older than this are purged; zero keeps
   /// them forever.
   std::chrono::hours retention{24 * 90};
+  /// Refusals for the audit trail wait this long to be written together,
+  /// at most this many (the edge rate-limits them per address already).
+  caf::timespan audit_delay = std::chrono::seconds{1};
+  std::size_t audit_queue = 256;
   /// How often the purge runs.
   caf::timespan purge_interval = std::chrono::hours{24};
   /// Set once the store is open (for /readyz); may be null.
@@ -76,6 +80,10 @@ struct journal_state {
   caf::actor_clock::time_point next_try{};
   /// The last append failed: the next success is logged as a recovery.
   bool failing = false;
+  /// Refusals waiting for the audit write, and those dropped since the
+  /// last one written (the queue was full).
+  std::vector<audited_refusal> audit;
+  std::size_t audit_dropped = 0;
   std::uint64_t commits = 0;
   std::uint64_t events = 0;
   static inline const char* name = "ttm.journal";

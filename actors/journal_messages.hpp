@@ -60,7 +60,11 @@ using held_sessions = std::vector<std::pair<std::string, std::int64_t>>;
 /// retention, once per day for the whole directory. `open` (from main,
 /// first) opens the store for the given transport, off the start-up path;
 /// while it cannot be opened it says so to the transport (`fault`) and
-/// sends itself `open` again, with backoff.
+/// sends itself `open` again, with backoff. `audit` with a refusal queues
+/// it for the audit trail (at most `audit_queue` wait; beyond, they are
+/// counted and the count rides on the next one written); `audit` alone
+/// (to itself, `audit_delay` after the first) writes the queue in one
+/// transaction.
 using journal_actor = caf::typed_actor<
   caf::replies_to<append_atom, std::vector<storage::event>>::with<
     storage::append_answer>,
@@ -74,6 +78,8 @@ using journal_actor = caf::typed_actor<
   caf::replies_to<principal_atom, storage::principal_op>::with<principal_reply>,
   caf::reacts_to<release_atom, held_sessions>,
   caf::reacts_to<flush_atom>,
+  caf::reacts_to<audit_atom, audited_refusal>,
+  caf::reacts_to<audit_atom>,
   caf::reacts_to<sweep_atom>,
   caf::reacts_to<purge_atom>,
   caf::reacts_to<open_atom, transport_actor>>;

@@ -382,6 +382,10 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
     [=](fault_atom, std::string& reason) {
       set_storage_fault(self, std::move(reason));
     },
+    [=](audit_atom, audited_refusal& r) {
+      if (self->state.cfg.journal)
+        self->send(self->state.cfg.journal, audit_atom::value, std::move(r));
+    },
     [=](recovered_atom) {
       if (!self->state.cfg.client.storage_fault.empty())
         set_storage_fault(self, {});

@@ -30,6 +30,19 @@ enum class route_refusal : std::uint8_t {
   busy,
 };
 
+/// A refusal of who sent a request (401, 403, 429) for the audit trail,
+/// from an edge to the journal (which records it as a domain::refusal).
+/// Never the token.
+struct audited_refusal {
+  std::int64_t wall_ns = 0;
+  int status = 0;
+  std::string reason; ///< the refusal's message, as the client got it
+  std::string client_address;
+  std::string principal; ///< empty: not known
+  /// Refusals of the address left out before this one (rate limit).
+  std::uint64_t suppressed = 0;
+};
+
 /// Where the transport delivers what the server says on a route: a stdio
 /// writer, an HTTP response. Implemented by the edge; called from the
 /// transport actor only.
@@ -78,6 +91,9 @@ using sink_ptr = std::shared_ptr<reply_sink>;
 ///    client actor (created on demand, not counted as an MCP session), which
 ///    owns every tracking session that principal started in that era.
 ///  - recovered: the journal opened (after a `fault`: it works again).
+///  - audit: a refusal at the edge (401, 403, 429) for the audit trail,
+///    passed on to the journal (none with --ephemeral: dropped). The edge
+///    rate-limits them per client address.
 ///  - fault: the journal cannot be opened (why; it keeps trying): client
 ///    actors, told `fault`, answer STORAGE_UNAVAILABLE for the sessions
 ///    they do not hold, until `recovered` comes.
@@ -95,6 +111,7 @@ using transport_actor = caf::typed_actor<
   caf::reacts_to<end_atom, std::string, std::string, sink_ptr>,
   caf::reacts_to<call_atom, std::string, protocol::frame, sink_ptr>,
   caf::reacts_to<recovered_atom>,
+  caf::reacts_to<audit_atom, audited_refusal>,
   caf::reacts_to<fault_atom, std::string>>;
 
 } // namespace ttm::actors
@@ -128,6 +145,9 @@ typename Inspector::result_type inspect(Inspector& f, frame& x) {
 }
 
 } // namespace ttm::protocol
+
+// A refusal for the audit trail, from an edge to the journal in process.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::audited_refusal)
 
 // A sink is a local callback handle; it never crosses a process boundary.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::sink_ptr)

@@ -2,10 +2,10 @@
 # Checks the #include "..." lines of the server's sources against the layers
 # (docs/architecture.md), lowest first:
 #   protocol, log  <  domain, reports, tools, storage  <  journal  <  mcp
-#   <  actors  <  edge, config, main
+#   <  actors  <  edge, admin, config, main
 # A file may include its own layer and any lower one; of two layers on one
-# level only tools -> reports -> domain, tools -> domain, edge -> config and
-# main -> edge/config are allowed (storage stays testable alone, domain knows no storage). Also
+# level only tools -> reports -> domain, tools -> domain, edge -> config,
+# admin -> config and main -> edge/admin/config are allowed (storage stays testable alone, domain knows no storage). Also
 # fails on an include cycle between units (x.hpp and x.cpp are one unit), on
 # our own headers included as <...> or by a relative path ("../x.hpp", or
 # "x.hpp" found only beside the including file), and on C/C++ files that
@@ -27,6 +27,7 @@ layer_of() {
     src/mcp/*) echo mcp ;;
     actors/*) echo actors ;;
     src/edge/*) echo edge ;;
+    src/admin/*) echo admin ;;
     src/config.* | src/config_*) echo config ;;
     src/main.cpp | src/wiring.* | src/crash_signals.*) echo main ;;
     *) echo unknown ;;
@@ -40,7 +41,7 @@ rank_of() {
     journal) echo 2 ;;
     mcp) echo 3 ;;
     actors) echo 4 ;;
-    edge | config | main) echo 5 ;;
+    edge | admin | config | main) echo 5 ;;
     *) echo 99 ;;
   esac
 }
@@ -48,7 +49,7 @@ rank_of() {
 # Same level, different layer: allowed only for these.
 peer_allowed() {
   case "$1>$2" in
-    "tools>domain" | "tools>reports" | "reports>domain" | "edge>config" | "main>edge" | "main>config") return 0 ;;
+    "tools>domain" | "tools>reports" | "reports>domain" | "edge>config" | "admin>config" | "main>edge" | "main>admin" | "main>config") return 0 ;;
     *) return 1 ;;
   esac
 }

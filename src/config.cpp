@@ -589,7 +589,9 @@ load_config(const std::vector<std::string>& args,
     return fail("missing mode: use 'time-tracker-mcp stdio' or "
                 "'time-tracker-mcp http'");
   if (c.mode != "stdio" && c.mode != "http")
-    return fail("unknown mode '" + c.mode + "' (available: stdio, http)");
+    return fail("unknown mode '" + c.mode
+                + "' (available: stdio, http; admin commands: sessions,"
+                  " audit, check, backup, export, import)");
   // Pass 2: file, then environment, then command line.
   if (c.config_file.empty())
     if (const char* f = getenv("TIME_TRACKER_MCP_CONFIG"); f && *f)

@@ -4,6 +4,7 @@
 #include "actors/journal.hpp"
 #include "actors/supervisor.hpp"
 #include "actors/transport.hpp"
+#include "admin/admin.hpp"
 #include "config.hpp"
 #include "crash_signals.hpp"
 #include "domain/clock.hpp"
@@ -29,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iostream>
 #include <mutex>
 #include <pthread.h>
 #include <thread>
@@ -586,9 +588,16 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   std::vector<std::string> args(argv + 1, argv + argc);
-  auto res = ttm::load_config(args, [](const char* name) {
+  auto getenv = [](const char* name) {
     return static_cast<const char*>(std::getenv(name));
-  });
+  };
+  // The admin commands (sessions, audit, check, backup, export, import)
+  // before the server's options: they have their own.
+  if (!args.empty() && ttm::admin::is_command(args.front())) {
+    ttm::log::set_threshold(ttm::log::level::warning);
+    return ttm::admin::run(args, std::cout, std::cerr, getenv);
+  }
+  auto res = ttm::load_config(args, getenv);
   if (!res.cfg) {
     // Help and version go to stdout: no protocol is running yet.
     std::fputs(res.text.c_str(), res.text_is_error ? stderr : stdout);

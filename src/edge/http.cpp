@@ -10,6 +10,8 @@
 
 #include <boost/asio/post.hpp>
 
+#include <caf/send.hpp>
+
 #include <stdexcept>
 
 namespace ttm::edge {
@@ -94,6 +96,23 @@ bool http_server::make_room(std::shared_ptr<connection>& victim) {
     victim = e.conn.lock(); // null: it is being destroyed anyway
   }
   return a.kind != admission::refuse;
+}
+
+void http_server::audit_refusal(const refusal& why, const std::string& address,
+                                const std::string& principal) {
+  auto left_out = audit.admit(address, std::chrono::steady_clock::now());
+  if (!left_out)
+    return;
+  actors::audited_refusal r;
+  r.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count();
+  r.status = why.status;
+  r.reason = why.message;
+  r.client_address = address;
+  r.principal = principal;
+  r.suppressed = *left_out;
+  caf::anon_send(transport, actors::audit_atom::value, std::move(r));
 }
 
 void http_server::set_idle(std::uint64_t id) {

@@ -324,6 +324,8 @@ void connection::on_mcp(const request& req) {
     auth_gate{&srv_.throttle, peer_, std::chrono::steady_clock::now()});
   switch (ctx_.mcp.kind) {
     case head_decision::refuse:
+      if (auto s = ctx_.mcp.why.status; s == 401 || s == 403 || s == 429)
+        srv_.audit_refusal(ctx_.mcp.why, peer_);
       return refuse(ctx_.mcp.why);
     case head_decision::end_session:
       ctx_.is_delete = true;
@@ -440,7 +442,11 @@ bool connection::admit_request() {
                                              ? "--max-in-flight"
                                              : "--rate-limit"}
                              + " reached");
-    refuse(rate_refusal(v, ctx_.modern));
+    auto why = rate_refusal(v, ctx_.modern);
+    srv_.audit_refusal(why, peer_,
+                       srv_.opts.auth_tokens.empty() ? std::string{}
+                                                     : ctx_.mcp.principal);
+    refuse(why);
     return false;
   }
   ctx_.limit_key = std::move(key);

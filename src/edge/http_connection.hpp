@@ -10,6 +10,7 @@
 #endif
 
 #include "actors/transport_messages.hpp"
+#include "edge/refusal_audit.hpp"
 #include "edge/http_options.hpp"
 #include "edge/http_access.hpp"
 #include "edge/http_rules.hpp"
@@ -69,6 +70,7 @@ struct http_server {
   http_options opts;
   access_policy access;
   auth_throttle throttle;
+  refusal_audit audit;
   std::atomic<bool> draining{false};
   std::uint16_t bound_port = 0;
   bool stopped = false;
@@ -106,6 +108,13 @@ struct http_server {
     }
     cv.notify_all();
   }
+
+  /// THE hook for the audit trail: a refusal of who sent a request (401,
+  /// 403, 429, and any other refusal a rule adds for a client) goes to
+  /// the journal through the transport, rate-limited per address (see
+  /// refusal_audit). `principal`: empty when not known. Never the token.
+  void audit_refusal(const refusal& why, const std::string& address,
+                     const std::string& principal = {});
 
   void make_access_policy();
   void do_accept();

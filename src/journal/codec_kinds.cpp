@@ -235,6 +235,20 @@ const record<domain::change_origin>& by_fields() {
   return r;
 }
 
+const record<domain::refusal>& refusal_fields() {
+  using t = domain::refusal;
+  static const auto r = [] {
+    record<t> out;
+    out.add("status", &t::status, presence::required);
+    out.add("reason", &t::reason, presence::required);
+    out.add("client_address", &t::client_address, presence::defaulted);
+    out.add("principal", &t::principal, presence::absent_when_empty);
+    out.add("suppressed", &t::suppressed, presence::defaulted);
+    return out;
+  }();
+  return r;
+}
+
 } // namespace kinds
 
 } // namespace ttm::journal

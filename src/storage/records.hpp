@@ -190,6 +190,7 @@ struct focus_record {
 /// last row of the previous page, so sessions started meanwhile (newer)
 /// never shift the pages after the first.
 struct list_query {
+  /// Both empty: any owner, any scope (only the admin CLI reads so).
   std::string principal;
   std::string scope; ///< the era: a listed id is one its owner can name
   std::optional<session_state> state;
@@ -226,6 +227,7 @@ struct run_event {
 /// A session as a list row: the summary columns kept with each append.
 struct session_row {
   std::string session_id;
+  std::string principal; ///< its owner
   std::string milestone_id;
   std::optional<std::string> milestone_name;
   session_state state = session_state::open;
@@ -234,6 +236,38 @@ struct session_row {
   std::vector<std::string> tags;
   std::int64_t tasks_total = 0;
   std::int64_t tasks_done = 0; ///< tasks whose latest run completed
+};
+
+/// An audit record that belongs to no session (schema 8): a refusal at the
+/// HTTP edge, say. `payload` is the journal codec's JSON for its `kind`.
+struct audit_entry {
+  std::string kind; ///< "refusal"
+  std::int64_t wall_ns = 0;
+  std::string principal; ///< empty: not known
+  std::string payload = "{}";
+};
+
+/// A principal's preference, as the journal keeps it (value: JSON text).
+struct preference_row {
+  std::string principal;
+  std::string key;
+  std::string value;
+};
+
+/// A focus session and its owner.
+struct focus_row {
+  std::string principal;
+  focus_record focus;
+};
+
+/// Everything a journal holds that is not derived from something else, in
+/// the journal's order: what export writes and import reads back. Events
+/// carry their session's owner as `principal`.
+struct journal_dump {
+  std::vector<event> events;
+  std::vector<preference_row> preferences;
+  std::vector<focus_row> focus;
+  std::vector<audit_entry> audit;
 };
 
 struct list_page {

@@ -63,7 +63,9 @@ std::optional<error> sqlite_store::list_focus(const list_query& q,
   // focus_by_owner (principal, started_wall_ns) gives them newest first.
   std::string sql = "SELECT session_id, intent, started_wall_ns,"
                     " ended_wall_ns, summary FROM focus_sessions"
-                    " WHERE principal = ?1";
+                    " WHERE 1";
+  if (!q.principal.empty()) // empty: any owner (the admin CLI)
+    sql += " AND principal = ?1";
   if (q.state)
     sql += *q.state == session_state::open ? " AND ended_wall_ns IS NULL"
                                            : " AND ended_wall_ns IS NOT NULL";
@@ -127,8 +129,13 @@ result<list_page> sqlite_store::list(const list_query& q) {
     std::string sql
       = "SELECT session_id, milestone_id, milestone_name, state,"
         " started_wall_ns, closed_wall_ns, tags, tasks_total, sid, runs,"
-        " epoch"
-        " FROM sessions WHERE principal = ?1 AND scope = ?2";
+        " epoch, principal"
+        " FROM sessions WHERE 1";
+    // Empty: any owner, any scope (the admin CLI; a server names both).
+    if (!q.principal.empty())
+      sql += " AND principal = ?1";
+    if (!q.scope.empty())
+      sql += " AND scope = ?2";
     if (q.state)
       sql += " AND state = ?3";
     if (q.milestone_id)
@@ -200,6 +207,7 @@ result<list_page> sqlite_store::list(const list_query& q) {
         }
         session_row r;
         r.session_id = use.text(0);
+        r.principal = use.text(11);
         r.milestone_id = use.text(1);
         if (!use.is_null(2))
           r.milestone_name = use.text(2);

@@ -171,6 +171,20 @@ constexpr const char* migrations[] = {
   R"sql(
     ALTER TABLE events ADD COLUMN undone_by INTEGER;
   )sql",
+  // 8: audit records that belong to no session (issue 31): refusals at the
+  // HTTP edge (401, 403, 429), rate-limited per client address by the
+  // edge. `payload`: the journal codec's JSON for `kind`; never a token.
+  // (IF NOT EXISTS: a file whose version was set back keeps its tables.)
+  R"sql(
+    CREATE TABLE IF NOT EXISTS audit (
+      seq       INTEGER PRIMARY KEY,
+      kind      TEXT NOT NULL,
+      wall_ns   INTEGER NOT NULL,
+      principal TEXT NOT NULL DEFAULT '',
+      payload   TEXT NOT NULL CHECK (json_valid(payload))
+    );
+    CREATE INDEX IF NOT EXISTS audit_by_time ON audit (wall_ns);
+  )sql",
 };
 
 static_assert(std::size(migrations) == current_schema + 1);

@@ -755,4 +755,34 @@ sqlite_store::history(const history_query& q) {
   });
 }
 
+result<std::optional<stored_session>>
+sqlite_store::session(const std::string& id) {
+  static const std::string what = "cannot read a session from";
+  using res = result<std::optional<stored_session>>;
+  return guarded(what, path_, [&]() -> res {
+    rollback_guard guard{db_.get()};
+    if (auto err = run(begin_read_, what))
+      return std::move(*err);
+    stmt_ptr one;
+    if (auto rc = prepare(one, std::string{"SELECT "} + session_columns
+                                 + " FROM sessions WHERE session_id = ?1"))
+      return fail(rc, what);
+    std::vector<stored_session> out;
+    {
+      stmt_use use{one};
+      use.bind(1, id);
+      if (auto err = read_sessions(use, out, what))
+        return std::move(*err);
+    }
+    if (!out.empty())
+      if (auto err = read_events_of(out.front(), what))
+        return std::move(*err);
+    if (auto err = run(commit_, what))
+      return std::move(*err);
+    if (out.empty())
+      return std::optional<stored_session>{};
+    return std::optional<stored_session>{std::move(out.front())};
+  });
+}
+
 } // namespace ttm::storage::detail

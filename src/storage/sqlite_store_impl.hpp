@@ -116,6 +116,13 @@ public:
   purge_closed_before(std::int64_t cutoff_wall_ns, std::int64_t now_wall_ns,
                       std::int64_t interval_ns) override;
   result<principal_state> principal(const principal_op& op) override;
+  result<ok> record_audit(const std::vector<audit_entry>& entries) override;
+
+  /// One session (any state, any owner) with its events: the admin CLI.
+  result<std::optional<stored_session>> session(const std::string& id);
+  /// Writes a whole journal into this one, which must hold nothing (the
+  /// admin CLI's import; sqlite_import.cpp): one transaction.
+  result<std::size_t> import_all(const journal_dump& dump);
 
 private:
   /// A session row as the claim reads it.

@@ -81,4 +81,8 @@ result<principal_state> store::principal(const principal_op&) {
                                  + " keeps no preferences or focus sessions"};
 }
 
+result<ok> store::record_audit(const std::vector<audit_entry>&) {
+  return error{error_kind::io, describe() + " keeps no audit records"};
+}
+
 } // namespace ttm::storage

@@ -172,6 +172,10 @@ public:
   /// A principal's preferences and focus sessions: one operation in one
   /// transaction (see principal.hpp). A backend without them says so.
   virtual result<principal_state> principal(const principal_op& op);
+
+  /// Writes audit records that belong to no session (refusals at the
+  /// edge), in one transaction. A backend without them says so.
+  virtual result<ok> record_audit(const std::vector<audit_entry>& entries);
 };
 
 using store_ptr = std::unique_ptr<store>;

@@ -250,25 +250,14 @@ def run_deb():
               f"by {info['name']} {info.get('version')}; tools/list: "
               f"{len(tools)} tools")
         serve_as_the_unit(root, tmp)
-        # ---- LEAD: the admin `check` (issue 31 item 6, another branch) ----
-        # Runs on the packaged config and the journal the handshake left,
-        # once the binary has the subcommand (`check --help` exits 0 and
-        # names it: today --help anywhere prints the general usage, exit 0).
-        # When `check` is merged, make it unconditional and adjust its
-        # arguments to its real ones.
-        probe = run([binary, "check", "--help"])
-        if probe.returncode == 0 and "check" in probe.stdout:
-            env = dict(os.environ,
-                       TIME_TRACKER_MCP_CONFIG=os.path.join(
-                           root, f"etc/{NAME}/config.json"),
-                       TIME_TRACKER_MCP_DATA_DIR=data)
-            r = run([binary, "check"], env=env)
-            print(r.stdout + r.stderr)
-            if r.returncode != 0:
-                fail(f"check on the packaged config: exit {r.returncode}")
-            print("packaged binary: check passed")
-        else:
-            print("packaged binary: no `check` subcommand yet; skipped")
-        # ---- end of the lead's place ----
+        # The admin `check` on the packaged config and the journal the
+        # handshake left: config, zone database, journal integrity.
+        r = run([binary, "check", "--config",
+                 os.path.join(root, f"etc/{NAME}/config.json"),
+                 "--data-dir", data])
+        print(r.stdout + r.stderr)
+        if r.returncode != 0 or "journal" not in r.stdout:
+            fail(f"check on the packaged config: exit {r.returncode}")
+        print("packaged binary: check passed")
 
 {"install": install, "deb": deb, "lintian": lintian, "run": run_deb}[MODE]()
