@@ -10,9 +10,11 @@ export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 # Debian packages needed to build the server; the tests and benchmarks need
 # TEST_PACKAGES too.
 BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
-  libhowardhinnant-date-dev libboost-dev libsqlite3-dev tzdata libicu-dev)
-# chromium: the browser checks of the reports (tests/browser), headless.
-TEST_PACKAGES=(catch2 libbenchmark-dev chromium)
+  libhowardhinnant-date-dev libboost-dev libsqlite3-dev tzdata libicu-dev
+  prometheus-cpp-dev)
+# chromium: the browser checks of the reports (tests/browser), headless;
+# prometheus: promtool and a real Prometheus scraping /metrics (tests).
+TEST_PACKAGES=(catch2 libbenchmark-dev chromium prometheus)
 
 say() { printf '==> %s\n' "$*" >&2; }
 

@@ -71,6 +71,8 @@ struct http_server {
   auth_throttle throttle;
   std::atomic<bool> draining{false};
   std::uint16_t bound_port = 0;
+  /// Bound to a loopback address (see decide_metrics).
+  bool loopback = false;
   bool stopped = false;
 
   net::io_context ioc;
@@ -172,6 +174,7 @@ private:
   void read_header();
   void on_header(error_code ec);
   void route(const request& req);
+  void on_metrics(const request& req);
   void on_mcp(const request& req);
   void send_continue();
   void read_body();

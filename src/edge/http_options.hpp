@@ -61,6 +61,8 @@ struct http_options {
   std::chrono::seconds auth_lockout{30};
   std::chrono::seconds auth_max_lockout{15 * 60};
   std::size_t auth_max_addresses = 10'000;
+  /// Serve /metrics only (--metrics-listen): no MCP endpoint, no probes.
+  bool metrics_only = false;
 };
 
 } // namespace ttm::edge

@@ -58,6 +58,8 @@ struct session_config {
   domain::preferences defaults{};
   /// Shared by the server's sessions (made on first use when not given).
   std::shared_ptr<principal_board> board{};
+  /// The metrics' `network_transport`: "pipe" (stdio) or "tcp" (HTTP).
+  std::string network_transport = "pipe";
 };
 
 /// Why a frame paused, and what resumes it.
@@ -312,6 +314,10 @@ private:
     /// (`touched`: asked for the current message).
     std::optional<domain::wall_time> previous_request;
     bool touched = false;
+    /// When the session started on the current message, and how many
+    /// replies the frame had then (one more: the message's reply).
+    domain::mono_time started{};
+    std::size_t replies_before = 0;
   };
 
   // -- the frame (session.cpp) ----------------------------------------------
@@ -320,6 +326,10 @@ private:
   rpc_step finish_step(rpc_output out);
   /// On to the next message of the current job.
   void next_message(job& j);
+  /// The current message is answered (its reply, if any, is the last of
+  /// `j.replies`): the one completion point of every message, where its
+  /// operation is recorded (session_operation.cpp).
+  void finished(job& j);
   /// Returns the encoded response, or an empty string for none.
   std::string handle_message(const protocol::message& msg,
                              std::vector<std::string>& notes);

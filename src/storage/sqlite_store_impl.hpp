@@ -84,6 +84,7 @@ public:
   purge_closed_before(std::int64_t cutoff_wall_ns, std::int64_t now_wall_ns,
                       std::int64_t interval_ns) override;
   result<principal_state> principal(const principal_op& op) override;
+  result<std::size_t> open_focus_sessions() override;
 
 private:
   /// A session row as the claim reads it.

@@ -81,4 +81,8 @@ result<principal_state> store::principal(const principal_op&) {
                                  + " keeps no preferences or focus sessions"};
 }
 
+result<std::size_t> store::open_focus_sessions() {
+  return std::size_t{0};
+}
+
 } // namespace ttm::storage

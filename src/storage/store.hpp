@@ -159,6 +159,10 @@ public:
   /// A principal's preferences and focus sessions: one operation in one
   /// transaction (see principal.hpp). A backend without them says so.
   virtual result<principal_state> principal(const principal_op& op);
+
+  /// Open focus sessions in the whole store (every principal's), for the
+  /// metrics; 0 from a backend without them.
+  virtual result<std::size_t> open_focus_sessions();
 };
 
 using store_ptr = std::unique_ptr<store>;
