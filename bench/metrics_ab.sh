@@ -22,17 +22,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start() { # NAME BINARY: prints the URL; the pid goes to pids
-  "$2" http --listen 127.0.0.1:0 --ephemeral --log-level warning \
+start() { # NAME BINARY: sets url_NAME and pid_NAME
+  "$2" http --listen 127.0.0.1:0 --ephemeral \
     --session-idle-timeout 0 2>"$work/$1.log" &
-  pids+=($!)
-  local url
-  url="$(wait_for_url "$work/$1.log" $!)"
+  local pid=$! url
+  pids+=("$pid")
+  url="$(wait_for_url "$work/$1.log" "$pid")"
   [ -n "$url" ] || { echo "$1 did not start:" >&2; cat "$work/$1.log" >&2; exit 1; }
-  printf '%s %s' "$url" "$!"
+  printf -v "url_$1" '%s' "$url"
+  printf -v "pid_$1" '%s' "$pid"
 }
-read -r url_a pid_a < <(start a "$bin_a")
-read -r url_b pid_b < <(start b "$bin_b")
+start a "$bin_a"
+start b "$bin_b"
 
 run() { # URL PID: prints the tools/call row's req/s
   "$bench" --url "$1" --server-pid "$2" --scenario get-current \
