@@ -35,25 +35,28 @@ start() { # NAME BINARY: sets url_NAME and pid_NAME
 start a "$bin_a"
 start b "$bin_b"
 
-run() { # URL PID: prints the tools/call row's req/s
+run() { # URL PID: prints the tools/call row's req/s and the server's CPU per reply (us)
   "$bench" --url "$1" --server-pid "$2" --scenario get-current \
     --clients "$clients" --duration "${seconds}s" --warmup 1s --json \
     | node -e 'let s="";process.stdin.on("data",(c)=>s+=c).on("end",()=>{
         const r=JSON.parse(s);const ops=r.operations??r.ops??[];
         const row=ops.find((o)=>o.name.startsWith("tools/call"));
-        console.log(row.throughput_rps.toFixed(0));})'
+        console.log(row.throughput_rps.toFixed(0), (r.server?.cpu_per_reply_us ?? 0).toFixed(1));})'
 }
 
-a=() b=()
+a=() b=() ca=() cb=()
 for i in $(seq "$rounds"); do
   if [ $((i % 2)) -eq 1 ]; then
-    ra="$(run "$url_a" "$pid_a")"; rb="$(run "$url_b" "$pid_b")"
+    read -r ra xa < <(run "$url_a" "$pid_a"); read -r rb xb < <(run "$url_b" "$pid_b")
   else
-    rb="$(run "$url_b" "$pid_b")"; ra="$(run "$url_a" "$pid_a")"
+    read -r rb xb < <(run "$url_b" "$pid_b"); read -r ra xa < <(run "$url_a" "$pid_a")
   fi
-  a+=("$ra") b+=("$rb")
-  printf 'round %d: A %s req/s, B %s req/s\n' "$i" "$ra" "$rb"
+  a+=("$ra") b+=("$rb") ca+=("$xa") cb+=("$xb")
+  printf 'round %d: A %s req/s (%s us CPU/reply), B %s req/s (%s us CPU/reply)\n' \
+    "$i" "$ra" "$xa" "$rb" "$xb"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 ma="$(median "${a[@]}")" mb="$(median "${b[@]}")"
 echo "median: A $ma req/s, B $mb req/s; B/A $(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.3f", b/a}')"
+xa="$(median "${ca[@]}")" xb="$(median "${cb[@]}")"
+echo "median server CPU per reply: A $xa us, B $xb us; B/A $(awk -v a="$xa" -v b="$xb" 'BEGIN {printf "%.3f", b/a}')"
