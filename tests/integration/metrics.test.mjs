@@ -69,6 +69,11 @@ describe('GET /metrics over HTTP', () => {
       const ok = await call(server, session, 10 + i, 'time_get_current', { timezone: 'UTC' });
       assert.equal(ok.result?.isError, false, JSON.stringify(ok));
     }
+    // The journal: a tracking session (one transaction) and a focus session.
+    const started = await call(server, session, 15, 'time_session_start', { milestone_id: 'M1', task_ids: ['T1'] });
+    assert.equal(started.result?.isError, false, JSON.stringify(started));
+    const focus = await call(server, session, 16, 'mark_session_start', { intent: 'private intent xyzzy' });
+    assert.equal(focus.result?.isError, false, JSON.stringify(focus));
     // A tool error (its error_code), an unknown tool (-32602), an unknown
     // method (-32601).
     const bad = await call(server, session, 20, 'time_get_current', { timezone: 'Not/AZone' });
@@ -126,6 +131,16 @@ describe('GET /metrics over HTTP', () => {
     // No session id or principal anywhere on the page.
     assert.doesNotMatch(page, /[0-9a-f]{32}/);
     assert.doesNotMatch(page, /principal|session_id|task_id/);
+  });
+
+  test('journal commits, held tracking sessions and open focus sessions', T, () => {
+    assert.ok(total(page, 'time_tracker_journal_transactions_total') >= 1, page);
+    assert.ok(total(page, 'time_tracker_journal_transaction_events_sum') >= 1);
+    assert.ok(total(page, 'time_tracker_journal_commit_duration_seconds_count') >= 1);
+    assert.equal(total(page, 'time_tracker_tracking_sessions_open'), 1);
+    assert.equal(total(page, 'time_tracker_focus_sessions_open'), 1);
+    assert.equal(total(page, 'time_tracker_journal_fences_total'), 0);
+    assert.doesNotMatch(page, /xyzzy|M1|T1/);
   });
 
   test('the --metrics-listen listener serves the same page, and nothing else', T, async () => {
