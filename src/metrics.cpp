@@ -10,8 +10,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -250,7 +249,6 @@ struct registry_state {
       .Add({})
       .Set(start);
   }
-
 };
 
 registry_state& state() {
