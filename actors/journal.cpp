@@ -3,6 +3,7 @@
 #include "journal/audit.hpp"
 #include "journal/expiry.hpp"
 #include "log.hpp"
+#include "metrics.hpp"
 
 #include <caf/all.hpp>
 
@@ -49,12 +50,25 @@ std::string public_reason(const storage::error& e) {
          + storage::to_string(e.kind) + ")";
 }
 
+/// The metrics' count of open focus sessions, from the whole directory
+/// (other servers open and close them too): at open, after a focus change
+/// here, and at each sweep.
+void count_focus(self_ptr self) {
+  auto& st = self->state;
+  if (!st.cfg.store)
+    return;
+  auto r = st.cfg.store->open_focus_sessions();
+  if (auto* n = std::get_if<std::size_t>(&r))
+    metrics::set_focus_sessions(*n);
+}
+
 /// Expires the open sessions no live server holds, if past their limits;
 /// returns how many.
 std::size_t sweep_orphans(self_ptr self) {
   auto& st = self->state;
   if (!st.cfg.store)
     return 0;
+  count_focus(self);
   auto r = journal::expire_orphans(*st.cfg.store, st.cfg.limits,
                                    *st.cfg.clock);
   if (!r.error.empty())
@@ -196,20 +210,31 @@ void flush_batch(self_ptr self, std::vector<journal_state::pending>& batch,
       st.failing = true;
       return answer;
     }
+    if (answer.kind == storage::append_answer::fenced)
+      metrics::journal_fence();
     if (answer.kind == storage::append_answer::stored && st.failing) {
       TTM_LOG(info, "journal", "writing again");
       st.failing = false;
     }
     return answer;
   };
+  // One transaction, timed for the metrics (`took`: the last one's).
+  double took = 0;
+  auto timed = [&](const std::vector<storage::event>& events) {
+    auto start = st.cfg.clock->mono_now();
+    auto r = st.cfg.store->append(events);
+    took = std::chrono::duration<double>(st.cfg.clock->mono_now() - start)
+             .count();
+    return r;
+  };
   // At the directory's limit, sessions no server holds any more may be
   // due: expire them and try once more.
   auto append = [&](const std::vector<storage::event>& events) {
-    auto r = st.cfg.store->append(events);
+    auto r = timed(events);
     if (auto* err = std::get_if<storage::error>(&r);
         err && err->kind == storage::error_kind::limit) {
       sweep_orphans(self);
-      r = st.cfg.store->append(events);
+      r = timed(events);
     }
     return r;
   };
@@ -224,7 +249,7 @@ void flush_batch(self_ptr self, std::vector<journal_state::pending>& batch,
     all.reserve(n);
     for (const auto& p : batch)
       all.insert(all.end(), p.events.begin(), p.events.end());
-    auto r = st.cfg.store->append(all);
+    auto r = timed(all);
     // Busy for 2 s already: retrying each alone would hold every other
     // claim and append for 2 s more per append. Fail them all.
     if (auto* err = std::get_if<storage::error>(&r);
@@ -240,6 +265,7 @@ void flush_batch(self_ptr self, std::vector<journal_state::pending>& batch,
         if (a.kind == storage::append_answer::stored) {
           ++st.commits;
           st.events += p.events.size();
+          metrics::journal_commit(p.events.size(), took);
         }
         p.promise.deliver(settle(st, bound, p, std::move(a), busy));
       }
@@ -249,8 +275,11 @@ void flush_batch(self_ptr self, std::vector<journal_state::pending>& batch,
   }
   if (answer.kind == storage::append_answer::stored) {
     ++st.commits;
+    std::size_t n = 0;
     for (const auto& p : batch)
-      st.events += p.events.size();
+      n += p.events.size();
+    st.events += n;
+    metrics::journal_commit(n, took);
   }
   for (auto& p : batch)
     p.promise.deliver(settle(st, bound, p, answer, busy));
@@ -494,6 +523,9 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
         return out;
       }
       out.state = std::move(std::get<storage::principal_state>(r));
+      if (op.kind == storage::principal_op::focus_start
+          || op.kind == storage::principal_op::focus_end)
+        count_focus(self);
       return out;
     },
     [=](history_atom, const storage::list_query& q) -> list_reply {

@@ -1,6 +1,7 @@
 #include "actors/supervisor.hpp"
 
 #include "log.hpp"
+#include "metrics.hpp"
 
 #include <caf/all.hpp>
 
@@ -35,12 +36,16 @@ void count_open(self_ptr self, const caf::actor_addr& addr, owner_entry& o,
   if (more) {
     ++o.open;
     ++by_principal[principal];
+    metrics::add_tracking_sessions(1);
     return;
   }
   if (o.open > 0)
     --o.open;
   auto p = by_principal.find(principal);
-  if (p != by_principal.end() && --p->second == 0)
+  if (p == by_principal.end())
+    return;
+  metrics::add_tracking_sessions(-1);
+  if (--p->second == 0)
     by_principal.erase(p);
 }
 
@@ -254,7 +259,16 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
     auto& st = self->state;
     if (st.clients.erase(dm.source) == 0)
       return;
-    st.counted_clients.erase(dm.source);
+    if (st.counted_clients.erase(dm.source) > 0) {
+      metrics::add_mcp_sessions(-1);
+      auto info = st.client_info.find(dm.source);
+      if (st.cfg.clock && info != st.client_info.end())
+        metrics::observe_session(
+          st.cfg.network_transport,
+          std::chrono::duration<double>(st.cfg.clock->mono_now()
+                                        - info->second.since)
+            .count());
+    }
     st.idle_expiring.erase(dm.source);
     // Its tracking sessions end with it.
     if (st.owners.count(dm.source) > 0) {
@@ -286,10 +300,13 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       }
       self->monitor(client);
       st.clients.insert(client.address());
-      if (counted)
-        st.counted_clients.insert(client.address());
-      st.client_info.insert_or_assign(client.address(),
-                                      client_entry{principal, counted});
+      if (counted && st.counted_clients.insert(client.address()).second)
+        metrics::add_mcp_sessions(1);
+      st.client_info.insert_or_assign(
+        client.address(),
+        client_entry{principal, counted,
+                     st.cfg.clock ? st.cfg.clock->mono_now()
+                                  : domain::mono_time{}});
       if (idle_expiry)
         st.idle_expiring.emplace(client.address(), client);
       return true;

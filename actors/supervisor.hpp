@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/supervisor_messages.hpp"
+#include "domain/clock.hpp"
 
 #include <caf/actor_addr.hpp>
 #include <caf/timespan.hpp>
@@ -33,6 +34,10 @@ struct supervisor_config {
   /// the sweep, which then runs every quarter of it (100 ms to 1 min) if
   /// that is more often than `sweep_interval`.
   caf::timespan mcp_idle_timeout{0};
+  /// For the MCP session durations (metrics); none: not measured.
+  domain::clock_ptr clock{};
+  /// The metrics' `network_transport` of this server's MCP sessions.
+  std::string network_transport = "pipe";
 };
 
 /// One global tracking-session slot.
@@ -55,6 +60,8 @@ struct owner_entry {
 struct client_entry {
   std::string principal;
   bool mcp_session = false;
+  /// When it was admitted (an MCP session's start, for the metrics).
+  domain::mono_time since{};
 };
 
 struct supervisor_state {

@@ -14,6 +14,8 @@
 #include "journal/runs.hpp"
 #include "storage/runs.hpp"
 #include "log.hpp"
+#include "mcp/operation.hpp"
+#include "metrics.hpp"
 #include "protocol/json_rpc.hpp"
 #include "tools/registry.hpp"
 
@@ -207,6 +209,24 @@ void get_current_request(benchmark::State& state) {
     benchmark::DoNotOptimize(run(st, call_line));
 }
 BENCHMARK(get_current_request);
+
+/// What the metrics add to each answered message (session::finished): the
+/// bounded description of a get_current call and its reply, and the
+/// histogram sample (a per-thread cache hit after the first).
+void operation_metrics(benchmark::State& state) {
+  auto st = initialized_session();
+  auto reply = run(st, call_line).response;
+  auto frame = mcp::decode(call_line);
+  const auto& msg = frame.messages.front();
+  auto registry = tools::make_registry({}, {"all"});
+  for (auto _ : state) {
+    auto op = mcp::describe(msg, reply, *registry);
+    metrics::observe_operation(op.method, op.tool, op.error_type,
+                               "2025-11-25", metrics::transport_tcp, 3e-5);
+    benchmark::DoNotOptimize(op);
+  }
+}
+BENCHMARK(operation_metrics);
 
 // -- time_convert (issue 18 item 8): the whole request in-process, one time
 // to 20 zones: decode, schema validation, 21 zone lookups, the grammar,

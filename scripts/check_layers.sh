@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks the #include "..." lines of the server's sources against the layers
 # (docs/architecture.md), lowest first:
-#   protocol, log  <  domain, reports, tools, storage  <  journal  <  mcp
-#   <  actors  <  edge, admin, config, main
+#   protocol, log, metrics  <  domain, reports, tools, storage  <  journal
+#   <  mcp  <  actors  <  edge, admin, config, main
 # A file may include its own layer and any lower one; of two layers on one
 # level only tools -> reports -> domain, tools -> domain, edge -> config,
 # admin -> config and main -> edge/admin/config are allowed (storage stays testable alone, domain knows no storage). Also
@@ -19,6 +19,7 @@ layer_of() {
   case $1 in
     protocol/*) echo protocol ;;
     src/log.*) echo log ;;
+    src/metrics.*) echo metrics ;;
     src/domain/*) echo domain ;;
     src/reports/*) echo reports ;;
     src/tools/*) echo tools ;;
@@ -36,7 +37,7 @@ layer_of() {
 
 rank_of() {
   case $1 in
-    protocol | log) echo 0 ;;
+    protocol | log | metrics) echo 0 ;;
     domain | reports | tools | storage) echo 1 ;;
     journal) echo 2 ;;
     mcp) echo 3 ;;

@@ -95,7 +95,8 @@ std::string parse_duration(const std::string& text, std::chrono::seconds& out) {
 }
 
 /// HOST:PORT or [V6]:PORT; HOST an IP literal ("localhost" is 127.0.0.1).
-std::string parse_listen(const std::string& text, config& c) {
+std::string parse_host_port(const std::string& text, std::string& host_out,
+                            std::uint16_t& port_out) {
   auto bad = [&](const std::string& why) {
     return "expected HOST:PORT with an IP address, e.g. 127.0.0.1:8787 or "
            "[::1]:8787; " + why + " in '" + text + "'";
@@ -119,9 +120,13 @@ std::string parse_listen(const std::string& text, config& c) {
   if (auto err = parse_size(text.substr(colon + 1), 0, 65535, port);
       !err.empty())
     return bad("the port is not 0 to 65535");
-  c.listen_host = host;
-  c.listen_port = static_cast<std::uint16_t>(port);
+  host_out = host;
+  port_out = static_cast<std::uint16_t>(port);
   return {};
+}
+
+std::string parse_listen(const std::string& text, config& c) {
+  return parse_host_port(text, c.listen_host, c.listen_port);
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -326,6 +331,15 @@ const std::vector<option>& options() {
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 256, c.worker_threads);
      }},
+    {"--metrics-listen", "metrics_listen", "TIME_TRACKER_MCP_METRICS_LISTEN",
+     "HOST:PORT",
+     "serve Prometheus metrics at http://HOST:PORT/metrics, in either "
+     "mode; port 0 picks a free one (default: none; http mode also serves "
+     "/metrics on --listen)",
+     [](config& c, const std::string& v) {
+       c.metrics_listen = true;
+       return parse_host_port(v, c.metrics_host, c.metrics_port);
+     }},
     // -- http mode --------------------------------------------------------
     {"--listen", "listen", "TIME_TRACKER_MCP_LISTEN", "HOST:PORT",
      "http: address and port to serve on; port 0 picks a free one "
@@ -340,6 +354,8 @@ const std::vector<option>& options() {
                 "got '" + v + "'";
        if (v == "/healthz" || v == "/readyz")
          return "'" + v + "' is reserved for health checks";
+       if (v == "/metrics")
+         return "'/metrics' is reserved for the Prometheus metrics";
        c.http_path = v;
        return {};
      }},

@@ -55,6 +55,12 @@ struct config {
   /// crash of the process.
   std::string journal_sync = "full";
 
+  /// --metrics-listen HOST:PORT: a listener serving /metrics only (either
+  /// mode); unset: none.
+  bool metrics_listen = false;
+  std::string metrics_host;
+  std::uint16_t metrics_port = 0;
+
   // -- http mode ------------------------------------------------------------
   /// --listen HOST:PORT: an IP literal and a port (0: any free port).
   std::string listen_host = "127.0.0.1";

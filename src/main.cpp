@@ -297,6 +297,7 @@ prepared_config prepare(const config& cfg) {
   }
   p.tzdb_version = domain::tz_database_version();
   p.client = make_client_config(cfg, *local_zone);
+  p.client.network_transport = cfg.mode == "http" ? "tcp" : "pipe";
   lock_journal(cfg, p);
   return p;
 }
@@ -333,8 +334,10 @@ struct graph {
 graph spawn_graph(caf::actor_system& sys, const config& cfg,
                   prepared_config& p, bool http) {
   graph g;
-  g.supervisor = sys.spawn(actors::supervisor_behavior,
-                           make_supervisor_config(cfg, http));
+  auto sup_cfg = make_supervisor_config(cfg, http);
+  sup_cfg.clock = p.client.clock;
+  sup_cfg.network_transport = p.client.network_transport;
+  g.supervisor = sys.spawn(actors::supervisor_behavior, std::move(sup_cfg));
   g.journal = spawn_journal(sys, cfg, p);
   g.transport = sys.spawn(
     actors::transport_behavior,
@@ -377,8 +380,36 @@ caf::actor_system_config& system_config(caf::actor_system_config& sys_cfg,
   return sys_cfg;
 }
 
+/// --metrics-listen: a listener serving /metrics only (either mode), or
+/// nullptr when not asked for. Throws std::runtime_error when the address
+/// cannot be used.
+std::unique_ptr<edge::http_edge> metrics_listener(const config& cfg) {
+  if (!cfg.metrics_listen)
+    return nullptr;
+  edge::http_options opts;
+  opts.host = cfg.metrics_host;
+  opts.port = cfg.metrics_port;
+  opts.path = "/metrics"; // for url()
+  opts.metrics_only = true;
+  opts.max_connections = 64;
+  // It never routes to the transport (metrics_only): no actor behind it.
+  auto edge = std::make_unique<edge::http_edge>(actors::transport_actor{},
+                                                opts);
+  edge->start();
+  // Tests and scripts read the URL from this line.
+  TTM_LOG(info, "main", "serving Prometheus metrics at " + edge->url());
+  return edge;
+}
+
 int run_stdio(const config& cfg) {
   auto sigs = block_signals();
+  std::unique_ptr<edge::http_edge> metrics;
+  try {
+    metrics = metrics_listener(cfg);
+  } catch (const std::exception& e) {
+    TTM_LOG(error, "main", std::string{"--metrics-listen: "} + e.what());
+    return 1;
+  }
 
   // stdout belongs to the protocol: keep a private duplicate for replies and
   // point fd 1 at stderr, so a stray write anywhere cannot corrupt the stream.
@@ -491,6 +522,13 @@ void raise_descriptor_limit(std::size_t max_connections) {
 int run_http(const config& cfg) {
   auto sigs = block_signals();
   raise_descriptor_limit(cfg.max_connections);
+  std::unique_ptr<edge::http_edge> metrics;
+  try {
+    metrics = metrics_listener(cfg);
+  } catch (const std::exception& e) {
+    TTM_LOG(error, "main", std::string{"--metrics-listen: "} + e.what());
+    return 1;
+  }
   auto prepared = prepare(cfg);
   if (prepared.exit_code != 0)
     return prepared.exit_code;

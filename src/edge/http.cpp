@@ -7,6 +7,7 @@
 #include "edge/http_connection.hpp"
 
 #include "log.hpp"
+#include "metrics.hpp"
 
 #include <boost/asio/post.hpp>
 
@@ -22,6 +23,7 @@ void http_server::make_access_policy() {
   std::optional<std::string> bind_name;
   error_code ec;
   auto addr = net::ip::make_address(opts.host, ec);
+  loopback = !ec && addr.is_loopback();
   if (!ec && !addr.is_unspecified() && opts.host != "127.0.0.1"
       && opts.host != "::1")
     bind_name = addr.is_v6() ? "[" + opts.host + "]" : opts.host;
@@ -165,6 +167,7 @@ void http_server::refuse_connection(tcp::socket& socket) {
       break;
   }
   socket.close(ignored);
+  metrics::refusal(503);
   if (warn_limited())
     TTM_LOG(warning, "http", "refused a connection: "
                                + std::to_string(opts.max_connections)

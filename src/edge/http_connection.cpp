@@ -7,6 +7,7 @@
 #include "edge/http_connection.hpp"
 
 #include "log.hpp"
+#include "metrics.hpp"
 #include "mcp/wire.hpp"
 #include "protocol/error_codes.hpp"
 #include "protocol/json_rpc.hpp"
@@ -296,13 +297,17 @@ void connection::route(const request& req) {
   auto unready = srv_.opts.unready && target.rfind("/readyz", 0) == 0
                    ? srv_.opts.unready()
                    : std::string{};
-  auto d = route_path(method_of(req.method()), target, srv_.opts.path,
-                      srv_.draining, unready);
+  auto d = srv_.opts.metrics_only
+             ? route_metrics_only(method_of(req.method()), target)
+             : route_path(method_of(req.method()), target, srv_.opts.path,
+                          srv_.draining, unready);
   switch (d.kind) {
     case path_decision::plain:
       return respond_plain(d.status, std::move(d.text), d.allow);
     case path_decision::json:
       return respond_raw(d.status, std::move(d.text), "application/json");
+    case path_decision::metrics:
+      return on_metrics(req);
     case path_decision::mcp:
       if (srv_.draining) {
         // Shutting down: the probes still answer (/readyz 503), MCP
@@ -316,6 +321,18 @@ void connection::route(const request& req) {
       }
       return on_mcp(req);
   }
+}
+
+void connection::on_metrics(const request& req) {
+  if (!srv_.opts.metrics_only) {
+    auto d = decide_metrics(srv_.access, head_of(req, *parser_),
+                            srv_.loopback);
+    if (d.kind != path_decision::metrics)
+      return respond_plain(d.status, std::move(d.text), d.allow);
+  }
+  auto res = start_response(http::status::ok);
+  set_body(*res, metrics::page(), metrics::content_type);
+  write(std::move(res));
 }
 
 void connection::on_mcp(const request& req) {
@@ -543,6 +560,9 @@ void connection::set_body(response& res, std::string body,
 void connection::write(std::shared_ptr<response> res) {
   if (closed_)
     return;
+  // Every response goes out here: each refusal (4xx, 5xx) is counted, by
+  // status, whichever rule made it.
+  metrics::refusal(static_cast<int>(res->result_int()));
   // A body we did not read would be taken for the next request.
   bool body_unread = parser_ && !parser_->is_done();
   bool keep = ctx_.keep_alive && !srv_.draining && !body_unread;

@@ -73,6 +73,8 @@ struct http_server {
   refusal_audit audit;
   std::atomic<bool> draining{false};
   std::uint16_t bound_port = 0;
+  /// Bound to a loopback address (see decide_metrics).
+  bool loopback = false;
   bool stopped = false;
 
   net::io_context ioc;
@@ -184,6 +186,7 @@ private:
   void read_header();
   void on_header(error_code ec);
   void route(const request& req);
+  void on_metrics(const request& req);
   void on_mcp(const request& req);
   void send_continue();
   void read_body();

@@ -71,6 +71,8 @@ struct http_options {
   /// Why the server cannot serve now (e.g. the journal is not open), for
   /// /readyz; empty: ready. Called on I/O threads; null: always ready.
   std::function<std::string()> unready;
+  /// Serve /metrics only (--metrics-listen): no MCP endpoint, no probes.
+  bool metrics_only = false;
 };
 
 } // namespace ttm::edge

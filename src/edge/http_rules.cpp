@@ -56,11 +56,54 @@ path_decision route_path(http_method method, std::string_view target,
             path == "/healthz" ? R"({"status":"ok"})" : R"({"status":"ready"})",
             {}};
   }
+  if (path == "/metrics") {
+    if (method != http_method::get && method != http_method::head)
+      return {path_decision::plain, 405, "use GET or HEAD", "GET, HEAD"};
+    return {path_decision::metrics, 200, {}, {}};
+  }
   if (path != mcp_path)
     return {path_decision::plain, 404,
             "no such endpoint; MCP is served at " + std::string{mcp_path},
             {}};
   return d;
+}
+
+path_decision route_metrics_only(http_method method,
+                                 std::string_view target) {
+  auto path = target.substr(0, target.find('?'));
+  if (path != "/metrics")
+    return {path_decision::plain, 404,
+            "no such endpoint; this listener serves /metrics only", {}};
+  if (method != http_method::get && method != http_method::head)
+    return {path_decision::plain, 405, "use GET or HEAD", "GET, HEAD"};
+  return {path_decision::metrics, 200, {}, {}};
+}
+
+path_decision decide_metrics(const access_policy& access,
+                             const request_head& h, bool loopback) {
+  if (h.host_count > 1)
+    return {path_decision::plain, 400, "Bad Request: more than one Host header",
+            {}};
+  if (!h.host && h.version >= 11)
+    return {path_decision::plain, 400,
+            "Bad Request: the Host header is missing", {}};
+  if (h.host && !access.host_allowed(*h.host))
+    return {path_decision::plain, 403,
+            "Forbidden: Host '" + std::string{*h.host}
+              + "' is not allowed (--allowed-hosts)",
+            {}};
+  if (h.origin && !access.origin_allowed(*h.origin))
+    return {path_decision::plain, 403,
+            "Forbidden: Origin '" + std::string{*h.origin}
+              + "' is not allowed (--allowed-origins)",
+            {}};
+  if (!loopback && access.auth_required())
+    return {path_decision::plain, 403,
+            "Forbidden: /metrics is not served on a listener beyond loopback "
+            "that requires bearer tokens; serve it with --metrics-listen on "
+            "a private address",
+            {}};
+  return {path_decision::metrics, 200, {}, {}};
 }
 
 refusal too_large(std::size_t max_body_bytes, bool modern) {

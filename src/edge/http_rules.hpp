@@ -88,8 +88,9 @@ refusal make_refusal(int status, std::string message,
 struct path_decision {
   enum kind_t {
     mcp,   ///< the MCP endpoint: decide_head next
-    plain, ///< text/plain `text` + "\n"
-    json   ///< application/json `text`
+    plain,  ///< text/plain `text` + "\n"
+    json,   ///< application/json `text`
+    metrics ///< GET or HEAD /metrics: decide_metrics next (MCP listener)
   } kind = mcp;
   int status = 200;
   std::string text;
@@ -97,11 +98,24 @@ struct path_decision {
 };
 
 /// /healthz, /readyz (503 while draining, or with `unready` saying why
-/// the server cannot serve, e.g. the journal is not open), the MCP path,
-/// or 404.
+/// the server cannot serve, e.g. the journal is not open), /metrics, the
+/// MCP path, or 404.
 path_decision route_path(http_method method, std::string_view target,
                          std::string_view mcp_path, bool draining,
                          std::string_view unready = {});
+
+/// On the metrics-only listener (--metrics-listen): /metrics, else 404. No
+/// MCP access rules there: it serves nothing else.
+path_decision route_metrics_only(http_method method, std::string_view target);
+
+/// GET /metrics on the MCP listener: the Host and Origin checks of MCP
+/// requests (DNS rebinding), never a bearer token (a scraper has none), so
+/// served only where that gives nothing away: on a loopback listener, or
+/// one without tokens (all of it is open then). A listener beyond loopback
+/// with tokens refuses it (403): use --metrics-listen there. Returns the
+/// refusal (plain), or `metrics`: serve the page.
+path_decision decide_metrics(const access_policy& access,
+                             const request_head& h, bool loopback);
 
 /// After the headers of a request to the MCP endpoint.
 struct head_decision {

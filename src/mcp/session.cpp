@@ -174,11 +174,13 @@ rpc_step session::handle(const protocol::frame& in) {
   }
   job_.emplace(*this);
   job_->frame = in;
+  job_->started = last_active_;
   prefs_.clear();
   return run_job();
 }
 
 void session::next_message(job& j) {
+  finished(j);
   ++j.next;
   j.claimed = false;
   j.fenced_retries = 0;

@@ -63,6 +63,8 @@ struct session_config {
   /// answered with -32051 and changes nothing; zero: none. The client
   /// actor enforces it (see actors/client.cpp).
   std::chrono::milliseconds request_timeout{0};
+  /// The metrics' `network_transport`: "pipe" (stdio) or "tcp" (HTTP).
+  std::string network_transport = "pipe";
 };
 
 /// Why a frame paused, and what resumes it.
@@ -328,6 +330,10 @@ private:
     /// (`touched`: asked for the current message).
     std::optional<domain::wall_time> previous_request;
     bool touched = false;
+    /// When the session started on the current message, and how many
+    /// replies the frame had then (one more: the message's reply).
+    domain::mono_time started{};
+    std::size_t replies_before = 0;
   };
 
   // -- the frame (session.cpp) ----------------------------------------------
@@ -336,6 +342,10 @@ private:
   rpc_step finish_step(rpc_output out);
   /// On to the next message of the current job.
   void next_message(job& j);
+  /// The current message is answered (its reply, if any, is the last of
+  /// `j.replies`): the one completion point of every message, where its
+  /// operation is recorded (session_operation.cpp).
+  void finished(job& j);
   /// Returns the encoded response, or an empty string for none.
   std::string handle_message(const protocol::message& msg,
                              std::vector<std::string>& notes);

@@ -1,6 +1,7 @@
 #include "storage/sqlite_store.hpp"
 
 #include "log.hpp"
+#include "metrics.hpp"
 #include "storage/sqlite_schema.hpp"
 #include "storage/sqlite_store_impl.hpp"
 #include "storage/sqlite_util.hpp"
@@ -37,8 +38,10 @@ using namespace detail;
 int on_busy(void* stats, int tries) {
   using namespace std::chrono;
   auto& busy = *static_cast<sqlite_store::busy_stats*>(stats);
-  if (tries == 0)
+  if (tries == 0) {
     ++busy.waits;
+    metrics::journal_busy_wait();
+  }
   auto pause = tries < 10   ? microseconds{50}
                : tries < 50 ? microseconds{200}
                             : microseconds{2000};

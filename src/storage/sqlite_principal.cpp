@@ -148,4 +148,19 @@ result<principal_state> sqlite_store::principal(const principal_op& op) {
   });
 }
 
+result<std::size_t> sqlite_store::open_focus_sessions() {
+  static const std::string what = "cannot count open focus sessions in";
+  return guarded(what, path_, [&]() -> result<std::size_t> {
+    // Rare (the journal's sweep, after a focus change): prepared each time.
+    stmt_ptr count;
+    if (auto rc = prepare(count, "SELECT count(*) FROM focus_sessions"
+                                 " WHERE ended_wall_ns IS NULL"))
+      return fail(rc, what);
+    stmt_use use{count};
+    if (auto rc = use.step(); rc != SQLITE_ROW)
+      return fail(rc, what);
+    return static_cast<std::size_t>(use.int64(0));
+  });
+}
+
 } // namespace ttm::storage::detail

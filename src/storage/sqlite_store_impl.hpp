@@ -123,6 +123,7 @@ public:
   /// Writes a whole journal into this one, which must hold nothing (the
   /// admin CLI's import; sqlite_import.cpp): one transaction.
   result<std::size_t> import_all(const journal_dump& dump);
+  result<std::size_t> open_focus_sessions() override;
 
 private:
   /// A session row as the claim reads it.

@@ -85,4 +85,8 @@ result<ok> store::record_audit(const std::vector<audit_entry>&) {
   return error{error_kind::io, describe() + " keeps no audit records"};
 }
 
+result<std::size_t> store::open_focus_sessions() {
+  return std::size_t{0};
+}
+
 } // namespace ttm::storage

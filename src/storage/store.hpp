@@ -176,6 +176,9 @@ public:
   /// Writes audit records that belong to no session (refusals at the
   /// edge), in one transaction. A backend without them says so.
   virtual result<ok> record_audit(const std::vector<audit_entry>& entries);
+  /// Open focus sessions in the whole store (every principal's), for the
+  /// metrics; 0 from a backend without them.
+  virtual result<std::size_t> open_focus_sessions();
 };
 
 using store_ptr = std::unique_ptr<store>;
