@@ -3,6 +3,8 @@
 // What the Streamable HTTP edge is configured with: plain values, set by main
 // from the configuration.
 
+#include "protocol/trace_context.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -60,6 +62,9 @@ struct http_options {
   std::chrono::seconds auth_failure_window{60};
   std::chrono::seconds auth_lockout{30};
   std::chrono::seconds auth_max_lockout{15 * 60};
+  /// Makes the id of a request that brings none (X-Request-Id,
+  /// traceparent); empty: protocol::random_request_id. Injected by tests.
+  protocol::id_source ids{};
   std::size_t auth_max_addresses = 10'000;
 };
 

@@ -18,6 +18,9 @@ struct stdio_options {
   /// reader stops reading stdin until replies drain, so a client that sends
   /// without reading cannot make the server queue without limit.
   std::size_t max_in_flight = 256;
+  /// Makes the id of a request that brings none (_meta.traceparent);
+  /// empty: protocol::random_request_id. Injected by tests.
+  protocol::id_source ids{};
 };
 
 /// Frames newline-delimited JSON-RPC on a pair of file descriptors: reads
