@@ -3,6 +3,7 @@
 #include "actors/client.hpp"
 #include "domain/ids.hpp"
 #include "log.hpp"
+#include "protocol/request_ids.hpp"
 
 #include <caf/all.hpp>
 
@@ -95,6 +96,7 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
   if (!id.empty())
     r.pending_ids.insert(id);
   ++r.in_flight;
+  auto req_id = f.trace.request_id; // for the lines and errors below
   self->request(r.client, caf::infinite, rpc_atom::value, std::move(f))
     .then(
       [=](rpc_output& out) {
@@ -130,18 +132,24 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
       },
       [=](caf::error& err) {
         bool ended = self->state.routes.count(key) == 0;
+        log::fields about;
+        about.request_id = req_id;
         if (ended)
-          TTM_LOG(debug, "transport", "a request on route '" + loggable(key)
-                                        + "' ended with its route");
+          TTM_LOG_F(debug, "transport", "a request on route '" + loggable(key)
+                                          + "' ended with its route",
+                    about);
         else
-          TTM_LOG(error, "transport", "client actor on route '"
-                                        + loggable(key) + "' failed: "
-                                        + self->system().render(err));
+          TTM_LOG_F(error, "transport", "client actor on route '"
+                                          + loggable(key) + "' failed: "
+                                          + self->system().render(err),
+                    about);
         if (!rid.json.empty()) {
-          sink->deliver(protocol::encode_error(
+          auto reply = protocol::encode_error(
             rid, protocol::internal_error,
             ended ? "Internal error: the session ended before the reply"
-                  : "Internal error: the session actor failed"));
+                  : "Internal error: the session actor failed");
+          protocol::stamp_error(reply, req_id);
+          sink->deliver(std::move(reply));
         }
         sink->frame_done();
         auto i = self->state.routes.find(key);
@@ -200,11 +208,14 @@ void admit(self_ptr self, const std::string& key) {
           std::vector<sink_ptr> sinks;
           for (auto& [f, sink] : r.backlog) {
             auto rid = single_request_id(f);
-            if (!rid.json.empty())
-              sink->deliver(protocol::encode_error(
+            if (!rid.json.empty()) {
+              auto reply = protocol::encode_error(
                 rid, protocol::internal_error,
                 "Server busy: the limit of concurrent MCP sessions is "
-                "reached; retry later"));
+                "reached; retry later");
+              protocol::stamp_error(reply, f.trace.request_id);
+              sink->deliver(std::move(reply));
+            }
             sink->frame_done();
             if (std::find(sinks.begin(), sinks.end(), sink) == sinks.end())
               sinks.push_back(sink);

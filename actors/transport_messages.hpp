@@ -128,7 +128,7 @@ typename Inspector::result_type inspect(Inspector& f, request_id& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, envelope& x) {
   return f(caf::meta::type_name("envelope"), x.claimed, x.version, x.problem,
-           x.log_level);
+           x.log_level, x.traceparent, x.tracestate);
 }
 
 template <class Inspector>
@@ -139,9 +139,15 @@ typename Inspector::result_type inspect(Inspector& f, message& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, trace_context& x) {
+  return f(caf::meta::type_name("trace_context"), x.request_id, x.trace_id,
+           x.parent_id, x.flags, x.tracestate, x.origin);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, frame& x) {
   return f(caf::meta::type_name("frame"), x.batch, x.error_code,
-           x.error_message, x.messages);
+           x.error_message, x.messages, x.trace);
 }
 
 } // namespace ttm::protocol

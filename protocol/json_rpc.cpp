@@ -194,6 +194,13 @@ void read_params(const rapidjson::Value& params, message& msg,
   if (m == params.MemberEnd() || !m->value.IsObject())
     return;
   const auto& meta = m->value;
+  if (auto tp = meta.FindMember("traceparent");
+      tp != meta.MemberEnd() && tp->value.IsString()) {
+    msg.meta.traceparent = view(tp->value);
+    if (auto ts = meta.FindMember("tracestate");
+        ts != meta.MemberEnd() && ts->value.IsString())
+      msg.meta.tracestate = view(ts->value);
+  }
   auto pv = meta.FindMember(rapidjson::StringRef(
     meta_key::protocol_version.data(), meta_key::protocol_version.size()));
   if (pv == meta.MemberEnd())

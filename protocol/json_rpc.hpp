@@ -1,6 +1,7 @@
 #pragma once
 
 #include "protocol/error_codes.hpp"
+#include "protocol/trace_context.hpp"
 
 #include <rapidjson/fwd.h>
 
@@ -50,6 +51,10 @@ struct envelope {
   std::string problem;
   /// `io.modelcontextprotocol/logLevel`; empty: no log notifications.
   std::string log_level;
+  /// W3C trace context in `_meta` (`traceparent`, `tracestate`), read in
+  /// either era, as it came (protocol::resolve checks it).
+  std::string traceparent;
+  std::string tracestate;
 };
 
 /// One decoded JSON-RPC message. Plain value: no RapidJSON types, so it can
@@ -100,6 +105,9 @@ struct frame {
   int error_code = 0;
   std::string error_message;
   std::vector<message> messages;
+  /// The request id and trace context (trace_context.hpp): set by the edge
+  /// that read the frame, logged and echoed by everything that handles it.
+  trace_context trace;
 };
 
 /// What `decode` lifts out of each message's params besides the envelope,

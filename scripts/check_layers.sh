@@ -18,7 +18,7 @@ cd "$root" || exit 2
 layer_of() {
   case $1 in
     protocol/*) echo protocol ;;
-    src/log.*) echo log ;;
+    src/log.* | src/log_*) echo log ;;
     src/metrics.*) echo metrics ;;
     src/domain/*) echo domain ;;
     src/reports/*) echo reports ;;

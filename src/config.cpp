@@ -210,6 +210,17 @@ const std::vector<option>& options() {
        return "expected one of " + std::string{log::level_names()} + ", got '"
               + v + "'";
      }},
+    {"--log-format", "log_format", "TIME_TRACKER_MCP_LOG_FORMAT", "FORMAT",
+     "stderr log lines: text, or json (one object per line: time, level, "
+     "component, request_id, trace_id, principal, method, tool, outcome, "
+     "error_code, duration_ms) (default text)",
+     [](config& c, const std::string& v) -> std::string {
+       if (auto f = log::parse_format(v)) {
+         c.log_format = *f;
+         return {};
+       }
+       return "expected text or json, got '" + v + "'";
+     }},
     {"--max-line-bytes", "max_line_bytes", "TIME_TRACKER_MCP_MAX_LINE_BYTES",
      "N",
      "stdio: longest accepted message line in bytes; longer lines get an "

@@ -21,6 +21,8 @@ namespace ttm {
 struct config {
   std::string mode; ///< "stdio" or "http"
   log::level log_level = log::level::info;
+  /// stderr lines as text or one JSON object each (--log-format).
+  log::format log_format = log::format::text;
   /// stdio: a longer line is answered with an error and discarded.
   std::size_t max_line_bytes = 4 * 1024 * 1024;
   /// The zone "local" means; empty: detect the host's zone.

@@ -13,6 +13,7 @@
 #include "edge/service_notify.hpp"
 #include "edge/stdio.hpp"
 #include "log.hpp"
+#include "log_batch.hpp"
 #include "storage/sqlite_store.hpp"
 #include "tools/preferences.hpp"
 #include "tools/registry.hpp"
@@ -644,9 +645,10 @@ int main(int argc, char** argv) {
     return res.exit_code;
   }
   ttm::log::set_threshold(res.cfg->log_level);
+  ttm::log::set_format(res.cfg->log_format);
   for (const auto& w : ttm::tools::toolsets_warnings(res.cfg->toolsets))
     TTM_LOG(warning, "main", w);
-  if (res.cfg->mode == "http")
-    return run_http(*res.cfg);
-  return run_stdio(*res.cfg);
+  int rc = res.cfg->mode == "http" ? run_http(*res.cfg) : run_stdio(*res.cfg);
+  ttm::log::flush(); // the completion lines still batched
+  return rc;
 }

@@ -12,6 +12,7 @@
 #include "protocol/error_codes.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/modern.hpp"
+#include "protocol/request_ids.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -270,8 +271,9 @@ void connection::on_header(error_code ec) {
     }
     set_busy(true);
     ctx_.keep_alive = false;
+    protocol::ensure_id(ctx_.trace, srv_.opts.ids);
     if (d.status == 400)
-      TTM_LOG(debug, "http", "malformed request: " + ec.message());
+      TTM_LOG_F(debug, "http", "malformed request: " + ec.message(), about());
     return respond_plain(d.status, std::move(d.text));
   }
   // Chosen to make room at the cap while its header came in: it goes.
@@ -285,6 +287,16 @@ void connection::on_header(error_code ec) {
     stream_.expires_at(request_start_ + srv_.opts.read_timeout);
   }
   auto& req = parser_->get();
+  auto header = [&req](std::string_view name)
+    -> std::optional<std::string_view> {
+    auto h = req.find(name);
+    if (h == req.end())
+      return std::nullopt;
+    return std::string_view{h->value().data(), h->value().size()};
+  };
+  ctx_.trace = protocol::from_headers(header("X-Request-Id"),
+                                      header("traceparent"),
+                                      header("tracestate"));
   ctx_.version = req.version();
   ctx_.keep_alive = req.keep_alive();
   ctx_.head = req.method() == http::verb::head;
@@ -392,12 +404,15 @@ void connection::on_body(error_code ec) {
       case read_error_decision::plain:
         // A malformed body (e.g. a bad chunk size) is answered, not dropped.
         ctx_.keep_alive = false;
-        TTM_LOG(debug, "http", "malformed request body: " + ec.message());
+        TTM_LOG_F(debug, "http", "malformed request body: " + ec.message(),
+                  about());
         return respond_plain(d.status, std::move(d.text));
     }
   }
   stream_.expires_never(); // the transport may take its time
   auto f = mcp::decode(parser_->get().body());
+  protocol::resolve(ctx_.trace, f, srv_.opts.ids);
+  f.trace = ctx_.trace;
   auto d = decide_body(ctx_.mcp, f);
   dispatch(std::move(d), std::move(f));
 }
@@ -414,15 +429,16 @@ void connection::dispatch(body_decision d, protocol::frame f) {
     case body_decision::refuse:
       return refuse(d.why);
     case body_decision::accept:
-      TTM_LOG(debug, "http", "accepted 2026-07-28 notification '"
-                               + f.messages.front().method
-                               + "' without effect");
+      TTM_LOG_F(debug, "http", "accepted 2026-07-28 notification '"
+                                 + f.messages.front().method
+                                 + "' without effect",
+                about());
       return write(start_response(http::status::accepted));
     case body_decision::open:
       try {
         ctx_.new_session = new_session_id();
       } catch (const std::exception& e) {
-        TTM_LOG(error, "http", e.what());
+        TTM_LOG_F(error, "http", e.what(), about());
         return refuse(make_refusal(500,
                                    "Internal error: cannot create a session "
                                    "id",
@@ -492,8 +508,9 @@ void connection::watch_hangup() {
         self->buffer_.commit(n);
       } else if (ec != net::error::operation_aborted && !self->closed_
                  && self->busy_) {
-        TTM_LOG(debug, "http", "the client closed the response stream: "
-                               "request cancelled");
+        TTM_LOG_F(debug, "http", "the client closed the response stream: "
+                                 "request cancelled",
+                  self->about());
         self->close_now();
         return;
       }
@@ -517,9 +534,12 @@ void connection::refuse(const refusal& r) {
     res->set(http::field::allow, r.allow);
   if (!r.retry_after.empty())
     res->set(http::field::retry_after, r.retry_after);
-  set_body(*res, protocol::encode_error(ctx_.id, r.code, r.message,
-                                        r.data_json),
-           "application/json");
+  auto body = protocol::encode_error(ctx_.id, r.code, r.message, r.data_json);
+  protocol::stamp_error(body, ctx_.trace.request_id);
+  TTM_LOG_F(debug, "http", "refused with " + std::to_string(r.status) + ": "
+                             + r.message,
+            about());
+  set_body(*res, std::move(body), "application/json");
   write(std::move(res));
 }
 
@@ -543,6 +563,10 @@ std::shared_ptr<connection::response>
 connection::start_response(http::status status) {
   auto res = std::make_shared<response>(status, ctx_.version);
   res->set(http::field::server, "time-tracker-mcp");
+  // Every response names its request, refusals included (a request whose
+  // header could not be read gets a fresh id).
+  protocol::ensure_id(ctx_.trace, srv_.opts.ids);
+  res->set("X-Request-Id", ctx_.trace.request_id);
   return res;
 }
 
@@ -632,8 +656,9 @@ void connection::on_reply(transport_reply r) {
     case transport_reply::busy:
       return refuse(sessions_busy(srv_.opts.retry_after));
     case transport_reply::closed:
-      TTM_LOG(debug, "http", "session " + short_id(ctx_.mcp.session)
-                               + " ended by the client");
+      TTM_LOG_F(debug, "http", "session " + short_id(ctx_.mcp.session)
+                                 + " ended by the client",
+                about());
       return write(start_response(http::status::no_content));
     case transport_reply::done:
       break;
@@ -644,8 +669,9 @@ void connection::on_reply(transport_reply r) {
   if (!ctx_.new_session.empty()) {
     if (r.responses.size() == 1 && is_result(r.responses.front())) {
       res->set("Mcp-Session-Id", ctx_.new_session);
-      TTM_LOG(debug, "http", "session " + short_id(ctx_.new_session)
-                               + " created");
+      TTM_LOG_F(debug, "http", "session " + short_id(ctx_.new_session)
+                                 + " created",
+                about());
     } else {
       // A failed initialize creates no session.
       caf::anon_send(srv_.transport, actors::end_atom::value,

@@ -14,6 +14,7 @@
 #include "edge/http_options.hpp"
 #include "edge/http_access.hpp"
 #include "edge/http_rules.hpp"
+#include "log.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -179,7 +180,20 @@ private:
     /// Admitted by --rate-limit/--max-in-flight under this key: released
     /// when the transport answers (or the connection goes).
     std::optional<std::string> limit_key;
+    /// The request's id and trace context (X-Request-Id, traceparent,
+    /// then the body's _meta.traceparent, else generated): in its log
+    /// lines, its frame, error bodies and the X-Request-Id response header.
+    protocol::trace_context trace;
   };
+
+  /// Log fields naming the current request.
+  log::fields about() const noexcept {
+    log::fields f;
+    f.request_id = ctx_.trace.request_id;
+    f.trace_id = ctx_.trace.trace_id;
+    f.principal = ctx_.mcp.principal;
+    return f;
+  }
 
   void set_busy(bool b);
   void read_next();

@@ -4,6 +4,7 @@
 // from the configuration.
 
 #include "domain/rate_limit.hpp"
+#include "protocol/trace_context.hpp"
 
 #include <chrono>
 #include <functional>
@@ -64,6 +65,9 @@ struct http_options {
   std::chrono::seconds auth_failure_window{60};
   std::chrono::seconds auth_lockout{30};
   std::chrono::seconds auth_max_lockout{15 * 60};
+  /// Makes the id of a request that brings none (X-Request-Id,
+  /// traceparent); empty: protocol::random_request_id. Injected by tests.
+  protocol::id_source ids{};
   std::size_t auth_max_addresses = 10'000;
   /// --rate-limit and --max-in-flight, keyed by principal (by client
   /// address without tokens); null: none.

@@ -3,6 +3,7 @@
 #include "log.hpp"
 #include "mcp/wire.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/request_ids.hpp"
 
 #include <caf/all.hpp>
 
@@ -264,14 +265,20 @@ struct stdio_edge::impl {
     }
     if (line.find_first_not_of(" \t") == std::string_view::npos)
       return;
-    send(mcp::decode(line));
+    auto f = mcp::decode(line);
+    protocol::resolve(f.trace, f, opts.ids);
+    send(std::move(f));
   }
 
   void on_oversized(std::size_t bytes) {
-    TTM_LOG(warning, "stdio", "discarded a line of at least "
-                                + std::to_string(bytes) + " bytes (limit "
-                                + std::to_string(opts.max_line_bytes) + ")");
     protocol::frame f;
+    protocol::ensure_id(f.trace, opts.ids);
+    log::fields about;
+    about.request_id = f.trace.request_id;
+    TTM_LOG_F(warning, "stdio", "discarded a line of at least "
+                                  + std::to_string(bytes) + " bytes (limit "
+                                  + std::to_string(opts.max_line_bytes) + ")",
+              about);
     f.error_code = protocol::invalid_request;
     f.error_message = "Invalid Request: message exceeds the limit of "
                       + std::to_string(opts.max_line_bytes)

@@ -23,6 +23,9 @@ struct stdio_options {
   /// answered with error -32050 (`data.retry_after_ms`) and not run; null:
   /// none. Its in-flight cap is unused (reading pauses instead, above).
   std::shared_ptr<domain::rate_limiter> limiter;
+  /// Makes the id of a request that brings none (_meta.traceparent);
+  /// empty: protocol::random_request_id. Injected by tests.
+  protocol::id_source ids{};
 };
 
 /// Frames newline-delimited JSON-RPC on a pair of file descriptors: reads

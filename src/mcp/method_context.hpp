@@ -101,13 +101,19 @@ public:
   virtual void run_principal(domain::principal_op op,
                              principal_continuation then) = 0;
 
+  /// The observation of the request being handled (its id for tool
+  /// failures; request_trace.hpp).
+  virtual request_trace* trace() const = 0;
+
 protected:
   ~method_context() = default;
 };
 
 /// How a handler's plain (uncached) result is stamped.
 inline result_stamp request_stamp(const method_context& ctx) {
-  return {ctx.modern() ? &ctx.env().info : nullptr, false};
+  result_stamp s{ctx.modern() ? &ctx.env().info : nullptr, false};
+  s.trace = ctx.trace();
+  return s;
 }
 
 } // namespace ttm::mcp

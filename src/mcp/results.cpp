@@ -1,5 +1,7 @@
 #include "mcp/results.hpp"
 
+#include "mcp/request_trace.hpp"
+
 #include "protocol/modern.hpp"
 
 namespace ttm::mcp {
@@ -69,7 +71,12 @@ void write_server_info(json_writer& w, const server_info& info) {
 }
 
 void write_tool_call(json_writer& w, std::string_view structured,
-                     bool is_error) {
+                     bool is_error, request_trace* trace) {
+  std::string stamped;
+  if (is_error && trace != nullptr) {
+    stamped = stamp_tool_error(*trace, structured);
+    structured = stamped;
+  }
   key(w, "content");
   w.StartArray();
   w.StartObject();

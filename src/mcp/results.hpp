@@ -16,6 +16,8 @@ namespace ttm::mcp {
 
 using json_writer = protocol::json_writer;
 
+struct request_trace; // request_trace.hpp
+
 /// What `initialize` and every 2026-07-28 result tell a client about us.
 struct server_info {
   std::string name;
@@ -35,6 +37,9 @@ struct result_stamp {
   /// "private"` with `ttlMs` private_ttl_ms, 0 meaning "do not reuse").
   bool private_scope = false;
   int private_ttl_ms = 0;
+  /// The request's observation, when the result may be a tool failure:
+  /// its structuredContent then carries the request id.
+  request_trace* trace = nullptr;
 };
 
 /// {"jsonrpc":"2.0","id":ID,"result":{...}}: the envelope is written here,
@@ -72,9 +77,10 @@ void write_server_info(json_writer& w, const server_info& info);
 void write_member(json_writer& w, std::string_view key, std::string_view value);
 
 /// The members of a tools/call result: the structured content as a text
-/// block and as `structuredContent`, and `isError`.
+/// block and as `structuredContent`, and `isError`. A failure names the
+/// request (`request_id`, from `trace` when given) and is noted in it.
 void write_tool_call(json_writer& w, std::string_view structured,
-                     bool is_error);
+                     bool is_error, request_trace* trace = nullptr);
 
 /// A -32602 error: "Invalid params: " and `text`.
 std::string invalid_params(const protocol::request_id& id,

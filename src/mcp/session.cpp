@@ -140,6 +140,7 @@ session::session(session_config cfg)
     // The boot the clock's monotonic times belong to, for the journal.
     claims_(cfg_.principal, cfg_.journal ? cfg_.clock->boot_id() : "",
             cfg_.client_label) {
+  trace_.principal = cfg_.principal;
   tracker_.set_storage_fault(cfg_.storage_fault);
   if (cfg_.journal)
     tracker_.record_changes(true);
@@ -153,10 +154,13 @@ rpc_step session::handle(const protocol::frame& in) {
   if (job_)
     throw std::logic_error("session::handle while a frame is paused");
   last_active_ = cfg_.clock->mono_now();
+  trace_.begin_frame(in.trace, last_active_);
+  auto in_scope = scope();
   rpc_output out;
   if (in.error_code != 0) {
     out.response = encode_error(protocol::request_id::make_null(),
                                 in.error_code, in.error_message);
+    complete_request(trace_, out.response, cfg_.clock->mono_now(), true);
     return finish_step(std::move(out));
   }
   if (in.batch && revision_ != protocol::batching_revision) {
@@ -170,17 +174,16 @@ rpc_step session::handle(const protocol::frame& in) {
             + std::string{protocol::batching_revision} + ")"
         : std::string{"Invalid Request: JSON-RPC batches are not allowed "
                       "before initialization"});
+    complete_request(trace_, out.response, cfg_.clock->mono_now(), true);
     return finish_step(std::move(out));
   }
   job_.emplace(*this);
   job_->frame = in;
-  job_->started = last_active_;
   prefs_.clear();
   return run_job();
 }
 
 void session::next_message(job& j) {
-  finished(j);
   ++j.next;
   j.claimed = false;
   j.fenced_retries = 0;
@@ -192,12 +195,28 @@ void session::next_message(job& j) {
   prefs_.clear();
   j.touched = false;
   j.previous_request.reset();
+  j.started = false;
+}
+
+void session::complete(job& j, std::string reply) {
+  const auto& msg = j.frame.messages[j.next];
+  auto now = cfg_.clock->mono_now();
+  complete_request(trace_, reply, now,
+                   msg.kind == protocol::message::request
+                     || msg.kind == protocol::message::invalid);
+  observe_operation(msg, reply, now);
+  if (!reply.empty())
+    j.replies.push_back(std::move(reply));
 }
 
 rpc_step session::run_job() {
   auto& j = *job_;
   for (; j.next < j.frame.messages.size(); next_message(j)) {
     const auto& msg = j.frame.messages[j.next];
+    if (!j.started) {
+      j.started = true;
+      trace_.begin_message(msg, cfg_.clock->mono_now());
+    }
     if (!j.claimed) {
       j.claimed = true;
       if (auto req = claim_for(msg)) {
@@ -230,6 +249,10 @@ rpc_step session::run_job() {
       }
     }
     std::string reply;
+    // A rerun (its first reply dropped: fenced, or stale when verified)
+    // starts with no outcome.
+    trace_.outcome = {};
+    trace_.error_code.clear();
     if (j.frame.batch && msg.kind == protocol::message::request
         && msg.method == "initialize")
       reply = encode_error(msg.id, ec::invalid_request,
@@ -307,6 +330,7 @@ rpc_step session::resume(const domain::slot_answer& slot) {
   if (!job_ || !job_->paused.resume)
     throw std::logic_error("session::resume without a paused call");
   last_active_ = cfg_.clock->mono_now();
+  auto in_scope = scope();
   auto& j = *job_;
   const auto& msg = j.frame.messages[j.next];
   auto paused = std::move(j.paused);

@@ -12,6 +12,7 @@
 #include "mcp/output.hpp"
 #include "mcp/principal_board.hpp"
 #include "mcp/principal_prefs.hpp"
+#include "mcp/request_trace.hpp"
 #include "mcp/results.hpp"
 #include "protocol/era.hpp"
 #include "protocol/json_rpc.hpp"
@@ -275,6 +276,7 @@ private:
                        history_continuation then) override;
     void run_principal(domain::principal_op op,
                        principal_continuation then) override;
+    request_trace* trace() const override;
 
   private:
     /// A pointer, so that a session without a frame in progress stays
@@ -330,22 +332,30 @@ private:
     /// (`touched`: asked for the current message).
     std::optional<domain::wall_time> previous_request;
     bool touched = false;
-    /// When the session started on the current message, and how many
-    /// replies the frame had then (one more: the message's reply).
-    domain::mono_time started{};
-    std::size_t replies_before = 0;
+    /// The current message began (its trace started): not again on a
+    /// fenced retry.
+    bool started = false;
   };
 
   // -- the frame (session.cpp) ----------------------------------------------
   /// Runs the current job until it is done or paused.
   rpc_step run_job();
   rpc_step finish_step(rpc_output out);
+  /// The current message's reply is final (empty: none): through the
+  /// completion point (complete_request) into the frame's replies.
+  void complete(job& j, std::string reply);
+  /// The log scope of a frame's step: lines name its request.
+  log::request_scope scope() noexcept {
+    trace_.sync();
+    return log::request_scope{trace_.fields};
+  }
   /// On to the next message of the current job.
   void next_message(job& j);
-  /// The current message is answered (its reply, if any, is the last of
-  /// `j.replies`): the one completion point of every message, where its
-  /// operation is recorded (session_operation.cpp).
-  void finished(job& j);
+  /// Records the operation a message was in the metrics (method, tool,
+  /// error type, revision, transport, duration since its trace began);
+  /// called by `complete` only (session_operation.cpp).
+  void observe_operation(const protocol::message& msg, std::string_view reply,
+                         domain::mono_time now);
   /// Returns the encoded response, or an empty string for none.
   std::string handle_message(const protocol::message& msg,
                              std::vector<std::string>& notes);
@@ -407,6 +417,8 @@ private:
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).
   std::optional<protocol::log_level> client_log_level_;
+  /// The request being handled (or the last one): id, method, tool, start.
+  request_trace trace_;
 };
 
 } // namespace ttm::mcp

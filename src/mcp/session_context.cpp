@@ -107,4 +107,8 @@ void session::handler_view::run_principal(domain::principal_op op,
   s_->job_->after_principal = std::move(then);
 }
 
+request_trace* session::handler_view::trace() const {
+  return &s_->trace_;
+}
+
 } // namespace ttm::mcp

@@ -17,6 +17,7 @@ rpc_step session::resume_history(storage::list_page page,
   if (!job_ || !job_->after_history)
     throw std::logic_error("session::resume_history without a paused query");
   last_active_ = cfg_.clock->mono_now();
+  auto in_scope = scope();
   auto& j = *job_;
   history_answer answer;
   if (error.empty())

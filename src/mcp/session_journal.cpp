@@ -37,8 +37,7 @@ bool session::hold_for_journal(job& j, std::string reply,
                                rpc_step& step) {
   auto changes = tracker_.take_changes();
   if (changes.empty()) {
-    if (!reply.empty())
-      j.replies.push_back(std::move(reply));
+    complete(j, std::move(reply));
     return false;
   }
   j.held_reply = std::move(reply);
@@ -121,6 +120,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
   if (!job_ || !job_->claimed || job_->next >= job_->frame.messages.size())
     throw std::logic_error("session::resume_claim without a paused claim");
   last_active_ = cfg_.clock->mono_now();
+  auto in_scope = scope();
   auto& j = *job_;
   const auto& msg = j.frame.messages[j.next];
   if (!error.empty()) {
@@ -129,7 +129,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
                                 + error);
     mode_ = mode_for(msg);
     j.held_reply.clear();
-    j.replies.push_back(tool_error_reply(
+    complete(j, tool_error_reply(
       msg, request_stamp(j.view), "STORAGE_UNAVAILABLE",
       "The session journal cannot be read, so nothing was looked up or "
       "changed: "
@@ -146,8 +146,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
     j.verifying = false;
     if (r.outcome == storage::claim_result::current) {
       // The call ran on the latest state: its reply stands.
-      if (!j.held_reply.empty())
-        j.replies.push_back(std::move(j.held_reply));
+      complete(j, std::move(j.held_reply));
       j.held_reply.clear();
       next_message(j);
       return run_job();
@@ -218,6 +217,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
   if (!job_ || job_->next >= job_->frame.messages.size())
     throw std::logic_error("session::resume_journal without a paused "
                            "message");
+  auto in_scope = scope();
   using storage::append_answer;
   auto& j = *job_;
   const auto& msg = j.frame.messages[j.next];
@@ -298,8 +298,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
             "storage is fixed (see its log).");
   }
   j.held_started.clear();
-  if (!reply.empty())
-    j.replies.push_back(std::move(reply));
+  complete(j, std::move(reply));
   next_message(j);
   return run_job();
 }

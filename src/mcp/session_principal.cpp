@@ -42,6 +42,7 @@ rpc_step session::resume_principal(const storage::principal_state& state,
     throw std::logic_error("session::resume_principal without a paused "
                            "operation");
   last_active_ = cfg_.clock->mono_now();
+  auto in_scope = scope();
   auto& j = *job_;
   domain::principal_state st;
   if (error.empty()) {

@@ -149,8 +149,9 @@ std::string call_reply(const method_context& ctx, const protocol::message& msg,
         {"VALIDATION_ERROR", std::move(res.message)});
       break;
     case tools::call_result::failed:
+      // Not the message: it may quote the caller's values (names, notes).
       TTM_LOG(debug, "tools", "request " + msg.id.json + " " + tool_name
-                                + " failed: " + res.structured);
+                                + " failed");
       ctx.notify(notes, protocol::log_level::info,
                  tool_name + " failed: " + res.structured);
       break;
@@ -165,11 +166,12 @@ std::string call_reply(const method_context& ctx, const protocol::message& msg,
   if (res.wrap_for_legacy && res.status == tools::call_result::ok
       && !ctx.modern()) // see tools::nullable_result
     res.structured = "{\"result\":" + res.structured + "}";
-  result_builder b{msg.id, request_stamp(ctx)};
+  const auto stamp = request_stamp(ctx);
+  result_builder b{msg.id, stamp};
   // The result goes out twice (text, escaped, and structuredContent).
   b.reserve(2 * res.structured.size() + res.structured.size() / 4 + 256);
   write_tool_call(b.writer(), res.structured,
-                  res.status != tools::call_result::ok);
+                  res.status != tools::call_result::ok, stamp.trace);
   return b.finish();
 }
 
@@ -181,7 +183,8 @@ std::string tool_error_reply(const protocol::message& msg, result_stamp stamp,
   tools::tool_error err{code, text};
   if (code == "LIMIT_REACHED")
     err.limit = limit;
-  write_tool_call(b.writer(), tools::encode_tool_error(err), true);
+  write_tool_call(b.writer(), tools::encode_tool_error(err), true,
+                  stamp.trace);
   return b.finish();
 }
 

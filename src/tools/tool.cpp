@@ -82,6 +82,14 @@ void write_error_properties(json_writer& w, bool with_error_flag) {
   w.Key("description");
   w.String("time_tasks_edit: the failed operation's index (from 0).");
   w.EndObject();
+  // Set by the MCP layer on every failure (not by the tool): the request's
+  // id as the server's log names it (docs/operations.md). No description:
+  // the name says it, and tools/list stays within its budget.
+  w.Key("request_id");
+  w.StartObject();
+  w.Key("type");
+  w.String("string");
+  w.EndObject();
 }
 
 void write_error_required(json_writer& w) {

@@ -248,7 +248,9 @@ TEST_CASE("tools: time_get_current output schema") {
   CHECK(str(props["limit"]["type"]) == "string"); // LIMIT_REACHED's
   // time_tasks_edit's (issue 17): which operation failed the call.
   CHECK(str(props["operation_index"]["type"]) == "integer");
-  CHECK(props.MemberCount() == 19);
+  // Every failure's request id (issue 31), set by the MCP layer.
+  CHECK(str(props["request_id"]["type"]) == "string");
+  CHECK(props.MemberCount() == 20);
 
   const auto& any_of = s["anyOf"];
   REQUIRE(any_of.IsArray());

@@ -84,7 +84,7 @@ private:
     return v;
   }
   static void sink(log::level lvl, std::string_view where,
-                   std::string_view msg) {
+                   std::string_view msg, const log::fields&) {
     std::lock_guard<std::mutex> guard{mtx()};
     lines().push_back({lvl, std::string{where}, std::string{msg}});
   }

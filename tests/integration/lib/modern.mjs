@@ -122,7 +122,18 @@ export function assertModernError(msg, code, id) {
   return msg.error;
 }
 
-/** Asserts -32022's data: {supported: every revision, requested}. */
+/** Asserts -32022's data: {supported: every revision, requested}, and the request's id. */
 export function assertUnsupportedVersionData(error, requested) {
-  assert.deepEqual(error.data, { supported: ALL_REVISIONS, requested }, '-32022 data');
+  const { request_id: requestId, ...data } = error.data ?? {};
+  assert.equal(typeof requestId, 'string', '-32022 data names the request (request_id)');
+  assert.deepEqual(data, { supported: ALL_REVISIONS, requested }, '-32022 data');
+}
+
+/**
+ * `text` (a reply body) with its request ids (error.data.request_id,
+ * structuredContent.request_id, also inside a text block) replaced by
+ * `<request_id>`: two replies that must not differ except by request.
+ */
+export function withoutRequestIds(text) {
+  return text.replace(/(\\?"request_id\\?":\\?")[0-9a-f]{32}/g, '$1<request_id>');
 }
