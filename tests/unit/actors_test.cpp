@@ -593,7 +593,7 @@ TEST_CASE("actors: a client actor that ends on its own takes its route "
 }
 
 TEST_CASE("actors: an MCP session holding tracking sessions outlives the "
-          "MCP idle timeout; it idles out once they expired") {
+          "MCP idle timeout, it idles out once they expired") {
   fixture f{10, std::chrono::minutes{30}};
   auto a = std::make_shared<collecting_sink>();
   f.open("k1", initialize_2025_11_25, a);

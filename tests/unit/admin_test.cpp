@@ -207,7 +207,7 @@ TEST_CASE("export lines: read back the same, each bad line named",
            " session nor an audit record");
 }
 
-TEST_CASE("journal reader: read-only beside a writing store; audit, by "
+TEST_CASE("journal reader: read-only beside a writing store, audit, by "
           "records, dump",
           "[admin][storage]") {
   temp_dir tmp;

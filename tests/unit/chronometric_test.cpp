@@ -314,8 +314,8 @@ TEST_CASE("chronometric: the null result is null in 2026-07-28 and "
   CHECK(str(due["result"]["structuredContent"]["level"]) == "gentle");
 }
 
-TEST_CASE("preferences: validated partial updates, all or nothing; the "
-          "principal's zone where timezone is omitted; two principals "
+TEST_CASE("preferences: validated partial updates, all or nothing, the "
+          "principal's zone where timezone is omitted, two principals "
           "isolated",
           "[issue19]") {
   auto clock = clock_at(at_utc(13, 0));

@@ -288,7 +288,7 @@ TEST_CASE("merged_rows: newest first across kinds, more when either has more",
 }
 
 TEST_CASE("a call without its zone reuses the preferences read within "
-          "prefs_cache_ttl; the client's own change shows at once",
+          "prefs_cache_ttl, the client's own change shows at once",
           "[focus][preferences]") {
   test::temp_dir dir;
   auto store = open_store(dir.data());

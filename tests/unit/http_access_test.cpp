@@ -72,7 +72,7 @@ TEST_CASE("auth_throttle: each lockout doubles, up to the cap",
   }
 }
 
-TEST_CASE("auth_throttle: addresses are independent; a success ends only its "
+TEST_CASE("auth_throttle: addresses are independent, a success ends only its "
           "own record",
           "[http_access]") {
   auth_throttle t;

@@ -313,7 +313,7 @@ TEST_CASE("http rules: 404 for an unknown session or path", "[http_rules]") {
   }
 }
 
-TEST_CASE("http rules: /readyz says why it is not ready; 429 and 503 "
+TEST_CASE("http rules: /readyz says why it is not ready, 429 and 503 "
           "refusals of the limits and the drain", "[http_rules][rate_limit]") {
   auto r = route_path(http_method::get, "/readyz", "/mcp", false,
                       "the session journal is not open");

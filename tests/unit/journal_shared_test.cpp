@@ -256,7 +256,7 @@ TEST_CASE("journal: stdio takes a session over from the journal when a call "
 }
 
 TEST_CASE("journal: over HTTP a session goes to an MCP session of its "
-          "principal and era that names it; a newer MCP session of the same "
+          "principal and era that names it, a newer MCP session of the same "
           "principal takes it over (a reconnect)") {
   shared_dir_fixture f;
   auto sid = f.seeded("alice", protocol::era::legacy);
@@ -395,7 +395,7 @@ TEST_CASE("journal: a call on a copy that looks idle, while another server "
 }
 
 TEST_CASE("journal: while the journal cannot be opened, a session it holds "
-          "answers STORAGE_UNAVAILABLE, not SESSION_NOT_FOUND; it opens "
+          "answers STORAGE_UNAVAILABLE, not SESSION_NOT_FOUND, it opens "
           "without a restart once the fault clears") {
   shared_dir_fixture f;
   auto sid = seed_journal(f.dir.path(), "local", protocol::era::legacy,
@@ -497,7 +497,7 @@ TEST_CASE("journal: ended sessions read from the journal past the cap give "
 }
 
 TEST_CASE("journal: two servers receiving the same keyed time_session_start "
-          "at once make one session; the later gets it with already_started",
+          "at once make one session, the later gets it with already_started",
           "[issue34]") {
   shared_dir_fixture f;
   f.start();

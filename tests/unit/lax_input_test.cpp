@@ -86,7 +86,7 @@ TEST_CASE("lax input: the schema's type guides the unambiguous cases only",
   }
 }
 
-TEST_CASE("lax input: a client's loosely typed arguments are read; others "
+TEST_CASE("lax input: a client's loosely typed arguments are read, others "
           "are refused with the same message as before",
           "[lax][issue29]") {
   client c;

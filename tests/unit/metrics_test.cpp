@@ -142,7 +142,7 @@ TEST_CASE("label values outside the bounded set are _OTHER, and a family "
         != std::string::npos);
 }
 
-TEST_CASE("refusals are counted by HTTP status; other statuses are not",
+TEST_CASE("refusals are counted by HTTP status, other statuses are not",
           "[metrics]") {
   const std::string s401 = "time_tracker_http_refusals_total{code=\"401\"}";
   auto before = std::max(0.0, sample(metrics::page(), s401));
@@ -256,7 +256,7 @@ TEST_CASE("a message's method and tool are the server's, else _OTHER",
   CHECK(mcp::describe(m, {}, *reg).method == "_OTHER");
 }
 
-TEST_CASE("GET /metrics: routed on both listeners; Host and Origin checked "
+TEST_CASE("GET /metrics: routed on both listeners, Host and Origin checked "
           "on the MCP one, tokens never asked for",
           "[metrics]") {
   using namespace ttm::edge;

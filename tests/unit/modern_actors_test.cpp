@@ -361,7 +361,7 @@ TEST_CASE("modern actors: the directory follows created and gone tracking "
   }
 }
 
-TEST_CASE("modern actors: an idle principal's client actor ends; the next "
+TEST_CASE("modern actors: an idle principal's client actor ends, the next "
           "call makes a new one",
           "[modern_actors]") {
   modern_fixture::options opt;

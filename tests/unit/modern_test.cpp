@@ -806,7 +806,7 @@ TEST_CASE("modern: the first valid claimed request pins the connection to "
   }
 }
 
-TEST_CASE("modern: initialize pins the connection to 2025; _meta is then "
+TEST_CASE("modern: initialize pins the connection to 2025, _meta is then "
           "ignored",
           "[modern]") {
   auto s = legacy_session("2025-11-25");

@@ -43,7 +43,7 @@ TEST_CASE("resources: templates list the four formats", "[resources]") {
   }
 }
 
-TEST_CASE("resources: a read is the report tool's text; unknown ids are "
+TEST_CASE("resources: a read is the report tool's text, unknown ids are "
           "not found, with the URI",
           "[resources]") {
   client c;

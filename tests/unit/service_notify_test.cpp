@@ -66,7 +66,7 @@ private:
 } // namespace
 
 TEST_CASE("service_notify: READY=1 once listening and the journal is open, "
-          "in either order; none after STOPPING=1") {
+          "in either order, none after STOPPING=1") {
   notify_socket sock{nullptr};
   SECTION("listener first, then a journal fault, then the journal") {
     edge::service_notifier n;

@@ -145,7 +145,7 @@ struct share_fixture : actor_fixture {
 } // namespace
 
 TEST_CASE("shares: one MCP session stops at its share while the global cap "
-          "is not reached; another still starts; ending frees the share",
+          "is not reached, another still starts, ending frees the share",
           "[shares]") {
   share_fixture f{10, 10, 2};
   f.open("a", "local");
@@ -169,7 +169,7 @@ TEST_CASE("shares: one MCP session stops at its share while the global cap "
 }
 
 TEST_CASE("shares: one principal stops at its share over all its MCP "
-          "sessions; another principal still starts",
+          "sessions, another principal still starts",
           "[shares]") {
   share_fixture f{10, 3, 10};
   f.open("a1", "alice");
@@ -292,7 +292,7 @@ std::string status_of(share_fixture& f, const std::string& route,
 } // namespace
 
 TEST_CASE("shares: time_undo cannot reopen a session past its MCP "
-          "session's share; refused, nothing changes",
+          "session's share, refused, nothing changes",
           "[shares][undo]") {
   share_fixture f{10, 10, 2};
   f.open("a", "local");

@@ -248,7 +248,8 @@ namespace {
 
 std::vector<std::string> warnings;
 
-void keep_warning(ttm::log::level lvl, std::string_view, std::string_view m) {
+void keep_warning(ttm::log::level lvl, std::string_view, std::string_view m,
+                  const ttm::log::fields&) {
   if (lvl >= ttm::log::level::warning)
     warnings.emplace_back(m);
 }

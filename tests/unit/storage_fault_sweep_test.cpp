@@ -60,7 +60,8 @@ namespace {
 /// stderr (a thousand runs of expected errors).
 std::string run_log;
 
-void keep_log(log::level, std::string_view where, std::string_view msg) {
+void keep_log(log::level, std::string_view where, std::string_view msg,
+              const log::fields&) {
   if (run_log.size() < 16384)
     run_log.append(where).append(": ").append(msg).append("\n");
 }

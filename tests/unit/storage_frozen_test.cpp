@@ -75,7 +75,7 @@ double ms_since(steady_clock::time_point t) {
 } // namespace
 
 TEST_CASE("storage: a process stuck inside a write blocks only writes, which "
-          "name its pid; reads and a new store's opening go on",
+          "name its pid, reads and a new store's opening go on",
           "[storage][frozen]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());

@@ -84,7 +84,7 @@ TEST_CASE("storage: runs pair a session's events: restarts, outcomes, "
   CHECK_FALSE(open[0].end_wall_ns);
 }
 
-TEST_CASE("storage: packed runs read back as written; damage is refused",
+TEST_CASE("storage: packed runs read back as written, damage is refused",
           "[storage][stats]") {
   std::mt19937_64 rng{16};
   for (int round = 0; round < 200; ++round) {
@@ -122,7 +122,7 @@ TEST_CASE("storage: packed runs read back as written; damage is refused",
 }
 
 TEST_CASE("storage: the write that closes a session packs its runs into "
-          "its row; list reads them there, or pairs the events without",
+          "its row, list reads them there, or pairs the events without",
           "[storage][stats][history]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
@@ -174,7 +174,7 @@ TEST_CASE("storage: the write that closes a session packs its runs into "
 }
 
 TEST_CASE("storage: an open session's runs packed with their pauses "
-          "(version 2) read back; its close without runs ends them there",
+          "(version 2) read back, its close without runs ends them there",
           "[storage][stats][issue17]") {
   // As the journal hands them over: run a ended (3 of its 5 s active), b
   // paused after 2 s, c running with 1 s active when stored.

@@ -122,8 +122,8 @@ TEST_CASE("storage: every open is a new, higher instance", "[storage]") {
         == last);
 }
 
-TEST_CASE("storage: a write takes a session over and moves its epoch on; a "
-          "stale writer is fenced; a claim changes neither",
+TEST_CASE("storage: a write takes a session over and moves its epoch on, a "
+          "stale writer is fenced, a claim changes neither",
           "[storage]") {
   temp_dir tmp;
   auto events_of_s1 = "SELECT count(*) FROM events JOIN sessions USING (sid) WHERE session_id = 'S1'";

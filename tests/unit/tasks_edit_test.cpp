@@ -41,7 +41,7 @@ const rapidjson::Value& entry(const rapidjson::Value& summary,
 
 } // namespace
 
-TEST_CASE("tasks edit: a paused run accrues no time; its pauses are "
+TEST_CASE("tasks edit: a paused run accrues no time, its pauses are "
           "reported",
           "[tasks_edit][issue17]") {
   client c;
@@ -171,7 +171,7 @@ TEST_CASE("tasks edit: the schema bounds the operations and note text",
   CHECK(boolean(r["operations"][99]["unchanged"]));
 }
 
-TEST_CASE("tasks edit: tasks join and leave mid-session; notes are kept "
+TEST_CASE("tasks edit: tasks join and leave mid-session, notes are kept "
           "with the run",
           "[tasks_edit][issue17]") {
   client c;
@@ -229,7 +229,7 @@ TEST_CASE("tasks edit: tasks join and leave mid-session; notes are kept "
           "SESSION_ENDED");
 }
 
-TEST_CASE("tasks edit: one change per edit, replayed to the same session; a "
+TEST_CASE("tasks edit: one change per edit, replayed to the same session, a "
           "refused edit rolls back",
           "[tasks_edit][issue17][journal]") {
   domain::fake_clock clock{example_start()};
@@ -521,7 +521,7 @@ TEST_CASE("estimates: per task and in total, and the forecast of an active "
           "VALIDATION_ERROR");
 }
 
-TEST_CASE("estimates: no forecast without a basis; estimates survive the "
+TEST_CASE("estimates: no forecast without a basis, estimates survive the "
           "journal",
           "[tasks_edit][issue17][estimates][journal]") {
   client c;

@@ -180,7 +180,7 @@ TEST_CASE("time_convert: half-hour and 45-minute zones", "[time_convert]") {
   }
 }
 
-TEST_CASE("time_convert: an input with an offset is shown at that offset; "
+TEST_CASE("time_convert: an input with an offset is shown at that offset, "
           "from_timezone reads only local inputs",
           "[time_convert]") {
   auto c = berlin_client();

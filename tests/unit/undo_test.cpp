@@ -107,7 +107,7 @@ TEST_CASE("undo: each change is reverted in turn, newest first, back to "
 }
 
 TEST_CASE("undo: repeated starts and ends that changed nothing are not "
-          "changes; a failed call is not one either",
+          "changes, a failed call is not one either",
           "[undo][issue17]") {
   client c;
   auto sid = c.start_session(R"(["a"])");
@@ -124,7 +124,7 @@ TEST_CASE("undo: repeated starts and ends that changed nothing are not "
 }
 
 TEST_CASE("undo: reaches back through the last 50 changes, undone ones "
-          "included; older ones are final",
+          "included, older ones are final",
           "[undo][issue17]") {
   client c;
   auto sid = c.start_session(R"(["a"])");

@@ -116,7 +116,7 @@ const std::set<std::string> retired{
 
 } // namespace
 
-TEST_CASE("vocabulary: no tool's output uses a retired name; times are "
+TEST_CASE("vocabulary: no tool's output uses a retired name, times are "
           "start_time/end_time, never *_at",
           "[vocabulary][issue29]") {
   auto props = all_output_props();
