@@ -14,12 +14,14 @@ std::optional<std::size_t> refusal_audit::admit(const std::string& address,
                                                 time_point now) {
   std::lock_guard<std::mutex> guard{mtx_};
   auto it = by_address_.find(address);
-  if (it == by_address_.end() && by_address_.size() >= limits_.max_addresses)
-    for (auto i = by_address_.begin(); i != by_address_.end();)
+  if (it == by_address_.end() && by_address_.size() >= limits_.max_addresses) {
+    for (auto i = by_address_.begin(); i != by_address_.end();) {
       if (now - i->second.last >= limits_.interval && i->second.suppressed == 0)
         i = by_address_.erase(i);
       else
         ++i;
+    }
+  }
   if (it == by_address_.end()) {
     if (by_address_.size() >= limits_.max_addresses) {
       ++global_suppressed_;
