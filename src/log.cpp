@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <mutex>
 #include <thread>
@@ -28,10 +29,9 @@ constexpr std::array<std::string_view, 6> names{"trace",   "debug", "info",
 
 const fields no_fields{};
 
-/// "2026-11-22T05:00:00.123Z" (RFC 3339, UTC, milliseconds). The part up
-/// to the second is formatted once per second and thread: a line per
-/// request makes this a hot path.
-void append_time(std::string& out, std::int64_t unix_ms) {
+/// "2026-11-22T05:00:00." of `unix_ms` (RFC 3339, UTC): formatted once per
+/// second and thread, as a line per request makes this a hot path.
+std::string_view second_of(std::int64_t unix_ms) {
   thread_local std::int64_t cached_sec = -1;
   thread_local char cached[24];
   auto sec = unix_ms / 1000;
@@ -44,12 +44,22 @@ void append_time(std::string& out, std::int64_t unix_ms) {
                   tm.tm_min, tm.tm_sec);
     cached_sec = sec;
   }
-  out += cached;
+  return {cached, 20};
+}
+
+/// "2026-11-22T05:00:00.123Z" (RFC 3339, UTC, milliseconds).
+template <class Out>
+void put_time(Out&& put, std::int64_t unix_ms) {
+  put(second_of(unix_ms));
   auto ms = static_cast<int>(unix_ms % 1000);
-  out += static_cast<char>('0' + ms / 100);
-  out += static_cast<char>('0' + ms / 10 % 10);
-  out += static_cast<char>('0' + ms % 10);
-  out += 'Z';
+  const char tail[] = {static_cast<char>('0' + ms / 100),
+                       static_cast<char>('0' + ms / 10 % 10),
+                       static_cast<char>('0' + ms % 10), 'Z'};
+  put(std::string_view{tail, sizeof(tail)});
+}
+
+void append_time(std::string& out, std::int64_t unix_ms) {
+  put_time([&](std::string_view s) { out += s; }, unix_ms);
 }
 
 /// `us` microseconds as milliseconds with three decimals.
@@ -76,53 +86,66 @@ constexpr bool needs_escape(unsigned char u) noexcept {
   return u < 0x20 || u == '"' || u == '\\';
 }
 
-/// A line per request makes this a hot path: runs of plain characters
-/// (nearly all of them) are appended at once, not one by one.
-void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char hex[] = "0123456789abcdef";
-  out += '"';
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    auto u = static_cast<unsigned char>(s[i]);
-    if (!needs_escape(u))
-      continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (s[i]) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out += hex[u >> 4];
-        out += hex[u & 0xf];
-    }
+/// Writes a JSON line into a buffer sized for the worst case up front:
+/// a line per request makes this a hot path, and std::string's appends
+/// (a capacity check and a call each) were most of its cost.
+class json_line {
+public:
+  json_line(std::string& out, std::size_t most)
+    : out_{out}, start_{out.size()} {
+    out_.resize(start_ + most);
+    p_ = out_.data() + start_;
   }
-  out.append(s.data() + run, s.size() - run);
-  out += '"';
-}
+  void raw(std::string_view s) noexcept {
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+  void ch(char c) noexcept { *p_++ = c; }
+  /// `"s"`, escaped.
+  void string(std::string_view s) noexcept {
+    static constexpr char hex[] = "0123456789abcdef";
+    *p_++ = '"';
+    for (char c : s) {
+      auto u = static_cast<unsigned char>(c);
+      if (!needs_escape(u)) {
+        *p_++ = c;
+        continue;
+      }
+      *p_++ = '\\';
+      switch (c) {
+        case '"': *p_++ = '"'; break;
+        case '\\': *p_++ = '\\'; break;
+        case '\n': *p_++ = 'n'; break;
+        case '\r': *p_++ = 'r'; break;
+        case '\t': *p_++ = 't'; break;
+        default:
+          raw("u00");
+          *p_++ = hex[u >> 4];
+          *p_++ = hex[u & 0xf];
+      }
+    }
+    *p_++ = '"';
+  }
+  /// `,"key":"value"`; nothing for an empty value. `prefix` is `,"key":`.
+  void member(std::string_view prefix, std::string_view value) noexcept {
+    if (value.empty())
+      return;
+    raw(prefix);
+    string(value);
+  }
+  void done() { out_.resize(static_cast<std::size_t>(p_ - out_.data())); }
 
-void json_member(std::string& out, std::string_view key,
-                 std::string_view value) {
-  if (value.empty())
-    return;
-  out += ",\"";
-  out += key;
-  out += "\":";
-  append_json_string(out, value);
-}
+  /// Room for `s` as a member: its key and quotes, each byte escaped.
+  static constexpr std::size_t room(std::string_view s) noexcept {
+    return 24 + 6 * s.size();
+  }
+
+private:
+  std::string& out_;
+  std::size_t start_;
+  char* p_ = nullptr;
+};
+
 
 std::int64_t now_ms() {
   using namespace std::chrono;
@@ -286,30 +309,36 @@ std::string format_line(format fmt, std::int64_t unix_ms, level lvl,
                         std::string_view where, std::string_view msg,
                         const fields& f) {
   std::string line;
-  // A JSON completion line is ~300 bytes: one allocation, no regrowth.
-  line.reserve(320 + where.size() + msg.size() + f.request_id.size()
-               + f.method.size() + f.tool.size());
   auto lvl_name = names[static_cast<size_t>(lvl)];
   if (fmt == format::json) {
-    line += "{\"time\":\"";
-    append_time(line, unix_ms);
-    line += "\",\"level\":\"";
-    line += lvl_name;
-    line += '"';
-    json_member(line, "component", where);
-    json_member(line, "msg", msg);
-    json_member(line, "request_id", f.request_id);
-    json_member(line, "trace_id", f.trace_id);
-    json_member(line, "principal", f.principal);
-    json_member(line, "method", f.method);
-    json_member(line, "tool", f.tool);
-    json_member(line, "outcome", f.outcome);
-    json_member(line, "error_code", f.error_code);
+    auto most = 96 + json_line::room(where) + json_line::room(msg)
+                + json_line::room(f.request_id) + json_line::room(f.trace_id)
+                + json_line::room(f.principal) + json_line::room(f.method)
+                + json_line::room(f.tool) + json_line::room(f.outcome)
+                + json_line::room(f.error_code);
+    json_line out{line, most};
+    out.raw("{\"time\":\"");
+    put_time([&](std::string_view part) { out.raw(part); }, unix_ms);
+    out.raw("\",\"level\":\"");
+    out.raw(lvl_name);
+    out.ch('"');
+    out.member(",\"component\":", where);
+    out.member(",\"msg\":", msg);
+    out.member(",\"request_id\":", f.request_id);
+    out.member(",\"trace_id\":", f.trace_id);
+    out.member(",\"principal\":", f.principal);
+    out.member(",\"method\":", f.method);
+    out.member(",\"tool\":", f.tool);
+    out.member(",\"outcome\":", f.outcome);
+    out.member(",\"error_code\":", f.error_code);
     if (f.duration_us >= 0) {
-      line += ",\"duration_ms\":";
-      append_ms(line, f.duration_us);
+      std::string ms;
+      append_ms(ms, f.duration_us);
+      out.raw(",\"duration_ms\":");
+      out.raw(ms);
     }
-    line += "}\n";
+    out.raw("}\n");
+    out.done();
     return line;
   }
   // Today's text shape, with the request's id after the component.

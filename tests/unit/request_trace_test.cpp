@@ -452,6 +452,32 @@ TEST_CASE("logs: the JSON line's shape", "[trace][log]") {
         == "2026-11-27T09:30:00.042Z warning [stdio] a b\n");
 }
 
+TEST_CASE("logs: a JSON line of values that are all escapes stays whole",
+          "[trace][log]") {
+  // The JSON line is written into a buffer sized up front for the worst
+  // case (each byte as \u00XX): fill every field with such bytes.
+  std::string hostile;
+  for (int i = 0; i < 4096; ++i)
+    hostile += static_cast<char>(i % 0x20);
+  hostile += "\"\\\t";
+  log::fields f;
+  f.request_id = f.trace_id = f.principal = f.method = f.tool = f.outcome
+    = f.error_code = hostile;
+  f.duration_us = 999'999'999'999;
+  auto line = log::format_line(log::format::json, 0, log::level::error,
+                               hostile, hostile, f);
+  REQUIRE(line.back() == '\n');
+  CHECK(line.find('\n') == line.size() - 1);
+  auto d = parse(line.substr(0, line.size() - 1));
+  REQUIRE(d.IsObject());
+  CHECK(str(d["time"]) == "1970-01-01T00:00:00.000Z");
+  for (const char* key : {"component", "msg", "request_id", "trace_id",
+                          "principal", "method", "tool", "outcome",
+                          "error_code"})
+    CHECK(str(d[key]) == hostile);
+  CHECK(d["duration_ms"].GetDouble() == Approx(999'999'999.999));
+}
+
 TEST_CASE("logs: --log-format names", "[trace][log]") {
   CHECK(log::parse_format("text") == log::format::text);
   CHECK(log::parse_format("json") == log::format::json);
