@@ -126,6 +126,14 @@ public:
   result<std::size_t> open_focus_sessions() override;
 
 private:
+  /// The session columns every read selects, in `read_session`'s order.
+  static constexpr const char* session_columns
+    = "session_id, principal, milestone_id, state, epoch, holder,"
+      " started_wall_ns, closed_wall_ns, last_wall_ns";
+  /// Reads `session_columns` starting at column `at`; false: unknown state.
+  static bool read_session(const stmt_use& use, int at, stored_session& s,
+                           std::string& bad_state);
+
   /// A session row as the claim reads it.
   struct row {
     std::int64_t sid = 0;
