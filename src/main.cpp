@@ -8,18 +8,16 @@
 #include "config.hpp"
 #include "crash_signals.hpp"
 #include "domain/clock.hpp"
-#include "domain/zones.hpp"
 #include "edge/http.hpp"
 #include "edge/service_notify.hpp"
 #include "edge/stdio.hpp"
 #include "log.hpp"
 #include "log_batch.hpp"
 #include "storage/sqlite_store.hpp"
-#include "tools/preferences.hpp"
 #include "tools/registry.hpp"
 #include "tools/toolsets.hpp"
+#include "wiring.hpp"
 
-#include <rapidjson/document.h>
 
 #include <caf/all.hpp>
 
@@ -76,45 +74,6 @@ private:
   const char* reason_ = nullptr;
 };
 
-/// The zone "local" stands for: configured, else detected, else UTC.
-std::optional<std::string> resolve_local_zone(const config& cfg) {
-  if (!cfg.local_timezone.empty()) {
-    // The usual case, a zone name, is checked without loading the tz
-    // database; anything else (a Windows name: reported as its IANA zone)
-    // gets resolve_zone's full answer.
-    if (domain::names_iana_zone(cfg.local_timezone))
-      return cfg.local_timezone;
-    auto z = domain::resolve_zone(cfg.local_timezone, "UTC");
-    if (!z.found || z.found->is_fixed()) {
-      TTM_LOG(error, "main", "--local-timezone '" + cfg.local_timezone
-                               + "' is not an IANA or Windows zone. "
-                               + z.message);
-      return std::nullopt;
-    }
-    return z.found->name();
-  }
-  const char* tz = std::getenv("TZ");
-  auto name = domain::detect_local_zone_name(tz);
-  // A TZ that names no zone must not pass silently: 'local' would quietly
-  // mean another zone than the one the user set. (TZ alone: no files.)
-  if (tz != nullptr && *tz != '\0'
-      && domain::detect_local_zone_name(tz, "", "").empty())
-    TTM_LOG(warning, "main", std::string{"TZ='"} + tz
-                                 + "' names no IANA time zone; 'local' means "
-                                 + (name.empty() ? std::string{"UTC"} : name)
-                                 + " instead (from /etc/timezone or "
-                                   "/etc/localtime, else UTC); set TZ or "
-                                   "--local-timezone to a name such as "
-                                   "Europe/Paris");
-  if (name.empty()) {
-    TTM_LOG(warning, "main", "cannot determine the host's time zone (TZ, "
-                             "/etc/timezone, /etc/localtime); 'local' means "
-                             "UTC");
-    return std::string{"UTC"};
-  }
-  return name;
-}
-
 /// Signals are taken by one thread with sigwait; they are blocked before any
 /// other thread exists so that all threads inherit the mask.
 sigset_t block_signals() {
@@ -149,60 +108,6 @@ std::thread signal_thread(const sigset_t& sigs, latch& shutdown,
   }};
 }
 
-actors::client_config make_client_config(const config& cfg,
-                                         const std::string& local_zone) {
-  actors::client_config client_cfg;
-  client_cfg.registry = tools::make_registry(cfg.tracking, cfg.toolsets);
-  if (!cfg.preferences_json.empty()) {
-    rapidjson::Document doc;
-    doc.Parse(cfg.preferences_json.c_str());
-    // Checked by load_config; only 'local' resolves here.
-    tools::apply_preference_object(client_cfg.defaults, doc, local_zone);
-  }
-  // One board per server: every client of a principal sees its last call
-  // (and, --ephemeral, its preferences and focus sessions).
-  client_cfg.board = std::make_shared<mcp::principal_board>();
-  client_cfg.clock = std::make_shared<domain::system_clock_source>();
-  client_cfg.local_zone = local_zone;
-  // Derived from the enabled tools' declarations, without compiling them.
-  client_cfg.info = {"time-tracker-mcp", "Time Tracker MCP", TTM_VERSION,
-                     client_cfg.registry->instructions()};
-  client_cfg.limits = cfg.tracking;
-  client_cfg.request_timeout = std::chrono::seconds{cfg.request_timeout_s};
-  return client_cfg;
-}
-
-/// --rate-limit and --max-in-flight, for an edge; null when neither limits.
-/// `in_flight`: whether the edge counts requests in flight here (HTTP) or
-/// pauses reading instead (stdio).
-std::shared_ptr<domain::rate_limiter>
-make_limiter(const config& cfg, const domain::clock_ptr& clock,
-             bool in_flight) {
-  domain::rate_limits limits;
-  limits.rate = cfg.rate_limit;
-  limits.max_in_flight = in_flight ? cfg.max_in_flight : 0;
-  // At least one bucket per connection the edge may hold.
-  limits.max_keys = std::max<std::size_t>(cfg.max_connections, 10'000);
-  auto limiter = std::make_shared<domain::rate_limiter>(limits, clock);
-  if (limiter->unlimited())
-    return nullptr;
-  return limiter;
-}
-
-actors::supervisor_config make_supervisor_config(const config& cfg,
-                                                 bool http) {
-  actors::supervisor_config sup_cfg;
-  sup_cfg.max_clients = cfg.max_clients;
-  sup_cfg.max_sessions = cfg.tracking.max_sessions;
-  sup_cfg.max_sessions_per_principal = cfg.max_sessions_per_principal;
-  sup_cfg.max_sessions_per_mcp_session = cfg.max_sessions_per_mcp_session;
-  // stdio's one MCP session lives as long as its connection; HTTP
-  // sessions end when idle.
-  if (http)
-    sup_cfg.mcp_idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
-  return sup_cfg;
-}
-
 /// Loads what the first calls need, off the path to the `initialize` reply:
 /// the tool registry (schema compilation, ~0.5 ms) and the tz database (a
 /// walk of the zoneinfo directory, ~2 ms). Both load on first use anyway,
@@ -216,91 +121,6 @@ void warm_up(latch& shutdown, const tools::registry& registry,
     return;
   registry.build();
   domain::preload_tz_database();
-}
-
-/// What both modes set up before the actor system: the zone "local" stands
-/// for and the client actors' configuration, without loading the tz database
-/// or compiling the tool schemas (see warm_up), and the journal's lock.
-struct prepared_config {
-  actors::client_config client;
-  std::string tzdb_version;
-  /// The journal (client.journal): how its actor opens the store (the
-  /// directory is locked already), or why it cannot.
-  std::function<storage::result<storage::store_ptr>()> open_store;
-  std::string journal_summary; ///< for the start-up log line
-  /// Set by the journal actor once the store is open (/readyz).
-  std::shared_ptr<std::atomic<bool>> journal_open =
-    std::make_shared<std::atomic<bool>>(false);
-  /// Not 0: do not start (2: a bad --local-timezone; 1: the data
-  /// directory is another server's), already logged.
-  int exit_code = 0;
-};
-
-/// Locks the journal's directory: a second server on it exits here (after
-/// waiting 2 s for the first to go). Opening the database and recovering
-/// its sessions is the journal actor's first job, on its own thread, so
-/// that start-up (the initialize reply) does not wait for SQLite. Any other
-/// fault (a directory it cannot create, a corrupt or newer journal, a full
-/// disk) is the journal actor's too: it retries until the fault clears.
-void lock_journal(const config& cfg, prepared_config& p) {
-  if (cfg.ephemeral) {
-    p.journal_summary = "ephemeral (sessions in memory only)";
-    return;
-  }
-  p.client.journal = true;
-  storage::sqlite_options opts;
-  opts.dir = cfg.data_dir;
-  opts.sync = cfg.journal_sync == "normal" ? storage::sync_mode::normal
-                                           : storage::sync_mode::full;
-  opts.instance = std::string{"time-tracker-mcp "} + TTM_VERSION + " pid "
-                  + std::to_string(::getpid());
-  opts.max_open_sessions = cfg.tracking.max_sessions;
-  opts.max_open_per_principal = cfg.max_sessions_per_principal;
-  opts.max_age = cfg.tracking.max_age;
-  opts.max_idle = cfg.tracking.max_idle;
-  // Servers of this version share the directory; one of an older version
-  // holds it alone, and a client restarting such a server gets the
-  // directory as soon as it exits.
-  opts.lock_wait = std::chrono::seconds{2};
-  auto locked = storage::lock_data_dir(opts);
-  std::shared_ptr<storage::dir_lock> lock;
-  if (auto* err = std::get_if<storage::error>(&locked)) {
-    if (err->kind == storage::error_kind::locked) {
-      TTM_LOG(error, "main", err->message);
-      p.exit_code = 1;
-      return;
-    }
-    p.journal_summary = "journal UNAVAILABLE (retrying)";
-  } else {
-    lock = std::make_shared<storage::dir_lock>(
-      std::move(std::get<storage::dir_lock>(locked)));
-    p.journal_summary = "journal " + lock->dir() + "/journal.sqlite3";
-  }
-  // SQLite writes the journal's -shm through a mapping: if that file turns
-  // unwritable the process dies of SIGBUS; it now says why first.
-  explain_sigbus(lock ? lock->dir() : cfg.data_dir);
-  // A failed open releases the lock; a retry takes it again, not waiting.
-  opts.lock_wait = std::chrono::milliseconds{0};
-  p.open_store = [opts, lock]() mutable {
-    if (!lock)
-      return storage::open_sqlite(opts);
-    auto held = std::move(lock);
-    return storage::open_sqlite(opts, std::move(*held));
-  };
-}
-
-prepared_config prepare(const config& cfg) {
-  prepared_config p;
-  auto local_zone = resolve_local_zone(cfg);
-  if (!local_zone) {
-    p.exit_code = 2; // a bad --local-timezone, already logged
-    return p;
-  }
-  p.tzdb_version = domain::tz_database_version();
-  p.client = make_client_config(cfg, *local_zone);
-  p.client.network_transport = cfg.mode == "http" ? "tcp" : "pipe";
-  lock_journal(cfg, p);
-  return p;
 }
 
 /// The journal actor, on its own thread: storage I/O never blocks the
