@@ -9,7 +9,6 @@
 #include "log.hpp"
 #include "metrics.hpp"
 #include "mcp/wire.hpp"
-#include "protocol/error_codes.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/modern.hpp"
 #include "protocol/request_ids.hpp"
@@ -19,25 +18,12 @@
 
 #include <caf/send.hpp>
 
-#include <rapidjson/document.h>
 
 #include <limits>
 
 namespace ttm::edge {
 
 namespace {
-
-/// After an early error response, how much of an unread body is drained so
-/// that the client sees the response instead of a reset.
-constexpr std::size_t max_linger_bytes = 8 * 1024 * 1024;
-constexpr auto linger_timeout = std::chrono::seconds{2};
-
-/// Whether an initialize response carries a result (not an error).
-bool is_result(const std::string& json) {
-  rapidjson::Document d;
-  d.Parse(json.c_str(), json.size());
-  return !d.HasParseError() && d.IsObject() && d.HasMember("result");
-}
 
 http_method method_of(http::verb v) {
   switch (v) {
@@ -92,17 +78,6 @@ read_failure failure_of(error_code ec, bool closed) {
     return read_failure::closed;
   return read_failure::malformed;
 }
-
-/// Ignores everything: for fire-and-forget `end` messages.
-class discard_sink final : public actors::reply_sink {
-public:
-  void deliver(std::string) override {
-  }
-  void refused(actors::route_refusal) override {
-  }
-  void close() override {
-  }
-};
 
 /// Collects what the transport says about one frame (called on the
 /// transport actor only) and posts it to the connection's strand at the end.
@@ -521,178 +496,6 @@ void connection::watch_hangup() {
 
 actors::sink_ptr connection::make_sink() {
   return std::make_shared<post_sink>(shared_from_this());
-}
-
-void connection::refuse(const refusal& r) {
-  release_request(); // e.g. admitted, then no session id could be made
-  if (r.close)
-    ctx_.keep_alive = false;
-  auto res = start_response(static_cast<http::status>(r.status));
-  if (!r.www_authenticate.empty())
-    res->set(http::field::www_authenticate, r.www_authenticate);
-  if (!r.allow.empty())
-    res->set(http::field::allow, r.allow);
-  if (!r.retry_after.empty())
-    res->set(http::field::retry_after, r.retry_after);
-  auto body = protocol::encode_error(ctx_.id, r.code, r.message, r.data_json);
-  protocol::stamp_error(body, ctx_.trace.request_id);
-  TTM_LOG_F(debug, "http", "refused with " + std::to_string(r.status) + ": "
-                             + r.message,
-            about());
-  set_body(*res, std::move(body), "application/json");
-  write(std::move(res));
-}
-
-void connection::respond_plain(int status, std::string text,
-                               std::string_view allow) {
-  auto res = start_response(static_cast<http::status>(status));
-  if (!allow.empty())
-    res->set(http::field::allow, allow);
-  set_body(*res, std::move(text) + "\n", "text/plain; charset=utf-8");
-  write(std::move(res));
-}
-
-void connection::respond_raw(int status, std::string body,
-                             std::string_view type) {
-  auto res = start_response(static_cast<http::status>(status));
-  set_body(*res, std::move(body), type);
-  write(std::move(res));
-}
-
-std::shared_ptr<connection::response>
-connection::start_response(http::status status) {
-  auto res = std::make_shared<response>(status, ctx_.version);
-  res->set(http::field::server, "time-tracker-mcp");
-  // Every response names its request, refusals included (a request whose
-  // header could not be read gets a fresh id).
-  protocol::ensure_id(ctx_.trace, srv_.opts.ids);
-  res->set("X-Request-Id", ctx_.trace.request_id);
-  return res;
-}
-
-void connection::set_body(response& res, std::string body,
-                          std::string_view type) {
-  if (!body.empty())
-    res.set(http::field::content_type, type);
-  if (ctx_.head) {
-    res.content_length(body.size());
-    return;
-  }
-  res.body() = std::move(body);
-}
-
-void connection::write(std::shared_ptr<response> res) {
-  if (closed_)
-    return;
-  // Every response goes out here: each refusal (4xx, 5xx) is counted, by
-  // status, whichever rule made it.
-  metrics::refusal(static_cast<int>(res->result_int()));
-  // A body we did not read would be taken for the next request.
-  bool body_unread = parser_ && !parser_->is_done();
-  bool keep = ctx_.keep_alive && !srv_.draining && !body_unread;
-  res->keep_alive(keep);
-  if (!ctx_.head)
-    res->prepare_payload(); // Content-Length, also 0 (202), none for 204
-  stream_.expires_after(srv_.opts.write_timeout);
-  http::async_write(stream_, *res,
-                    [self = shared_from_this(), res, keep,
-                     body_unread](error_code ec, std::size_t) {
-                      self->set_busy(false);
-                      if (ec) {
-                        self->close_now();
-                        return;
-                      }
-                      if (keep && self->watching_) {
-                        // The hang-up watch still reads: end it first.
-                        self->read_after_watch_ = true;
-                        error_code ignored;
-                        self->stream_.socket().cancel(ignored);
-                      } else if (keep)
-                        self->read_next();
-                      else if (body_unread)
-                        self->linger();
-                      else
-                        self->close_now();
-                    });
-}
-
-/// Closes after an early response while the client may still be sending
-/// its body: stop sending, read and drop what comes (bounded), then close,
-/// so that the client reads the response instead of a TCP reset.
-void connection::linger() {
-  error_code ec;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-  stream_.expires_after(linger_timeout);
-  buffer_.clear();
-  drain_input(0);
-}
-
-void connection::drain_input(std::size_t so_far) {
-  stream_.async_read_some(
-    buffer_.prepare(64 * 1024),
-    [self = shared_from_this(), so_far](error_code ec, std::size_t n) {
-      self->buffer_.clear();
-      if (ec || so_far + n > max_linger_bytes) {
-        self->close_now();
-        return;
-      }
-      self->drain_input(so_far + n);
-    });
-}
-
-void connection::on_reply(transport_reply r) {
-  release_request();
-  if (closed_) {
-    // The client left during initialize: nobody will use that session.
-    if (!ctx_.new_session.empty() && r.kind == transport_reply::done)
-      caf::anon_send(srv_.transport, actors::end_atom::value,
-                     ctx_.new_session, ctx_.mcp.principal,
-                     actors::sink_ptr{std::make_shared<discard_sink>()});
-    return;
-  }
-  switch (r.kind) {
-    case transport_reply::unknown_route:
-      return refuse(session_not_found());
-    case transport_reply::busy:
-      return refuse(sessions_busy(srv_.opts.retry_after));
-    case transport_reply::closed:
-      TTM_LOG_F(debug, "http", "session " + short_id(ctx_.mcp.session)
-                                 + " ended by the client",
-                about());
-      return write(start_response(http::status::no_content));
-    case transport_reply::done:
-      break;
-  }
-  if (ctx_.is_delete) // not reached: end answers close or refused
-    return write(start_response(http::status::no_content));
-  auto res = start_response(http::status::ok);
-  if (!ctx_.new_session.empty()) {
-    if (r.responses.size() == 1 && is_result(r.responses.front())) {
-      res->set("Mcp-Session-Id", ctx_.new_session);
-      TTM_LOG_F(debug, "http", "session " + short_id(ctx_.new_session)
-                                 + " created",
-                about());
-    } else {
-      // A failed initialize creates no session.
-      caf::anon_send(srv_.transport, actors::end_atom::value,
-                     ctx_.new_session, ctx_.mcp.principal,
-                     actors::sink_ptr{std::make_shared<discard_sink>()});
-    }
-  }
-  if (!ctx_.expects_response || r.responses.empty()) {
-    // Notifications and responses from the client, or a request that was
-    // cancelled while in flight (MCP: it gets no response).
-    res->result(http::status::accepted);
-    return write(std::move(res));
-  }
-  if (!answer_with_sse(ctx_.mcp.accept, !r.notifications.empty())) {
-    set_body(*res, std::move(r.responses.back()), "application/json");
-    return write(std::move(res));
-  }
-  res->set(http::field::cache_control, "no-cache");
-  res->set("X-Accel-Buffering", "no");
-  set_body(*res, sse_body(r.notifications, r.responses), "text/event-stream");
-  write(std::move(res));
 }
 
 } // namespace ttm::edge
