@@ -86,37 +86,48 @@ void service_notifier::watchdog_ping(std::uint64_t mcp_sessions) {
   send(state);
 }
 
+namespace {
+
+/// The watchdog's behavior. Its handles come as spawn arguments, not
+/// lambda captures: CAF 0.17 spawns a function without arguments through
+/// a null argument tuple (UBSan: reference binding to null pointer).
+caf::behavior watchdog(caf::event_based_actor* self,
+                       actors::supervisor_actor supervisor,
+                       std::shared_ptr<service_notifier> notifier) {
+  self->link_to(supervisor);
+  auto interval = caf::timespan{notifier->watchdog_interval()};
+  self->send(self, tick_atom::value);
+  return {
+    [=](tick_atom) {
+      // Answered within the interval, or this ping is skipped; two
+      // skipped pings in a row and systemd restarts the server.
+      self->request(supervisor, interval, actors::count_atom::value)
+        .then([=](std::uint64_t sessions) { notifier->watchdog_ping(sessions); },
+              [=](caf::error& err) {
+                // A supervisor that is gone is the shutdown, which ends
+                // this actor too: only a late answer is news.
+                if (err == caf::sec::request_timeout)
+                  TTM_LOG(warning, "systemd",
+                          "no watchdog ping: the supervisor did not answer "
+                          "within "
+                            + std::to_string(notifier->watchdog_interval()
+                                               .count()
+                                             / 1000)
+                            + " ms");
+              });
+      self->delayed_send(self, interval, tick_atom::value);
+    },
+  };
+}
+
+} // namespace
+
 caf::actor spawn_watchdog(caf::actor_system& sys,
                           const actors::supervisor_actor& supervisor,
                           std::shared_ptr<service_notifier> notifier) {
   if (!notifier || notifier->watchdog_interval().count() == 0)
     return {};
-  return sys.spawn([supervisor, notifier](caf::event_based_actor* self) {
-    self->link_to(supervisor);
-    auto interval = caf::timespan{notifier->watchdog_interval()};
-    self->send(self, tick_atom::value);
-    return caf::behavior{
-      [=](tick_atom) {
-        // Answered within the interval, or this ping is skipped; two
-        // skipped pings in a row and systemd restarts the server.
-        self->request(supervisor, interval, actors::count_atom::value)
-          .then([=](std::uint64_t sessions) { notifier->watchdog_ping(sessions); },
-                [=](caf::error& err) {
-                  // A supervisor that is gone is the shutdown, which ends
-                  // this actor too: only a late answer is news.
-                  if (err == caf::sec::request_timeout)
-                    TTM_LOG(warning, "systemd",
-                            "no watchdog ping: the supervisor did not answer "
-                            "within "
-                              + std::to_string(notifier->watchdog_interval()
-                                                 .count()
-                                               / 1000)
-                              + " ms");
-                });
-        self->delayed_send(self, interval, tick_atom::value);
-      },
-    };
-  });
+  return sys.spawn(watchdog, supervisor, std::move(notifier));
 }
 
 } // namespace ttm::edge
