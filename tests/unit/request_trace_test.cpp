@@ -3,6 +3,7 @@
 // request_id, and the structured log lines (item 2) as the sink sees them.
 
 #include "log.hpp"
+#include "log_capture.hpp"
 #include "mcp/session.hpp"
 #include "mcp/wire.hpp"
 #include "protocol/json_rpc.hpp"
@@ -43,61 +44,6 @@ protocol::frame edge_frame(const std::string& json,
   return f;
 }
 
-/// Captures what log::write sends while alive, fields included.
-class log_capture {
-public:
-  struct line {
-    log::level lvl;
-    std::string where, msg, request_id, trace_id, principal, method, tool,
-      outcome, error_code;
-    std::int64_t duration_us;
-  };
-
-  explicit log_capture(log::level threshold = log::level::info) {
-    log::set_threshold(threshold);
-    std::lock_guard<std::mutex> guard{mtx()};
-    lines().clear();
-    log::set_sink(&log_capture::sink);
-  }
-  ~log_capture() {
-    log::set_sink(nullptr);
-    log::set_threshold(log::level::info);
-  }
-  log_capture(const log_capture&) = delete;
-  log_capture& operator=(const log_capture&) = delete;
-
-  std::vector<line> all() const {
-    std::lock_guard<std::mutex> guard{mtx()};
-    return lines();
-  }
-
-  std::vector<line> completions() const {
-    std::vector<line> out;
-    for (auto& l : all())
-      if (l.msg == "completed")
-        out.push_back(l);
-    return out;
-  }
-
-private:
-  static std::mutex& mtx() {
-    static std::mutex m;
-    return m;
-  }
-  static std::vector<line>& lines() {
-    static std::vector<line> l;
-    return l;
-  }
-  static void sink(log::level lvl, std::string_view where,
-                   std::string_view msg, const log::fields& f) {
-    std::lock_guard<std::mutex> guard{mtx()};
-    lines().push_back({lvl, std::string{where}, std::string{msg},
-                       std::string{f.request_id}, std::string{f.trace_id},
-                       std::string{f.principal}, std::string{f.method},
-                       std::string{f.tool}, std::string{f.outcome},
-                       std::string{f.error_code}, f.duration_us});
-  }
-};
 
 mcp::session ready_session() {
   auto s = session();

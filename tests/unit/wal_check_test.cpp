@@ -8,6 +8,7 @@
 #include "storage/sqlite_store.hpp"
 #include "storage/wal_check.hpp"
 
+#include "log_capture.hpp"
 #include "temp_dir.hpp"
 
 #include <catch2/catch.hpp>
@@ -28,67 +29,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using ttm::test::log_capture;
 using ttm::test::temp_dir;
 
-/// Captures log lines while alive (log::set_sink); restores stderr after.
-class log_capture {
-public:
-  struct line {
-    log::level lvl;
-    std::string where;
-    std::string msg;
-  };
-
-  log_capture() {
-    log::set_threshold(log::level::info);
-    std::lock_guard<std::mutex> guard{mtx()};
-    lines().clear();
-    log::set_sink(&log_capture::sink);
-  }
-  ~log_capture() {
-    log::set_sink(nullptr);
-  }
-  log_capture(const log_capture&) = delete;
-  log_capture& operator=(const log_capture&) = delete;
-
-  /// The lines of `lvl` whose message contains every one of `parts`.
-  std::vector<line> find(log::level lvl,
-                         const std::vector<std::string>& parts) const {
-    std::lock_guard<std::mutex> guard{mtx()};
-    std::vector<line> out;
-    for (const auto& l : lines()) {
-      bool all = l.lvl == lvl;
-      for (const auto& p : parts)
-        all = all && l.msg.find(p) != std::string::npos;
-      if (all)
-        out.push_back(l);
-    }
-    return out;
-  }
-
-  std::string all() const {
-    std::lock_guard<std::mutex> guard{mtx()};
-    std::string out;
-    for (const auto& l : lines())
-      out += "[" + l.where + "] " + l.msg + "\n";
-    return out;
-  }
-
-private:
-  static std::mutex& mtx() {
-    static std::mutex m;
-    return m;
-  }
-  static std::vector<line>& lines() {
-    static std::vector<line> v;
-    return v;
-  }
-  static void sink(log::level lvl, std::string_view where,
-                   std::string_view msg, const log::fields&) {
-    std::lock_guard<std::mutex> guard{mtx()};
-    lines().push_back({lvl, std::string{where}, std::string{msg}});
-  }
-};
 
 constexpr std::int64_t t0 = 1'734'185'132'123'000'000;
 constexpr int session_count = 40;
@@ -183,7 +126,7 @@ TEST_CASE("wal_check: an undamaged crash image loses nothing, says nothing",
   CHECK(j.scan.uncommitted == 0);
   log_capture logs;
   CHECK(open_sessions(j.image.string()) == session_count);
-  INFO(logs.all());
+  INFO(logs.text());
   CHECK(logs.find(log::level::warning, {"WAL"}).empty());
   // SQLite's own notice reaches our log (SQLITE_CONFIG_LOG).
   CHECK(logs
@@ -217,7 +160,7 @@ TEST_CASE("wal_check: a damaged frame in the WAL: the transactions SQLite "
 
   log_capture logs;
   auto recovered = open_sessions(j.image.string());
-  INFO(logs.all());
+  INFO(logs.text());
   CHECK(recovered > 0);
   CHECK(recovered < session_count);
   // Each lost session was one transaction.
@@ -293,7 +236,7 @@ TEST_CASE("storage: a 0-byte journal file opens as new, with a warning "
   write_all(journal, "");
   log_capture logs;
   CHECK(open_sessions(dir.string()) == 0);
-  INFO(logs.all());
+  INFO(logs.text());
   CHECK(logs
           .find(log::level::warning,
                 {"the journal " + journal.string() + " is an empty file",
@@ -323,7 +266,7 @@ TEST_CASE("wal_check: a flipped salt or magic in the WAL header loses every "
     CHECK(scan.discarded_commits >= session_count);
     log_capture logs;
     CHECK(open_sessions(j.image.string()) == 0);
-    INFO(logs.all());
+    INFO(logs.text());
     CHECK(logs
             .find(log::level::warning,
                   {"the journal's WAL " + wal.string()
@@ -365,7 +308,7 @@ TEST_CASE("wal_check: a WAL zeroed from a middle frame on: the zeroed frames "
   CHECK(scan.zeroed == j.scan.frames - middle);
   log_capture logs;
   auto recovered = open_sessions(j.image.string());
-  INFO(logs.all());
+  INFO(logs.text());
   CHECK(recovered < session_count);
   CHECK(logs
           .find(log::level::warning,
