@@ -414,8 +414,8 @@ void purge(self_ptr self) {
   else if (*n > 0)
     TTM_LOG(info, "journal", "purged " + std::to_string(*n)
                                + " sessions closed more than "
-                               + std::to_string(st.cfg.retention.count() / 24)
-                               + " days ago");
+                               + std::to_string(st.cfg.retention.count())
+                               + " s ago");
 }
 
 caf::result<storage::append_answer>
@@ -471,6 +471,16 @@ void write_audit(journal_actor::stateful_pointer<journal_state> self) {
 }
 
 } // namespace
+
+void set_retention(journal_config& jc, std::chrono::seconds retention) {
+  namespace chr = std::chrono;
+  jc.retention = retention;
+  auto half = chr::duration_cast<chr::seconds>(retention / 2);
+  jc.purge_interval = retention.count() == 0
+                        ? caf::timespan{chr::hours{24}}
+                        : caf::timespan{std::clamp<chr::seconds>(
+                          half, chr::seconds{1}, chr::hours{24})};
+}
 
 journal_actor::behavior_type
 journal_behavior(journal_actor::stateful_pointer<journal_state> self,

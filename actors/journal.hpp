@@ -41,17 +41,24 @@ struct journal_config {
   /// without SQLite's start-up work competing for the CPU.
   caf::timespan open_delay{0};
   /// Ended and expired sessions older than this are purged; zero keeps
-  /// them forever.
-  std::chrono::hours retention{24 * 90};
+  /// them forever. Seconds: a retention under an hour is one too.
+  std::chrono::seconds retention{std::chrono::hours{24 * 90}};
   /// Refusals for the audit trail wait this long to be written together,
   /// at most this many (the edge rate-limits them per address already).
   caf::timespan audit_delay = std::chrono::seconds{1};
   std::size_t audit_queue = 256;
-  /// How often the purge runs.
+  /// How often the purge runs (set_retention: every half retention, at
+  /// most daily).
   caf::timespan purge_interval = std::chrono::hours{24};
   /// Set once the store is open (for /readyz); may be null.
   std::shared_ptr<std::atomic<bool>> opened_flag;
 };
+
+/// Sets `jc`'s retention to `retention` (0: forever) and the purge to run
+/// every half retention (at least each second, at most daily): a closed
+/// session stays at most 1.5 retentions (a day more for long ones), so a
+/// busy server's journal is bounded by its rate times that.
+void set_retention(journal_config& jc, std::chrono::seconds retention);
 
 struct journal_state {
   journal_config cfg;

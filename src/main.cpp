@@ -135,7 +135,7 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
   jc.limits = cfg.tracking;
   // A client's handshake comes first; calls naming a session wait for it.
   jc.open_delay = std::chrono::milliseconds{25};
-  jc.retention = std::chrono::hours{cfg.history_retention_s / 3600};
+  actors::set_retention(jc, std::chrono::seconds{cfg.history_retention_s});
   jc.opened_flag = p.journal_open;
   return sys.spawn<caf::detached>(actors::journal_behavior, std::move(jc));
 }

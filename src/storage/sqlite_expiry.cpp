@@ -85,6 +85,20 @@ sqlite_store::purge_closed_before(std::int64_t cutoff_wall_ns,
           return fail(rc, what);
         n = static_cast<std::size_t>(sqlite3_changes64(db_.get()));
       }
+      // The audit trail and ended focus sessions follow the same retention:
+      // without it a busy server's refusals (token guessers, floods) and a
+      // principal's focus history would grow the file without limit.
+      for (const char* sql :
+           {"DELETE FROM audit WHERE wall_ns < ?1",
+            "DELETE FROM focus_sessions WHERE ended_wall_ns IS NOT NULL"
+            " AND ended_wall_ns < ?1"}) {
+        stmt_ptr extra;
+        if (auto rc = prepare(extra, sql))
+          return fail(rc, what);
+        stmt_use use{extra};
+        if (auto rc = use.bind(1, cutoff_wall_ns).step(); rc != SQLITE_DONE)
+          return fail(rc, what);
+      }
       stmt_ptr mark;
       if (auto rc = prepare(mark, "UPDATE meta SET value = ?1"
                                   " WHERE key = 'purged_wall_ns'"))

@@ -162,7 +162,8 @@ public:
   virtual result<list_page> list(const list_query& q) = 0;
 
   /// Deletes ended and expired sessions (and their events) closed before
-  /// `cutoff_wall_ns`; returns how many, or nullopt when another instance
+  /// `cutoff_wall_ns`, and audit records and ended focus sessions older
+  /// than it; returns how many sessions, or nullopt when another instance
   /// purged less than `interval_ns` before `now_wall_ns` (one purge per
   /// interval for the whole directory).
   virtual result<std::optional<std::size_t>>

@@ -638,6 +638,23 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
   }
 }
 
+TEST_CASE("journal: a retention under an hour is kept, and the purge runs "
+          "every half retention, at most daily") {
+  using namespace std::chrono;
+  actors::journal_config jc;
+  // Before: --history-retention 90s became hours{0}, "keep forever".
+  actors::set_retention(jc, seconds{90});
+  CHECK(jc.retention == seconds{90});
+  CHECK(jc.purge_interval == caf::timespan{seconds{45}});
+  actors::set_retention(jc, seconds{1});
+  CHECK(jc.purge_interval == caf::timespan{seconds{1}});
+  actors::set_retention(jc, hours{24 * 90});
+  CHECK(jc.retention == hours{24 * 90});
+  CHECK(jc.purge_interval == caf::timespan{hours{24}});
+  actors::set_retention(jc, seconds{0}); // forever: nothing to purge
+  CHECK(jc.retention.count() == 0);
+}
+
 TEST_CASE("journal: the journal actor stores appends, several per "
           "transaction, and reports a missing store") {
   temp_dir dir;

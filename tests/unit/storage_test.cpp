@@ -519,6 +519,36 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
   CHECK(must(st->purge_closed_before(t0 + 500, now + hour, hour)) == 0);
 }
 
+TEST_CASE("storage: the purge drops audit records and ended focus sessions "
+          "older than the cutoff too",
+          "[storage]") {
+  // Before: they were never deleted, so a token guesser's refusals grew a
+  // busy server's journal without limit whatever the retention.
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  audit_entry old_refusal{"refusal", t0 + 100, "", "{}"};
+  audit_entry new_refusal{"refusal", t0 + 900, "", "{}"};
+  REQUIRE(err_of(st->record_audit({old_refusal, new_refusal})) == nullptr);
+  {
+    raw_db db{tmp.journal()};
+    db.exec("INSERT INTO focus_sessions (session_id, principal, intent,"
+            " started_wall_ns, ended_wall_ns) VALUES"
+            " ('f-old', 'alice', 'x', " + std::to_string(t0) + ", "
+            + std::to_string(t0 + 100) + "),"
+            " ('f-new', 'alice', 'x', " + std::to_string(t0) + ", "
+            + std::to_string(t0 + 900) + "),"
+            " ('f-open', 'alice', 'x', " + std::to_string(t0) + ", NULL)");
+  }
+  constexpr std::int64_t hour = 3'600'000'000'000;
+  CHECK(must(st->purge_closed_before(t0 + 500, t0 + hour, hour)) == 0);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM audit") == 1);
+  CHECK(count(tmp.journal(), "SELECT wall_ns FROM audit") == t0 + 900);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM focus_sessions") == 2);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM focus_sessions"
+                             " WHERE session_id = 'f-old'")
+        == 0);
+}
+
 TEST_CASE("storage: a claim of an ended or expired session loads it as it "
           "is, and a claim of an open one changes nothing either",
           "[storage]") {
