@@ -9,8 +9,10 @@
 // bounded.
 //
 //   node tests/abuse/abuse.mjs --binary build/time-tracker-mcp \
-//     [--only slowloris,token_guess] [--seconds 6] [--scale ci|long] \
-//     [--check] [--json out.json]
+//     [--only slowloris,token_guess] [--seconds 6] [--quiet 0] \
+//     [--scale ci|long] [--check] [--json out.json]
+// --quiet S: the good client runs alone S seconds first (its latency
+// without the abuser, the "alone before" column).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -51,12 +53,17 @@ const ABUSERS = {
     ci: { args: ['--max-mcp-sessions', '2000'], abuser: ['--count', '5000'] },
   },
   summaries_500: { need: ['200'], allow: ['200', '429'], token: true },
-  edits_100: { need: ['200'], allow: ['200', '429'], token: true },
+  // A session's pauses count against its byte budget (4 MiB, 64 bytes
+  // each): a long pause/resume loop ends in LIMIT_REACHED (a tool error).
+  edits_100: { need: ['200'], allow: ['200', '429', '200:LIMIT_REACHED'], token: true },
   token_guess: { need: ['401', '429'], allow: ['401', '429', 'reset', 'closed'] },
 };
 
 function options(argv) {
-  const o = { binary: process.env.TTM_BINARY, only: Object.keys(ABUSERS).join(','), seconds: 6, scale: 'ci', check: false, json: '', rssMb: 512 };
+  const o = {
+    binary: process.env.TTM_BINARY, only: Object.keys(ABUSERS).join(','), seconds: 6, quiet: 0, scale: 'ci',
+    check: false, json: '', rssMb: 512,
+  };
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '');
     if (key === 'check') { o.check = true; continue; }
@@ -82,7 +89,9 @@ function runJson(cmd, args) {
 
 /** The good client's process: start() resolves once it is connected; stop() with its report. */
 async function goodClient(url) {
-  const child = spawn(process.execPath, [path.join(HERE, 'good_client.mjs'), url, GOOD_TOKEN],
+  // --no-warnings: the SDK client adds an abort listener per request to a
+  // long-lived signal (MaxListenersExceededWarning after 1,500 calls).
+  const child = spawn(process.execPath, ['--no-warnings', path.join(HERE, 'good_client.mjs'), url, GOOD_TOKEN],
     { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const next = () => new Promise((resolve, reject) => {
@@ -114,6 +123,10 @@ async function runOne(name, opt) {
     await new Promise((r) => setTimeout(r, 1000)); // warm-up: not counted
     const sampler = procSampler(server.child.pid, 100);
     good.mark();
+    // The good client alone first (--quiet seconds): its latency without the
+    // abuser, on the machine as loaded as it is now.
+    await new Promise((r) => setTimeout(r, opt.quiet * 1000));
+    const abuseStarted = Date.now();
     let abuse = { statuses: {}, requests: 0, notes: {} };
     if (name === 'baseline') {
       await new Promise((r) => setTimeout(r, opt.seconds * 1000));
@@ -125,11 +138,14 @@ async function runOne(name, opt) {
     const report = await good.stop();
     const proc = sampler.stop();
     const alive = server.exitInfo === null;
+    const quiet = report.latencies.filter(([at]) => at < abuseStarted).map(([, ms]) => ms);
+    const abused = report.latencies.filter(([at]) => at >= abuseStarted).map(([, ms]) => ms);
     return {
       abuser: name, statuses: abuse.statuses, requests: abuse.requests, notes: abuse.notes,
       good: {
-        calls: report.calls, failures: report.failures, errors: report.errors,
-        p50: quantile(report.latencies, 0.5), p99: quantile(report.latencies, 0.99), max: Math.max(...report.latencies),
+        calls: abused.length, failures: report.failures, errors: report.errors,
+        p50: quantile(abused, 0.5), p99: quantile(abused, 0.99), max: Math.max(...abused),
+        quietCalls: quiet.length, quietP50: quantile(quiet, 0.5), quietP99: quantile(quiet, 0.99),
       },
       rssMbStart: proc.firstRssKb / 1024, rssMbMax: proc.maxRssKb / 1024, fdsStart: proc.firstFds, fdsMax: proc.maxFds,
       alive, server,
@@ -155,6 +171,8 @@ function check(row, opt) {
 }
 
 const opt = options(process.argv);
+// Interrupted: exit, so that the 'exit' hook of lib/http_server.mjs kills the servers.
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
 const rows = [];
 let failed = null;
 try {
@@ -174,11 +192,12 @@ try {
   await stopAllHttpServers();
 }
 
-console.log('\n| abuser | statuses seen (count) | good client calls | p50 ms | p99 ms | max RSS MB (start) | max fds (start) |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('\n| abuser | statuses seen (count) | good client calls | p50 ms | p99 ms | alone before: p50 / p99 ms | max RSS MB (start) | max fds (start) |');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const statuses = Object.entries(r.statuses).sort().map(([k, v]) => `${k} ×${v}`).join(', ') || '—';
   console.log(`| ${r.abuser} | ${statuses} | ${r.good.calls} | ${r.good.p50.toFixed(2)} | ${r.good.p99.toFixed(2)}`
+    + ` | ${r.good.quietCalls ? `${r.good.quietP50.toFixed(2)} / ${r.good.quietP99.toFixed(2)}` : '—'}`
     + ` | ${r.rssMbMax.toFixed(1)} (${r.rssMbStart.toFixed(1)}) | ${r.fdsMax} (${r.fdsStart}) |`);
 }
 if (opt.json) writeFileSync(opt.json, JSON.stringify(rows.map(({ server, ...r }) => r), null, 1));

@@ -101,7 +101,6 @@ async def slowloris(run):
                 continue
             opened += 1
             writer.write(f"POST /mcp HTTP/1.1\r\nHost: {run.host()}\r\nX-Slow: ".encode())
-            outcome = None
             read = asyncio.ensure_future(read_status(reader, timeout=3600))
             while run.alive() and not read.done():
                 try:
@@ -111,10 +110,11 @@ async def slowloris(run):
                     break
                 await asyncio.wait([read], timeout=1.0)
             if read.done():
-                outcome = read.result()[0]
-                run.statuses[outcome] += 1
+                run.statuses[read.result()[0]] += 1
             else:
                 read.cancel()
+                if run.alive():  # the write failed: the server reset it
+                    run.statuses["reset"] += 1
             await close(writer)
 
     await asyncio.gather(*(one() for _ in range(n)))
@@ -344,6 +344,9 @@ class Conn:
 
 
 async def init_flood(run):
+    """`total` initialize calls that the rate limit does not refuse (a 429
+    waits its retry_after_ms, as a client should, and is counted apart),
+    never a DELETE: the sessions pile up to --max-mcp-sessions."""
     total = 20000 if run.long else run.args.count
     done = 0
 
@@ -351,17 +354,20 @@ async def init_flood(run):
         nonlocal done
         c = Conn(run)
         while done < total and run.alive():
-            done += 1
             try:
                 status = await c.initialize()
-            except (ConnectionResetError, BrokenPipeError, OSError):
+            except OSError:
                 status, c.writer = "reset", None
             run.statuses[status] += 1
+            if status == "429":
+                await asyncio.sleep(0.05)
+            else:
+                done += 1
         if c.writer:
             await close(c.writer)
 
     await asyncio.gather(*(one() for _ in range(16)))
-    run.notes["initialize_calls"] = done
+    run.notes["initialize_calls"] = sum(run.statuses.values())
 
 
 async def session_with_tasks(c, n, start=True, end=False):

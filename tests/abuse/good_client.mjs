@@ -7,7 +7,8 @@
 //   node good_client.mjs URL [TOKEN]
 //
 // Prints "ready" once connected; on "stop" (a line on stdin) it prints one
-// JSON line: {calls, failures, latencies (ms, one per call), errors (first 5)}
+// JSON line: {calls, failures, latencies ([start, ms] per call: Date.now() at
+// its start, its duration), errors (first 5)}
 // for the calls begun after "mark" (a line on stdin; before it: warm-up).
 import { createInterface } from 'node:readline';
 
@@ -24,6 +25,7 @@ let failures = 0;
 
 async function timed(name, args) {
   const t0 = process.hrtime.bigint();
+  const at = Date.now();
   let ok = true;
   try {
     const res = await conn.client.callTool({ name, arguments: args });
@@ -38,7 +40,7 @@ async function timed(name, args) {
     return undefined;
   } finally {
     if (marked) {
-      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      latencies.push([at, Number(process.hrtime.bigint() - t0) / 1e6]);
       if (!ok) failures++;
     }
   }
@@ -61,7 +63,9 @@ async function loop() {
 
 const done = loop();
 console.log('ready');
-createInterface({ input: process.stdin }).on('line', async (line) => {
+const input = createInterface({ input: process.stdin });
+input.on('close', () => { if (!stopping) process.exit(1); }); // the harness is gone
+input.on('line', async (line) => {
   if (line === 'mark') marked = true;
   if (line !== 'stop') return;
   stopping = true;

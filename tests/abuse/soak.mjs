@@ -4,7 +4,8 @@
 // churn — while RSS, descriptors and the journal's bytes (db + WAL + shm)
 // are sampled every --sample seconds. Then the checks: every call answered
 // (no error), each server's RSS flat within --rss-tolerance after the
-// warm-up, descriptors flat, and the journal bounded by the retention (its
+// warm-up (--warmup, a fraction of the run, and the server's first purge
+// that dropped sessions), descriptors flat, and the journal bounded by the retention (its
 // size in the last quarter of the run no larger than --growth-tolerance
 // times its size at the half: without a working purge it grows linearly).
 //
@@ -38,6 +39,8 @@ function options(argv) {
 }
 
 const opt = options(process.argv);
+// Interrupted: exit, so that the 'exit' hook of lib/http_server.mjs kills the servers.
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
 const dataDir = mkdtempSync(path.join(tmpdir(), 'ttm-soak-'));
 const stats = { calls: 0, events: 0, errors: [], initializes: 0, deletes: 0 };
 let running = true;
@@ -129,6 +132,7 @@ async function worker(url, index) {
 
 const servers = [];
 const rows = [];
+const firstPurge = [];
 try {
   for (let i = 0; i < opt.servers; i++) {
     servers.push(await HttpServer.start({
@@ -138,6 +142,16 @@ try {
     }));
   }
   const started = Date.now();
+  // The first purge that dropped something, per server: it reads the pages
+  // it deletes into SQLite's page cache (cache_size, 32 MiB at most), a step
+  // of the purging server's RSS once; flatness counts from after it.
+  servers.forEach((s, i) => {
+    s.child.stderr.on('data', (chunk) => {
+      if (firstPurge[i] === undefined && /purged \d+ sessions/.test(String(chunk))) {
+        firstPurge[i] = Math.round((Date.now() - started) / 1000);
+      }
+    });
+  });
   const workers = [];
   for (let w = 0; w < opt.workers; w++) workers.push(worker(servers[w % servers.length].url, w));
 
@@ -169,8 +183,8 @@ try {
 
 // -- the verdict --------------------------------------------------------------
 const last = rows[rows.length - 1];
-const afterWarmup = rows.filter((r) => r.t >= opt.seconds * opt.warmup);
-const perServer = (key) => servers.map((_, i) => afterWarmup.map((r) => r[key][i]));
+const settled = (i) => Math.max(opt.seconds * opt.warmup, (firstPurge[i] ?? -1) + opt.sample);
+const perServer = (key) => servers.map((_, i) => rows.filter((r) => r.t >= settled(i)).map((r) => r[key][i]));
 const rssSpread = perServer('rssMb').map((v) => Math.max(...v) / Math.min(...v) - 1);
 const fdSpread = perServer('fds').map((v) => Math.max(...v) - Math.min(...v));
 const journalAt = (frac) => {
@@ -193,7 +207,7 @@ const summary = {
   seconds: opt.seconds, servers: opt.servers, workers: opt.workers, retention: opt.retention,
   calls: last.calls, events: last.events, initializes: stats.initializes, deletes: stats.deletes,
   callsPerSecond: Math.round(last.calls / last.t), errors: stats.errors,
-  rssSpread: rssSpread.map((x) => +x.toFixed(3)), fdSpread,
+  rssSpread: rssSpread.map((x) => +x.toFixed(3)), fdSpread, firstPurge,
   journalKbAtHalf: half, journalKbLateMax: lateMax, dbBytesPerEvent: perEvent,
   walKbMax: Math.max(...rows.map((r) => r.walKb)),
   rows,
