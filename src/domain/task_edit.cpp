@@ -139,12 +139,12 @@ tracking_outcome<op_done> tracker::apply(tracking_session& s,
         return std::move(*err);
       auto index = std::get<std::size_t>(found);
       auto& task = s.tasks[index];
-      if (auto err = detail::over_budget(limits_, s.bytes + op.text.size()))
+      auto n = op.text.size() + tracking_limits::entry_bytes;
+      if (auto err = detail::over_budget(limits_, s.bytes + n))
         return *err;
       task.runs.back().notes.push_back({now, op.text});
-      s.bytes += op.text.size();
-      undo_.emplace_back([this, sid = s.id, index,
-                          n = op.text.size()] {
+      s.bytes += n;
+      undo_.emplace_back([this, sid = s.id, index, n] {
         auto j = sessions_.find(sid);
         if (j == sessions_.end())
           return;
@@ -183,11 +183,17 @@ tracking_outcome<op_done> tracker::pause_or_resume(tracking_session& s,
     return out;
   }
   if (pausing) {
+    constexpr auto n = tracking_limits::entry_bytes;
+    if (auto err = detail::over_budget(limits_, s.bytes + n))
+      return *err;
     run.pauses.push_back({now, std::nullopt});
+    s.bytes += n;
     undo_.emplace_back([this, sid = s.id, index] {
       auto j = sessions_.find(sid);
-      if (j != sessions_.end())
-        j->second.tasks[index].runs.back().pauses.pop_back();
+      if (j == sessions_.end())
+        return;
+      j->second.tasks[index].runs.back().pauses.pop_back();
+      j->second.bytes -= n;
     });
   } else {
     run.pauses.back().end = now;

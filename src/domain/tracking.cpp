@@ -95,7 +95,7 @@ std::optional<tracking_error> over_budget(const tracking_limits& lim,
   return tracking_error{
     "LIMIT_REACHED",
     "The session would hold " + std::to_string(bytes)
-      + " bytes of ids, names, tags and metadata; the limit is "
+      + " bytes of ids, names, tags, metadata, notes and pauses; the limit is "
       + std::to_string(lim.max_session_bytes)
       + " bytes per session (max_session_bytes). Keep metadata short or "
         "split the milestone."};

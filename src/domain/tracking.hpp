@@ -55,9 +55,14 @@ struct tracking_limits {
   std::chrono::seconds max_age = std::chrono::hours{24};
   /// Since the last call that named the session.
   std::chrono::seconds max_idle = std::chrono::hours{4};
-  /// Bytes of ids, names, tags and metadata one session may hold (its
-  /// summary is built from them; this bounds what one call can cost).
+  /// Bytes of ids, names, tags, metadata, notes and pauses one session may
+  /// hold (its summary is built from them; this bounds what one call can
+  /// cost, and what a session holds in memory).
   std::size_t max_session_bytes = 4 * 1024 * 1024;
+  /// What a note or a pause counts besides its text: its timestamps and
+  /// bookkeeping. Without it a loop of pause/resume edits grew a session
+  /// (and the server's memory and its summaries) without limit.
+  static constexpr std::size_t entry_bytes = 64;
   /// Expired ids a client remembers (to answer SESSION_EXPIRED instead of
   /// SESSION_NOT_FOUND); the oldest is forgotten first.
   std::size_t remembered_expired = 1000;

@@ -807,6 +807,51 @@ TEST_CASE("tracking: a session's ids, names and metadata have a byte budget",
   }
 }
 
+TEST_CASE("tracking: each pause and note counts against the byte budget, "
+          "so a pause/resume loop ends in LIMIT_REACHED",
+          "[tracking]") {
+  // Before: pauses cost nothing and notes only their text, so a loop of
+  // 100-operation pause/resume edits grew one session (the server's memory,
+  // every summary of it) without limit (tests/abuse, edits_100).
+  tracking_limits limits;
+  limits.max_session_bytes = 6 + 10 * tracking_limits::entry_bytes;
+  fixture f{limits};
+  auto& s = f.open("s1", ids({"T1", "T2"})); // 2 + 4 bytes
+  task_start_request start;
+  start.task_id = "T1";
+  REQUIRE(std::holds_alternative<task_started>(f.tr.start_task(s, start, f.now())));
+  using op = task_op;
+  auto mk = [](op::kind_t k, const std::string& id) {
+    op o;
+    o.kind = k;
+    o.task.task_id = id;
+    return o;
+  };
+  auto note = mk(op::note, "T1");
+  note.text = "why";
+  REQUIRE(std::holds_alternative<std::vector<op_done>>(
+    f.tr.edit_tasks(s, {note}, f.now())));
+  CHECK(s.bytes == 6 + 3 + tracking_limits::entry_bytes);
+  int pauses = 0;
+  for (int i = 0; i < 100; ++i) {
+    auto r = f.tr.edit_tasks(s, {mk(op::pause, "T1")}, f.now());
+    if (!std::holds_alternative<std::vector<op_done>>(r)) {
+      auto* failed = std::get_if<edit_failure>(&r);
+      REQUIRE(failed != nullptr);
+      CHECK(failed->error.code == "LIMIT_REACHED");
+      CHECK(failed->error.message.find("notes and pauses")
+            != std::string::npos);
+      break;
+    }
+    ++pauses;
+    REQUIRE(std::holds_alternative<std::vector<op_done>>(
+      f.tr.edit_tasks(s, {mk(op::resume, "T1")}, f.now())));
+  }
+  CHECK(pauses == 8); // 6 + 3 + 64 + 8 * 64 <= 6 + 640 < 6 + 3 + 64 + 9 * 64
+  CHECK(s.tasks[0].runs.back().pauses.size() == 8);
+  CHECK(s.bytes == 6 + 3 + 9 * tracking_limits::entry_bytes);
+}
+
 TEST_CASE("tracking: a metadata key given twice is refused", "[tracking]") {
   fixture f;
   session_request req;
