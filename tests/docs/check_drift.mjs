@@ -73,6 +73,10 @@ const foreign = {
   "--transport": "claude mcp add",
   "--build": "cmake", "--install": "cmake", "--prefix": "cmake --install",
   "--offline": "systemd-analyze", "--pedantic": "lintian", "--warnings": "man",
+  // tests/abuse/abuse.mjs and soak.mjs (docs/reliability.md)
+  "--binary": "tests/abuse", "--check": "tests/abuse", "--scale": "tests/abuse", "--seconds": "tests/abuse",
+  "--quiet": "tests/abuse", "--only": "tests/abuse", "--json": "tests/abuse", "--sample": "tests/abuse",
+  "--retention": "tests/abuse", "--rss-tolerance": "tests/abuse",
 };
 const standalone = new Set(["--help", "--help-markdown", "--help-man", "--version"]);
 const named = new Map(); // option -> first place
