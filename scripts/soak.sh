@@ -12,4 +12,4 @@ binary="${TTM_BINARY:-$root/build/time-tracker-mcp}"
 minutes="${SOAK_MINUTES:-60}"
 exec nice node "$root/tests/abuse/soak.mjs" --binary "$binary" \
   --seconds "$((minutes * 60))" --sample 60 --retention 10m \
-  --warmup 0.25 --rss-tolerance 0.10 "$@"
+  --warmup 0.5 --rss-tolerance 0.10 "$@"
