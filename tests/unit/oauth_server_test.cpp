@@ -113,7 +113,7 @@ TEST_CASE("oauth server: discovery by RFC 8414, the JWKS fetched at start",
   CHECK(rs->keys().metadata()->introspection_endpoint == f.as.url("/introspect"));
 }
 
-TEST_CASE("oauth server: OpenID Connect discovery when RFC 8414's is absent; "
+TEST_CASE("oauth server: OpenID Connect discovery when RFC 8414's is absent, "
           "a metadata document naming another issuer is refused",
           "[oauth]") {
   fixture f;

@@ -46,7 +46,7 @@ token_rules rules() {
 
 } // namespace
 
-TEST_CASE("oauth: RS256, ES256 and EdDSA tokens verify; a changed byte does "
+TEST_CASE("oauth: RS256, ES256 and EdDSA tokens verify, a changed byte does "
           "not",
           "[oauth]") {
   for (std::string alg : {"RS256", "ES256", "EdDSA"}) {
@@ -182,7 +182,7 @@ TEST_CASE("oauth: exp and nbf with the clock skew", "[oauth]") {
   CHECK(check_jwt(later, keys, rules(), t0 + seconds{70}).ok());
 }
 
-TEST_CASE("oauth: the principal is the configured claim; scopes from scope or "
+TEST_CASE("oauth: the principal is the configured claim, scopes from scope or "
           "scp",
           "[oauth]") {
   test_key key{"RS256", "k1"};
