@@ -18,6 +18,9 @@
 #include "metrics.hpp"
 #include "protocol/json_rpc.hpp"
 #include "tools/registry.hpp"
+#include "edge/http_access.hpp"
+#include "edge/oauth_token.hpp"
+#include "oauth_test_keys.hpp"
 
 #include <benchmark/benchmark.h>
 #include <caf/all.hpp>
@@ -227,6 +230,50 @@ void operation_metrics(benchmark::State& state) {
   }
 }
 BENCHMARK(operation_metrics);
+
+// -- OAuth (issue 36): what the resource server does per request with a JWT
+// access token and the issuer's keys cached: decode, parse header and
+// claims, verify the signature, check iss/aud/exp/nbf. Runs on its worker
+// threads, off the I/O thread. Beside it, the static token check.
+
+void oauth_check_jwt(benchmark::State& state, const char* alg) {
+  test::test_key key{alg, "bench-key"};
+  std::string error;
+  auto keys = *edge::oauth::parse_jwks(test::jwks({&key}), 64, error);
+  auto now = std::chrono::system_clock::now();
+  auto exp = std::chrono::duration_cast<std::chrono::seconds>(
+               now.time_since_epoch())
+               .count()
+             + 3600;
+  edge::oauth::token_rules rules{"https://auth.example.com",
+                                 "https://mcp.example.com/mcp", "sub",
+                                 std::chrono::seconds{30}};
+  auto token = key.token(
+    R"({"iss":"https://auth.example.com","sub":"alice@example.com",)"
+    R"("aud":["https://mcp.example.com/mcp"],"client_id":"vscode",)"
+    R"("scope":"tracker.read tracker.write","iat":1795780800,"exp":)"
+    + std::to_string(exp) + "}");
+  for (auto _ : state) {
+    auto v = edge::oauth::check_jwt(token, keys, rules, now);
+    if (!v.ok())
+      state.SkipWithError("token refused");
+    benchmark::DoNotOptimize(v);
+  }
+}
+BENCHMARK_CAPTURE(oauth_check_jwt, rs256, "RS256");
+BENCHMARK_CAPTURE(oauth_check_jwt, es256, "ES256");
+BENCHMARK_CAPTURE(oauth_check_jwt, eddsa, "EdDSA");
+
+void static_token_check(benchmark::State& state) {
+  edge::access_policy access{8787, std::nullopt, {}, {},
+                             {"token-one-0123456789abcdef0123456789",
+                              "token-two-0123456789abcdef0123456789"},
+                             {"one", "two"}};
+  std::string_view header = "Bearer token-two-0123456789abcdef0123456789";
+  for (auto _ : state)
+    benchmark::DoNotOptimize(access.principal_of(header));
+}
+BENCHMARK(static_token_check);
 
 // -- time_convert (issue 18 item 8): the whole request in-process, one time
 // to 20 zones: decode, schema validation, 21 zone lookups, the grammar,
