@@ -73,6 +73,9 @@ const foreign = {
   "--transport": "claude mcp add",
   "--build": "cmake", "--install": "cmake", "--prefix": "cmake --install",
   "--offline": "systemd-analyze", "--pedantic": "lintian", "--warnings": "man",
+  "--target": "cmake --build",
+  "--binary": "crash_points.mjs", "--journal-check": "crash_points.mjs", "--points": "crash_points.mjs",
+  "--seed": "crash_points.mjs", "--keep": "crash_points.mjs",
 };
 const standalone = new Set(["--help", "--help-markdown", "--help-man", "--version"]);
 const named = new Map(); // option -> first place
