@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The README's command 2 (and all that .ci/run does): install what the tests
 # need, build, and run the whole suite twice: the Release build, then a build
-# with AddressSanitizer and UndefinedBehaviorSanitizer.
+# with AddressSanitizer and UndefinedBehaviorSanitizer; then a third pass
+# with ThreadSanitizer, of the unit suite and the multi-process and
+# many-thread integration tests only (ctest -L 'unit|tsan'; the server and
+# unit_tests are all it builds): docs/reliability.md, "ThreadSanitizer".
 source "$(dirname "$0")/common.sh"
 
 ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
@@ -28,6 +31,9 @@ tests_on=(-DTTM_BUILD_TESTS=ON -DTTM_BUILD_BENCH=ON)
 build_tree build all -- -DCMAKE_BUILD_TYPE=Release "${tests_on[@]}"
 build_tree build-asan all -- -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTTM_SANITIZE=ON "${tests_on[@]}"
+build_tree build-tsan unit_tests time-tracker-mcp -- \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTTM_SANITIZE=thread \
+  -DTTM_BUILD_TESTS=ON -DTTM_BUILD_BENCH=OFF
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
@@ -36,3 +42,20 @@ say "test suite, Release build"
 (cd "$ROOT/build" && ctest --output-on-failure -j"$(nproc)")
 say "test suite, sanitizer build (address, undefined)"
 (cd "$ROOT/build-asan" && ctest --output-on-failure -j"$(nproc)")
+
+# Every process of the pass (unit_tests, the servers the integration tests
+# start) writes its reports to tsan-reports/ as well as failing: a report
+# from a server whose exit no test looks at still fails the pass.
+say "test suite, ThreadSanitizer build (unit and the tsan-labelled tests)"
+tsan_reports="$ROOT/build-tsan/tsan-reports"
+rm -rf "$tsan_reports" && mkdir -p "$tsan_reports"
+tsan_status=0
+(cd "$ROOT/build-tsan" &&
+  TSAN_OPTIONS="suppressions=$ROOT/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1 log_path=$tsan_reports/report ${TSAN_OPTIONS:-}" \
+  ctest --output-on-failure -j"$(nproc)" -L 'unit|tsan') || tsan_status=$?
+if compgen -G "$tsan_reports/report*" >/dev/null; then
+  cat "$tsan_reports"/report* >&2
+  say "ThreadSanitizer reported the above (in $tsan_reports)"
+  exit 1
+fi
+exit "$tsan_status"

@@ -34,6 +34,15 @@
 // over. A client that restarts tasks after a lost reply breaks the
 // assumption: use --at-least-once for its logs.
 //
+// Refused: a line whose TOOL is `refused:time_task_start`,
+// `refused:time_task_end` or `refused:time_session_end` is a change the
+// server answered with an error (the client was told it did not happen): the
+// journal must not have it. The task's task_started (task_ended) events may
+// number no more than its acknowledged starts (ends); a refused session end
+// leaves no session_ended event. This assumes the client sends no change to
+// a task (a session) after one was refused (as bench/smoke/crash_points.mjs
+// does): a later change in flight at a kill could otherwise be journaled.
+//
 // Exit status: 0 when every line is backed (and nothing is doubled); 1 when
 // one is not, a change is doubled, a line is malformed, or the log is empty
 // (nothing proved); 2 for a bad command line or a journal that cannot be
@@ -256,18 +265,24 @@ int main(int argc, char** argv) {
   std::vector<std::string> problems;
   std::size_t lines = 0;
   std::size_t missing = 0;
+  std::vector<std::pair<std::string, std::vector<std::string>>> refused;
   std::size_t malformed = 0;
   static const session_events none;
   for (const auto& [at, line] : ack_lines) {
-    ++lines;
     auto where = at + " (" + line + "): ";
     auto f = split_tabs(line);
     if (f.size() != 4 || f[0].empty() || f[1].empty() || f[2].empty()
         || f[3].empty()) {
+      ++lines;
       ++malformed;
       problems.push_back(where + "not TOOL<TAB>SESSION<TAB>TASK<TAB>STATUS");
       continue;
     }
+    if (f[0].rfind("refused:", 0) == 0) {
+      refused.emplace_back(where, f); // checked once every ack is counted
+      continue;
+    }
+    ++lines;
     const auto& tool = f[0];
     const auto& sid = f[1];
     const auto& task = f[2];
@@ -326,6 +341,43 @@ int main(int argc, char** argv) {
     }
     if (!why.empty()) {
       ++missing;
+      problems.push_back(where + why);
+    }
+  }
+
+  // -- refused: not in the journal beyond what was acknowledged
+  std::size_t refused_present = 0;
+  for (const auto& [where, f] : refused) {
+    const auto& tool = f[0];
+    auto it = db.find(f[1]);
+    std::string why;
+    if (tool == "refused:time_session_end") {
+      if (it != db.end() && it->second.ended)
+        why = "refused, yet the session has a session_ended event";
+    } else if (tool == "refused:time_task_start"
+               || tool == "refused:time_task_end") {
+      bool start = tool == "refused:time_task_start";
+      std::size_t have = 0;
+      if (it != db.end()) {
+        auto t = it->second.tasks.find(f[2]);
+        if (t != it->second.tasks.end())
+          have = start ? t->second.started : t->second.ended;
+      }
+      auto key = std::make_pair(f[1], f[2]);
+      auto& acked_map = start ? starts_acked : ends_any;
+      auto a = acked_map.find(key);
+      std::size_t acked = a == acked_map.end() ? 0 : a->second;
+      if (have > acked)
+        why = std::string{"refused, yet "} + std::to_string(have) + " task_"
+              + (start ? "started" : "ended") + " event(s) for "
+              + std::to_string(acked) + " acknowledged";
+    } else {
+      ++malformed;
+      problems.push_back(where + "unknown refused tool");
+      continue;
+    }
+    if (!why.empty()) {
+      ++refused_present;
       problems.push_back(where + why);
     }
   }
@@ -394,6 +446,9 @@ int main(int argc, char** argv) {
                 changes - lines);
   std::printf("missing from the journal: %zu; malformed lines: %zu\n",
               missing, malformed);
+  if (!refused.empty())
+    std::printf("refused changes: %zu, present in the journal: %zu\n",
+                refused.size(), refused_present);
   if (at_least_once)
     std::printf("applied more than once: not checked (--at-least-once)\n");
   else
@@ -406,10 +461,11 @@ int main(int argc, char** argv) {
     std::printf("FAIL: the ack log is empty: nothing was checked\n");
     return 1;
   }
-  if (missing > 0 || malformed > 0 || doubled > 0) {
+  if (missing > 0 || malformed > 0 || doubled > 0 || refused_present > 0) {
     std::printf("FAIL: %zu acknowledged change(s) not in the journal, %zu "
-                "applied more than once, %zu malformed line(s)\n",
-                missing, doubled, malformed);
+                "applied more than once, %zu refused present, %zu malformed "
+                "line(s)\n",
+                missing, doubled, refused_present, malformed);
     return 1;
   }
   if (at_least_once)

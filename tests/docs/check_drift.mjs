@@ -77,6 +77,9 @@ const foreign = {
   "--binary": "tests/abuse", "--check": "tests/abuse", "--scale": "tests/abuse", "--seconds": "tests/abuse",
   "--quiet": "tests/abuse", "--only": "tests/abuse", "--json": "tests/abuse", "--sample": "tests/abuse",
   "--retention": "tests/abuse", "--rss-tolerance": "tests/abuse",
+  "--target": "cmake --build",
+  "--journal-check": "crash_points.mjs", "--points": "crash_points.mjs",
+  "--seed": "crash_points.mjs", "--keep": "crash_points.mjs",
 };
 const standalone = new Set(["--help", "--help-markdown", "--help-man", "--version"]);
 const named = new Map(); // option -> first place
