@@ -6,7 +6,8 @@
 #                            socket in DIR, wait until it accepts connections,
 #                            and print its connection URI on stdout, e.g.
 #                            postgresql://ttm@127.0.0.1:54321/ttm
-#                            (also written to DIR/uri).
+#                            (also written to DIR/uri). Started already:
+#                            prints its URI again.
 #   pg_server.sh stop DIR    stop it (fast shutdown, by the PID in
 #                            DIR/data/postmaster.pid); nothing if not running.
 #   pg_server.sh restart DIR stop, then start on the same port and data.
@@ -54,6 +55,12 @@ start() {
       cat "$dir/initdb.log" >&2
       exit 1
     }
+  fi
+  # Running already (a start without a stop): the same URI again.
+  if [[ -f $dir/data/postmaster.pid && -f $dir/uri ]] \
+    && kill -0 "$(head -1 "$dir/data/postmaster.pid")" 2>/dev/null; then
+    cat "$dir/uri"
+    return 0
   fi
   local port
   if [[ -f $dir/port ]]; then port=$(cat "$dir/port"); else port=$(free_port); fi
