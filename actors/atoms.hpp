@@ -44,5 +44,6 @@ using claim_atom = caf::atom_constant<caf::atom("claim")>;
 using verify_atom = caf::atom_constant<caf::atom("verify")>;
 using history_atom = caf::atom_constant<caf::atom("history")>;
 using principal_atom = caf::atom_constant<caf::atom("principal")>;
+using lease_atom = caf::atom_constant<caf::atom("lease")>;
 
 } // namespace ttm::actors

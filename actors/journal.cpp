@@ -8,11 +8,17 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 namespace ttm::actors {
 
 journal_state::~journal_state() {
+  if (renewals > 0)
+    TTM_LOG(info, "journal", std::to_string(renewals)
+                               + " lease renewals, "
+                               + std::to_string(renew_us / renewals)
+                               + " us each on average");
   if (commits == 0 && claims == 0)
     return;
   // Contention with other servers on the directory: how often a statement
@@ -370,6 +376,10 @@ void open_store(self_ptr self) {
   self->send(st.transport, recovered_atom::value);
   self->delayed_send(self, st.cfg.sweep_interval, sweep_atom::value);
   self->send(self, purge_atom::value);
+  // A lease (PostgreSQL): renewed at a third of its length, so two
+  // renewals may fail before other servers take this one's sessions.
+  if (auto every = st.cfg.store->lease_renewal())
+    self->delayed_send(self, *every, lease_atom::value);
 }
 
 storage::claim_result claim(self_ptr self, const storage::claim_request& req,
@@ -593,6 +603,25 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
         }
       }
       open_store(self);
+    },
+    [=](lease_atom) {
+      auto& st = self->state;
+      if (!st.cfg.store)
+        return;
+      auto t0 = std::chrono::steady_clock::now();
+      auto r = st.cfg.store->renew_lease();
+      st.renew_us += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - t0)
+          .count());
+      ++st.renewals;
+      if (auto* err = std::get_if<storage::error>(&r))
+        TTM_LOG(warning, "journal",
+                "cannot renew this server's lease (other servers take its"
+                " sessions once it expires): "
+                  + describe(*err));
+      if (auto every = st.cfg.store->lease_renewal())
+        self->delayed_send(self, *every, lease_atom::value);
     },
     [=](purge_atom) {
       purge(self);

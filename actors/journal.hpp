@@ -93,6 +93,9 @@ struct journal_state {
   std::size_t audit_dropped = 0;
   std::uint64_t commits = 0;
   std::uint64_t events = 0;
+  /// Lease renewals (PostgreSQL) and the time they took, in all.
+  std::uint64_t renewals = 0;
+  std::uint64_t renew_us = 0;
   static inline const char* name = "ttm.journal";
 
   /// Says how well group commit batched (events per transaction).

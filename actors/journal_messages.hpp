@@ -82,6 +82,7 @@ using journal_actor = caf::typed_actor<
   caf::reacts_to<audit_atom>,
   caf::reacts_to<sweep_atom>,
   caf::reacts_to<purge_atom>,
+  caf::reacts_to<lease_atom>,
   caf::reacts_to<open_atom, transport_actor>>;
 
 } // namespace ttm::actors

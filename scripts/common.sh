@@ -11,15 +11,17 @@ export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 # TEST_PACKAGES too.
 BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
   libhowardhinnant-date-dev libboost-dev libsqlite3-dev tzdata libicu-dev
-  libsystemd-dev prometheus-cpp-dev libssl-dev libcurl4-openssl-dev)
+  libsystemd-dev prometheus-cpp-dev libssl-dev libcurl4-openssl-dev libpq-dev)
 # chromium: the browser checks of the reports (tests/browser), headless.
 # sqlite3: the shell holds the journal's write lock in limits.test.mjs.
 # prometheus: promtool and a real Prometheus scraping /metrics (tests).
+# postgresql: a throwaway server (tests/scripts/pg_server.sh) for the
+# PostgreSQL journal's tests.
 # The package checks (tests/package): cpack's dpkg-shlibdeps (dpkg-dev, file),
 # lintian, systemd-analyze (systemd), the man page (groff-base, man-db);
 # python3 runs them and the sd_notify test.
 TEST_PACKAGES=(catch2 libbenchmark-dev chromium sqlite3 python3 prometheus
-  dpkg-dev file lintian systemd groff-base man-db)
+  dpkg-dev file lintian systemd groff-base man-db postgresql)
 
 say() { printf '==> %s\n' "$*" >&2; }
 

@@ -389,6 +389,31 @@ const std::vector<option>& options() {
        c.journal_sync = v;
        return {};
      }},
+    {"--journal", "journal", "TIME_TRACKER_MCP_JOURNAL", "URI",
+     "keep the session journal in PostgreSQL instead of SQLite in "
+     "--data-dir: a connection URI (postgresql://user@host:5432/db) or "
+     "the word postgresql (the standard PG* environment); every server "
+     "naming the same database shares it (default: SQLite in --data-dir)",
+     [](config& c, const std::string& v) -> std::string {
+       if (v.empty() || v == "sqlite") {
+         c.journal.clear();
+         return {};
+       }
+       if (v != "postgresql" && v.rfind("postgresql://", 0) != 0
+           && v.rfind("postgres://", 0) != 0)
+         return "expected postgresql://..., postgres://... or postgresql,"
+                " got '" + v + "'";
+       c.journal = v;
+       return {};
+     }},
+    {"--lease", "lease", "TIME_TRACKER_MCP_LEASE", "DURATION",
+     "with --journal postgresql: a server counts as alive this long after "
+     "it last renewed its lease (every third of it); a server silent "
+     "longer loses its sessions to the next server a client calls, e.g. "
+     "10s (default 10s)",
+     [](config& c, const std::string& v) {
+       return parse_duration(v, 2, 3600, c.lease_s);
+     }},
     {"--threads", "threads", "TIME_TRACKER_MCP_THREADS", "N",
      "actor scheduler threads (default: the cores the process may run "
      "on, its CPU affinity)",

@@ -56,6 +56,11 @@ struct config {
   /// SQLite's `synchronous`: "full" survives power loss, "normal" only a
   /// crash of the process.
   std::string journal_sync = "full";
+  /// --journal: a PostgreSQL connection URI, or "postgresql" for the PG*
+  /// environment; empty: SQLite in data_dir.
+  std::string journal;
+  /// --lease: a PostgreSQL journal's instance lease, in seconds.
+  long long lease_s = 10;
 
   /// --metrics-listen HOST:PORT: a listener serving /metrics only (either
   /// mode); unset: none.

@@ -5,6 +5,7 @@
 #include "crash_signals.hpp"
 #include "domain/zones.hpp"
 #include "log.hpp"
+#include "storage/pg_store.hpp"
 #include "storage/sqlite_store.hpp"
 #include "tools/preferences.hpp"
 #include "tools/registry.hpp"
@@ -95,6 +96,24 @@ void lock_journal(const config& cfg, prepared_config& p) {
     return;
   }
   p.client.journal = true;
+  if (!cfg.journal.empty()) {
+    // PostgreSQL: nothing to lock here (liveness is a lease); the journal
+    // actor opens it, and retries while the server cannot be reached.
+    storage::pg_options pg;
+    pg.conninfo = cfg.journal == "postgresql" ? "" : cfg.journal;
+    pg.instance = std::string{"time-tracker-mcp "} + TTM_VERSION + " pid "
+                  + std::to_string(::getpid());
+    pg.max_open_sessions = cfg.tracking.max_sessions;
+    pg.max_open_per_principal = cfg.max_sessions_per_principal;
+    pg.max_age = cfg.tracking.max_age;
+    pg.max_idle = cfg.tracking.max_idle;
+    pg.lease = std::chrono::seconds{cfg.lease_s};
+    auto clock = p.client.clock;
+    pg.wall_now_ns = [clock] { return domain::to_ns(clock->wall_now()); };
+    p.journal_summary = "journal " + storage::describe_postgresql(pg);
+    p.open_store = [pg] { return storage::open_postgresql(pg); };
+    return;
+  }
   storage::sqlite_options opts;
   opts.dir = cfg.data_dir;
   opts.sync = cfg.journal_sync == "normal" ? storage::sync_mode::normal

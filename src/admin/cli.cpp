@@ -28,6 +28,9 @@ const std::vector<flag>& common_flags() {
     {"--data-dir", "DIR",
      "the data directory (default: as the server resolves it)"},
     {"--config", "FILE", "the server's config file (its data_dir)"},
+    {"--journal", "URI",
+     "a PostgreSQL journal (postgresql://..., or postgresql: the PG*"
+     " environment) instead of the data directory's (import, export)"},
   };
   return f;
 }
@@ -107,6 +110,20 @@ int usage_error(context& ctx, const std::string& name,
 int fault(context& ctx, const std::string& name, const std::string& message) {
   ctx.err << "time-tracker-mcp " << name << ": " << message << "\n";
   return 1;
+}
+
+std::string journal_uri(context& ctx, const args& a) {
+  std::vector<std::string> server{"stdio"};
+  if (auto f = a.get("--config")) {
+    server.push_back("--config");
+    server.push_back(*f);
+  }
+  if (auto j = a.get("--journal")) {
+    server.push_back("--journal");
+    server.push_back(*j);
+  }
+  auto res = load_config(server, ctx.getenv);
+  return res.cfg ? res.cfg->journal : std::string{};
 }
 
 std::variant<std::string, std::string> data_dir(context& ctx, const args& a) {

@@ -74,6 +74,10 @@ int usage_error(context& ctx, const std::string& name,
 /// Prints "time-tracker-mcp NAME: MESSAGE"; returns 1.
 int fault(context& ctx, const std::string& name, const std::string& message);
 
+/// The PostgreSQL journal the server would use (--journal, its config
+/// file or environment); empty: SQLite in the data directory.
+std::string journal_uri(context& ctx, const args& a);
+
 /// The data directory as the server would resolve it (--data-dir, the
 /// config file, TIME_TRACKER_MCP_* variables, XDG_STATE_HOME, HOME); or
 /// why there is none.

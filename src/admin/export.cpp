@@ -4,7 +4,9 @@
 #include "admin/cli.hpp"
 
 #include "journal/dump.hpp"
+#include "storage/pg_admin.hpp"
 #include "storage/sqlite_admin.hpp"
+#include "storage/sqlite_store.hpp"
 
 namespace ttm::admin {
 
@@ -15,6 +17,33 @@ int run_export(context& ctx, const args& a) {
   if (!a.positional.empty())
     return usage_error(ctx, name,
                        "unexpected argument '" + a.positional.front() + "'");
+  if (auto uri = journal_uri(ctx, a); !uri.empty()) {
+    // A PostgreSQL journal: one snapshot, at the current schema version.
+    storage::pg_options pg;
+    pg.conninfo = uri == "postgresql" ? "" : uri;
+    pg.instance = "time-tracker-mcp export";
+    std::int64_t events = 0;
+    ctx.out << journal::dump_header(storage::journal_schema_version) << "\n";
+    auto write = [&](const auto& item) {
+      ctx.out << journal::dump_line(item) << "\n";
+      return bool{ctx.out};
+    };
+    storage::dump_visitor v;
+    v.on_event = [&](const storage::event& ev) {
+      ++events;
+      return write(ev);
+    };
+    v.on_preference = write;
+    v.on_focus = write;
+    v.on_audit = write;
+    if (auto err = storage::dump_journal_pg(pg, v))
+      return fault(ctx, name, err->message);
+    ctx.out.flush();
+    if (!ctx.out)
+      return fault(ctx, name, "cannot write to stdout");
+    ctx.err << "export: " << events << " events\n";
+    return 0;
+  }
   auto dir = data_dir(ctx, a);
   if (dir.index() == 1)
     return usage_error(ctx, name, std::get<1>(dir));

@@ -6,6 +6,7 @@
 #include "admin/cli.hpp"
 
 #include "journal/dump.hpp"
+#include "storage/pg_admin.hpp"
 #include "storage/sqlite_admin.hpp"
 #include "storage/sqlite_store.hpp"
 
@@ -22,13 +23,20 @@ int run_import(context& ctx, const args& a) {
   const char* name = "import";
   if (a.positional.size() > 1)
     return usage_error(ctx, name, "one FILE at most (or none: stdin)");
-  auto dir = data_dir(ctx, a);
+  // A PostgreSQL journal (bootstrapping a cluster): its emptiness is
+  // checked in the import's transaction.
+  auto uri = journal_uri(ctx, a);
+  auto dir = uri.empty() ? data_dir(ctx, a)
+                         : std::variant<std::string, std::string>{
+                             std::in_place_index<0>, std::string{}};
   if (dir.index() == 1)
     return usage_error(ctx, name, std::get<1>(dir));
   const auto& d = std::get<0>(dir);
   // Before reading anything: a journal holding sessions is refused, and
   // never touched (not even migrated).
-  if (auto r = storage::journal_reader::open(d);
+  if (auto r = uri.empty() ? storage::journal_reader::open(d)
+                           : storage::result<std::unique_ptr<
+                             storage::journal_reader>>{storage::error{}};
       r.index() == 0) {
     auto h = std::get<0>(r)->health();
     if (auto* v = std::get_if<storage::journal_health>(&h);
@@ -63,8 +71,12 @@ int run_import(context& ctx, const args& a) {
   opts.dir = d;
   opts.instance = std::string{"time-tracker-mcp import, pid "}
                   + std::to_string(::getpid());
+  storage::pg_options pg;
+  pg.conninfo = uri == "postgresql" ? "" : uri;
+  pg.instance = opts.instance;
   auto start = std::chrono::steady_clock::now();
-  auto r = storage::import_journal(opts, reader.dump());
+  auto r = uri.empty() ? storage::import_journal(opts, reader.dump())
+                       : storage::import_journal_pg(pg, reader.dump());
   if (auto* e = std::get_if<storage::error>(&r))
     return fault(ctx, name, e->message + "; nothing was imported");
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -75,7 +87,10 @@ int run_import(context& ctx, const args& a) {
           << dump.preferences.size() << " preferences, " << dump.focus.size()
           << " focus sessions, " << dump.audit.size()
           << " audit records written in " << ms << " ms\n";
-  ctx.out << d << "/journal.sqlite3\n";
+  if (uri.empty())
+    ctx.out << d << "/journal.sqlite3\n";
+  else
+    ctx.out << storage::describe_postgresql(pg) << "\n";
   return 0;
 }
 

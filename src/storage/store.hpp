@@ -180,6 +180,19 @@ public:
   /// Open focus sessions in the whole store (every principal's), for the
   /// metrics; 0 from a backend without them.
   virtual result<std::size_t> open_focus_sessions();
+
+  /// A backend whose liveness is a lease (PostgreSQL): how often the
+  /// journal actor renews it (a third of the lease); none: liveness needs
+  /// no renewal (SQLite: kernel locks).
+  virtual std::optional<std::chrono::nanoseconds> lease_renewal() const {
+    return std::nullopt;
+  }
+  /// Renews this instance's lease. An instance whose lease expired (a
+  /// paused process) gets a new one: its sessions were claimable meanwhile,
+  /// and epochs fence whatever it had computed before.
+  virtual result<ok> renew_lease() {
+    return ok{};
+  }
 };
 
 using store_ptr = std::unique_ptr<store>;

@@ -73,14 +73,15 @@ void refuses_as_its_test_says(
 
 TEST_CASE("principal store: a focus start is refused while one is open "
           "exactly when the operation's preference test holds",
-          "[storage][focus]") {
+          "[storage][focus][backends]") {
   SECTION("in memory") {
     principal_memory m;
     refuses_as_its_test_says([&](const principal_op& op) {
       return m.apply(op);
     });
   }
-  SECTION("in SQLite, in the transaction that opens the session") {
+  SECTION("in the store (SQLite, or PostgreSQL with TTM_TEST_PG_URI), in the "
+          "transaction that opens the session") {
     temp_dir tmp;
     auto st = must_open(tmp.data());
     refuses_as_its_test_says([&](const principal_op& op) {

@@ -113,7 +113,7 @@ TEST_CASE("storage: within one batch, each event of a session is one epoch "
 
 TEST_CASE("storage: a limit's expiry (if_due) is written only when the "
           "journal's record says the limit has passed",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto opts = options_for(tmp.data());
   opts.max_idle = std::chrono::hours{4};
@@ -185,7 +185,7 @@ TEST_CASE("storage: a limit's expiry (if_due) is written only when the "
 
 TEST_CASE("storage: without limits in its options, a store does not check "
           "an if_due expiry",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto st = must_open(tmp.data()); // max_age, max_idle: 0
   must_append(*st, {started("S1", t0), started("S2", t0)});
@@ -204,7 +204,7 @@ TEST_CASE("storage: without limits in its options, a store does not check "
 
 TEST_CASE("storage: a claim records the call as activity only when the "
           "record is over a minute old, and changes nothing else",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());

@@ -300,7 +300,7 @@ TEST_CASE("storage: expire_orphans expires a dead holder's idle session and "
 
 TEST_CASE("storage: expire_orphans leaves an orphan written or named "
           "meanwhile to the server that did",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   using namespace std::chrono;
   temp_dir tmp;
   ttm::domain::fake_clock clock{ttm::domain::wall_time{nanoseconds{t0}}};

@@ -4,8 +4,11 @@
 // connection that inspects and tampers with the file, event builders.
 
 
+#include "storage/pg_store.hpp"
 #include "storage/sqlite_store.hpp"
 #include "storage/sqlite_util.hpp"
+
+#include <libpq-fe.h>
 
 #include "domain/clock.hpp"
 #include "domain/tracking.hpp"
@@ -26,6 +29,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -52,8 +56,83 @@ using ttm::test::temp_dir;
 [[maybe_unused]] const bool sqlite_log_routed
   = (ttm::storage::detail::route_sqlite_log(), true);
 
+// -- both backends -------------------------------------------------------------
+//
+// With TTM_TEST_PG_URI set (ctest unit.storage_pg: a server started by
+// tests/scripts/pg_server.sh), the tests tagged [backends] open PostgreSQL
+// instead: one schema per data directory (so per test, and shared by the
+// stores a test opens on one directory), and the fixture's inspections
+// (count, column_of, ...) run their SQL there. Tests not so tagged look at
+// SQLite's files and run on SQLite only.
+
+inline const char* pg_uri() {
+  auto* v = std::getenv("TTM_TEST_PG_URI");
+  return v && *v ? v : nullptr;
+}
+
+/// The schema standing for data directory `dir` (or the journal in it).
+inline std::string pg_schema_for(std::string dir) {
+  const std::string file = "/journal.sqlite3";
+  if (dir.size() > file.size()
+      && dir.compare(dir.size() - file.size(), file.size(), file) == 0)
+    dir.resize(dir.size() - file.size());
+  while (!dir.empty() && dir.back() == '/')
+    dir.pop_back();
+  return "t_" + std::to_string(std::hash<std::string>{}(dir));
+}
+
+inline pg_options pg_options_for(const sqlite_options& o) {
+  pg_options p;
+  p.conninfo = pg_uri();
+  p.schema = pg_schema_for(o.dir);
+  p.instance = o.instance;
+  p.max_open_sessions = o.max_open_sessions;
+  p.max_open_per_principal = o.max_open_per_principal;
+  p.max_age = o.max_age;
+  p.max_idle = o.max_idle;
+  return p;
+}
+
+/// What an error message names: the journal's path, or its schema.
+inline std::string named_as(const std::string& path) {
+  return pg_uri() ? pg_schema_for(path) : path;
+}
+
+/// A connection to the test's schema (PostgreSQL mode).
+class raw_pg {
+public:
+  explicit raw_pg(const std::string& journal) {
+    conn_ = PQconnectdb(pg_uri());
+    REQUIRE(PQstatus(conn_) == CONNECTION_OK);
+    auto set = "SET search_path = " + pg_schema_for(journal);
+    PQclear(PQexec(conn_, set.c_str()));
+  }
+  ~raw_pg() {
+    PQfinish(conn_);
+  }
+  raw_pg(const raw_pg&) = delete;
+  raw_pg& operator=(const raw_pg&) = delete;
+  std::string text(const std::string& sql) {
+    auto* r = PQexec(conn_, sql.c_str());
+    INFO(sql << ": " << PQresultErrorMessage(r));
+    REQUIRE((PQresultStatus(r) == PGRES_TUPLES_OK
+             || PQresultStatus(r) == PGRES_COMMAND_OK));
+    std::string out;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0
+        && !PQgetisnull(r, 0, 0))
+      out = PQgetvalue(r, 0, 0);
+    PQclear(r);
+    return out;
+  }
+
+private:
+  PGconn* conn_ = nullptr;
+};
+
 inline result<store_ptr> open_at(const std::string& dir,
                           sync_mode sync = sync_mode::full) {
+  if (pg_uri())
+    return open_postgresql(pg_options_for({dir, sync, "storage_test"}));
   return open_sqlite({dir, sync, "storage_test"});
 }
 
@@ -76,7 +155,8 @@ inline std::string describe(const error* e) {
 }
 
 inline store_ptr must_open(const sqlite_options& opts) {
-  auto r = open_sqlite(opts);
+  auto r = pg_uri() ? open_postgresql(pg_options_for(opts))
+                    : open_sqlite(opts);
   INFO(describe(err_of(r)));
   REQUIRE(std::holds_alternative<store_ptr>(r));
   return std::move(std::get<store_ptr>(r));
@@ -104,7 +184,7 @@ inline error must_fail(const result<T>& r, error_kind kind, const std::string& p
   REQUIRE(e != nullptr);
   INFO(describe(e));
   CHECK(e->kind == kind);
-  CHECK(e->message.find(path) != std::string::npos);
+  CHECK(e->message.find(named_as(path)) != std::string::npos);
   return *e;
 }
 
@@ -163,6 +243,8 @@ private:
 };
 
 inline std::int64_t count(const std::string& journal, const std::string& sql) {
+  if (pg_uri())
+    return std::stoll(raw_pg{journal}.text(sql));
   raw_db db{journal};
   return db.integer(sql);
 }
@@ -365,8 +447,11 @@ inline std::int64_t column_of(const std::string& journal, const std::string& col
 
 inline std::string text_of(const std::string& journal, const std::string& column,
                     const std::string& session) {
-  return raw_db{journal}.text("SELECT " + column + " FROM sessions WHERE"
-                              " session_id = '" + session + "'");
+  auto sql = "SELECT " + column + " FROM sessions WHERE session_id = '"
+             + session + "'";
+  if (pg_uri())
+    return raw_pg{journal}.text(sql);
+  return raw_db{journal}.text(sql);
 }
 
 inline std::int64_t events_of(const std::string& journal, const std::string& session) {

@@ -53,7 +53,7 @@ event named_task(const std::string& id, const std::string& task_id,
 
 TEST_CASE("storage: list shows an owner's sessions as summary rows, newest "
           "first, filtered",
-          "[storage][history]") {
+          "[storage][history][backends]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
   must_append(*st, chained({begun("S1", t0, "alice", "M-1", "Release 1",
@@ -117,7 +117,7 @@ TEST_CASE("storage: list shows an owner's sessions as summary rows, newest "
 
 TEST_CASE("storage: list pages by keyset and stays stable while new "
           "sessions arrive",
-          "[storage][history]") {
+          "[storage][history][backends]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
   // Two at the same instant: the id breaks the tie.
@@ -145,7 +145,7 @@ TEST_CASE("storage: list pages by keyset and stays stable while new "
 }
 
 TEST_CASE("storage: list follows the retention purge",
-          "[storage][history]") {
+          "[storage][history][backends]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
   must_append(*st, {begun("old", t0, "local", "M", "m", "[]"),

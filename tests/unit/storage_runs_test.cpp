@@ -175,7 +175,7 @@ TEST_CASE("storage: the write that closes a session packs its runs into "
 
 TEST_CASE("storage: an open session's runs packed with their pauses "
           "(version 2) read back, its close without runs ends them there",
-          "[storage][stats][issue17]") {
+          "[storage][stats][issue17][backends]") {
   // As the journal hands them over: run a ended (3 of its 5 s active), b
   // paused after 2 s, c running with 1 s active when stored.
   std::vector<stored_run> given(3);
@@ -253,7 +253,7 @@ TEST_CASE("storage: an open session's runs packed with their pauses "
 }
 
 TEST_CASE("storage: tags with escapes read back through SQLite's JSON",
-          "[storage][history]") {
+          "[storage][history][backends]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
   auto ev = make_event(event_kind::session_started, "S1", t0,

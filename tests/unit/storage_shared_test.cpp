@@ -6,7 +6,7 @@
 
 TEST_CASE("storage: two stores open on one directory at once, each its own "
           "instance",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
@@ -39,13 +39,15 @@ TEST_CASE("storage: two stores open on one directory at once, each its own "
               {at_epoch(closing(event_kind::session_ended, "B1", t0 + 5), 2)});
   auto d = must_open(tmp.data());
   CHECK(d->instance() == b->instance() + 2);
-  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key = 'instances'")
+  CHECK(count(tmp.journal(),
+              pg_uri() ? "SELECT last_value FROM instance_numbers"
+                       : "SELECT value FROM meta WHERE key = 'instances'")
         == d->instance());
 }
 
 TEST_CASE("storage: a claim is a read: the latest state, for the owner "
           "only, at the epoch it is at",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
@@ -143,7 +145,7 @@ TEST_CASE("storage: a claim is a read: the latest state, for the owner "
 
 TEST_CASE("storage: a claim by idempotency key finds the owner's newest "
           "session with that key",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   // A key starts a second session once the first is past the age limit
   // (a claim by it no longer finds that one): 1 h here, K-new 2 h later.
@@ -189,7 +191,7 @@ TEST_CASE("storage: a claim by idempotency key finds the owner's newest "
 }
 
 TEST_CASE("storage: a stale writer's append is fenced and writes nothing",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
@@ -252,7 +254,7 @@ TEST_CASE("storage: a stale writer's append is fenced and writes nothing",
 
 TEST_CASE("storage: two stores ending the same task: the first write wins, "
           "the other is fenced and reloads it ended",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
@@ -314,7 +316,7 @@ TEST_CASE("storage: two stores ending the same task: the first write wins, "
 
 TEST_CASE("storage: released sessions and a dead holder's are orphans, a "
           "live holder's are not",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
@@ -382,7 +384,7 @@ TEST_CASE("storage: released sessions and a dead holder's are orphans, a "
 
 TEST_CASE("storage: max_open_sessions counts the open sessions of the whole "
           "directory",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto opts = options_for(tmp.data());
   opts.max_open_sessions = 2;
@@ -420,7 +422,7 @@ TEST_CASE("storage: max_open_sessions counts the open sessions of the whole "
 }
 
 TEST_CASE("storage: one purge per interval over all stores on the directory",
-          "[storage][issue15]") {
+          "[storage][issue15][backends]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
@@ -458,7 +460,7 @@ TEST_CASE("storage: one purge per interval over all stores on the directory",
 
 TEST_CASE("storage: two stores starting sessions with one idempotency key at "
           "once: the second is fenced, one session stands",
-          "[storage][issue34]") {
+          "[storage][issue34][backends]") {
   temp_dir tmp;
   auto opts = options_for(tmp.data());
   opts.max_age = std::chrono::hours{24};
@@ -510,7 +512,7 @@ TEST_CASE("storage: two stores starting sessions with one idempotency key at "
 
 TEST_CASE("storage: max_open_per_principal counts a principal's open "
           "sessions over the whole directory",
-          "[storage][issue34]") {
+          "[storage][issue34][backends]") {
   temp_dir tmp;
   auto opts = options_for(tmp.data());
   opts.max_open_sessions = 10;

@@ -53,7 +53,7 @@ TEST_CASE("storage: a fresh open creates the directory and a WAL journal",
 }
 
 TEST_CASE("storage: events survive a close and reopen, field for field",
-          "[storage]") {
+          "[storage][backends]") {
   temp_dir tmp;
   std::vector<event> s1{
     started("S1", t0, "alice", "M-one"),
@@ -200,7 +200,7 @@ TEST_CASE("storage: a write takes a session over and moves its epoch on, a "
   }
 }
 
-TEST_CASE("storage: a batch is written whole or not at all", "[storage]") {
+TEST_CASE("storage: a batch is written whole or not at all", "[storage][backends]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
   must_append(*st, {started("S0", t0)});
@@ -433,7 +433,7 @@ TEST_CASE("storage: a full disk fails the append with full, writing nothing",
 }
 
 TEST_CASE("storage: history is newest first, filtered and limited",
-          "[storage]") {
+          "[storage][backends]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
   must_append(*st, chained({started("A1", t0 + 100, "alice"),
@@ -487,7 +487,7 @@ TEST_CASE("storage: history is newest first, filtered and limited",
 }
 
 TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
-          "[storage]") {
+          "[storage][backends]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
   must_append(*st,

@@ -1,0 +1,298 @@
+#include "storage/pg_conn.hpp"
+
+#include "log.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace ttm::storage::detail {
+
+// -- parameters ---------------------------------------------------------------
+
+pg_params& pg_params::add(const std::string& s) {
+  values_.emplace_back(s);
+  lengths_.push_back(static_cast<int>(s.size()));
+  formats_.push_back(0);
+  return *this;
+}
+
+pg_params& pg_params::add(std::int64_t v) {
+  return add(std::to_string(v));
+}
+
+pg_params& pg_params::add(const std::optional<std::string>& s) {
+  return s ? add(*s) : add_null();
+}
+
+pg_params& pg_params::add(const std::optional<std::int64_t>& v) {
+  return v ? add(*v) : add_null();
+}
+
+pg_params& pg_params::add_null() {
+  values_.emplace_back(std::nullopt);
+  lengths_.push_back(0);
+  formats_.push_back(0);
+  return *this;
+}
+
+pg_params& pg_params::add_bytes(const std::string& b) {
+  values_.emplace_back(b);
+  lengths_.push_back(static_cast<int>(b.size()));
+  formats_.push_back(1);
+  return *this;
+}
+
+pg_params& pg_params::add_text_array(const std::vector<std::string>& items) {
+  std::string lit = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0)
+      lit += ',';
+    lit += '"';
+    for (char c : items[i]) {
+      if (c == '"' || c == '\\')
+        lit += '\\';
+      lit += c;
+    }
+    lit += '"';
+  }
+  lit += '}';
+  return add(lit);
+}
+
+pg_params& pg_params::add_int_array(const std::vector<std::int64_t>& items) {
+  std::string lit = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0)
+      lit += ',';
+    lit += std::to_string(items[i]);
+  }
+  lit += '}';
+  return add(lit);
+}
+
+std::vector<const char*> pg_params::pointers() const {
+  std::vector<const char*> out;
+  out.reserve(values_.size());
+  for (const auto& v : values_)
+    out.push_back(v ? v->data() : nullptr);
+  return out;
+}
+
+std::int64_t pg_row::int64(int col) const {
+  return std::strtoll(PQgetvalue(r, row, col), nullptr, 10);
+}
+
+std::string pg_row::bytes(int col) const {
+  std::size_t n = 0;
+  auto* raw = PQunescapeBytea(
+    reinterpret_cast<const unsigned char*>(PQgetvalue(r, row, col)), &n);
+  if (!raw)
+    return {};
+  std::string out{reinterpret_cast<const char*>(raw), n};
+  PQfreemem(raw);
+  return out;
+}
+
+// -- the connection -----------------------------------------------------------
+
+std::string pg_describe(const std::string& conninfo) {
+  if (conninfo.empty())
+    return "postgresql (PG* environment)";
+  // A URI without its password: postgresql://user:secret@host -> user@host.
+  auto scheme = conninfo.find("://");
+  if (scheme == std::string::npos)
+    return "postgresql (connection string)";
+  auto at = conninfo.find('@', scheme);
+  auto colon = conninfo.find(':', scheme + 3);
+  auto query = conninfo.find('?');
+  std::string out = conninfo.substr(0, query);
+  if (at != std::string::npos && colon != std::string::npos && colon < at)
+    out = conninfo.substr(0, colon) + conninfo.substr(at, query - at);
+  return out;
+}
+
+pg_conn::pg_conn(std::string conninfo, std::string schema, std::string where)
+  : conninfo_(std::move(conninfo)),
+    schema_(std::move(schema)),
+    where_(std::move(where)) {
+  // nop
+}
+
+pg_conn::~pg_conn() {
+  drop();
+}
+
+void pg_conn::drop() {
+  if (conn_)
+    PQfinish(conn_);
+  conn_ = nullptr;
+}
+
+std::optional<error> pg_conn::ensure(bool* fresh) {
+  if (fresh)
+    *fresh = false;
+  if (conn_ && PQstatus(conn_) == CONNECTION_OK)
+    return std::nullopt;
+  drop();
+  // Bounded: a server that does not answer makes the call fail (and the
+  // next one try again), never hang the journal's thread.
+  const char* keys[] = {"dbname",        "connect_timeout", "application_name",
+                        "keepalives_idle", "keepalives_interval",
+                        "keepalives_count", "tcp_user_timeout", nullptr};
+  const char* values[] = {conninfo_.c_str(), "5", "time-tracker-mcp", "10",
+                          "5", "3", "10000", nullptr};
+  conn_ = PQconnectdbParams(keys, values, 1);
+  if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
+    std::string why = conn_ ? PQerrorMessage(conn_) : "out of memory";
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
+      why.pop_back();
+    drop();
+    return error{error_kind::io, "journal " + where_
+                                   + ": cannot connect to PostgreSQL ("
+                                   + why + "); the next call tries again"};
+  }
+  ++connects_;
+  if (fresh)
+    *fresh = true;
+  // A statement waits for other nodes' row locks at most this long (then
+  // `busy`, as SQLite's busy timeout).
+  std::string setup = "SET lock_timeout = '2s'; SET client_min_messages"
+                      " = warning";
+  if (!schema_.empty()) {
+    char* quoted = PQescapeIdentifier(conn_, schema_.c_str(), schema_.size());
+    setup += std::string{"; CREATE SCHEMA IF NOT EXISTS "} + quoted
+             + "; SET search_path = " + quoted;
+    PQfreemem(quoted);
+  }
+  if (auto err = run(setup, "cannot set up the connection to"))
+    return err;
+  return std::nullopt;
+}
+
+std::string pg_conn::state_of(const PGresult* r) {
+  if (!r)
+    return {};
+  auto* s = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  return s ? s : "";
+}
+
+std::string pg_conn::constraint_of(const PGresult* r) {
+  if (!r)
+    return {};
+  auto* s = PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME);
+  return s ? s : "";
+}
+
+error pg_conn::fail(const PGresult* r, const std::string& what) {
+  std::string why = r ? PQresultErrorMessage(r) : "";
+  if (why.empty() && conn_)
+    why = PQerrorMessage(conn_);
+  while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
+    why.pop_back();
+  auto state = state_of(r);
+  last_state_ = state;
+  auto kind = error_kind::io;
+  if (state == "40001" || state == "40P01" || state == "55P03"
+      || state == "57014" || state == "53300")
+    kind = error_kind::busy;
+  else if (state == "53100")
+    kind = error_kind::full;
+  else if (state == "25006")
+    kind = error_kind::read_only;
+  bool lost = !conn_ || PQstatus(conn_) != CONNECTION_OK
+              || state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0;
+  if (lost) {
+    // The server went away (restart, network): the next call reconnects.
+    drop();
+    return error{error_kind::io,
+                 what + " " + where_ + ": the connection to PostgreSQL was"
+                   " lost (" + why + "); the next call reconnects"};
+  }
+  return error{kind, what + " " + where_ + ": " + why};
+}
+
+result<pg_res> pg_conn::exec(const std::string& sql, const pg_params& params,
+                             const std::string& what) {
+  if (auto err = ensure())
+    return std::move(*err);
+  auto ptrs = params.pointers();
+  pg_res r{PQexecParams(conn_, sql.c_str(), params.size(), nullptr,
+                        ptrs.data(), params.lengths().data(),
+                        params.formats().data(), 0)};
+  auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+    return r;
+  return fail(r.get(), what);
+}
+
+std::optional<error> pg_conn::run(const std::string& sql,
+                                  const std::string& what) {
+  if (!conn_)
+    if (auto err = ensure())
+      return err;
+  pg_res r{PQexec(conn_, sql.c_str())};
+  auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+    return std::nullopt;
+  return fail(r.get(), what);
+}
+
+result<std::vector<pg_res>> pg_conn::pipeline(
+  const std::vector<std::pair<std::string, pg_params>>& statements,
+  const std::string& what) {
+  if (auto err = ensure())
+    return std::move(*err);
+  if (PQenterPipelineMode(conn_) != 1)
+    return fail(nullptr, what);
+  bool sent = true;
+  for (const auto& [sql, params] : statements) {
+    auto ptrs = params.pointers();
+    if (PQsendQueryParams(conn_, sql.c_str(), params.size(), nullptr,
+                          ptrs.data(), params.lengths().data(),
+                          params.formats().data(), 0)
+        != 1) {
+      sent = false;
+      break;
+    }
+  }
+  if (!sent || PQpipelineSync(conn_) != 1) {
+    auto err = fail(nullptr, what);
+    drop(); // a half-sent pipeline: start over on a new connection
+    return err;
+  }
+  std::vector<pg_res> out;
+  std::optional<error> first;
+  // Each statement's result then a null; aborted ones report
+  // PGRES_PIPELINE_ABORTED; the sync's result ends it.
+  while (true) {
+    pg_res r{PQgetResult(conn_)};
+    if (!r) {
+      if (PQstatus(conn_) != CONNECTION_OK) {
+        if (!first)
+          first = fail(nullptr, what);
+        break;
+      }
+      continue;
+    }
+    auto status = PQresultStatus(r.get());
+    if (status == PGRES_PIPELINE_SYNC)
+      break;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+      out.push_back(std::move(r));
+    else if (status != PGRES_PIPELINE_ABORTED && !first)
+      first = fail(r.get(), what);
+  }
+  if (conn_)
+    PQexitPipelineMode(conn_);
+  if (first)
+    return std::move(*first);
+  return out;
+}
+
+void pg_conn::rollback_if_open() {
+  if (conn_ && PQtransactionStatus(conn_) != PQTRANS_IDLE
+      && PQstatus(conn_) == CONNECTION_OK)
+    pg_res{PQexec(conn_, "ROLLBACK")};
+}
+
+} // namespace ttm::storage::detail

@@ -1,0 +1,164 @@
+#pragma once
+
+// A libpq connection as the PostgreSQL store uses it: text parameters and
+// results, errors mapped to storage errors, and a connection that broke
+// (server restarted, network) dropped so that the next call reconnects.
+// Internal to src/storage.
+
+#include "storage/store.hpp"
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ttm::storage::detail {
+
+struct pg_result_free {
+  void operator()(PGresult* r) const {
+    PQclear(r);
+  }
+};
+using pg_res = std::unique_ptr<PGresult, pg_result_free>;
+
+/// A query's parameters, in order ($1, $2, ...): text, or NULL, or bytes.
+class pg_params {
+public:
+  pg_params& add(const std::string& s);
+  pg_params& add(const char* s) {
+    return add(std::string{s});
+  }
+  pg_params& add(std::int64_t v);
+  pg_params& add(const std::optional<std::string>& s);
+  pg_params& add(const std::optional<std::int64_t>& v);
+  pg_params& add_null();
+  /// Binary (bytea).
+  pg_params& add_bytes(const std::string& b);
+  /// A text[] literal of `items`.
+  pg_params& add_text_array(const std::vector<std::string>& items);
+  /// A bigint[] literal.
+  pg_params& add_int_array(const std::vector<std::int64_t>& items);
+
+  int size() const {
+    return static_cast<int>(values_.size());
+  }
+  std::vector<const char*> pointers() const;
+  const std::vector<int>& lengths() const {
+    return lengths_;
+  }
+  const std::vector<int>& formats() const {
+    return formats_;
+  }
+
+private:
+  std::vector<std::optional<std::string>> values_;
+  std::vector<int> lengths_;
+  std::vector<int> formats_;
+};
+
+/// Reads a result's cells.
+struct pg_row {
+  const PGresult* r;
+  int row;
+  bool null(int col) const {
+    return PQgetisnull(r, row, col) != 0;
+  }
+  std::string text(int col) const {
+    return std::string{PQgetvalue(r, row, col),
+                       static_cast<std::size_t>(PQgetlength(r, row, col))};
+  }
+  std::int64_t int64(int col) const;
+  bool boolean(int col) const {
+    auto* v = PQgetvalue(r, row, col);
+    return v && v[0] == 't';
+  }
+  /// A bytea column (text format: hex).
+  std::string bytes(int col) const;
+};
+
+inline int rows_of(const pg_res& r) {
+  return PQntuples(r.get());
+}
+
+class pg_conn {
+public:
+  /// `conninfo`: a libpq URI or key=value string ("" for the PG*
+  /// environment); `schema`: the search_path to set ("" for the default);
+  /// `where`: what error messages name ("postgresql://host:port/db").
+  pg_conn(std::string conninfo, std::string schema, std::string where);
+  ~pg_conn();
+  pg_conn(const pg_conn&) = delete;
+  pg_conn& operator=(const pg_conn&) = delete;
+
+  /// Connects if not connected (again after a loss); the error says why
+  /// not. `fresh`: set when this call made a new connection.
+  std::optional<error> ensure(bool* fresh = nullptr);
+  bool connected() const {
+    return conn_ != nullptr;
+  }
+  PGconn* raw() const {
+    return conn_;
+  }
+  /// How many times a connection was made (1 after the first).
+  std::uint64_t connects() const {
+    return connects_;
+  }
+  const std::string& where() const {
+    return where_;
+  }
+
+  /// Runs one statement; a result with rows or a command status, or the
+  /// error (`what`: "cannot append to the journal").
+  result<pg_res> exec(const std::string& sql, const pg_params& params,
+                      const std::string& what);
+  result<pg_res> exec(const std::string& sql, const std::string& what) {
+    return exec(sql, pg_params{}, what);
+  }
+  /// Runs statements without parameters (several, ';'-separated).
+  std::optional<error> run(const std::string& sql, const std::string& what);
+
+  /// The storage error for a failed result (nullptr: the connection's).
+  error fail(const PGresult* r, const std::string& what);
+  /// The SQLSTATE of the last failure `fail` saw ("" when none).
+  const std::string& last_state() const {
+    return last_state_;
+  }
+  /// The SQLSTATE of a failed result ("" when none).
+  static std::string state_of(const PGresult* r);
+  static std::string constraint_of(const PGresult* r);
+
+  /// Closes the connection (the next `ensure` opens a new one).
+  void drop();
+  /// Rolls back an open transaction, if any (after a failure).
+  void rollback_if_open();
+
+  /// Pipeline mode (libpq 14+): sends every statement (each with its
+  /// parameters) without waiting, one sync at the end, then reads every
+  /// result: one round trip for a whole batch. A statement that fails
+  /// aborts the rest (and their transaction); its error is returned.
+  result<std::vector<pg_res>>
+  pipeline(const std::vector<std::pair<std::string, pg_params>>& statements,
+           const std::string& what);
+
+  /// This connection's backend process id (0 when not connected): the
+  /// notifications our own writes raise carry it.
+  int backend_pid() const {
+    return conn_ ? PQbackendPID(conn_) : 0;
+  }
+
+private:
+  std::string conninfo_;
+  std::string schema_;
+  std::string where_;
+  PGconn* conn_ = nullptr;
+  std::uint64_t connects_ = 0;
+  std::string last_state_;
+};
+
+/// "postgresql://user@host:port/db" without a password, for logs.
+std::string pg_describe(const std::string& conninfo);
+
+} // namespace ttm::storage::detail

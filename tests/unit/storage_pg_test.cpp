@@ -1,0 +1,278 @@
+// The PostgreSQL backend's own behaviour (issue 32): migrations from many
+// connections at once, leases, fencing after a pause, LISTEN/NOTIFY, and
+// reconnecting after the server restarts. Hidden ([.pg]): they need a
+// server, which ctest's unit.storage_pg starts (tests/scripts/storage_pg.sh:
+// TTM_TEST_PG_URI, TTM_TEST_PG_DIR and TTM_TEST_PG_SCRIPT), with the shared
+// storage tests ([backends]) against the same server.
+
+#include "storage_fixture.hpp"
+
+#include <atomic>
+#include <memory>
+#include <thread>
+
+namespace {
+
+/// A wall clock the test moves (leases are measured by it).
+struct test_wall {
+  std::shared_ptr<std::atomic<std::int64_t>> now
+    = std::make_shared<std::atomic<std::int64_t>>(t0);
+  std::function<std::int64_t()> fn() const {
+    auto n = now;
+    return [n] { return n->load(); };
+  }
+  void advance(std::chrono::nanoseconds d) {
+    *now += d.count();
+  }
+};
+
+pg_options pg_for(const temp_dir& tmp, const test_wall& wall) {
+  REQUIRE(pg_uri() != nullptr);
+  auto o = pg_options_for(options_for(tmp.data()));
+  o.lease = std::chrono::seconds{10};
+  o.wall_now_ns = wall.fn();
+  return o;
+}
+
+store_ptr must_open_pg(const pg_options& o) {
+  auto r = open_postgresql(o);
+  INFO(describe(err_of(r)));
+  REQUIRE(std::holds_alternative<store_ptr>(r));
+  return std::move(std::get<store_ptr>(r));
+}
+
+int run_script(const char* cmd) {
+  auto* script = std::getenv("TTM_TEST_PG_SCRIPT");
+  auto* dir = std::getenv("TTM_TEST_PG_DIR");
+  REQUIRE(script != nullptr);
+  REQUIRE(dir != nullptr);
+  auto line = std::string{"bash '"} + script + "' " + cmd + " '" + dir
+              + "' >/dev/null";
+  return std::system(line.c_str());
+}
+
+} // namespace
+
+TEST_CASE("postgresql: servers starting at once migrate once, under the "
+          "advisory lock, each its own instance",
+          "[.pg]") {
+  temp_dir tmp;
+  test_wall wall;
+  auto o = pg_for(tmp, wall);
+  // The schema first (CREATE SCHEMA IF NOT EXISTS races itself): the
+  // servers race for the journal's tables in it.
+  raw_pg{tmp.journal()}.text("CREATE SCHEMA " + o.schema);
+  constexpr int n = 6;
+  std::vector<std::int64_t> instances(n, 0);
+  std::vector<std::string> errors(n);
+  std::vector<store_ptr> stores(n);
+  {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i)
+      threads.emplace_back([&, i] {
+        auto r = open_postgresql(o);
+        if (auto* e = std::get_if<error>(&r)) {
+          errors[i] = e->message;
+          return;
+        }
+        stores[i] = std::move(std::get<store_ptr>(r));
+        instances[i] = stores[i]->instance();
+      });
+    for (auto& t : threads)
+      t.join();
+  }
+  for (int i = 0; i < n; ++i) {
+    INFO(errors[i]);
+    CHECK(errors[i].empty());
+    CHECK(instances[i] > 0);
+  }
+  std::sort(instances.begin(), instances.end());
+  CHECK(std::unique(instances.begin(), instances.end()) == instances.end());
+  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key ="
+                             " 'schema_version'")
+        == journal_schema_version);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM instances") == n);
+  // Every store writes and sees the others' writes.
+  for (int i = 0; i < n; ++i)
+    must_append(*stores[i], {started("S" + std::to_string(i), t0 + i)});
+  CHECK(must(stores[0]->history({})).size() == n);
+}
+
+TEST_CASE("postgresql: a journal of a newer schema is refused, untouched; "
+          "another application's tables too",
+          "[.pg]") {
+  temp_dir tmp;
+  test_wall wall;
+  auto o = pg_for(tmp, wall);
+  { must_open_pg(o); }
+  raw_pg{tmp.journal()}.text(
+    "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
+  auto r = open_postgresql(o);
+  auto e = must_fail(r, error_kind::newer_schema, tmp.journal());
+  CHECK(contains(e.message, "schema version 99"));
+  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key ="
+                             " 'schema_version'")
+        == 99);
+
+  temp_dir other;
+  auto o2 = pg_for(other, wall);
+  raw_pg{other.journal()}.text("CREATE SCHEMA " + o2.schema
+                               + "; CREATE TABLE " + o2.schema
+                               + ".things (x int)");
+  must_fail(open_postgresql(o2), error_kind::corrupt, other.journal());
+}
+
+TEST_CASE("postgresql: an expired lease makes an instance's sessions "
+          "orphans and claimable; renewing keeps them",
+          "[.pg]") {
+  temp_dir tmp;
+  test_wall wall;
+  auto o = pg_for(tmp, wall);
+  auto a = must_open_pg(o);
+  auto b = must_open_pg(o);
+  must_append(*a, {started("S1", t0)});
+  CHECK(all_orphans(*b).empty()); // a's lease runs
+  auto held = must(b->claim(local_claim("S1")));
+  REQUIRE(held.outcome == claim_result::loaded);
+  CHECK(held.previous_holder == a->instance());
+  CHECK(held.previous_alive);
+
+  // a renews in time (a third of the lease), b too: nothing changes.
+  for (int i = 0; i < 6; ++i) {
+    wall.advance(std::chrono::seconds{3});
+    must(a->renew_lease());
+    must(b->renew_lease());
+    CHECK(all_orphans(*b).empty());
+  }
+  // a stops renewing (paused, partitioned): past its lease its session is
+  // an orphan to b, and a claim says its holder is gone.
+  wall.advance(std::chrono::seconds{11});
+  must(b->renew_lease());
+  CHECK(ids_of(all_orphans(*b)) == names{"S1"});
+  auto gone = must(b->claim(local_claim("S1")));
+  CHECK(gone.previous_holder == a->instance());
+  CHECK_FALSE(gone.previous_alive);
+  // Back: a renews, and holds it again.
+  must(a->renew_lease());
+  CHECK(all_orphans(*b).empty());
+  CHECK(a->lease_renewal() == std::chrono::nanoseconds{
+                                std::chrono::seconds{10}}
+                                / 3);
+}
+
+TEST_CASE("postgresql: a server paused past its lease is fenced when it "
+          "resumes, writes nothing stale, and reloads",
+          "[.pg]") {
+  temp_dir tmp;
+  test_wall wall;
+  auto o = pg_for(tmp, wall);
+  o.max_idle = std::chrono::seconds{60};
+  auto a = must_open_pg(o);
+  auto b = must_open_pg(o);
+  must_append(*a, {started("S1", t0),
+                   at_epoch(task(event_kind::task_started, "S1", "T1", t0), 1)});
+  // a pauses (SIGSTOP) for two minutes: its lease runs out, and b expires
+  // the session as an orphan, idle past its limit.
+  wall.advance(std::chrono::minutes{2});
+  must(b->renew_lease());
+  auto due = must(b->orphans_due(INT64_MAX, *wall.now - 60'000'000'000, 10));
+  REQUIRE(ids_of(due) == names{"S1"});
+  auto expire = closing(event_kind::session_expired, "S1", *wall.now);
+  expire.epoch = due[0].epoch;
+  expire.if_due = true;
+  must_append(*b, {expire});
+  // a resumes: renews its lease, and its write from the copy it had is
+  // fenced, nothing written.
+  must(a->renew_lease());
+  auto late = a->append(
+    {at_epoch(task(event_kind::task_ended, "S1", "T1", *wall.now), 2)});
+  must_fail(late, error_kind::fenced, tmp.journal());
+  CHECK(events_of(tmp.journal(), "S1") == 3);
+  auto reload = must(a->claim(local_claim("S1", 2)));
+  REQUIRE(reload.outcome == claim_result::loaded);
+  CHECK(reload.session.state == session_state::expired);
+  CHECK(reload.session.holder == b->instance());
+}
+
+TEST_CASE("postgresql: a write notifies the other servers (LISTEN/NOTIFY); "
+          "a copy it made stale is found without polling",
+          "[.pg]") {
+  temp_dir tmp;
+  test_wall wall;
+  auto o = pg_for(tmp, wall);
+  auto a = must_open_pg(o);
+  auto b = must_open_pg(o);
+  PGconn* listener = PQconnectdb(pg_uri());
+  REQUIRE(PQstatus(listener) == CONNECTION_OK);
+  PQclear(PQexec(listener, "LISTEN ttm_journal"));
+  must_append(*a, {started("S1", t0)});
+  CHECK(must(b->claim(local_claim("S1"))).session.epoch == 1);
+  CHECK(must(b->stale({{"S1", 1}})).empty());
+  must_append(*a, {at_epoch(task(event_kind::task_started, "S1", "T1", t0), 1)});
+  // The raw listener hears both commits: "<id> <epoch after>".
+  std::vector<std::string> heard;
+  for (int i = 0; i < 100 && heard.size() < 2; ++i) {
+    PQconsumeInput(listener);
+    while (auto* n = PQnotifies(listener)) {
+      heard.emplace_back(n->extra);
+      PQfreemem(n);
+    }
+    if (heard.size() < 2)
+      std::this_thread::sleep_for(std::chrono::milliseconds{10}); // delivery
+  }
+  CHECK(heard == names{"S1 1", "S1 2"});
+  PQfinish(listener);
+  // b's copy at epoch 1 is stale; its own writes do not make its copies
+  // stale; a copy at the latest epoch is current.
+  std::vector<std::string> stale;
+  for (int i = 0; i < 100 && stale.empty(); ++i) {
+    stale = must(b->stale({{"S1", 1}}));
+    if (stale.empty())
+      std::this_thread::sleep_for(std::chrono::milliseconds{10}); // delivery
+  }
+  CHECK(stale == names{"S1"});
+  CHECK(must(b->stale({{"S1", 2}})).empty());
+  must_append(*b, {at_epoch(task(event_kind::task_ended, "S1", "T1", t0), 2)});
+  CHECK(must(b->stale({{"S1", 3}})).empty());
+}
+
+TEST_CASE("postgresql: while the server is down every call fails (io, "
+          "STORAGE_UNAVAILABLE upstream), never a wrong answer; the store "
+          "reconnects by itself",
+          "[.pg]") {
+  temp_dir tmp;
+  test_wall wall;
+  auto o = pg_for(tmp, wall);
+  auto a = must_open_pg(o);
+  must_append(*a, {started("S1", t0)});
+  REQUIRE(run_script("stop") == 0);
+  auto write = a->append(
+    {at_epoch(task(event_kind::task_started, "S1", "T1", t0 + 1), 1)});
+  auto e = must_fail(write, error_kind::io, tmp.journal());
+  CHECK(contains(e.message, "PostgreSQL"));
+  must_fail(a->claim(local_claim("S1")), error_kind::io, tmp.journal());
+  must_fail(a->history({}), error_kind::io, tmp.journal());
+  must_fail(a->stale({{"S1", 1}}), error_kind::io, tmp.journal());
+  must_fail(a->renew_lease(), error_kind::io, tmp.journal());
+  REQUIRE(run_script("start") == 0);
+  // The next call reconnects; the refused write was not written.
+  auto back = must(a->claim(local_claim("S1")));
+  REQUIRE(back.outcome == claim_result::loaded);
+  CHECK(back.session.epoch == 1);
+  CHECK(back.session.events.size() == 1);
+  must_append(*a, {at_epoch(task(event_kind::task_started, "S1", "T1",
+                                 t0 + 2),
+                            1)});
+  CHECK(events_of(tmp.journal(), "S1") == 2);
+  // And it hears other servers' writes again.
+  auto b = must_open_pg(o);
+  must_append(*b, {at_epoch(task(event_kind::task_ended, "S1", "T1", t0 + 3),
+                            2)});
+  std::vector<std::string> stale;
+  for (int i = 0; i < 100 && stale.empty(); ++i) {
+    stale = must(a->stale({{"S1", 2}}));
+    if (stale.empty())
+      std::this_thread::sleep_for(std::chrono::milliseconds{10}); // delivery
+  }
+  CHECK(stale == names{"S1"});
+}
