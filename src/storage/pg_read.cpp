@@ -364,6 +364,16 @@ pg_store::purge_closed_before(std::int64_t cutoff_wall_ns,
         return std::move(*err);
       auto n = std::strtoull(PQcmdTuples(std::get<pg_res>(gone).get()),
                              nullptr, 10);
+      // The audit trail and ended focus sessions follow the same retention
+      // (as on SQLite): refusals would otherwise grow the database forever.
+      for (const char* sql :
+           {"DELETE FROM audit WHERE wall_ns < $1",
+            "DELETE FROM focus_sessions WHERE ended_wall_ns IS NOT NULL"
+            " AND ended_wall_ns < $1"}) {
+        auto extra = conn_.exec(sql, pg_params{}.add(cutoff_wall_ns), what);
+        if (auto* err = std::get_if<error>(&extra))
+          return std::move(*err);
+      }
       auto mark = conn_.exec("UPDATE meta SET value = $1"
                              " WHERE key = 'purged_wall_ns'",
                              pg_params{}.add(std::to_string(now_wall_ns)),
