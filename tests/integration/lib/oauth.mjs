@@ -259,8 +259,13 @@ export async function loginAndConsent(authorizationUrl, { login, redirectUri, ma
  * UnauthorizedError, `this.authorizationCode` is what the redirect brought.
  */
 export class TestOAuthClientProvider {
-  constructor({ login, redirectUri = 'http://127.0.0.1/callback', scope } = {}) {
+  /**
+   * `grantOnly`: the scope the user consents to, fewer than the client asks
+   * for (the scope parameter of the authorization URL is replaced by it).
+   */
+  constructor({ login, redirectUri = 'http://127.0.0.1/callback', scope, grantOnly } = {}) {
     this.login = login;
+    this.grantOnly = grantOnly;
     this.redirectUri = redirectUri;
     this.metadataScope = scope;
     this.stored = {};
@@ -298,13 +303,16 @@ export class TestOAuthClientProvider {
   codeVerifier() { return this.stored.verifier; }
 
   async redirectToAuthorization(authorizationUrl) {
-    this.redirects.push(new URL(authorizationUrl));
-    const { params, prompts } = await loginAndConsent(authorizationUrl,
+    const url = new URL(authorizationUrl);
+    this.redirects.push(new URL(url));
+    if (this.grantOnly) url.searchParams.set('scope', this.grantOnly);
+    const { params, prompts } = await loginAndConsent(url,
       { login: this.login, redirectUri: this.redirectUri });
     this.prompts = prompts;
     if (params.get('error')) throw new Error(`authorization refused: ${params.get('error')}: ${params.get('error_description')}`);
     if (params.get('state') !== this.expectedState) throw new Error('the redirect brought another state');
     this.authorizationCode = params.get('code');
+    this.redirectIssuer = params.get('iss'); // RFC 9207
   }
 
   invalidateCredentials(scope) {

@@ -1,0 +1,184 @@
+// The official MCP SDK client's OAuth flow end to end against the real
+// server over HTTP (issue 36 item 5), with oidc-provider as the
+// authorization server (tests/oauth, its own process on loopback): the
+// client's first request gets 401 with a `resource_metadata` challenge, it
+// reads our Protected Resource Metadata (RFC 9728), the provider's metadata
+// (RFC 8414 / OpenID discovery), registers itself (dynamic client
+// registration), opens the authorization URL (code + PKCE S256, `resource` =
+// our URI: RFC 8707), the test's "browser" signs in and consents, the code
+// comes back to the redirect URI, `finishAuth(code)` gets a JWT access token
+// (RFC 9068), and then tools/list and tool calls succeed as the token's
+// `sub`. Then: a read-only grant calls a write tool, gets 403
+// insufficient_scope, and the SDK steps up (a new authorization for the
+// scope named in the challenge); static tokens work beside OAuth; the v2
+// client (@modelcontextprotocol/client) runs the same flow.
+import { serverBinary, TEST_TIMEOUT_MS } from './lib/env.mjs';
+import { HttpServer, stopAllHttpServers } from './lib/http_server.mjs';
+import { assertIso8601Now } from './lib/time_assertions.mjs';
+import {
+  AuthorizationServer, READ_SCOPE, TestOAuthClientProvider, WRITE_SCOPE, decodeJwt,
+  generateSigningKey, reserveLoopbackPort,
+} from './lib/oauth.mjs';
+import {
+  Client, ClientV2, PINNED_MODERN, StreamableHTTPClientTransport, StreamableHTTPClientTransportV2,
+} from './lib/sdk_client.mjs';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+const { UnauthorizedError } = await import('@modelcontextprotocol/sdk/client/auth.js');
+const { UnauthorizedError: UnauthorizedErrorV2 } = await import('@modelcontextprotocol/client');
+
+const BINARY = serverBinary();
+const T = { timeout: TEST_TIMEOUT_MS };
+const STATIC_TOKEN = 'static-token-of-dora-5b0c2a71e4';
+
+after(stopAllHttpServers);
+
+describe('the SDK client signs in with OAuth and calls tools', () => {
+  const key = generateSigningKey('RS256');
+  let as;
+  let server;
+  let resource;
+  let tokenDir;
+  const clients = [];
+
+  before(async () => {
+    const port = await reserveLoopbackPort();
+    resource = `http://127.0.0.1:${port}/mcp`;
+    as = await AuthorizationServer.start({ resources: [resource], keys: [key] });
+    tokenDir = mkdtempSync(path.join(tmpdir(), 'ttm-tokens-'));
+    const tokenFile = path.join(tokenDir, 'tokens');
+    writeFileSync(tokenFile, `dora ${STATIC_TOKEN}\n`, { mode: 0o600 });
+    server = await HttpServer.start({
+      binary: BINARY,
+      listen: `127.0.0.1:${port}`,
+      args: ['--oauth-issuer', as.issuer, '--oauth-resource', resource, '--auth-token-file', tokenFile],
+    });
+    assert.equal(server.url, resource, 'the server serves MCP at the resource URI');
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await server?.stop();
+    await as?.stop();
+    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
+  });
+
+  const context = () => `${server.context()}${as.context()}`;
+
+  /**
+   * The SDK v1 flow as `login`: connect (401 -> discovery -> registration ->
+   * authorization, which the provider's "browser" completes), finishAuth,
+   * connect again. Returns { client, provider }.
+   */
+  async function signIn(login, { grantOnly } = {}) {
+    const provider = new TestOAuthClientProvider({ login, grantOnly });
+    const client = new Client({ name: `ttm-oauth-${login}`, version: '1.0.0' });
+    clients.push(client);
+    const first = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
+    await assert.rejects(client.connect(first), UnauthorizedError, context());
+    assert.ok(provider.authorizationCode, 'the redirect brought a code');
+    await first.finishAuth(provider.authorizationCode);
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider }));
+    return { client, provider };
+  }
+
+  const structured = async (client, name, args) => {
+    const res = await client.callTool({ name, arguments: args });
+    assert.ok(!res.isError, `${name}: ${JSON.stringify(res.structuredContent)}${context()}`);
+    return res.structuredContent;
+  };
+
+  let aliceSession;
+
+  test('v1: 401 -> discovery -> registration -> code + PKCE -> token; tools/list, a time call and a tracking call as sub', T, async () => {
+    const { client, provider } = await signIn('alice');
+    // The authorization request the SDK built from our metadata.
+    const [authorization] = provider.redirects;
+    assert.equal(authorization.origin, as.issuer);
+    assert.equal(authorization.searchParams.get('resource'), resource);
+    assert.equal(authorization.searchParams.get('code_challenge_method'), 'S256');
+    assert.deepEqual(authorization.searchParams.get('scope').split(' ').sort(), [READ_SCOPE, WRITE_SCOPE]);
+    assert.deepEqual(provider.prompts, ['login', 'consent']);
+    const { claims } = decodeJwt(provider.tokens().access_token);
+    assert.equal(claims.sub, 'alice');
+    assert.equal(claims.aud, resource);
+
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === 'time_get_current'));
+    assert.ok(tools.some((t) => t.name === 'time_session_start'));
+    const now = await structured(client, 'time_get_current', { timezone: 'UTC' });
+    assertIso8601Now(now);
+    const started = await structured(client, 'time_session_start', { milestone_id: 'OAUTH-1', task_ids: ['a'] });
+    aliceSession = started.session_id;
+    const listed = await structured(client, 'time_session_list', {});
+    assert.deepEqual(listed.sessions.map((s) => s.session_id), [aliceSession]);
+  });
+
+  test('the principal is the sub: alice again (a new client, a new token) sees her session, bob does not', T, async () => {
+    assert.ok(aliceSession, 'the first test started a session');
+    const again = await signIn('alice');
+    const mine = await structured(again.client, 'time_session_list', {});
+    assert.deepEqual(mine.sessions.map((s) => s.session_id), [aliceSession]);
+    const bob = await signIn('bob');
+    const his = await structured(bob.client, 'time_session_list', {});
+    assert.deepEqual(his.sessions, []);
+    const report = await bob.client.callTool({ name: 'time_session_report', arguments: { session_id: aliceSession } });
+    assert.ok(report.isError);
+    assert.match(JSON.stringify(report.structuredContent), /SESSION_NOT_FOUND/);
+  });
+
+  test('a read-only grant reads; a write gets 403 insufficient_scope and the SDK steps up to the scope named', T, async () => {
+    const { client, provider } = await signIn('carol', { grantOnly: READ_SCOPE });
+    assert.equal(decodeJwt(provider.tokens().access_token).claims.scope, READ_SCOPE);
+    await structured(client, 'time_get_current', { timezone: 'UTC' });
+    await structured(client, 'time_session_list', {});
+    // The write: 403 with error="insufficient_scope" scope="tracker.write";
+    // the SDK authorizes again for that scope (the "browser" consents) and
+    // reports UnauthorizedError until the code is exchanged.
+    provider.grantOnly = undefined;
+    await assert.rejects(structured(client, 'time_session_start', { milestone_id: 'OAUTH-2', task_ids: ['a'] }),
+      UnauthorizedError, context());
+    const stepUp = provider.redirects.at(-1);
+    assert.equal(provider.redirects.length, 2);
+    assert.ok(stepUp.searchParams.get('scope').split(' ').includes(WRITE_SCOPE), stepUp.href);
+    assert.equal(stepUp.searchParams.get('resource'), resource);
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
+    await transport.finishAuth(provider.authorizationCode);
+    assert.ok(decodeJwt(provider.tokens().access_token).claims.scope.split(' ').includes(WRITE_SCOPE));
+    const writer = new Client({ name: 'ttm-oauth-carol-2', version: '1.0.0' });
+    clients.push(writer);
+    await writer.connect(transport);
+    const started = await structured(writer, 'time_session_start', { milestone_id: 'OAUTH-2', task_ids: ['a'] });
+    assert.ok(started.session_id);
+  });
+
+  test('a static token works beside OAuth (both on at once)', T, async () => {
+    const client = new Client({ name: 'ttm-static', version: '1.0.0' });
+    clients.push(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { Authorization: `Bearer ${STATIC_TOKEN}` } },
+    }));
+    await structured(client, 'time_session_start', { milestone_id: 'STATIC-1', task_ids: ['a'] });
+    const listed = await structured(client, 'time_session_list', {});
+    assert.equal(listed.sessions.length, 1, 'dora sees her own session only');
+  });
+
+  test('v2 client (@modelcontextprotocol/client): the same flow, then tools as sub', T, async () => {
+    const provider = new TestOAuthClientProvider({ login: 'erin' });
+    const client = new ClientV2({ name: 'ttm-oauth-v2', version: '1.0.0' }, { versionNegotiation: PINNED_MODERN });
+    clients.push(client);
+    const first = new StreamableHTTPClientTransportV2(new URL(server.url), { authProvider: provider });
+    await assert.rejects(client.connect(first), UnauthorizedErrorV2, context());
+    assert.ok(provider.authorizationCode, 'the redirect brought a code');
+    await first.finishAuth(provider.authorizationCode, provider.redirectIssuer);
+    assert.equal(decodeJwt(provider.tokens().access_token).claims.sub, 'erin');
+    await client.connect(new StreamableHTTPClientTransportV2(new URL(server.url), { authProvider: provider }));
+    await structured(client, 'time_get_current', { timezone: 'UTC' });
+    await structured(client, 'time_session_start', { milestone_id: 'OAUTH-V2', task_ids: ['a'] });
+    const listed = await structured(client, 'time_session_list', {});
+    assert.equal(listed.sessions.length, 1);
+  });
+});
