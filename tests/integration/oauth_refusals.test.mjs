@@ -21,7 +21,7 @@ import {
   reserveLoopbackPort, signJwt,
 } from './lib/oauth.mjs';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
@@ -68,17 +68,21 @@ describe('OAuth refusals with the spec\'s status and header', () => {
   let resource;
   let origin;
 
+  // One authorization server; a fresh resource server for every test: a
+  // refused token may count as a guess, and ten within a minute lock the
+  // address out (docs/http.md#security-defaults), so no server sees more
+  // than a few.
   before(async () => {
+    as = await AuthorizationServer.start({ resources: [], keys: [key] });
+  });
+  beforeEach(async () => {
     const port = await reserveLoopbackPort();
     resource = `http://127.0.0.1:${port}/mcp`;
     origin = `http://127.0.0.1:${port}`;
-    as = await AuthorizationServer.start({ resources: [resource], keys: [key] });
     server = await startResourceServer(as, port, resource);
   });
-  after(async () => {
-    await server?.stop();
-    await as?.stop();
-  });
+  afterEach(() => server?.stop());
+  after(() => as?.stop());
 
   const context = () => `${server.context()}${as.context()}`;
   const claims = (over = {}) => accessTokenClaims({ issuer: as.issuer, resource, scope: BOTH, ...over });
@@ -98,7 +102,7 @@ describe('OAuth refusals with the spec\'s status and header', () => {
     return params;
   }
 
-  /** An MCP session opened with `token`; returns call(name, args) -> raw response. */
+  /** An MCP session opened with `token`; returns call(name, args) -> raw response (call.session: its id). */
   async function sessionWith(token) {
     const auth = { Authorization: `Bearer ${token}` };
     const init = await initialize(token);
@@ -110,10 +114,12 @@ describe('OAuth refusals with the spec\'s status and header', () => {
     });
     assert.equal(note.status, 202, note.body);
     let id = 1;
-    return (name, args) => rawRequest(server.url, {
+    const call = (name, args) => rawRequest(server.url, {
       headers: mcpHeaders({ session, version: VERSION, extra: auth }),
       body: JSON.stringify({ jsonrpc: '2.0', id: (id += 1), method: 'tools/call', params: { name, arguments: args } }),
     });
+    call.session = session;
+    return call;
   }
 
   test('Protected Resource Metadata (RFC 9728) at both well-known URIs', T, async () => {
@@ -180,6 +186,30 @@ describe('OAuth refusals with the spec\'s status and header', () => {
     const writer = await sessionWith(signJwt(key, claims({ scope: WRITE_SCOPE, sub: 'writer' })));
     assert.ok(!message(await writer('time_session_start', { milestone_id: 'M', task_ids: ['a'] })).result.isError);
     assert.ok(!message(await writer('time_get_current', { timezone: 'UTC' })).result.isError);
+  });
+
+  test('every tool: a read-only token gets 403 exactly for the tools not declared readOnlyHint (docs/authorization.md#scopes)', T, async () => {
+    const token = signJwt(key, claims({ scope: READ_SCOPE, sub: 'reader' }));
+    const call = await sessionWith(token);
+    const list = await rawRequest(server.url, {
+      headers: mcpHeaders({ session: call.session, version: VERSION, extra: { Authorization: `Bearer ${token}` } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'list', method: 'tools/list' }),
+    });
+    const { tools } = message(list).result;
+    assert.ok(tools.length > 10, `--toolsets all: ${tools.length} tools`);
+    const refused = [];
+    for (const tool of tools) {
+      const res = await call(tool.name, {});
+      if (res.status === 403) {
+        assert.equal(bearerChallenge(res.headers['www-authenticate']).error, 'insufficient_scope');
+        refused.push(tool.name);
+      } else {
+        assert.equal(res.status, 200, `${tool.name}: ${res.body}`);
+      }
+    }
+    const writes = tools.filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name);
+    assert.deepEqual(refused.sort(), writes.sort());
+    assert.ok(writes.includes('time_session_start'));
   });
 
   test('key rotation: an unknown kid is refused, then accepted once the JWKS has it; ES256 and EdDSA too', T, async () => {
