@@ -26,6 +26,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
 const { UnauthorizedError } = await import('@modelcontextprotocol/sdk/client/auth.js');
@@ -180,5 +181,62 @@ describe('the SDK client signs in with OAuth and calls tools', () => {
     await structured(client, 'time_session_start', { milestone_id: 'OAUTH-V2', task_ids: ['a'] });
     const listed = await structured(client, 'time_session_list', {});
     assert.equal(listed.sessions.length, 1);
+  });
+});
+
+describe('opaque access tokens through introspection (RFC 7662)', () => {
+  const introspectionClient = { client_id: 'ttm-resource-server', client_secret: `secret-${randomUUID()}` };
+  let as;
+  let server;
+  let dir;
+  const clients = [];
+
+  before(async () => {
+    const port = await reserveLoopbackPort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    as = await AuthorizationServer.start({
+      resources: [resource], keys: [generateSigningKey('ES256')], opaque: true, introspectionClient,
+    });
+    dir = mkdtempSync(path.join(tmpdir(), 'ttm-introspection-'));
+    const secretFile = path.join(dir, 'secret');
+    writeFileSync(secretFile, `${introspectionClient.client_secret}\n`, { mode: 0o600 });
+    server = await HttpServer.start({
+      binary: BINARY,
+      listen: `127.0.0.1:${port}`,
+      args: ['--oauth-issuer', as.issuer, '--oauth-resource', resource,
+        '--oauth-introspection-client-id', introspectionClient.client_id,
+        '--oauth-introspection-client-secret-file', secretFile],
+    });
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await server?.stop();
+    await as?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the SDK flow yields an opaque token; the server introspects it; tools run as its sub; a made-up one is 401', T, async () => {
+    const provider = new TestOAuthClientProvider({ login: 'frank' });
+    const client = new Client({ name: 'ttm-oauth-opaque', version: '1.0.0' });
+    clients.push(client);
+    const first = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
+    await assert.rejects(client.connect(first), UnauthorizedError, server.context() + as.context());
+    await first.finishAuth(provider.authorizationCode);
+    assert.doesNotMatch(provider.tokens().access_token, /^eyJ/, 'an opaque token, not a JWT');
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider }));
+    const res = await client.callTool({ name: 'time_session_start', arguments: { milestone_id: 'OPAQUE', task_ids: ['a'] } });
+    assert.ok(!res.isError, JSON.stringify(res.structuredContent) + server.context());
+    const listed = await client.callTool({ name: 'time_session_list', arguments: {} });
+    assert.equal(listed.structuredContent.sessions.length, 1);
+    const madeUp = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        Authorization: 'Bearer kjJlqkS7qRSOgsURUPJuEi4ar2AvLdC1vN5Y04EE447',
+        'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+    });
+    assert.equal(madeUp.status, 401);
+    assert.match(madeUp.headers.get('www-authenticate'), /error="invalid_token"/);
   });
 });

@@ -8,7 +8,9 @@
 //   { "resources": ["http://127.0.0.1:PORT/mcp", ...],  // resource indicators it mints JWTs for
 //     "scopes": ["tracker.read", "tracker.write"],        // their scopes
 //     "keys": [<private JWK>, ...],                        // signing keys, the first signs
-//     "accessTokenTtl": 300 }
+//     "accessTokenTtl": 300,
+//     "opaque": false,                                   // true: opaque access tokens, checked by
+//     "introspectionClient": { "client_id", "client_secret" } } // introspection (RFC 7662) with this client
 //
 // Prints one line `authorization server at http://127.0.0.1:PORT` on stdout
 // once it listens. Besides the provider's own endpoints (discovery at
@@ -36,7 +38,14 @@ function buildProvider(issuer, keys) {
     claims: { openid: ['sub'] },
     // Any login is an account whose sub is the login (devInteractions' form).
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    // The resource server's own client, for introspection only.
+    clients: config.introspectionClient ? [{
+      ...config.introspectionClient,
+      grant_types: [], response_types: [], redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    }] : [],
     features: {
+      introspection: { enabled: Boolean(config.introspectionClient) },
       devInteractions: { enabled: true },
       registration: { enabled: true },
       // RFC 8707: a token is bound to one resource; its JWT (RFC 9068) has
@@ -51,8 +60,8 @@ function buildProvider(issuer, keys) {
             scope: resourceScope,
             audience: resourceIndicator,
             accessTokenTTL: config.accessTokenTtl ?? 300,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: keys[0].alg } },
+            ...(config.opaque ? { accessTokenFormat: 'opaque' }
+              : { accessTokenFormat: 'jwt', jwt: { sign: { alg: keys[0].alg } } }),
           };
         },
       },

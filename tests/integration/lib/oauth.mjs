@@ -109,14 +109,18 @@ process.on('exit', () => {
 export class AuthorizationServer {
   /**
    * Starts tests/oauth/authorization_server.mjs for `resources` with the
-   * signing `keys` (from generateSigningKey; the first signs); resolves once
+   * signing `keys` (from generateSigningKey; the first signs); `opaque`:
+   * opaque access tokens instead, which `introspectionClient` ({client_id,
+   * client_secret}) may introspect (RFC 7662); resolves once
    * it listens (this.issuer, this.pid).
    */
-  static async start({ resources, keys, scopes = [READ_SCOPE, WRITE_SCOPE], accessTokenTtl = 300 }) {
+  static async start({
+    resources, keys, scopes = [READ_SCOPE, WRITE_SCOPE], accessTokenTtl = 300, opaque = false, introspectionClient,
+  }) {
     const dir = mkdtempSync(path.join(tmpdir(), 'ttm-as-'));
     const configFile = path.join(dir, 'config.json');
     writeFileSync(configFile, JSON.stringify({
-      resources, scopes, accessTokenTtl, keys: keys.map((k) => k.privateJwk),
+      resources, scopes, accessTokenTtl, opaque, introspectionClient, keys: keys.map((k) => k.privateJwk),
     }), { mode: 0o600 });
     const child = spawn(process.execPath, [AS_SCRIPT, configFile],
       { cwd: OAUTH_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBUG: '' } });
