@@ -69,7 +69,13 @@ function buildProvider(issuer, keys) {
     // Public clients (the SDK registers with token_endpoint_auth_method
     // "none") must use PKCE, S256 only: the provider's default.
     pkce: { required: () => true },
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+      // ID tokens (unused here) signed with a key we have: RS256 is the
+      // provider's default, which a set of EC or Ed25519 keys lacks.
+      id_token_signed_response_alg: keys.some((k) => k.alg === 'RS256') ? 'RS256' : keys[0].alg,
+    },
     ttl: { AccessToken: config.accessTokenTtl ?? 300 },
   });
   // The provider logs server errors through koa's 'error' event; keep them
