@@ -35,6 +35,7 @@ const { UnauthorizedError: UnauthorizedErrorV2 } = await import('@modelcontextpr
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
 const STATIC_TOKEN = 'static-token-of-dora-5b0c2a71e4';
+const STATIC_ALICE = 'static-token-of-alice-93e0d7c1aa';
 
 after(stopAllHttpServers);
 
@@ -52,7 +53,7 @@ describe('the SDK client signs in with OAuth and calls tools', () => {
     as = await AuthorizationServer.start({ resources: [resource], keys: [key] });
     tokenDir = mkdtempSync(path.join(tmpdir(), 'ttm-tokens-'));
     const tokenFile = path.join(tokenDir, 'tokens');
-    writeFileSync(tokenFile, `dora ${STATIC_TOKEN}\n`, { mode: 0o600 });
+    writeFileSync(tokenFile, `dora ${STATIC_TOKEN}\nalice ${STATIC_ALICE}\n`, { mode: 0o600 });
     server = await HttpServer.start({
       binary: BINARY,
       listen: `127.0.0.1:${port}`,
@@ -165,6 +166,15 @@ describe('the SDK client signs in with OAuth and calls tools', () => {
     await structured(client, 'time_session_start', { milestone_id: 'STATIC-1', task_ids: ['a'] });
     const listed = await structured(client, 'time_session_list', {});
     assert.equal(listed.sessions.length, 1, 'dora sees her own session only');
+    // A static NAME equal to an OAuth principal is that principal
+    // (docs/authorization.md#static-tokens-beside-oauth).
+    const alice = new Client({ name: 'ttm-static-alice', version: '1.0.0' });
+    clients.push(alice);
+    await alice.connect(new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { Authorization: `Bearer ${STATIC_ALICE}` } },
+    }));
+    const hers = await structured(alice, 'time_session_list', {});
+    assert.deepEqual(hers.sessions.map((s) => s.session_id), [aliceSession]);
   });
 
   test('v2 client (@modelcontextprotocol/client): the same flow, then tools as sub', T, async () => {

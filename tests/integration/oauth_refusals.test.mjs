@@ -247,7 +247,7 @@ describe('OAuth refusals with the spec\'s status and header', () => {
 });
 
 describe('OAuth start-up without the authorization server', () => {
-  test('the keys cannot be fetched: the server starts, says so, refuses tokens; the AS gone later: cached keys work', T, async () => {
+  test('the keys cannot be fetched: the server starts, says so (log, /readyz 503), refuses tokens', T, async () => {
     const key = generateSigningKey('RS256');
     const port = await reserveLoopbackPort();
     const resource = `http://127.0.0.1:${port}/mcp`;
@@ -256,10 +256,15 @@ describe('OAuth start-up without the authorization server', () => {
     await as.stop(); // its port no longer answers
     const server = await HttpServer.start({
       binary: BINARY, listen: `127.0.0.1:${port}`,
-      args: ['--oauth-issuer', issuer, '--oauth-resource', resource, ...FAST_REFETCH],
+      // --ephemeral: no journal to wait for, so /readyz answers for the keys alone.
+      args: ['--oauth-issuer', issuer, '--oauth-resource', resource, '--ephemeral', ...FAST_REFETCH],
     });
     try {
       await server.waitForStderr(/cannot fetch the signing keys of [^\n]*no keys yet/);
+      await server.waitForStderr(/started without the signing keys of [^\n]*\/readyz says not ready/);
+      const ready = await rawRequest(`${new URL(server.url).origin}/readyz`, { method: 'GET' });
+      assert.equal(ready.status, 503, 'not ready without the keys');
+      assert.match(ready.body, /signing keys/);
       const token = signJwt(key, accessTokenClaims({ issuer, resource, scope: BOTH }));
       const res = await rawRequest(server.url, {
         headers: mcpHeaders({ extra: { Authorization: `Bearer ${token}` } }), body: initializeBody(VERSION),
