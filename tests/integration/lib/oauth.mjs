@@ -16,8 +16,10 @@ import { fileURLToPath } from 'node:url';
 
 const OAUTH_DIR = fileURLToPath(new URL('../../oauth/', import.meta.url));
 const AS_SCRIPT = path.join(OAUTH_DIR, 'authorization_server.mjs');
-if (!existsSync(path.join(OAUTH_DIR, 'node_modules', 'oidc-provider', 'package.json'))) {
-  throw new Error('oidc-provider is not installed: run `npm ci` in tests/oauth (scripts/test.sh does)');
+// oidc-provider 9 supports Node >= 22: the pinned `node` package's.
+const NODE22 = path.join(OAUTH_DIR, 'node_modules', '.bin', 'node');
+if (!existsSync(path.join(OAUTH_DIR, 'node_modules', 'oidc-provider', 'package.json')) || !existsSync(NODE22)) {
+  throw new Error('oidc-provider (and its Node 22) is not installed: run `npm ci` in tests/oauth (scripts/test.sh does)');
 }
 
 const START_TIMEOUT_MS = 10_000;
@@ -122,7 +124,7 @@ export class AuthorizationServer {
     writeFileSync(configFile, JSON.stringify({
       resources, scopes, accessTokenTtl, opaque, introspectionClient, keys: keys.map((k) => k.privateJwk),
     }), { mode: 0o600 });
-    const child = spawn(process.execPath, [AS_SCRIPT, configFile],
+    const child = spawn(NODE22, [AS_SCRIPT, configFile],
       { cwd: OAUTH_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBUG: '' } });
     const as = new AuthorizationServer(child, dir);
     running.add(as);
