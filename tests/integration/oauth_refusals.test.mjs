@@ -21,15 +21,23 @@ import {
   reserveLoopbackPort, signJwt,
 } from './lib/oauth.mjs';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 
 const BINARY = serverBinary();
 const T = { timeout: TEST_TIMEOUT_MS };
 const VERSION = '2025-11-25';
 const BOTH = `${READ_SCOPE} ${WRITE_SCOPE}`;
-// The server fetches the keys again for an unknown kid at most this often;
-// 0 s so that a test needs no waiting between two rotations.
-const FAST_REFETCH = process.env.TTM_NO_FAST_REFETCH ? [] : ['--oauth-jwks-min-refetch', '0s'];
+// The server fetches the keys again for an unknown kid at most every 10 s
+// by default; the tests that need a second fetch soon after the first (a
+// rotation, the JWKS endpoint down) lower that to 0 s, so they need no
+// waiting. Until the binary takes the option (an unknown one exits 2 with
+// --help) they are recorded as `todo`.
+const FAST_REFETCH = ['--oauth-jwks-min-refetch', '0s'];
+const HAS_FAST_REFETCH = spawnSync(BINARY, [`${FAST_REFETCH[0]}=${FAST_REFETCH[1]}`, '--help'],
+  { stdio: 'ignore' }).status === 0;
+const REFETCH_T = HAS_FAST_REFETCH ? T
+  : { ...T, todo: `the binary lacks ${FAST_REFETCH[0]}: a refetch within 10 s of the last is refused` };
 
 after(stopAllHttpServers);
 
@@ -50,11 +58,12 @@ function message(res) {
 }
 
 /** A server with `--oauth-issuer as`, serving at its resource URI; returns { server, resource }. */
-async function startResourceServer(as, port, resource, args = []) {
+async function startResourceServer(as, port, resource, { args = [], fastRefetch = false } = {}) {
   const server = await HttpServer.start({
     binary: BINARY,
     listen: `127.0.0.1:${port}`,
-    args: ['--oauth-issuer', as.issuer, '--oauth-resource', resource, ...FAST_REFETCH, ...args],
+    args: ['--oauth-issuer', as.issuer, '--oauth-resource', resource,
+      ...(fastRefetch && HAS_FAST_REFETCH ? FAST_REFETCH : []), ...args],
   });
   assert.equal(server.url, resource);
   return server;
@@ -75,11 +84,11 @@ describe('OAuth refusals with the spec\'s status and header', () => {
   before(async () => {
     as = await AuthorizationServer.start({ resources: [], keys: [key] });
   });
-  beforeEach(async () => {
+  beforeEach(async (t) => {
     const port = await reserveLoopbackPort();
     resource = `http://127.0.0.1:${port}/mcp`;
     origin = `http://127.0.0.1:${port}`;
-    server = await startResourceServer(as, port, resource);
+    server = await startResourceServer(as, port, resource, { fastRefetch: t.name.startsWith('[refetch]') });
   });
   afterEach(() => server?.stop());
   after(() => as?.stop());
@@ -212,7 +221,7 @@ describe('OAuth refusals with the spec\'s status and header', () => {
     assert.ok(writes.includes('time_session_start'));
   });
 
-  test('key rotation: an unknown kid is refused, then accepted once the JWKS has it; ES256 and EdDSA too', T, async () => {
+  test('[refetch] key rotation: an unknown kid is refused, then accepted once the JWKS has it; ES256 and EdDSA too', REFETCH_T, async () => {
     const next = generateSigningKey('ES256');
     const ed = generateSigningKey('EdDSA');
     const early = signJwt(next, claims({ sub: 'rotated' }));
@@ -232,13 +241,13 @@ describe('OAuth refusals with the spec\'s status and header', () => {
     }
   });
 
-  test('the JWKS endpoint down: the cached keys keep working; an unknown kid is refused; the failure is logged', T, async () => {
+  test('[refetch] the JWKS endpoint down: the cached keys keep working; an unknown kid is refused; the failure is logged', REFETCH_T, async () => {
     const good = signJwt(key, claims());
     assert.equal((await initialize(good)).status, 200);
     await as.jwksDown();
     try {
       assert401(await initialize(signJwt(generateSigningKey('ES256'), claims())), 'invalid_token');
-      await server.waitForStderr(/cannot fetch the signing keys of [^\n]*the keys fetched before stay in use/);
+      await server.waitForStderr(/cannot fetch the signing keys of [^\n]*the keys fetched before stay in use/, 3000);
       assert.equal((await initialize(good)).status, 200, `cached keys${context()}`);
     } finally {
       await as.jwksUp();
@@ -257,7 +266,7 @@ describe('OAuth start-up without the authorization server', () => {
     const server = await HttpServer.start({
       binary: BINARY, listen: `127.0.0.1:${port}`,
       // --ephemeral: no journal to wait for, so /readyz answers for the keys alone.
-      args: ['--oauth-issuer', issuer, '--oauth-resource', resource, '--ephemeral', ...FAST_REFETCH],
+      args: ['--oauth-issuer', issuer, '--oauth-resource', resource, '--ephemeral'],
     });
     try {
       await server.waitForStderr(/cannot fetch the signing keys of [^\n]*no keys yet/);
