@@ -62,7 +62,8 @@ async function startResourceServer(as, port, resource, { args = [], fastRefetch 
   const server = await HttpServer.start({
     binary: BINARY,
     listen: `127.0.0.1:${port}`,
-    args: ['--oauth-issuer', as.issuer, '--oauth-resource', resource,
+    // --ephemeral: no journal to open; these tests keep no sessions.
+    args: ['--oauth-issuer', as.issuer, '--oauth-resource', resource, '--ephemeral',
       ...(fastRefetch && HAS_FAST_REFETCH ? FAST_REFETCH : []), ...args],
   });
   assert.equal(server.url, resource);
