@@ -21,7 +21,6 @@ import {
   reserveLoopbackPort, signJwt,
 } from './lib/oauth.mjs';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 
 const BINARY = serverBinary();
@@ -29,15 +28,10 @@ const T = { timeout: TEST_TIMEOUT_MS };
 const VERSION = '2025-11-25';
 const BOTH = `${READ_SCOPE} ${WRITE_SCOPE}`;
 // The server fetches the keys again for an unknown kid at most every 10 s
-// by default; the tests that need a second fetch soon after the first (a
-// rotation, the JWKS endpoint down) lower that to 0 s, so they need no
-// waiting. Until the binary takes the option (an unknown one exits 2 with
-// --help) they are recorded as `todo`.
+// by default (--oauth-jwks-min-refetch); the tests that need a second fetch
+// soon after the first (a rotation, the JWKS endpoint down) set 0 s, so they
+// need no waiting.
 const FAST_REFETCH = ['--oauth-jwks-min-refetch', '0s'];
-const HAS_FAST_REFETCH = spawnSync(BINARY, [`${FAST_REFETCH[0]}=${FAST_REFETCH[1]}`, '--help'],
-  { stdio: 'ignore' }).status === 0;
-const REFETCH_T = HAS_FAST_REFETCH ? T
-  : { ...T, todo: `the binary lacks ${FAST_REFETCH[0]}: a refetch within 10 s of the last is refused` };
 
 after(stopAllHttpServers);
 
@@ -64,7 +58,7 @@ async function startResourceServer(as, port, resource, { args = [], fastRefetch 
     listen: `127.0.0.1:${port}`,
     // --ephemeral: no journal to open; these tests keep no sessions.
     args: ['--oauth-issuer', as.issuer, '--oauth-resource', resource, '--ephemeral',
-      ...(fastRefetch && HAS_FAST_REFETCH ? FAST_REFETCH : []), ...args],
+      ...(fastRefetch ? FAST_REFETCH : []), ...args],
   });
   assert.equal(server.url, resource);
   return server;
@@ -222,7 +216,7 @@ describe('OAuth refusals with the spec\'s status and header', () => {
     assert.ok(writes.includes('time_session_start'));
   });
 
-  test('[refetch] key rotation: an unknown kid is refused, then accepted once the JWKS has it; ES256 and EdDSA too', REFETCH_T, async () => {
+  test('[refetch] key rotation: an unknown kid is refused, then accepted once the JWKS has it; ES256 and EdDSA too', T, async () => {
     const next = generateSigningKey('ES256');
     const ed = generateSigningKey('EdDSA');
     const early = signJwt(next, claims({ sub: 'rotated' }));
@@ -242,7 +236,7 @@ describe('OAuth refusals with the spec\'s status and header', () => {
     }
   });
 
-  test('[refetch] the JWKS endpoint down: the cached keys keep working; an unknown kid is refused; the failure is logged', REFETCH_T, async () => {
+  test('[refetch] the JWKS endpoint down: the cached keys keep working; an unknown kid is refused; the failure is logged', T, async () => {
     const good = signJwt(key, claims());
     assert.equal((await initialize(good)).status, 200);
     await as.jwksDown();
