@@ -11,7 +11,7 @@ export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 # TEST_PACKAGES too.
 BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
   libhowardhinnant-date-dev libboost-dev libsqlite3-dev tzdata libicu-dev
-  libsystemd-dev prometheus-cpp-dev)
+  libsystemd-dev prometheus-cpp-dev libssl-dev libcurl4-openssl-dev)
 # chromium: the browser checks of the reports (tests/browser), headless.
 # sqlite3: the shell holds the journal's write lock in limits.test.mjs.
 # prometheus: promtool and a real Prometheus scraping /metrics (tests).

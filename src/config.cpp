@@ -197,6 +197,59 @@ std::string parse_seconds(const std::string& v, std::size_t min,
   return err;
 }
 
+/// An OAuth scope name (RFC 6749 §3.3 scope-token: visible ASCII but
+/// '"' and the backslash, no space).
+std::string parse_scope(const std::string& v, std::string& out) {
+  if (v.empty())
+    return "expected a scope name such as tracker.read";
+  for (unsigned char ch : v)
+    if (ch < 0x21 || ch > 0x7E || ch == '"' || ch == '\\')
+      return "a scope name is visible ASCII without spaces, '\"' or '\\', "
+             "got '"
+             + v + "'";
+  out = v;
+  return {};
+}
+
+/// The OAuth options together (http mode): what needs --oauth-issuer, the
+/// resource's default, the introspection secret. URLs are checked where
+/// the resource server is made (wiring.cpp), with its URL parser.
+std::string check_oauth(config& c) {
+  if (c.oauth_issuer.empty()) {
+    if (!c.oauth_resource.empty()
+        || !c.oauth_introspection_client_id.empty())
+      return "--oauth-resource and --oauth-introspection-* need "
+             "--oauth-issuer";
+    return {};
+  }
+  if (c.oauth_read_scope == c.oauth_write_scope)
+    return "--oauth-read-scope and --oauth-write-scope must differ";
+  bool loopback = c.listen_host.rfind("127.", 0) == 0 || c.listen_host == "::1";
+  if (c.oauth_resource.empty() && !loopback)
+    return "--oauth-resource: required with --oauth-issuer when --listen is "
+           "beyond loopback (the public URL of the MCP endpoint, e.g. "
+           "https://mcp.example.com/mcp)";
+  if (c.oauth_introspection_client_id.empty()
+      != c.oauth_introspection_client_secret_file.empty())
+    return "--oauth-introspection-client-id and "
+           "--oauth-introspection-client-secret-file go together";
+  if (!c.oauth_introspection_client_secret_file.empty()) {
+    std::ifstream in{c.oauth_introspection_client_secret_file};
+    std::string line;
+    if (!in || !std::getline(in, line))
+      return "--oauth-introspection-client-secret-file: cannot read '"
+             + c.oauth_introspection_client_secret_file + "'";
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+      line.pop_back();
+    if (line.empty())
+      return "--oauth-introspection-client-secret-file: '"
+             + c.oauth_introspection_client_secret_file
+             + "' has an empty first line";
+    c.oauth_introspection_client_secret = line;
+  }
+  return {};
+}
+
 const std::vector<option>& options() {
   static const std::vector<option> opts{
     {"--log-level", "log_level", "TIME_TRACKER_MCP_LOG_LEVEL", "LEVEL",
@@ -485,6 +538,103 @@ const std::vector<option>& options() {
      [](config& c, const std::string& v) {
        return parse_size(v, 1, 1'000'000, c.max_connections);
      }},
+    // -- OAuth 2.1 (http mode) ---------------------------------------------
+    {"--oauth-issuer", "oauth_issuer", "TIME_TRACKER_MCP_OAUTH_ISSUER", "URL",
+     "http: accept OAuth access tokens of this authorization server (its "
+     "issuer identifier; https, or http on a loopback host): its metadata "
+     "(RFC 8414, else OpenID Connect discovery) names its keys; tokens must "
+     "name --oauth-resource as audience. Static tokens stay valid beside "
+     "them (default: off)",
+     [](config& c, const std::string& v) -> std::string {
+       if (v.empty())
+         return "expected the issuer's URL";
+       c.oauth_issuer = v;
+       return {};
+     }},
+    {"--oauth-resource", "oauth_resource", "TIME_TRACKER_MCP_OAUTH_RESOURCE",
+     "URI",
+     "http: this server's canonical resource URI as clients reach it (the "
+     "reverse proxy's public URL of the MCP endpoint, e.g. "
+     "https://mcp.example.com/mcp): the audience tokens must name, and the "
+     "origin of the metadata URL in 401 challenges (default with a loopback "
+     "--listen: http://HOST:PORT/PATH of --listen and --path; required "
+     "otherwise)",
+     [](config& c, const std::string& v) -> std::string {
+       if (v.empty())
+         return "expected a URI such as https://mcp.example.com/mcp";
+       c.oauth_resource = v;
+       return {};
+     }},
+    {"--oauth-read-scope", "oauth_read_scope",
+     "TIME_TRACKER_MCP_OAUTH_READ_SCOPE", "SCOPE",
+     "http: the scope read-only tools need (their readOnlyHint: time, "
+     "history, reports, stats); the write scope allows them too (default "
+     "tracker.read)",
+     [](config& c, const std::string& v) {
+       return parse_scope(v, c.oauth_read_scope);
+     }},
+    {"--oauth-write-scope", "oauth_write_scope",
+     "TIME_TRACKER_MCP_OAUTH_WRITE_SCOPE", "SCOPE",
+     "http: the scope every other tool needs (tracking, edits, preferences) "
+     "(default tracker.write)",
+     [](config& c, const std::string& v) {
+       return parse_scope(v, c.oauth_write_scope);
+     }},
+    {"--oauth-principal-claim", "oauth_principal_claim",
+     "TIME_TRACKER_MCP_OAUTH_PRINCIPAL_CLAIM", "CLAIM",
+     "http: the access token claim whose value is the principal (sessions, "
+     "shares, preferences and audit records belong to it), e.g. email "
+     "(default sub)",
+     [](config& c, const std::string& v) -> std::string {
+       if (v.empty())
+         return "expected a claim name such as sub or email";
+       c.oauth_principal_claim = v;
+       return {};
+     }},
+    {"--oauth-clock-skew", "oauth_clock_skew",
+     "TIME_TRACKER_MCP_OAUTH_CLOCK_SKEW", "DURATION",
+     "http: leeway for an access token's exp and nbf, 0 to 5m (default 30s)",
+     [](config& c, const std::string& v) {
+       long long s = 0;
+       auto err = parse_duration(v, 0, 300, s);
+       if (err.empty())
+         c.oauth_clock_skew_s = static_cast<std::size_t>(s);
+       return err;
+     }},
+    {"--oauth-jwks-min-refetch", "oauth_jwks_min_refetch",
+     "TIME_TRACKER_MCP_OAUTH_JWKS_MIN_REFETCH", "DURATION",
+     "http: a token signed with a key we do not have (an unknown kid, e.g. "
+     "after a key rotation) fetches the issuer's JWKS again, at most this "
+     "often, 0 to 1h (default 10s)",
+     [](config& c, const std::string& v) {
+       long long s = 0;
+       auto err = parse_duration(v, 0, 3600, s);
+       if (err.empty())
+         c.oauth_jwks_min_refetch_s = static_cast<std::size_t>(s);
+       return err;
+     }},
+    {"--oauth-introspection-client-id", "oauth_introspection_client_id",
+     "TIME_TRACKER_MCP_OAUTH_INTROSPECTION_CLIENT_ID", "ID",
+     "http: check opaque (non-JWT) access tokens by introspection (RFC "
+     "7662) at the issuer's introspection_endpoint as this client, with "
+     "--oauth-introspection-client-secret-file; results are kept at most "
+     "60 s and never past the token's exp (default: off)",
+     [](config& c, const std::string& v) -> std::string {
+       if (v.empty())
+         return "expected a client id";
+       c.oauth_introspection_client_id = v;
+       return {};
+     }},
+    {"--oauth-introspection-client-secret-file",
+     "oauth_introspection_client_secret_file",
+     "TIME_TRACKER_MCP_OAUTH_INTROSPECTION_CLIENT_SECRET_FILE", "FILE",
+     "http: the introspection client's secret, the first line of FILE",
+     [](config& c, const std::string& v) -> std::string {
+       if (v.empty())
+         return "expected a file name";
+       c.oauth_introspection_client_secret_file = v;
+       return {};
+     }},
   };
   return opts;
 }
@@ -673,6 +823,9 @@ load_config(const std::vector<std::string>& args,
                                c.auth_principals);
         !err.empty())
       return fail("--auth-token-file: " + err);
+  if (c.mode == "http")
+    if (auto err = check_oauth(c); !err.empty())
+      return fail(err);
   res.cfg = std::move(c);
   return res;
 }

@@ -93,6 +93,25 @@ struct config {
   std::size_t http_threads = 1;
   std::size_t max_connections = 4096;
 
+  // -- OAuth 2.1 resource server (http mode) -------------------------------
+  /// The authorization server's issuer; empty: OAuth off.
+  std::string oauth_issuer;
+  /// Our canonical resource URI (tokens' audience); empty: the edge's own
+  /// URL (loopback --listen only; load_config checks).
+  std::string oauth_resource;
+  std::string oauth_read_scope = "tracker.read";
+  std::string oauth_write_scope = "tracker.write";
+  std::string oauth_principal_claim = "sub";
+  std::size_t oauth_clock_skew_s = 30;
+  /// A token naming an unknown kid fetches the JWKS again at most this
+  /// often.
+  std::size_t oauth_jwks_min_refetch_s = 10;
+  /// Opaque tokens by introspection (RFC 7662): both or neither.
+  std::string oauth_introspection_client_id;
+  std::string oauth_introspection_client_secret_file;
+  /// Read from the file (its first line) by load_config.
+  std::string oauth_introspection_client_secret;
+
   // -- limits (both modes) --------------------------------------------------
   /// Per principal (client address without auth; the stdio client).
   /// Generous: an agent never meets it, a runaway loop does (see

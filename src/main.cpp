@@ -9,6 +9,7 @@
 #include "crash_signals.hpp"
 #include "domain/clock.hpp"
 #include "edge/http.hpp"
+#include "edge/oauth.hpp"
 #include "edge/service_notify.hpp"
 #include "edge/stdio.hpp"
 #include "log.hpp"
@@ -377,9 +378,21 @@ int run_http(const config& cfg) {
   opts.threads = cfg.http_threads;
   opts.max_connections = cfg.max_connections;
   opts.limiter = make_limiter(cfg, prepared.client.clock, true);
-  if (prepared.client.journal)
-    opts.unready = [open = prepared.journal_open]() -> std::string {
-      return *open ? std::string{} : "the session journal is not open";
+  std::string oauth_error;
+  opts.oauth = make_oauth(cfg, prepared.client, oauth_error);
+  if (!oauth_error.empty()) {
+    TTM_LOG(error, "main", oauth_error);
+    return 2;
+  }
+  if (prepared.client.journal || opts.oauth)
+    opts.unready = [open = prepared.client.journal ? prepared.journal_open
+                                                   : nullptr,
+                    oauth = opts.oauth]() -> std::string {
+      if (open && !*open)
+        return "the session journal is not open";
+      // OAuth without signing keys (and without introspection) can accept
+      // no token but a static one: not ready (docs/architecture.md).
+      return oauth ? oauth->unready() : std::string{};
     };
 
   latch shutdown;
@@ -408,7 +421,8 @@ int run_http(const config& cfg) {
                               + "; local zone " + local_zone
                               + ", tz database " + tzdb_version + "; "
                               + prepared.journal_summary);
-      if (!is_loopback(cfg.listen_host) && cfg.auth_tokens.empty())
+      if (!is_loopback(cfg.listen_host) && cfg.auth_tokens.empty()
+          && !opts.oauth)
         TTM_LOG(warning, "main", "listening beyond loopback without "
                                  "--auth-token-file: anyone who can reach "
                                  "this port can use the server");

@@ -136,6 +136,12 @@ struct registry_state {
   Family<Counter>* refusals = nullptr;
   std::mutex refusal_mtx;
   std::map<int, Counter*> refusal_by_status;
+  Family<Counter>* oauth_tokens = nullptr;
+  std::mutex oauth_mtx;
+  std::map<std::string, Counter*, std::less<>> oauth_by_outcome;
+  Counter* key_fetches[2] = {nullptr, nullptr}; // failed, ok
+  Counter* introspections[2] = {nullptr, nullptr};
+  Gauge* signing_keys = nullptr;
   Gauge* rss = nullptr;
   Gauge* fds = nullptr;
   Counter* cpu = nullptr;
@@ -214,6 +220,29 @@ struct registry_state {
                   .Name("time_tracker_http_refusals_total")
                   .Help("HTTP requests answered with an error status")
                   .Register(r);
+    oauth_tokens = &prometheus::BuildCounter()
+                      .Name("time_tracker_oauth_tokens_total")
+                      .Help("OAuth access tokens checked, by outcome "
+                            "(accepted or the reason of the refusal)")
+                      .Register(r);
+    auto& fetches = prometheus::BuildCounter()
+                      .Name("time_tracker_oauth_key_fetches_total")
+                      .Help("Fetches of the authorization server's metadata "
+                            "and signing keys (JWKS), by result")
+                      .Register(r);
+    key_fetches[0] = &fetches.Add({{"result", "failed"}});
+    key_fetches[1] = &fetches.Add({{"result", "ok"}});
+    auto& intro = prometheus::BuildCounter()
+                    .Name("time_tracker_oauth_introspections_total")
+                    .Help("Token introspection calls (RFC 7662), by result")
+                    .Register(r);
+    introspections[0] = &intro.Add({{"result", "failed"}});
+    introspections[1] = &intro.Add({{"result", "ok"}});
+    signing_keys = &prometheus::BuildGauge()
+                      .Name("time_tracker_oauth_signing_keys")
+                      .Help("Signing keys of the authorization server in use")
+                      .Register(r)
+                      .Add({});
     prometheus::BuildGauge()
       .Name("time_tracker_build_info")
       .Help("The server's version (always 1)")
@@ -373,6 +402,32 @@ void refusal(int status) {
   if (c == nullptr)
     c = &s.refusals->Add({{"code", std::to_string(status)}});
   c->Increment();
+}
+
+void oauth_token(std::string_view outcome) {
+  auto& s = state();
+  std::lock_guard<std::mutex> guard{s.oauth_mtx};
+  auto it = s.oauth_by_outcome.find(outcome);
+  if (it == s.oauth_by_outcome.end()) {
+    auto value = label_ok(outcome) ? std::string{outcome} : std::string{other};
+    it = s.oauth_by_outcome
+           .emplace(std::string{outcome},
+                    &s.oauth_tokens->Add({{"outcome", value}}))
+           .first;
+  }
+  it->second->Increment();
+}
+
+void oauth_key_fetch(bool ok) {
+  state().key_fetches[ok ? 1 : 0]->Increment();
+}
+
+void oauth_keys(std::size_t n) {
+  state().signing_keys->Set(static_cast<double>(n));
+}
+
+void oauth_introspection(bool ok) {
+  state().introspections[ok ? 1 : 0]->Increment();
 }
 
 std::string page() {

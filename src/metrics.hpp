@@ -62,6 +62,22 @@ void journal_fence();
 /// counts, whoever adds it.
 void refusal(int status);
 
+/// An OAuth access token checked at the HTTP edge (--oauth-issuer):
+/// time_tracker_oauth_tokens_total, by `outcome`: accepted, or why it was
+/// refused (edge/oauth_token.hpp, failure_name; a bounded set).
+void oauth_token(std::string_view outcome);
+
+/// A fetch of the issuer's metadata and signing keys ended:
+/// time_tracker_oauth_key_fetches_total{result="ok"|"failed"}.
+void oauth_key_fetch(bool ok);
+
+/// The signing keys in use: time_tracker_oauth_signing_keys.
+void oauth_keys(std::size_t n);
+
+/// A token introspection call (RFC 7662) ended:
+/// time_tracker_oauth_introspections_total{result="ok"|"failed"}.
+void oauth_introspection(bool ok);
+
 /// The text exposition of every metric, process metrics refreshed.
 std::string page();
 

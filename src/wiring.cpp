@@ -1,5 +1,7 @@
 #include "wiring.hpp"
 
+#include "edge/oauth.hpp"
+
 #include "crash_signals.hpp"
 #include "domain/zones.hpp"
 #include "log.hpp"
@@ -177,6 +179,30 @@ prepared_config prepare(const config& cfg) {
   p.client.network_transport = cfg.mode == "http" ? "tcp" : "pipe";
   lock_journal(cfg, p);
   return p;
+}
+
+std::shared_ptr<edge::oauth::resource_server>
+make_oauth(const config& cfg, const actors::client_config& client,
+           std::string& error) {
+  if (cfg.oauth_issuer.empty())
+    return nullptr;
+  error = edge::oauth::check_url(cfg.oauth_issuer, "--oauth-issuer");
+  if (error.empty() && !cfg.oauth_resource.empty())
+    error = edge::oauth::check_url(cfg.oauth_resource, "--oauth-resource");
+  if (!error.empty())
+    return nullptr;
+  edge::oauth::settings s;
+  s.issuer = cfg.oauth_issuer;
+  s.resource = cfg.oauth_resource; // empty: the edge's URL (loopback)
+  s.scopes = {cfg.oauth_read_scope, cfg.oauth_write_scope};
+  s.principal_claim = cfg.oauth_principal_claim;
+  s.clock_skew = std::chrono::seconds{cfg.oauth_clock_skew_s};
+  s.min_refetch = std::chrono::seconds{cfg.oauth_jwks_min_refetch_s};
+  s.introspection_client_id = cfg.oauth_introspection_client_id;
+  s.introspection_client_secret = cfg.oauth_introspection_client_secret;
+  s.clock = client.clock;
+  s.tools = client.registry;
+  return std::make_shared<edge::oauth::resource_server>(std::move(s));
 }
 
 } // namespace ttm

@@ -18,6 +18,10 @@
 
 namespace ttm {
 
+namespace edge::oauth {
+class resource_server;
+}
+
 /// What both modes set up before the actor system: the zone "local" stands
 /// for and the client actors' configuration, without loading the tz database
 /// or compiling the tool schemas (see warm_up), and the journal's lock.
@@ -46,6 +50,13 @@ prepared_config prepare(const config& cfg);
 std::shared_ptr<domain::rate_limiter>
 make_limiter(const config& cfg, const domain::clock_ptr& clock,
              bool in_flight);
+
+/// The OAuth resource server of --oauth-issuer (http mode), not started
+/// (the edge starts it); null when OAuth is off, or with `error` set when
+/// an option's URL cannot be used (exit 2).
+std::shared_ptr<edge::oauth::resource_server>
+make_oauth(const config& cfg, const actors::client_config& client,
+           std::string& error);
 
 actors::supervisor_config make_supervisor_config(const config& cfg,
                                                  bool http);

@@ -5,6 +5,7 @@
 #include "edge/http.hpp"
 
 #include "edge/http_connection.hpp"
+#include "edge/oauth.hpp"
 
 #include "log.hpp"
 #include "metrics.hpp"
@@ -30,6 +31,7 @@ void http_server::make_access_policy() {
   access = access_policy{bound_port,         bind_name,
                          opts.allowed_hosts, opts.allowed_origins,
                          opts.auth_tokens,   opts.auth_principals};
+  access.set_oauth(opts.oauth != nullptr);
 }
 
 void http_server::do_accept() {
@@ -216,6 +218,13 @@ void http_edge::start() {
                              + ec.message());
   s.bound_port = s.acceptor.local_endpoint().port();
   s.make_access_policy();
+  if (s.opts.oauth) {
+    // Without --oauth-resource (loopback only): our own URL is the
+    // resource, known now that the port is.
+    if (s.opts.oauth->config().resource.empty())
+      s.opts.oauth->set_resource(url());
+    s.opts.oauth->start();
+  }
   s.work.emplace(s.ioc.get_executor());
   net::post(s.acceptor.get_executor(), [&s] { s.do_accept(); });
   for (std::size_t i = 0; i < std::max<std::size_t>(s.opts.threads, 1); ++i)
@@ -265,6 +274,10 @@ void http_edge::stop() {
   s.ioc.stop();
   for (auto& t : s.threads)
     t.join();
+  // Checks under way post to connections of the io_context: stop them
+  // while it still exists.
+  if (s.opts.oauth)
+    s.opts.oauth->stop();
   // No I/O thread runs any more; let go of the actor.
   s.transport = actors::transport_actor{};
 }

@@ -82,17 +82,26 @@ bool access_policy::origin_allowed(std::string_view origin) const {
 
 std::optional<std::string> access_policy::principal_of(
   std::optional<std::string_view> authorization) const {
-  if (tokens_.empty())
+  if (!auth_required())
     return std::string{"local"};
-  std::string_view value = authorization.value_or(std::string_view{});
-  bool bearer = value.size() > 7 && lower(value.substr(0, 7)) == "bearer ";
-  int token = bearer ? token_index(std::string{trim(value.substr(7))}, tokens_)
-                     : -1;
+  auto bearer = bearer_token(authorization);
+  int token = bearer ? token_index(*bearer, tokens_) : -1;
   if (token < 0)
     return std::nullopt;
   auto t = static_cast<std::size_t>(token);
   return t < principals_.size() ? principals_[t]
                                 : "token-" + std::to_string(t + 1);
+}
+
+std::optional<std::string>
+access_policy::bearer_token(std::optional<std::string_view> authorization) {
+  std::string_view value = authorization.value_or(std::string_view{});
+  if (value.size() <= 7 || lower(value.substr(0, 7)) != "bearer ")
+    return std::nullopt;
+  auto token = trim(value.substr(7));
+  if (token.empty())
+    return std::nullopt;
+  return std::string{token};
 }
 
 namespace {

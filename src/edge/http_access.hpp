@@ -48,21 +48,33 @@ public:
   /// An Origin header's value, as sent (a trailing `/` is ignored).
   bool origin_allowed(std::string_view origin) const;
 
+  /// OAuth access tokens (--oauth-issuer) are accepted besides the
+  /// static ones: a bearer token is required even without static ones.
+  void set_oauth(bool on) noexcept {
+    oauth_ = on;
+  }
+
   bool auth_required() const noexcept {
-    return !tokens_.empty();
+    return !tokens_.empty() || oauth_;
   }
 
   /// The principal of an Authorization header's `Bearer TOKEN`; nullopt
   /// when the header is absent, not Bearer, or holds no configured token.
-  /// Without tokens every request is `local`'s.
+  /// Without tokens (and without OAuth) every request is `local`'s.
   std::optional<std::string>
   principal_of(std::optional<std::string_view> authorization) const;
+
+  /// The token of an Authorization header's `Bearer TOKEN` (trimmed);
+  /// nullopt when the header is absent, not Bearer or empty.
+  static std::optional<std::string>
+  bearer_token(std::optional<std::string_view> authorization);
 
 private:
   std::vector<std::string> hosts_;   // lower case
   std::vector<std::string> origins_; // lower case, no trailing '/'
   std::vector<std::string> tokens_;
   std::vector<std::string> principals_;
+  bool oauth_ = false;
 };
 
 /// Throttles bearer-token guessing per client address: `max_failures`

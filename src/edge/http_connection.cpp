@@ -6,6 +6,7 @@
 
 #include "edge/http_connection.hpp"
 
+#include "edge/oauth.hpp"
 #include "log.hpp"
 #include "metrics.hpp"
 #include "mcp/wire.hpp"
@@ -280,6 +281,9 @@ void connection::on_header(error_code ec) {
 
 void connection::route(const request& req) {
   std::string_view target{req.target().data(), req.target().size()};
+  if (srv_.opts.oauth && !srv_.opts.metrics_only
+      && on_resource_metadata(req, target.substr(0, target.find('?'))))
+    return;
   // The readiness check runs for /readyz only.
   auto unready = srv_.opts.unready && target.rfind("/readyz", 0) == 0
                    ? srv_.opts.unready()
@@ -323,9 +327,54 @@ void connection::on_metrics(const request& req) {
 }
 
 void connection::on_mcp(const request& req) {
+  // A static token is tried first, by exact match; any other bearer token
+  // goes to the OAuth resource server, off this thread (signatures cost;
+  // an unknown kid may fetch keys), and the request goes on when it has
+  // answered. Not while the address is locked out: decide_head answers
+  // that without looking at the token.
+  if (auto* oauth = srv_.opts.oauth.get()) {
+    auto auth = req.find(http::field::authorization);
+    std::optional<std::string_view> value;
+    if (auth != req.end())
+      value = std::string_view{auth->value().data(), auth->value().size()};
+    auto token = access_policy::bearer_token(value);
+    if (token && !srv_.access.principal_of(value)
+        && !srv_.throttle.locked(peer_, std::chrono::steady_clock::now())) {
+      oauth->validate(std::move(*token), [self = shared_from_this(),
+                                          oauth](oauth::token_verdict v) {
+        bearer_verdict b;
+        if (v.ok()) {
+          b.principal = std::move(v.granted.principal);
+          b.scopes = std::move(v.granted.scopes);
+        } else {
+          b.challenge = oauth->challenge(v.failure);
+          b.message = oauth::failure_text(v.failure);
+          b.counts = v.failure != oauth::token_failure::expired
+                     && v.failure != oauth::token_failure::not_yet_valid;
+        }
+        auto ex = self->executor();
+        net::post(ex, [self = std::move(self), b = std::move(b)] {
+          self->on_mcp_checked(&b);
+        });
+      });
+      return;
+    }
+  }
+  on_mcp_checked(nullptr);
+}
+
+void connection::on_mcp_checked(const bearer_verdict* bearer) {
+  if (closed_)
+    return;
+  const auto& req = parser_->get();
+  oauth_gate oauth;
+  oauth.bearer = bearer;
+  if (srv_.opts.oauth)
+    oauth.challenge = srv_.opts.oauth->challenge();
   ctx_.mcp = decide_head(
     srv_.access, head_of(req, *parser_), srv_.opts.max_body_bytes,
-    auth_gate{&srv_.throttle, peer_, std::chrono::steady_clock::now()});
+    auth_gate{&srv_.throttle, peer_, std::chrono::steady_clock::now()},
+    oauth);
   switch (ctx_.mcp.kind) {
     case head_decision::refuse:
       if (auto s = ctx_.mcp.why.status; s == 401 || s == 403 || s == 429)
@@ -398,7 +447,7 @@ void connection::dispatch(body_decision d, protocol::frame f) {
   ctx_.expects_response = d.expects_response;
   if ((d.kind == body_decision::open || d.kind == body_decision::forward
        || d.kind == body_decision::call)
-      && !admit_request())
+      && (!scope_allows(f) || !admit_request()))
     return;
   switch (d.kind) {
     case body_decision::refuse:
@@ -441,7 +490,8 @@ bool connection::admit_request() {
     return true;
   // Without tokens every request is `local`'s: the address tells clients
   // apart.
-  auto key = srv_.opts.auth_tokens.empty() ? peer_ : ctx_.mcp.principal;
+  bool anonymous = !srv_.access.auth_required();
+  auto key = anonymous ? peer_ : ctx_.mcp.principal;
   auto v = limiter->admit(key);
   if (!v) {
     TTM_LOG(debug, "http", "request refused: "
@@ -452,12 +502,43 @@ bool connection::admit_request() {
                              + " reached");
     auto why = rate_refusal(v, ctx_.modern);
     srv_.audit_refusal(why, peer_,
-                       srv_.opts.auth_tokens.empty() ? std::string{}
-                                                     : ctx_.mcp.principal);
+                       anonymous ? std::string{} : ctx_.mcp.principal);
     refuse(why);
     return false;
   }
   ctx_.limit_key = std::move(key);
+  return true;
+}
+
+bool connection::scope_allows(const protocol::frame& f) {
+  if (!ctx_.mcp.scopes || !srv_.opts.oauth)
+    return true; // a static token's request, or no auth: anything
+  auto need = srv_.opts.oauth->missing_scope(f, *ctx_.mcp.scopes);
+  if (need.empty())
+    return true;
+  auto why = make_refusal(403,
+                          "Forbidden: this call needs the OAuth scope '"
+                            + need + "', which the access token lacks",
+                          http_refusal_code, ctx_.modern,
+                          srv_.opts.oauth->insufficient_scope(need));
+  srv_.audit_refusal(why, peer_, ctx_.mcp.principal);
+  refuse(why);
+  return false;
+}
+
+bool connection::on_resource_metadata(const request& req,
+                                      std::string_view path) {
+  if (!srv_.opts.oauth->is_metadata_path(path, srv_.opts.path))
+    return false;
+  if (req.method() != http::verb::get && req.method() != http::verb::head) {
+    respond_plain(405, "use GET or HEAD", "GET, HEAD");
+    return true;
+  }
+  auto res = start_response(http::status::ok);
+  // Public metadata, read by browser-based clients from other origins.
+  res->set(http::field::access_control_allow_origin, "*");
+  set_body(*res, srv_.opts.oauth->metadata_document(), "application/json");
+  write(std::move(res));
   return true;
 }
 

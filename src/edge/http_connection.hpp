@@ -202,6 +202,12 @@ private:
   void route(const request& req);
   void on_metrics(const request& req);
   void on_mcp(const request& req);
+  /// After the OAuth check of the request's token (null: none needed).
+  void on_mcp_checked(const bearer_verdict* bearer);
+  /// Serves Protected Resource Metadata (RFC 9728) when `path` is its.
+  bool on_resource_metadata(const request& req, std::string_view path);
+  /// The OAuth scope check of a frame: false when refused (answered).
+  bool scope_allows(const protocol::frame& f);
   void send_continue();
   void read_body();
   void on_body(error_code ec);

@@ -16,6 +16,10 @@
 
 namespace ttm::edge {
 
+namespace oauth {
+class resource_server;
+}
+
 struct http_options {
   /// IP address to bind (IPv4 or IPv6 literal); loopback by default.
   std::string host = "127.0.0.1";
@@ -75,6 +79,10 @@ struct http_options {
   /// Why the server cannot serve now (e.g. the journal is not open), for
   /// /readyz; empty: ready. Called on I/O threads; null: always ready.
   std::function<std::string()> unready;
+  /// The OAuth resource server (--oauth-issuer); null: static tokens only.
+  /// The edge starts it (after binding: a loopback default resource is
+  /// the edge's own URL) and stops it.
+  std::shared_ptr<oauth::resource_server> oauth;
   /// Serve /metrics only (--metrics-listen): no MCP endpoint, no probes.
   bool metrics_only = false;
 };

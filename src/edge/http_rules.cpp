@@ -114,7 +114,8 @@ refusal too_large(std::size_t max_body_bytes, bool modern) {
 }
 
 head_decision decide_head(const access_policy& access, const request_head& h,
-                          std::size_t max_body_bytes, const auth_gate& gate) {
+                          std::size_t max_body_bytes, const auth_gate& gate,
+                          const oauth_gate& oauth) {
   head_decision d;
   // Read first: a refusal of a 2026-07-28 request uses that era's codes.
   d.headers = read_mcp_headers(h);
@@ -158,13 +159,19 @@ head_decision decide_head(const access_policy& access, const request_head& h,
   if (throttle)
     if (auto left = throttle->locked(gate.address, gate.now))
       return too_many(*left);
-  auto principal = access.principal_of(h.authorization);
+  const auto* bearer = oauth.bearer;
+  auto principal = bearer ? bearer->principal
+                          : access.principal_of(h.authorization);
   if (!principal) {
     // Never log the token itself.
     bool absent = !h.authorization;
-    TTM_LOG(info, "http", absent ? "refused a request without a bearer token"
-                                 : "refused a request with a wrong token");
-    if (throttle && !absent)
+    TTM_LOG(info, "http",
+            absent ? "refused a request without a bearer token"
+                   : bearer ? "refused a request with a refused OAuth "
+                              "access token: "
+                                + bearer->message
+                            : "refused a request with a wrong token");
+    if (throttle && !absent && (!bearer || bearer->counts))
       if (auto lockout = throttle->failed(gate.address, gate.now)) {
         TTM_LOG(warning, "http",
                 "too many wrong bearer tokens from " + gate.address
@@ -172,16 +179,24 @@ head_decision decide_head(const access_policy& access, const request_head& h,
                   + " s");
         return too_many(*lockout);
       }
+    std::string challenge
+      = bearer ? bearer->challenge
+      : !oauth.challenge.empty()
+        ? oauth.challenge
+          + (absent ? "" : R"(, error="invalid_token")")
+        : absent ? R"(Bearer realm="time-tracker-mcp")"
+                 : R"(Bearer realm="time-tracker-mcp", )"
+                   R"(error="invalid_token")";
     refuse(401,
-           absent ? "Unauthorized: send 'Authorization: Bearer TOKEN'"
-                  : "Unauthorized: the bearer token is not valid",
-           http_refusal_code,
-           absent ? R"(Bearer realm="time-tracker-mcp")"
-                  : R"(Bearer realm="time-tracker-mcp", )"
-                    R"(error="invalid_token")");
+           absent   ? "Unauthorized: send 'Authorization: Bearer TOKEN'"
+           : bearer ? "Unauthorized: " + bearer->message
+                    : "Unauthorized: the bearer token is not valid",
+           http_refusal_code, challenge);
     d.why.close = true;
     return d;
   }
+  if (bearer)
+    d.scopes = bearer->scopes;
   if (throttle)
     throttle->succeeded(gate.address);
   d.principal = std::move(*principal);

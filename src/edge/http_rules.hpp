@@ -128,6 +128,9 @@ struct head_decision {
   mcp_headers headers;
   /// Whose request this is: the bearer token's principal, or `local`.
   std::string principal;
+  /// An OAuth access token's scopes (what its calls may do); nullopt: a
+  /// static token's or no token's request, which may do anything.
+  std::optional<std::vector<std::string>> scopes;
   /// The 2025 Mcp-Session-Id, trimmed (empty: absent or a 2026-07-28 one).
   std::string session;
   /// Why the 2025 header rules refuse this request, should the body show
@@ -137,6 +140,20 @@ struct head_decision {
   bool send_continue = false;
 };
 
+/// What the OAuth resource server said of a bearer token that is not a
+/// static one (checked before decide_head, off the I/O thread).
+struct bearer_verdict {
+  /// nullopt: refused.
+  std::optional<std::string> principal;
+  std::vector<std::string> scopes;
+  /// Of the 401 when refused (WWW-Authenticate, and the body's reason).
+  std::string challenge;
+  std::string message;
+  /// A refusal that counts as a wrong token for the throttle (an expired
+  /// token is a client's honest mistake: it does not).
+  bool counts = true;
+};
+
 /// Where a request comes from, for the token-guessing throttle.
 struct auth_gate {
   auth_throttle* throttle = nullptr; ///< none: unthrottled
@@ -144,12 +161,23 @@ struct auth_gate {
   auth_throttle::time_point now{};
 };
 
+/// What OAuth (--oauth-issuer) adds to the token check.
+struct oauth_gate {
+  /// WWW-Authenticate of a 401 without a usable token (RFC 9728's
+  /// resource_metadata); empty: the realm of static tokens.
+  std::string challenge;
+  /// The OAuth check of the request's token, when it was not a static
+  /// one; null: the static tokens decide.
+  const bearer_verdict* bearer = nullptr;
+};
+
 /// Host, Origin, bearer token (429 while the client address is locked out,
 /// see auth_throttle), method, the 2025 session and version headers,
 /// Content-Type, Accept, Content-Length and Expect, in that order.
 head_decision decide_head(const access_policy& access, const request_head& h,
                           std::size_t max_body_bytes,
-                          const auth_gate& gate = {});
+                          const auth_gate& gate = {},
+                          const oauth_gate& oauth = {});
 
 /// 413 for a body over the limit.
 refusal too_large(std::size_t max_body_bytes, bool modern);
