@@ -38,11 +38,12 @@ export class HttpServer {
   }
 
   /**
-   * Starts the server with `args` after `http --listen 127.0.0.1:0`; resolves
+   * Starts the server with `args` after `http --listen 127.0.0.1:0` (or
+   * `listen`: a port chosen before, e.g. for a resource URI); resolves
    * once it logged its URL (this.url, this.origin, this.port).
    */
-  static async start({ binary, args = [], env = process.env }) {
-    const child = spawn(binary, ['http', '--listen', '127.0.0.1:0', ...withDataDir(args, env)],
+  static async start({ binary, args = [], env = process.env, listen = '127.0.0.1:0' }) {
+    const child = spawn(binary, ['http', '--listen', listen, ...withDataDir(args, env)],
       { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const server = new HttpServer(child);
     running.add(server);
