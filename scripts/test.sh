@@ -28,6 +28,10 @@ tests_on=(-DTTM_BUILD_TESTS=ON -DTTM_BUILD_BENCH=ON)
 build_tree build all -- -DCMAKE_BUILD_TYPE=Release "${tests_on[@]}"
 build_tree build-asan all -- -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTTM_SANITIZE=ON "${tests_on[@]}"
+# The libFuzzer targets (tests/fuzz): clang, only the libraries they need.
+build_tree build-fuzz fuzz -- -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=Release -DTTM_FUZZ=ON -DTTM_BUILD_TESTS=OFF \
+  -DTTM_BUILD_BENCH=OFF
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
@@ -36,3 +40,7 @@ say "test suite, Release build"
 (cd "$ROOT/build" && ctest --output-on-failure -j"$(nproc)")
 say "test suite, sanitizer build (address, undefined)"
 (cd "$ROOT/build-asan" && ctest --output-on-failure -j"$(nproc)")
+# Each target replays its seeds and regression inputs, then fuzzes for a
+# bounded time (TTM_FUZZ_SECONDS); scripts/fuzz.sh runs them long.
+say "fuzz targets (libFuzzer), a bounded run each"
+(cd "$ROOT/build-fuzz" && ctest --output-on-failure -j"$(nproc)")
