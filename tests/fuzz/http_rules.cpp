@@ -8,6 +8,8 @@
 
 #include "fuzz_check.hpp"
 
+#include "log.hpp"
+
 #include "edge/http_rules.hpp"
 #include "mcp/wire.hpp"
 #include "protocol/modern.hpp"
@@ -83,6 +85,16 @@ const access_policy& policy(bool tokens) {
 }
 
 } // namespace
+
+/// The log's lines are formatted (the code a line runs stays fuzzed) but
+/// not written: stderr is libFuzzer's report.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  ttm::log::set_sink([](ttm::log::level lvl, std::string_view where,
+                        std::string_view msg, const ttm::log::fields& f) {
+    (void)ttm::log::format_line(ttm::log::format::json, 0, lvl, where, msg, f);
+  });
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {

@@ -4,6 +4,7 @@
 
 #include "domain/absolute_time.hpp"
 #include "domain/calendar_math.hpp"
+#include "domain/zone_completion.hpp"
 #include "domain/zones.hpp"
 
 #include <catch2/catch.hpp>
@@ -48,4 +49,20 @@ TEST_CASE("fuzz regression: PT574180921H added to a time is refused, not "
                                   "PT574180921H", "disambiguation");
   REQUIRE(std::holds_alternative<domain::time_input_error>(res));
   CHECK(std::get<domain::time_input_error>(res).code == "VALIDATION_ERROR");
+}
+
+TEST_CASE("fuzz regression: zone completion offers only names resolve_zone "
+          "accepts",
+          "[fuzz]") {
+  // "EE" completed to the legacy zone "EET", which resolve_zone refuses as
+  // an abbreviation.
+  auto ee = domain::complete_zone_names("EE", 100);
+  for (const auto& v : ee.values)
+    CHECK(v != "EET");
+  auto all = domain::complete_zone_names("", 100000);
+  REQUIRE(all.values.size() > 300);
+  for (const auto& v : all.values) {
+    INFO(v);
+    CHECK(domain::resolve_zone(v, "Europe/Berlin").found.has_value());
+  }
 }
