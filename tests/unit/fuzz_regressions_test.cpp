@@ -6,6 +6,7 @@
 #include "domain/calendar_math.hpp"
 #include "domain/zone_completion.hpp"
 #include "domain/zones.hpp"
+#include "reports/report.hpp"
 
 #include <catch2/catch.hpp>
 #include <date/date.h>
@@ -64,5 +65,24 @@ TEST_CASE("fuzz regression: zone completion offers only names resolve_zone "
   for (const auto& v : all.values) {
     INFO(v);
     CHECK(domain::resolve_zone(v, "Europe/Berlin").found.has_value());
+  }
+}
+
+TEST_CASE("fuzz regression: a task label after JavaScript whitespace is no "
+          "Mermaid keyword",
+          "[fuzz]") {
+  // Mermaid's lexer skips \s (no-break space, \v, ...) before its
+  // keywords: "\u00A0title z" was read as a title statement.
+  for (const char* name : {"\xC2\xA0title z", "\vsection y", "\xEF\xBB\xBFclick x"}) {
+    reports::report_model m;
+    m.milestone_id = "m";
+    reports::report_run r;
+    r.task_id = name;
+    r.status = domain::run_status::completed;
+    r.active = {{minutes{0}, minutes{5}}};
+    m.runs.push_back(r);
+    auto g = reports::render_mermaid_gantt(m);
+    INFO(g);
+    CHECK(g.find("\n    \xE2\x80\xA3 ") != std::string::npos);
   }
 }
