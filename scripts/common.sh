@@ -20,8 +20,10 @@ BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
 # The package checks (tests/package): cpack's dpkg-shlibdeps (dpkg-dev, file),
 # lintian, systemd-analyze (systemd), the man page (groff-base, man-db);
 # python3 runs them and the sd_notify test.
+# clang and libclang-rt-14-dev: the libFuzzer targets (tests/fuzz).
 TEST_PACKAGES=(catch2 libbenchmark-dev chromium sqlite3 python3 prometheus
-  dpkg-dev file lintian systemd groff-base man-db postgresql)
+  dpkg-dev file lintian systemd groff-base man-db postgresql clang
+  libclang-rt-14-dev)
 
 say() { printf '==> %s\n' "$*" >&2; }
 

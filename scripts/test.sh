@@ -35,6 +35,10 @@ build_tree build-asan all -- -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 build_tree build-tsan unit_tests time-tracker-mcp -- \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTTM_SANITIZE=thread \
   -DTTM_BUILD_TESTS=ON -DTTM_BUILD_BENCH=OFF
+# The libFuzzer targets (tests/fuzz): clang, only the libraries they need.
+build_tree build-fuzz fuzz -- -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=Release -DTTM_FUZZ=ON -DTTM_BUILD_TESTS=OFF \
+  -DTTM_BUILD_BENCH=OFF
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
@@ -43,6 +47,10 @@ say "test suite, Release build"
 (cd "$ROOT/build" && ctest --output-on-failure -j"$(nproc)")
 say "test suite, sanitizer build (address, undefined)"
 (cd "$ROOT/build-asan" && ctest --output-on-failure -j"$(nproc)")
+# Each target replays its seeds and regression inputs, then fuzzes for a
+# bounded time (TTM_FUZZ_SECONDS); scripts/fuzz.sh runs them long.
+say "fuzz targets (libFuzzer), a bounded run each"
+(cd "$ROOT/build-fuzz" && ctest --output-on-failure -j"$(nproc)")
 
 # Every process of the pass (unit_tests, the servers the integration tests
 # start) writes its reports to tsan-reports/ as well as failing: a report

@@ -234,10 +234,13 @@ time_input_error refuse_time_input(std::string_view text,
 }
 
 bool in_supported_years(std::chrono::milliseconds since_epoch) {
-  auto y = date::year_month_day{
-    date::floor<date::days>(date::sys_time<milliseconds>{since_epoch})}
-             .year();
-  return y >= date::year{min_year} && y <= date::year{max_year};
+  // Compared as days, never as a year_month_day: date::year holds a
+  // short, so year 67527 would wrap to 1991 and pass (PT574180921H added
+  // to a time, found by tests/fuzz/duration).
+  static const date::sys_days first{date::year{min_year} / 1 / 1};
+  static const date::sys_days last{date::year{max_year} / 12 / 31};
+  auto day = date::floor<date::days>(date::sys_time<milliseconds>{since_epoch});
+  return day >= first && day <= last;
 }
 
 bool all_digits(std::string_view s) {

@@ -2,6 +2,7 @@
 
 #include "domain/ascii.hpp"
 #include "domain/windows_zones.hpp"
+#include "domain/zones.hpp"
 
 #include <date/tz.h>
 
@@ -19,8 +20,11 @@ const std::vector<std::string>& all_names() {
     try {
       const auto& db = date::get_tzdb();
       // The OS database lists links as zones of their own (its files).
+      // Only what resolve_zone accepts: not "localtime", nor the legacy
+      // zones it refuses as abbreviations ("EET", "EST", "MST", ...; found
+      // by tests/fuzz/zones: "EE" completed to a refused "EET").
       for (const auto& z : db.zones)
-        if (z.name() != "localtime")
+        if (z.name() != "localtime" && resolve_zone(z.name(), "UTC").found)
           iana.emplace_back(z.name());
     } catch (const std::exception&) {
       // No database: no zone names to offer.

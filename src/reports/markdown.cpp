@@ -59,6 +59,27 @@ std::string count_line(const char* label, std::size_t n) {
   return std::string("- **") + label + ":** " + std::to_string(n) + "\n";
 }
 
+/// The length of the JavaScript whitespace (what `\s` matches) at the
+/// start of `s`, in UTF-8.
+std::size_t js_space_prefix(std::string_view s) {
+  static constexpr std::string_view spaces[] = {
+    " ", "\t", "\v", "\f", "\xC2\xA0", "\xE1\x9A\x80", "\xE2\x80\x80",
+    "\xE2\x80\x81", "\xE2\x80\x82", "\xE2\x80\x83", "\xE2\x80\x84",
+    "\xE2\x80\x85", "\xE2\x80\x86", "\xE2\x80\x87", "\xE2\x80\x88",
+    "\xE2\x80\x89", "\xE2\x80\x8A", "\xE2\x80\xA8", "\xE2\x80\xA9",
+    "\xE2\x80\xAF", "\xE2\x81\x9F", "\xE3\x80\x80", "\xEF\xBB\xBF"};
+  std::size_t at = 0;
+  for (bool more = true; more;) {
+    more = false;
+    for (auto sp : spaces)
+      if (s.substr(at, sp.size()) == sp) {
+        at += sp.size();
+        more = true;
+      }
+  }
+  return at;
+}
+
 /// A Mermaid gantt label or section: the characters its grammar reads as
 /// syntax (`:` ends a label, `#` and `%%` start comments, `;` ends a
 /// statement, line breaks end the line) and '<', '>' become look-alikes or
@@ -106,8 +127,12 @@ std::string mermaid_text(std::string_view s) {
     "excludes", "includes", "todaymarker", "weekday", "weekend",
     "inclusiveenddates", "topaxis", "acctitle", "accdescr", "click",
     "displaymode", "gantt"};
+  // Mermaid's lexer skips JavaScript whitespace (`\s`: also \v, \f,
+  // no-break and other Unicode spaces, the BOM) before it tries its
+  // keywords: a task "\u00A0title x" was read as a title (found by
+  // tests/fuzz/reports).
   std::string lower;
-  for (char c : out)
+  for (char c : out.substr(js_space_prefix(out)))
     lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   for (auto k : keywords)
     if (lower.compare(0, k.size(), k) == 0)

@@ -39,7 +39,11 @@ principal_state principal_memory::apply(const principal_op& op) {
     case principal_op::read:
       break;
     case principal_op::set_prefs:
-      for (const auto& [key, value] : op.prefs) {
+      for (const auto& pref : op.prefs) {
+        // Not a structured binding: C++17 lets no lambda capture one
+        // (clang refuses it, gcc allows it).
+        const auto& key = pref.first;
+        const auto& value = pref.second;
         auto it = std::find_if(e.prefs.begin(), e.prefs.end(),
                                [&](const auto& kv) { return kv.first == key; });
         if (value == "null") {

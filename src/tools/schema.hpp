@@ -77,6 +77,22 @@ struct nested;
 template <class S>
 struct nested_arg;
 
+/// Whether S declares nested<S> / nested_arg<S>. The json_type
+/// specializations below test these traits, not std::void_t<...> of each
+/// declaration: clang takes two partial specializations that differ only
+/// inside std::void_t for the same one (a redefinition, CWG 1558); gcc
+/// does not.
+template <class S, class = void>
+struct is_nested : std::false_type {};
+template <class S>
+struct is_nested<S, std::void_t<decltype(nested<S>::schema())>>
+  : std::true_type {};
+template <class S, class = void>
+struct is_nested_arg : std::false_type {};
+template <class S>
+struct is_nested_arg<S, std::void_t<decltype(nested_arg<S>::schema())>>
+  : std::true_type {};
+
 template <>
 struct json_type<std::string> {
   static void schema(json_writer& w, item_limit = {}) {
@@ -513,7 +529,7 @@ void write_nested_object(json_writer& w) {
 /// A list of nested objects in a result, e.g. the per-task details of a
 /// summary. Results only: arguments are flat.
 template <class E>
-struct json_type<std::vector<E>, std::void_t<decltype(nested<E>::schema())>> {
+struct json_type<std::vector<E>, std::enable_if_t<is_nested<E>::value>> {
   static void schema(json_writer& w, item_limit = {}) {
     write_type(w, "array");
     w.Key("items");
@@ -535,7 +551,7 @@ struct json_type<std::vector<E>, std::void_t<decltype(nested<E>::schema())>> {
 /// One nested object in a result (e.g. time_convert's `source`). Results
 /// only, like the lists above.
 template <class E>
-struct json_type<E, std::void_t<decltype(nested<E>::schema())>> {
+struct json_type<E, std::enable_if_t<is_nested<E>::value>> {
   static void schema(json_writer& w, item_limit = {}) {
     write_nested_object<E>(w);
   }
@@ -550,7 +566,7 @@ struct json_type<E, std::void_t<decltype(nested<E>::schema())>> {
 /// A list of nested objects in the arguments: each item an object with the
 /// declared properties, its mandatory ones required, nothing else allowed.
 template <class E>
-struct json_type<std::vector<E>, std::void_t<decltype(nested_arg<E>::schema())>> {
+struct json_type<std::vector<E>, std::enable_if_t<is_nested_arg<E>::value>> {
   static void schema(json_writer& w, item_limit = {}) {
     write_type(w, "array");
     w.Key("items");

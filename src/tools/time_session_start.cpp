@@ -69,8 +69,11 @@ const char* first_difference(const session_start_args& a,
     return "tags";
   if (a.estimates.size() != s.started_estimates.size())
     return "estimates";
-  for (const auto& [task, text] : a.estimates) {
-    auto e = parse_estimate(text);
+  for (const auto& estimate : a.estimates) {
+    // Not a structured binding: C++17 lets no lambda capture one (clang
+    // refuses it).
+    const auto& task = estimate.first;
+    auto e = parse_estimate(estimate.second);
     auto* ms = std::get_if<std::chrono::milliseconds>(&e);
     auto k = std::find_if(
       s.started_estimates.begin(), s.started_estimates.end(),
