@@ -18,8 +18,9 @@ BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
 # The package checks (tests/package): cpack's dpkg-shlibdeps (dpkg-dev, file),
 # lintian, systemd-analyze (systemd), the man page (groff-base, man-db);
 # python3 runs them and the sd_notify test.
+# nginx: the scale-out tests (tests/scaleout), in front of several nodes.
 TEST_PACKAGES=(catch2 libbenchmark-dev chromium sqlite3 python3 prometheus
-  dpkg-dev file lintian systemd groff-base man-db)
+  dpkg-dev file lintian systemd groff-base man-db nginx)
 
 say() { printf '==> %s\n' "$*" >&2; }
 
