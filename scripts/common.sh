@@ -18,9 +18,10 @@ BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
 # The package checks (tests/package): cpack's dpkg-shlibdeps (dpkg-dev, file),
 # lintian, systemd-analyze (systemd), the man page (groff-base, man-db);
 # python3 runs them and the sd_notify test.
-# nginx: the scale-out tests (tests/scaleout), in front of several nodes.
+# nginx: the scale-out tests (tests/scaleout), in front of several nodes;
+# openssl: a throw-away certificate for `nginx -t` of examples/deploy.
 TEST_PACKAGES=(catch2 libbenchmark-dev chromium sqlite3 python3 prometheus
-  dpkg-dev file lintian systemd groff-base man-db nginx)
+  dpkg-dev file lintian systemd groff-base man-db nginx openssl)
 
 say() { printf '==> %s\n' "$*" >&2; }
 
