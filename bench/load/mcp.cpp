@@ -79,8 +79,10 @@ std::string header_value(std::string_view value) {
   return out;
 }
 
-request_builder::request_builder(std::string protocol_version)
-  : version_(std::move(protocol_version)), era_(era_of(version_)) {
+request_builder::request_builder(std::string protocol_version,
+                                 bool param_headers)
+  : version_(std::move(protocol_version)), era_(era_of(version_)),
+    param_headers_(param_headers) {
   auto client_info = std::string{R"({"name":)"} + json_quote(client_name)
                      + R"(,"version":)" + json_quote(client_version) + "}";
   initialize_tail_ = R"(,"method":"initialize","params":{"protocolVersion":)"
@@ -164,6 +166,18 @@ outgoing request_builder::tools_call(std::int64_t id, std::string_view tool,
   auto m = request(id, std::move(out), "tools/call");
   if (modern())
     m.headers.emplace_back("Mcp-Name", header_value(tool));
+  if (modern() && param_headers_) {
+    // The bench's own arguments: a session id is a plain quoted string.
+    constexpr std::string_view key = R"("session_id":")";
+    if (auto at = args_json.find(key); at != std::string_view::npos) {
+      auto from = at + key.size();
+      auto to = args_json.find('"', from);
+      if (to != std::string_view::npos)
+        m.headers.emplace_back(
+          "Mcp-Param-Session-Id",
+          header_value(args_json.substr(from, to - from)));
+    }
+  }
   return m;
 }
 

@@ -49,7 +49,10 @@ std::string header_value(std::string_view value);
 
 class request_builder {
 public:
-  explicit request_builder(std::string protocol_version);
+  /// `param_headers`: modern tools/call send their session_id argument
+  /// also as Mcp-Param-Session-Id (--param-headers).
+  explicit request_builder(std::string protocol_version,
+                           bool param_headers = false);
 
   const std::string& protocol_version() const noexcept {
     return version_;
@@ -104,6 +107,7 @@ private:
 
   std::string version_;
   mcp::era era_;
+  bool param_headers_ = false;
   std::string initialize_tail_;
   /// Modern: `"_meta":{...}`, the envelope of every request.
   std::string meta_;

@@ -64,7 +64,10 @@ describe('kill -9 of a node: its sessions go on through the others (nodes on one
     // Stickiness on the MCP session (2025 clients): which node issued it
     // stays known until it dies. 2026-07-28 calls carry no Mcp-Session-Id:
     // round-robin. Four nodes: each of three tests kills one.
-    cluster = await Cluster.start({ binary: BINARY, nodes: 4, balance: BALANCE.mcpSessionId });
+    // No per-address rate limit: every request comes from nginx's address.
+    cluster = await Cluster.start({
+      binary: BINARY, nodes: 4, balance: BALANCE.mcpSessionId, nodeArgs: ['--rate-limit', 'off'],
+    });
   }, T);
   after(async () => {
     await Promise.all(conns.map((c) => c.close().catch(() => {})));
