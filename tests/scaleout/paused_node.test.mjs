@@ -23,6 +23,7 @@ import { after, describe, test } from 'node:test';
 
 import { serverBinary } from '../integration/lib/env.mjs';
 import { pattern1FirstHalf, Route } from '../integration/lib/pattern1_halves.mjs';
+import { pollUntil } from '../integration/lib/raw_client.mjs';
 import { connectV2Http } from '../integration/lib/sdk_client.mjs';
 import { driverFor, PATTERN_1_TASKS } from '../integration/lib/session_patterns.mjs';
 import { AckLog } from './lib/acks.mjs';
@@ -61,7 +62,8 @@ async function pausedNodeScenario({ journal, nodeArgs = [] }) {
     const [, , m3, m4, m5] = PATTERN_1_TASKS;
 
     nodeA.child.kill('SIGSTOP');
-    assert.equal(procState(nodeA.child.pid), 'T', 'node A is stopped');
+    // The signal is delivered asynchronously: wait for the state (bounded).
+    await pollUntil(() => procState(nodeA.child.pid) === 'T', 'node A stopped (state T)');
     // Sent to A while it is stopped: waits in its socket (A's copy: M2-003 running).
     const waiting = run.s.endTask({ ...m3.end, status: 'completed' });
     route.use(b);

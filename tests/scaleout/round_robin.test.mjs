@@ -85,3 +85,26 @@ describe('three nodes on one journal behind nginx round-robin, no stickiness', (
     acks.check(['--data-dir', cluster.journal.dataDir]);
   });
 });
+
+describe('nginx hashing on Mcp-Param-Session-Id (x-mcp-header on session_id): a session stays on one node', () => {
+  let cluster;
+  let conn;
+  before(async () => {
+    cluster = await Cluster.start({ binary: BINARY, nodes: 3, balance: BALANCE.paramSessionId });
+  }, T);
+  after(async () => {
+    await conn?.close().catch(() => {});
+    await cluster?.stop();
+  });
+
+  test('SDK v2 (2026-07-28) sends the header on every call naming the session; all of them reach one node',
+    { ...T, todo: ANYNODE ? false : 'needs x-mcp-header on session_id (wt/anynode)' }, async () => {
+      conn = await connectV2Http(cluster.url, { name: 'sdk-v2-hash', context: () => cluster.context() });
+      const { tools, driver } = await driverFor(conn);
+      const run = await pattern1(new Route({ name: 'sdk-v2-hash', conn, tools, driver }), 'hashed v2');
+      const mine = cluster.nginx.accessLog().filter((e) => e.paramSessionId === run.s.id);
+      // Pattern 1: 10 task calls, 2 summaries and the end name the session.
+      assert.ok(mine.length >= 13, `the calls naming the session carry Mcp-Param-Session-Id: ${mine.length}`);
+      assert.equal(new Set(mine.map((e) => e.node)).size, 1, `one node: ${[...new Set(mine.map((e) => e.node))]}`);
+    });
+});
