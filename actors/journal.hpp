@@ -49,6 +49,10 @@ struct journal_config {
   std::size_t audit_queue = 256;
   /// How often the purge runs.
   caf::timespan purge_interval = std::chrono::hours{24};
+  /// --session-idle-timeout: MCP sessions kept in the journal unused this
+  /// long (plus the coalescing of their use) are removed by the sweep of
+  /// whichever server sees it first; zero: never.
+  std::chrono::seconds mcp_idle_timeout{0};
   /// Set once the store is open (for /readyz); may be null.
   std::shared_ptr<std::atomic<bool>> opened_flag;
 };
@@ -84,6 +88,9 @@ struct journal_state {
   /// last one written (the queue was full).
   std::vector<audited_refusal> audit;
   std::size_t audit_dropped = 0;
+  /// MCP sessions: recorded uses (touches), and idle ones removed.
+  std::uint64_t mcp_touches = 0;
+  std::uint64_t mcp_expired = 0;
   std::uint64_t commits = 0;
   std::uint64_t events = 0;
   static inline const char* name = "ttm.journal";

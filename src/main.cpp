@@ -126,7 +126,7 @@ void warm_up(latch& shutdown, const tools::registry& registry,
 /// The journal actor, on its own thread: storage I/O never blocks the
 /// scheduler's workers. Invalid with --ephemeral.
 actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
-                                    prepared_config& p) {
+                                    prepared_config& p, bool http) {
   if (!p.client.journal)
     return {};
   actors::journal_config jc;
@@ -137,6 +137,10 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
   jc.open_delay = std::chrono::milliseconds{25};
   jc.retention = std::chrono::hours{cfg.history_retention_s / 3600};
   jc.opened_flag = p.journal_open;
+  // HTTP's MCP sessions are kept in the journal (any server answers them)
+  // and expire there when idle.
+  if (http)
+    jc.mcp_idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
   return sys.spawn<caf::detached>(actors::journal_behavior, std::move(jc));
 }
 
@@ -159,7 +163,7 @@ graph spawn_graph(caf::actor_system& sys, const config& cfg,
   sup_cfg.clock = p.client.clock;
   sup_cfg.network_transport = p.client.network_transport;
   g.supervisor = sys.spawn(actors::supervisor_behavior, std::move(sup_cfg));
-  g.journal = spawn_journal(sys, cfg, p);
+  g.journal = spawn_journal(sys, cfg, p, http);
   g.transport = sys.spawn(
     actors::transport_behavior,
     actors::transport_config{p.client, g.supervisor, g.journal});
@@ -377,6 +381,10 @@ int run_http(const config& cfg) {
   opts.threads = cfg.http_threads;
   opts.max_connections = cfg.max_connections;
   opts.limiter = make_limiter(cfg, prepared.client.clock, true);
+  // The tools' "x-mcp-header" arguments, for the Mcp-Param-* checks.
+  opts.mirrored = [reg = prepared.client.registry](std::string_view tool) {
+    return reg ? reg->mirrored_params(tool) : nullptr;
+  };
   if (prepared.client.journal)
     opts.unready = [open = prepared.journal_open]() -> std::string {
       return *open ? std::string{} : "the session journal is not open";
