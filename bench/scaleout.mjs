@@ -12,8 +12,8 @@
 //   sqlite-1+nginx    the same behind nginx (nginx's own cost)
 //   J-N rr            N nodes on journal J behind nginx, round-robin: every
 //                     call may land on another node and claim the session
-//   J-3 hash          3 nodes, `hash $http_mcp_param_session_id consistent`,
-//                     the bench sending Mcp-Param-Session-Id: stickiness
+//   J-3 hash          3 nodes, `hash $http_mcp_param_session_id consistent`
+//                     (the bench sends the header, x-mcp-header): stickiness
 // J is pg (PostgreSQL, when the binary has --journal) else sqlite-shared
 // (the nodes on one SQLite data directory: one host only).
 //
@@ -126,7 +126,7 @@ function runBench(args) {
 }
 
 /** One configuration: its cluster (or a lone node), the bench, the figures. */
-async function measure({ label, nodes, journal, nginx = true, balance = BALANCE.roundRobin, paramHeaders = false }) {
+async function measure({ label, nodes, journal, nginx = true, balance = BALANCE.roundRobin }) {
   let pg;
   if (journal === 'pg') pg = Postgres.start();
   const cluster = await Cluster.start({
@@ -136,7 +136,6 @@ async function measure({ label, nodes, journal, nginx = true, balance = BALANCE.
     const url = nginx ? cluster.url : cluster.nodes[0].url;
     const args = ['--url', url, '--protocol-version', '2026-07-28', '--scenario', 'workflow',
       '--clients', String(opts.clients), '--duration', opts.duration, '--warmup', '0', '--json', '--show-errors', '3'];
-    if (paramHeaders) args.push('--param-headers');
     const tx0 = await metric(cluster, 'time_tracker_journal_transactions_total');
     const fence0 = await metric(cluster, 'time_tracker_journal_fences_total');
     const busy0 = await metric(cluster, 'time_tracker_journal_busy_waits_total');
@@ -171,8 +170,7 @@ const configs = [
   // (sqlite-shared-1 would be sqlite-1 +nginx again.)
   ...opts.nodes.filter((n) => PG || n > 1)
     .map((n) => ({ label: `${J}-${n} rr`, nodes: n, journal: J === 'pg' ? 'pg' : 'sqlite' })),
-  { label: `${J}-3 hash`, nodes: 3, journal: J === 'pg' ? 'pg' : 'sqlite', balance: BALANCE.paramSessionId,
-    paramHeaders: true },
+  { label: `${J}-3 hash`, nodes: 3, journal: J === 'pg' ? 'pg' : 'sqlite', balance: BALANCE.paramSessionId },
 ];
 
 const results = [];

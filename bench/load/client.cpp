@@ -37,7 +37,7 @@ std::uint64_t mix_seed(std::uint64_t seed, std::size_t index) {
 
 run_config::run_config(const options& o)
   : opts(o),
-    builder(o.protocol_version, o.param_headers),
+    builder(o.protocol_version),
     tool_label("tools/call " + o.tool),
     tool_want(o.expect == expectation::ok           ? mcp::want::tool_ok
               : o.expect == expectation::tool_error ? mcp::want::tool_error

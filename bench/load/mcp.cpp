@@ -79,10 +79,8 @@ std::string header_value(std::string_view value) {
   return out;
 }
 
-request_builder::request_builder(std::string protocol_version,
-                                 bool param_headers)
-  : version_(std::move(protocol_version)), era_(era_of(version_)),
-    param_headers_(param_headers) {
+request_builder::request_builder(std::string protocol_version)
+  : version_(std::move(protocol_version)), era_(era_of(version_)) {
   auto client_info = std::string{R"({"name":)"} + json_quote(client_name)
                      + R"(,"version":)" + json_quote(client_version) + "}";
   initialize_tail_ = R"(,"method":"initialize","params":{"protocolVersion":)"
@@ -166,8 +164,10 @@ outgoing request_builder::tools_call(std::int64_t id, std::string_view tool,
   auto m = request(id, std::move(out), "tools/call");
   if (modern())
     m.headers.emplace_back("Mcp-Name", header_value(tool));
-  if (modern() && param_headers_) {
-    // The bench's own arguments: a session id is a plain quoted string.
+  if (modern()) {
+    // The tools declare x-mcp-header on session_id: a conforming client
+    // repeats it as Mcp-Param-Session-Id (the server checks it, a proxy
+    // may hash on it). The bench's own arguments: a plain quoted string.
     constexpr std::string_view key = R"("session_id":")";
     if (auto at = args_json.find(key); at != std::string_view::npos) {
       auto from = at + key.size();

@@ -49,10 +49,7 @@ std::string header_value(std::string_view value);
 
 class request_builder {
 public:
-  /// `param_headers`: modern tools/call send their session_id argument
-  /// also as Mcp-Param-Session-Id (--param-headers).
-  explicit request_builder(std::string protocol_version,
-                           bool param_headers = false);
+  explicit request_builder(std::string protocol_version);
 
   const std::string& protocol_version() const noexcept {
     return version_;
@@ -107,7 +104,6 @@ private:
 
   std::string version_;
   mcp::era era_;
-  bool param_headers_ = false;
   std::string initialize_tail_;
   /// Modern: `"_meta":{...}`, the envelope of every request.
   std::string meta_;

@@ -169,13 +169,10 @@ Scenario parameters:
                           no session; every request carries params._meta
                           (revision, clientCapabilities, clientInfo) and, over
                           HTTP, MCP-Protocol-Version, Mcp-Method and Mcp-Name
-                          headers; ping is sent as server/discover, a
+                          headers (and Mcp-Param-Session-Id, x-mcp-header,
+                          with a session_id argument); ping is sent as server/discover, a
                           handshake is a new connection (stdio: process) with
                           server/discover + one call; idle-sessions is refused
-  --param-headers         2026-07-28 on: send a tools/call's session_id
-                          argument also as the Mcp-Param-Session-Id header,
-                          as a client does for a tool that declares
-                          x-mcp-header on it (e.g. for a proxy hashing on it)
   --seed S                seed of the mixed scenario's choices (default 1)
 
 Output:
@@ -330,8 +327,6 @@ parse_result parse_options(int argc, char** argv) {
         o.sessions = get_uint(1);
       } else if (name == "--protocol-version") {
         o.protocol_version = get();
-      } else if (name == "--param-headers") {
-        o.param_headers = true;
       } else if (name == "--seed") {
         o.seed = get_uint(0);
       } else if (name == "--json") {

@@ -65,10 +65,6 @@ struct options {
 
   // -- scenario parameters
   std::string protocol_version = "2025-11-25";
-  /// --param-headers: modern tools/call with a session_id argument also
-  /// send it as Mcp-Param-Session-Id (x-mcp-header), e.g. for an nginx
-  /// that hashes on it.
-  bool param_headers = false;
   std::string tool = "time_get_current";
   std::string args = R"({"timezone":"America/New_York"})";
   expectation expect = expectation::ok;

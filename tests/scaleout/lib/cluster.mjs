@@ -32,7 +32,7 @@ const NOBODY = 65534;
  * answers any Mcp-Session-Id). The 2025-era tests that need it are todos
  * until then; set true when that branch is merged (they must pass then).
  */
-export const ANYNODE = false;
+export const ANYNODE = true;
 
 /** How nginx picks a node: round-robin, or a consistent hash on a header. */
 export const BALANCE = Object.freeze({
