@@ -29,8 +29,7 @@ const NOBODY = 65534;
 
 /**
  * Whether the build has wt/anynode's MCP sessions in the journal (any node
- * answers any Mcp-Session-Id). The 2025-era tests that need it are todos
- * until then; set true when that branch is merged (they must pass then).
+ * answers any Mcp-Session-Id): merged, so the 2025-era tests must pass.
  */
 export const ANYNODE = true;
 
