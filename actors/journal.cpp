@@ -1,7 +1,5 @@
 #include "actors/journal.hpp"
 
-#include "actors/journal_mcp.hpp"
-
 #include "journal/audit.hpp"
 #include "journal/expiry.hpp"
 #include "log.hpp"

@@ -1,4 +1,6 @@
-#include "actors/journal_mcp.hpp"
+// The journal actor's MCP sessions (declared in journal.hpp, detail).
+
+#include "actors/journal.hpp"
 
 #include "domain/ids.hpp"
 #include "log.hpp"

@@ -25,7 +25,7 @@ const TICK_US = 1e6 / 100; // USER_HZ
 
 async function start(binary) {
   const dir = mkdtempSync(join(tmpdir(), 'ttm-handshake-'));
-  const child = spawn(binary, ['http', '--listen', '127.0.0.1:0', '--data-dir', dir, '--log-level', 'warning'],
+  const child = spawn(binary, ['http', '--listen', '127.0.0.1:0', '--data-dir', dir],
     { stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
   const url = await new Promise((resolve, reject) => {
