@@ -17,6 +17,7 @@ using evict_atom = caf::atom_constant<caf::atom("evict")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
 using drop_atom = caf::atom_constant<caf::atom("drop")>;
 using fault_atom = caf::atom_constant<caf::atom("fault")>; // also transport
+using restore_atom = caf::atom_constant<caf::atom("restore")>;
 // supervisor actor
 using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
@@ -45,5 +46,8 @@ using verify_atom = caf::atom_constant<caf::atom("verify")>;
 using history_atom = caf::atom_constant<caf::atom("history")>;
 using principal_atom = caf::atom_constant<caf::atom("principal")>;
 using lease_atom = caf::atom_constant<caf::atom("lease")>;
+using mcp_put_atom = caf::atom_constant<caf::atom("mcpput")>;
+using mcp_get_atom = caf::atom_constant<caf::atom("mcpget")>;
+using mcp_end_atom = caf::atom_constant<caf::atom("mcpend")>;
 
 } // namespace ttm::actors

@@ -286,6 +286,11 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
     [=](fault_atom, std::string& reason) {
       self->state.mcp->set_storage_fault(std::move(reason));
     },
+    [=](restore_atom, const std::string& state) {
+      if (!self->state.mcp->restore(state))
+        TTM_LOG(warning, "client", "an MCP session's stored state was not "
+                                   "understood; kept the one here");
+    },
     [=](evict_atom, const std::string& session_id) {
       self->state.mcp->evict(session_id);
     },

@@ -30,13 +30,17 @@ using rpc_output = mcp::rpc_output;
 /// session over from the journal. `fault` says why
 /// the journal cannot be opened (empty: it is open again), so that a
 /// session this actor does not hold answers STORAGE_UNAVAILABLE meanwhile.
+/// `restore` (from the transport): the MCP session's state as the journal
+/// has it now (another server changed it: its log level), before the next
+/// frame.
 using client_actor = caf::typed_actor<
   caf::replies_to<rpc_atom, protocol::frame>::with<rpc_output>,
   caf::replies_to<expire_atom>::with<std::vector<std::string>>,
   caf::reacts_to<evict_atom, std::string>,
   caf::reacts_to<idle_atom, caf::timespan>,
   caf::reacts_to<drop_atom, std::string>,
-  caf::reacts_to<fault_atom, std::string>>;
+  caf::reacts_to<fault_atom, std::string>,
+  caf::reacts_to<restore_atom, std::string>>;
 
 } // namespace ttm::actors
 
@@ -47,7 +51,7 @@ namespace ttm::mcp {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, rpc_output& x) {
   return f(caf::meta::type_name("rpc_output"), x.notifications, x.response,
-           x.created, x.gone);
+           x.created, x.gone, x.mcp_state);
 }
 
 } // namespace ttm::mcp

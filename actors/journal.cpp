@@ -589,6 +589,7 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
     },
     [=](sweep_atom) {
       sweep_orphans(self);
+      detail::mcp_sweep(self->state);
       self->delayed_send(self, self->state.cfg.sweep_interval,
                          sweep_atom::value);
     },
@@ -627,6 +628,18 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       purge(self);
       self->delayed_send(self, self->state.cfg.purge_interval,
                          purge_atom::value);
+    },
+    [=](mcp_put_atom, storage::mcp_session_record& r) {
+      open_store(self);
+      return detail::mcp_put(self->state, std::move(r));
+    },
+    [=](mcp_get_atom, const std::string& id) {
+      open_store(self);
+      return detail::mcp_get(self->state, id);
+    },
+    [=](mcp_end_atom, const std::string& id) {
+      open_store(self);
+      return detail::mcp_end(self->state, id);
     },
   };
 }

@@ -50,6 +50,10 @@ struct journal_config {
   /// How often the purge runs (set_retention: every half retention, at
   /// most daily).
   caf::timespan purge_interval = std::chrono::hours{24};
+  /// --session-idle-timeout: MCP sessions kept in the journal unused this
+  /// long (plus the coalescing of their use) are removed by the sweep of
+  /// whichever server sees it first; zero: never.
+  std::chrono::seconds mcp_idle_timeout{0};
   /// Set once the store is open (for /readyz); may be null.
   std::shared_ptr<std::atomic<bool>> opened_flag;
 };
@@ -91,6 +95,9 @@ struct journal_state {
   /// last one written (the queue was full).
   std::vector<audited_refusal> audit;
   std::size_t audit_dropped = 0;
+  /// MCP sessions: recorded uses (touches), and idle ones removed.
+  std::uint64_t mcp_touches = 0;
+  std::uint64_t mcp_expired = 0;
   std::uint64_t commits = 0;
   std::uint64_t events = 0;
   /// Lease renewals (PostgreSQL) and the time they took, in all.
@@ -109,5 +116,25 @@ struct journal_state {
 journal_actor::behavior_type
 journal_behavior(journal_actor::stateful_pointer<journal_state> self,
                  journal_config cfg);
+
+namespace detail {
+
+// MCP sessions of the 2025 eras (issue 32 item 2; actors/journal_mcp.cpp):
+// stored at initialize, read by any server that gets an Mcp-Session-Id it
+// does not know, removed at DELETE and when idle.
+
+/// Stores `r` (its times: now); false: not stored (logged).
+bool mcp_put(journal_state& st, storage::mcp_session_record r);
+/// Reads session `id`, recording its use when the last one recorded is
+/// older than the coalescing interval (a minute, less for a short
+/// --session-idle-timeout): no write per request.
+mcp_session_reply mcp_get(journal_state& st, const std::string& id);
+/// Removes session `id` (DELETE); true: it was stored.
+bool mcp_end(journal_state& st, const std::string& id);
+/// The sweep: removes the sessions idle past the timeout (each once over
+/// all servers).
+void mcp_sweep(journal_state& st);
+
+} // namespace detail
 
 } // namespace ttm::actors

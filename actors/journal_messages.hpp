@@ -6,6 +6,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/transport_messages.hpp" // open: the transport to tell
+#include "storage/mcp_session.hpp"
 #include "storage/principal.hpp"
 #include "storage/records.hpp"
 
@@ -15,6 +16,7 @@
 #include <caf/typed_actor.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +41,14 @@ struct list_reply {
 /// sessions): `error` not empty when it could not run (nothing changed).
 struct principal_reply {
   storage::principal_state state;
+  std::string error;
+};
+
+/// The journal's answer about a stored MCP session: no `record` when it is
+/// not stored (never, deleted, expired); `error` not empty when the
+/// journal could not be read (then `record` means nothing).
+struct mcp_session_reply {
+  std::optional<storage::mcp_session_record> record;
   std::string error;
 };
 
@@ -83,7 +93,14 @@ using journal_actor = caf::typed_actor<
   caf::reacts_to<sweep_atom>,
   caf::reacts_to<purge_atom>,
   caf::reacts_to<lease_atom>,
-  caf::reacts_to<open_atom, transport_actor>>;
+  caf::reacts_to<open_atom, transport_actor>,
+  // MCP sessions of the 2025 eras (storage/mcp_session.hpp), for the
+  // transport: `mcp_put` stores one (true: stored), `mcp_get` reads one
+  // (recording its use, at most once a minute), `mcp_end` removes one
+  // (DELETE; true: it was stored). Written without a sync of their own.
+  caf::replies_to<mcp_put_atom, storage::mcp_session_record>::with<bool>,
+  caf::replies_to<mcp_get_atom, std::string>::with<mcp_session_reply>,
+  caf::replies_to<mcp_end_atom, std::string>::with<bool>>;
 
 } // namespace ttm::actors
 
@@ -128,3 +145,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::list_reply)
 // never leaves the process), likewise.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::storage::principal_op)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::principal_reply)
+// An MCP session's record (it names its principal), between the transport
+// and the journal of one process.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::storage::mcp_session_record)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::actors::mcp_session_reply)

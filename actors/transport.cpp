@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <memory>
 
 namespace ttm::actors {
 
@@ -81,6 +82,45 @@ void maybe_finish(self_ptr self, const std::string& key) {
     close_route(self, key);
 }
 
+/// Whether route `r`'s MCP session goes into the journal: an HTTP session
+/// of the 2025 eras (`open`), with a journal.
+bool storable(self_ptr self, const route_state& r) {
+  return r.opened && !r.principal && self->state.cfg.journal;
+}
+
+/// Stores route `key`'s new MCP session state (initialize, setLevel) in the
+/// journal, then runs `then` (which delivers the reply: by then another
+/// server finds the session). Not stored (the journal failed, or keeps no
+/// MCP sessions): the route is served from memory only, as before.
+template <class F>
+void store_state(self_ptr self, const std::string& key, route_state& r,
+                 std::string state, F then) {
+  r.state = std::move(state);
+  r.stored = true;
+  storage::mcp_session_record rec;
+  rec.id = key;
+  rec.principal = r.principal_name;
+  rec.state = r.state;
+  auto fn = std::make_shared<F>(std::move(then)); // called once, mutable
+  self
+    ->request(self->state.cfg.journal, caf::infinite, mcp_put_atom::value,
+              std::move(rec))
+    .then(
+      [=](bool stored) {
+        if (!stored)
+          if (auto i = self->state.routes.find(key);
+              i != self->state.routes.end())
+            i->second.stored = false;
+        (*fn)();
+      },
+      [=](caf::error&) {
+        if (auto i = self->state.routes.find(key);
+            i != self->state.routes.end())
+          i->second.stored = false;
+        (*fn)();
+      });
+}
+
 void forward(self_ptr self, const std::string& key, protocol::frame f,
              sink_ptr sink) {
   auto& r = self->state.routes[key];
@@ -120,15 +160,23 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
             r.pending_ids.erase(p);
           drop = r.cancelled.erase(id) > 0;
         }
-        for (auto& note : out.notifications)
-          sink->deliver_notification(std::move(note));
-        if (drop)
-          TTM_LOG(debug, "transport", "dropped the response to cancelled "
-                                      "request " + id);
-        else if (!out.response.empty())
-          sink->deliver(std::move(out.response));
-        sink->frame_done();
-        maybe_finish(self, key);
+        auto deliver = [=, notes = std::move(out.notifications),
+                        response = std::move(out.response)]() mutable {
+          for (auto& note : notes)
+            sink->deliver_notification(std::move(note));
+          if (drop)
+            TTM_LOG(debug, "transport", "dropped the response to cancelled "
+                                        "request " + id);
+          else if (!response.empty())
+            sink->deliver(std::move(response));
+          sink->frame_done();
+          maybe_finish(self, key);
+        };
+        if (!out.mcp_state.empty() && storable(self, r))
+          store_state(self, key, r, std::move(out.mcp_state),
+                      std::move(deliver));
+        else
+          deliver();
       },
       [=](caf::error& err) {
         bool ended = self->state.routes.count(key) == 0;
@@ -163,7 +211,7 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
 /// Forwards route `key`'s waiting frames, in order, once it is admitted.
 void drain_backlog(self_ptr self, const std::string& key) {
   auto& r = self->state.routes[key];
-  if (!r.admitted)
+  if (!r.admitted || r.checking)
     return;
   while (!r.backlog.empty()) {
     auto [f, sink] = std::move(r.backlog.front());
@@ -177,6 +225,7 @@ void admit(self_ptr self, const std::string& key) {
   auto client_cfg = self->state.cfg.client;
   client_cfg.principal = r.principal_name;
   client_cfg.client_label = domain::log_id(key);
+  client_cfg.restored_state = r.state; // empty unless from the journal
   r.client = self->spawn(client_behavior, std::move(client_cfg),
                          self->state.cfg.supervisor,
                          self->state.cfg.journal);
@@ -289,6 +338,113 @@ void route_frame(self_ptr self, const std::string& key, protocol::frame f,
   drain_backlog(self, key);
 }
 
+void on_record(self_ptr self, const std::string& key,
+               const mcp_session_reply* rep);
+
+/// Asks the journal for route `key`'s MCP session before the frames in
+/// its backlog go on (one question for all that arrive meanwhile).
+void check_route(self_ptr self, const std::string& key) {
+  auto& r = self->state.routes[key];
+  if (r.checking)
+    return;
+  r.checking = true;
+  self
+    ->request(self->state.cfg.journal, caf::infinite, mcp_get_atom::value,
+              key)
+    .then([=](const mcp_session_reply& rep) { on_record(self, key, &rep); },
+          [=](caf::error&) { on_record(self, key, nullptr); });
+}
+
+/// The journal's record of route `key` (nullptr: its actor failed).
+void on_record(self_ptr self, const std::string& key,
+               const mcp_session_reply* rep) {
+  auto i = self->state.routes.find(key);
+  if (i == self->state.routes.end())
+    return;
+  auto& r = i->second;
+  r.checking = false;
+  bool restoring = !r.client;
+  bool answered = rep != nullptr && rep->error.empty();
+  if (!answered && rep != nullptr)
+    TTM_LOG(debug, "transport", "MCP session '" + loggable(key)
+                                  + "' not checked in the journal: "
+                                  + rep->error);
+  if (answered && rep->record && rep->record->principal != r.principal_name) {
+    TTM_LOG(warning, "transport",
+            "refused a request of principal '" + r.principal_name
+              + "' on MCP session " + key.substr(0, 8)
+              + "... of principal '" + rep->record->principal
+              + "' (answered as an unknown session)");
+    close_route(self, key);
+    return;
+  }
+  if (restoring) {
+    // Issued by another server (or by this one before it forgot it).
+    if (!answered || !rep->record) {
+      close_route(self, key);
+      return;
+    }
+    TTM_LOG(debug, "transport", "MCP session '" + loggable(key)
+                                  + "' restored from the journal");
+    r.stored = true;
+    r.state = rep->record->state;
+    admit(self, key); // forwards the backlog once admitted
+    return;
+  }
+  if (answered && !rep->record && r.stored) {
+    // Deleted, or expired, through another server.
+    TTM_LOG(debug, "transport", "MCP session '" + loggable(key)
+                                  + "' is no longer in the journal");
+    close_route(self, key);
+    return;
+  }
+  if (answered && rep->record && rep->record->state != r.state) {
+    // Changed through another server (logging/setLevel): before the next
+    // frame, which the actor reads after this.
+    r.state = rep->record->state;
+    self->send(r.client, restore_atom::value, r.state);
+  }
+  drain_backlog(self, key);
+  maybe_finish(self, key);
+}
+
+/// A frame for Mcp-Session-Id `key` this server has no route for: another
+/// server may have issued it (the journal says), else 404.
+void restore_route(self_ptr self, const std::string& key,
+                   const std::string& principal, protocol::frame f,
+                   sink_ptr sink) {
+  auto& r = self->state.routes[key];
+  r.opened = true;
+  r.principal_name = principal;
+  r.backlog.emplace_back(std::move(f), std::move(sink));
+  check_route(self, key);
+}
+
+/// DELETE of an MCP session this server has no route for: removed from the
+/// journal if it is there, for this principal.
+void end_elsewhere(self_ptr self, const std::string& key,
+                   const std::string& principal, sink_ptr sink) {
+  auto journal = self->state.cfg.journal;
+  self->request(journal, caf::infinite, mcp_get_atom::value, key)
+    .then(
+      [=](const mcp_session_reply& rep) {
+        if (!rep.record || rep.record->principal != principal) {
+          if (rep.record)
+            TTM_LOG(warning, "transport",
+                    "refused an end (DELETE) of principal '" + principal
+                      + "' on MCP session " + key.substr(0, 8)
+                      + "... of principal '" + rep.record->principal
+                      + "' (answered as an unknown session)");
+          sink->refused(route_refusal::unknown_route);
+          return;
+        }
+        self->request(journal, caf::infinite, mcp_end_atom::value, key)
+          .then([=](bool) { sink->close(); },
+                [=](caf::error&) { sink->close(); });
+      },
+      [=](caf::error&) { sink->refused(route_refusal::unknown_route); });
+}
+
 } // namespace
 
 std::string principal_key(const std::string& principal) {
@@ -347,22 +503,48 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
     },
     [=](forward_atom, const std::string& key, const std::string& principal,
         protocol::frame& f, sink_ptr& sink) {
+      if (self->state.routes.count(key) == 0 && self->state.cfg.journal) {
+        restore_route(self, key, principal, std::move(f), std::move(sink));
+        return;
+      }
       if (!routable(self, key, principal, "a request")) {
         sink->refused(route_refusal::unknown_route);
+        return;
+      }
+      auto& r = self->state.routes[key];
+      if (r.stored) {
+        // Deleted or changed through another server? The journal says
+        // before the frame goes on.
+        r.backlog.emplace_back(std::move(f), std::move(sink));
+        check_route(self, key);
         return;
       }
       route_frame(self, key, std::move(f), std::move(sink));
     },
     [=](end_atom, const std::string& key, const std::string& principal,
         sink_ptr& sink) {
+      if (self->state.routes.count(key) == 0 && self->state.cfg.journal) {
+        end_elsewhere(self, key, principal, std::move(sink));
+        return;
+      }
       if (!routable(self, key, principal, "an end (DELETE)")) {
         sink->refused(route_refusal::unknown_route);
         return;
       }
       TTM_LOG(debug, "transport", "route '" + loggable(key)
                                     + "' ended by the client");
+      bool stored = self->state.routes[key].stored;
       close_route(self, key);
-      sink->close();
+      if (!stored) {
+        sink->close();
+        return;
+      }
+      // Gone for every server before the client hears so.
+      self
+        ->request(self->state.cfg.journal, caf::infinite,
+                  mcp_end_atom::value, key)
+        .then([=](bool) { sink->close(); },
+              [=](caf::error&) { sink->close(); });
     },
     [=](call_atom, const std::string& principal, protocol::frame& f,
         sink_ptr& sink) {

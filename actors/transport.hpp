@@ -48,6 +48,15 @@ struct route_state {
   std::unordered_multiset<std::string> pending_ids;
   /// In-flight requests the client cancelled: their responses are dropped.
   std::unordered_set<std::string> cancelled;
+  /// An HTTP MCP session kept in the journal (issue 32): each frame waits
+  /// for the journal's record first (`checking`), so that one deleted or
+  /// changed through another server is answered as there. A route made for
+  /// an unknown Mcp-Session-Id waits the same way, restored from the
+  /// record if the journal has one for its principal (else 404).
+  bool stored = false;
+  bool checking = false;
+  /// The MCP session's state (session::state_json) as last stored or read.
+  std::string state;
   /// The edge said no more input will come on this route.
   bool eof = false;
   sink_ptr eof_sink;

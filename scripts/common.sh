@@ -21,9 +21,11 @@ BUILD_PACKAGES=(g++ make cmake ccache libcaf-dev rapidjson-dev
 # lintian, systemd-analyze (systemd), the man page (groff-base, man-db);
 # python3 runs them and the sd_notify test.
 # clang and libclang-rt-14-dev: the libFuzzer targets (tests/fuzz).
+# nginx: the scale-out tests (tests/scaleout), in front of several nodes;
+# openssl: a throw-away certificate for `nginx -t` of examples/deploy.
 TEST_PACKAGES=(catch2 libbenchmark-dev chromium sqlite3 python3 prometheus
-  dpkg-dev file lintian systemd groff-base man-db postgresql clang
-  libclang-rt-14-dev)
+  dpkg-dev file lintian systemd groff-base man-db nginx openssl postgresql
+  clang libclang-rt-14-dev)
 
 say() { printf '==> %s\n' "$*" >&2; }
 

@@ -127,7 +127,7 @@ void warm_up(latch& shutdown, const tools::registry& registry,
 /// The journal actor, on its own thread: storage I/O never blocks the
 /// scheduler's workers. Invalid with --ephemeral.
 actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
-                                    prepared_config& p) {
+                                    prepared_config& p, bool http) {
   if (!p.client.journal)
     return {};
   actors::journal_config jc;
@@ -138,6 +138,10 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
   jc.open_delay = std::chrono::milliseconds{25};
   actors::set_retention(jc, std::chrono::seconds{cfg.history_retention_s});
   jc.opened_flag = p.journal_open;
+  // HTTP's MCP sessions are kept in the journal (any server answers them)
+  // and expire there when idle.
+  if (http)
+    jc.mcp_idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
   return sys.spawn<caf::detached>(actors::journal_behavior, std::move(jc));
 }
 
@@ -160,7 +164,7 @@ graph spawn_graph(caf::actor_system& sys, const config& cfg,
   sup_cfg.clock = p.client.clock;
   sup_cfg.network_transport = p.client.network_transport;
   g.supervisor = sys.spawn(actors::supervisor_behavior, std::move(sup_cfg));
-  g.journal = spawn_journal(sys, cfg, p);
+  g.journal = spawn_journal(sys, cfg, p, http);
   g.transport = sys.spawn(
     actors::transport_behavior,
     actors::transport_config{p.client, g.supervisor, g.journal});
@@ -384,6 +388,10 @@ int run_http(const config& cfg) {
     TTM_LOG(error, "main", oauth_error);
     return 2;
   }
+  // The tools' "x-mcp-header" arguments, for the Mcp-Param-* checks.
+  opts.mirrored = [reg = prepared.client.registry](std::string_view tool) {
+    return reg ? reg->mirrored_params(tool) : nullptr;
+  };
   if (prepared.client.journal || opts.oauth)
     opts.unready = [open = prepared.client.journal ? prepared.journal_open
                                                    : nullptr,

@@ -164,6 +164,20 @@ outgoing request_builder::tools_call(std::int64_t id, std::string_view tool,
   auto m = request(id, std::move(out), "tools/call");
   if (modern())
     m.headers.emplace_back("Mcp-Name", header_value(tool));
+  if (modern()) {
+    // The tools declare x-mcp-header on session_id: a conforming client
+    // repeats it as Mcp-Param-Session-Id (the server checks it, a proxy
+    // may hash on it). The bench's own arguments: a plain quoted string.
+    constexpr std::string_view key = R"("session_id":")";
+    if (auto at = args_json.find(key); at != std::string_view::npos) {
+      auto from = at + key.size();
+      auto to = args_json.find('"', from);
+      if (to != std::string_view::npos)
+        m.headers.emplace_back(
+          "Mcp-Param-Session-Id",
+          header_value(args_json.substr(from, to - from)));
+    }
+  }
   return m;
 }
 

@@ -169,7 +169,8 @@ Scenario parameters:
                           no session; every request carries params._meta
                           (revision, clientCapabilities, clientInfo) and, over
                           HTTP, MCP-Protocol-Version, Mcp-Method and Mcp-Name
-                          headers; ping is sent as server/discover, a
+                          headers (and Mcp-Param-Session-Id, x-mcp-header,
+                          with a session_id argument); ping is sent as server/discover, a
                           handshake is a new connection (stdio: process) with
                           server/discover + one call; idle-sessions is refused
   --seed S                seed of the mixed scenario's choices (default 1)

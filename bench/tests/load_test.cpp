@@ -296,6 +296,18 @@ TEST_CASE("bench requests: modern (2026-07-28) body _meta and headers",
   REQUIRE(mcp::header_value(" x") == "=?base64?IHg=?=");
   REQUIRE(mcp::header_value("a\tb") == "=?base64?YQli?=");
   REQUIRE(mcp::header_value("ab\x7f") == "=?base64?YWJ/?=");
+
+  // A session_id argument also as Mcp-Param-Session-Id (x-mcp-header),
+  // in 2026-07-28 only.
+  auto args = mcp::request_builder::task_args("s-42", "M2-001");
+  REQUIRE(*header(b.tools_call(2, "time_task_start", args),
+                  "Mcp-Param-Session-Id")
+          == "s-42");
+  REQUIRE(!header(b.tools_call(3, "time_get_current", "{}"),
+                  "Mcp-Param-Session-Id"));
+  mcp::request_builder legacy{"2025-11-25"};
+  REQUIRE(!header(legacy.tools_call(5, "time_task_start", args),
+                  "Mcp-Param-Session-Id"));
 }
 
 TEST_CASE("bench replies: modern results must be complete", "[bench]") {

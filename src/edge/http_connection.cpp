@@ -64,6 +64,16 @@ request_head head_of(const Request& req, const Parser& parser) {
   h.protocol_version = first("MCP-Protocol-Version");
   h.mcp_method = first("Mcp-Method");
   h.mcp_name = first("Mcp-Name");
+  for (const auto& field : req) {
+    auto name = field.name_string();
+    if (name.size() > param_header_prefix.size()
+        && beast::iequals(name.substr(0, param_header_prefix.size()),
+                          param_header_prefix))
+      h.params.emplace_back(
+        std::string_view{name.data() + param_header_prefix.size(),
+                         name.size() - param_header_prefix.size()},
+        std::string_view{field.value().data(), field.value().size()});
+  }
   if (auto len = parser.content_length())
     h.content_length = *len;
   return h;
@@ -437,7 +447,7 @@ void connection::on_body(error_code ec) {
   auto f = mcp::decode(parser_->get().body());
   protocol::resolve(ctx_.trace, f, srv_.opts.ids);
   f.trace = ctx_.trace;
-  auto d = decide_body(ctx_.mcp, f);
+  auto d = decide_body(ctx_.mcp, f, srv_.opts.mirrored);
   dispatch(std::move(d), std::move(f));
 }
 

@@ -3,6 +3,7 @@
 // What the Streamable HTTP edge is configured with: plain values, set by main
 // from the configuration.
 
+#include "edge/http_param_headers.hpp"
 #include "domain/rate_limit.hpp"
 #include "protocol/trace_context.hpp"
 
@@ -76,6 +77,10 @@ struct http_options {
   /// --rate-limit and --max-in-flight, keyed by principal (by client
   /// address without tokens); null: none.
   std::shared_ptr<domain::rate_limiter> limiter;
+  /// The arguments each tool mirrors in Mcp-Param-* headers (2026-07-28),
+  /// checked against the body of a tools/call; empty: none. Called on I/O
+  /// threads.
+  mirrored_lookup mirrored;
   /// Why the server cannot serve now (e.g. the journal is not open), for
   /// /readyz; empty: ready. Called on I/O threads; null: always ready.
   std::function<std::string()> unready;

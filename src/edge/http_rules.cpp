@@ -17,6 +17,8 @@ mcp_headers read_mcp_headers(const request_head& h) {
     m.method = std::string{trim(*h.mcp_method)};
   if (h.mcp_name)
     m.name = std::string{trim(*h.mcp_name)};
+  for (const auto& [name, value] : h.params)
+    m.params.emplace_back(std::string{name}, std::string{trim(value)});
   return m;
 }
 
@@ -270,7 +272,8 @@ refusal from_modern(const protocol::modern_refusal& r) {
 /// A POST of the 2026-07-28 revision: the header checks of its Streamable
 /// HTTP transport, between the envelope checks of protocol/modern.hpp.
 body_decision decide_modern(const head_decision& head,
-                            const protocol::frame& f, body_decision d) {
+                            const protocol::frame& f, body_decision d,
+                            const mirrored_lookup& mirrored) {
   d.modern = true;
   auto refuse = [&](int status, std::string message, int code) {
     d.kind = body_decision::refuse;
@@ -355,6 +358,16 @@ body_decision decide_modern(const head_decision& head,
       return mismatch("Mcp-Name header value '" + *name
                       + "' does not match body value '" + m.name + "'");
   }
+  if (m.method == "tools/call" && mirrored)
+    if (const auto* declared = mirrored(m.name)) {
+      const rapidjson::Value* args = nullptr;
+      if (m.params_value && m.params_value->IsObject())
+        if (auto a = m.params_value->FindMember("arguments");
+            a != m.params_value->MemberEnd())
+          args = &a->value;
+      if (auto why = param_mismatch(head.headers.params, *declared, args))
+        return mismatch(std::move(*why));
+    }
   if (auto r = protocol::check_method(m))
     return refuse_modern(*r);
   d.expects_response = true;
@@ -365,7 +378,8 @@ body_decision decide_modern(const head_decision& head,
 } // namespace
 
 body_decision decide_body(const head_decision& head,
-                          const protocol::frame& f) {
+                          const protocol::frame& f,
+                          const mirrored_lookup& mirrored) {
   body_decision d;
   bool modern_header = protocol::names_modern_era(head.headers.version);
   auto refuse = [&](int status, std::string message,
@@ -395,7 +409,7 @@ body_decision decide_body(const head_decision& head,
   if (modern_header
       || std::any_of(f.messages.begin(), f.messages.end(),
                      [](const protocol::message& m) { return m.meta.claimed; }))
-    return decide_modern(head, f, std::move(d));
+    return decide_modern(head, f, std::move(d), mirrored);
   if (!head.legacy_refusal.empty())
     return refuse(400, head.legacy_refusal);
   d.expects_response = std::any_of(

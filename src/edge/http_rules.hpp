@@ -10,6 +10,7 @@
 #include "edge/http_access.hpp"
 #include "domain/rate_limit.hpp"
 #include "edge/http_headers.hpp"
+#include "edge/http_param_headers.hpp"
 #include "protocol/json_rpc.hpp"
 
 #include <chrono>
@@ -48,6 +49,8 @@ struct request_head {
   std::optional<std::string_view> protocol_version; ///< MCP-Protocol-Version
   std::optional<std::string_view> mcp_method;       ///< Mcp-Method
   std::optional<std::string_view> mcp_name;         ///< Mcp-Name
+  /// Mcp-Param-*: (the name after the prefix, the value as sent).
+  std::vector<std::pair<std::string_view, std::string_view>> params;
   std::optional<std::uint64_t> content_length;
 };
 
@@ -56,6 +59,8 @@ struct mcp_headers {
   std::string version;
   std::string method;
   std::optional<std::string> name;
+  /// Mcp-Param-* (values trimmed).
+  param_headers params;
 };
 
 mcp_headers read_mcp_headers(const request_head& h);
@@ -199,8 +204,11 @@ struct body_decision {
   bool modern = false;
 };
 
+/// `mirrored`: the tools' "x-mcp-header" arguments, for the Mcp-Param-*
+/// checks of a 2026-07-28 tools/call (none: no such checks).
 body_decision decide_body(const head_decision& head,
-                          const protocol::frame& f);
+                          const protocol::frame& f,
+                          const mirrored_lookup& mirrored = {});
 
 /// The transport's refusals of a routed request.
 refusal session_not_found();

@@ -29,9 +29,24 @@ std::string on_initialize(method_context& ctx, const method_call& c) {
         n != ci->value.MemberEnd() && n->value.IsString())
       client_name = n->value.GetString();
   }
+  // What the client said of itself, kept with the MCP session.
+  std::string client_json;
+  {
+    rapidjson::StringBuffer buf;
+    json_writer w{buf};
+    w.StartObject();
+    for (const char* key : {"clientInfo", "capabilities"})
+      if (auto m = c.params.FindMember(key);
+          m != c.params.MemberEnd() && m->value.IsObject()) {
+        w.Key(key);
+        m->value.Accept(w);
+      }
+    w.EndObject();
+    client_json.assign(buf.GetString(), buf.GetSize());
+  }
   TTM_LOG(info, "mcp", "initialize from '" + client_name + "': requested "
                          + requested + ", negotiated " + revision);
-  ctx.open(revision, std::move(client_name));
+  ctx.open(revision, std::move(client_name), std::move(client_json));
   const auto& info = ctx.env().info;
   result_builder b{c.msg.id, c.stamp};
   auto& w = b.writer();

@@ -68,8 +68,11 @@ public:
   virtual void notify(std::vector<std::string>& notes,
                       protocol::log_level lvl, std::string text) const = 0;
 
-  /// initialize: this client speaks `revision` of the 2025 era.
-  virtual void open(std::string revision, std::string client_name) = 0;
+  /// initialize: this client speaks `revision` of the 2025 era;
+  /// `client_json`: its clientInfo and capabilities (a JSON object), kept
+  /// with the MCP session in the journal.
+  virtual void open(std::string revision, std::string client_name,
+                    std::string client_json) = 0;
   /// logging/setLevel.
   virtual void set_log_level(protocol::log_level level) = 0;
 

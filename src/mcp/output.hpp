@@ -19,6 +19,11 @@ struct rpc_output {
   /// owners follows them.
   std::vector<std::string> created;
   std::vector<std::string> gone;
+  /// Not empty when the frame changed what the client negotiated
+  /// (initialize, logging/setLevel): the MCP session's state as JSON
+  /// (session::state_json), for the journal, so that every server sharing
+  /// it answers the session (issue 32).
+  std::string mcp_state;
 };
 
 } // namespace ttm::mcp

@@ -144,6 +144,9 @@ session::session(session_config cfg)
   tracker_.set_storage_fault(cfg_.storage_fault);
   if (cfg_.journal)
     tracker_.record_changes(true);
+  if (!cfg_.restored_state.empty() && !restore(cfg_.restored_state))
+    TTM_LOG(warning, "mcp", "an MCP session's stored state was not "
+                            "understood; it starts uninitialized");
 }
 
 std::chrono::nanoseconds session::idle_time() const {
@@ -391,6 +394,9 @@ rpc_step session::finish_step(rpc_output out) {
   step.adopted = std::exchange(adopted_, {});
   append(out.created, std::exchange(created_, {}));
   append(out.gone, std::exchange(gone_, {}));
+  if (std::exchange(state_changed_, false) && initialized()
+      && era_ == protocol::era::legacy)
+    out.mcp_state = state_json();
   step.output = std::move(out);
   return step;
 }

@@ -66,6 +66,9 @@ struct session_config {
   std::chrono::milliseconds request_timeout{0};
   /// The metrics' `network_transport`: "pipe" (stdio) or "tcp" (HTTP).
   std::string network_transport = "pipe";
+  /// An MCP session from the journal (session::state_json, issued by this
+  /// or another server): the session starts in that state.
+  std::string restored_state{};
 };
 
 /// Why a frame paused, and what resumes it.
@@ -239,6 +242,15 @@ public:
     return revision_;
   }
 
+  /// What the client negotiated (revision, client name, info and
+  /// capabilities, log level) as JSON: the MCP session kept in the journal
+  /// (session_state.cpp), so that any server restores it.
+  std::string state_json() const;
+  /// Takes up a state_json (written by this or another server): the
+  /// session goes on as if it had been initialized here. False (nothing
+  /// changed): not such a state.
+  bool restore(const std::string& json);
+
   /// Monotonic time since the last frame started or a paused one resumed
   /// (or since construction): what the MCP-session idle timeout measures.
   std::chrono::nanoseconds idle_time() const;
@@ -263,7 +275,8 @@ private:
     std::optional<protocol::log_level> log_level() const override;
     void notify(std::vector<std::string>& notes, protocol::log_level lvl,
                 std::string text) const override;
-    void open(std::string revision, std::string client_name) override;
+    void open(std::string revision, std::string client_name,
+              std::string client_json) override;
     void set_log_level(protocol::log_level level) override;
     tools::tool_context tool_context(std::vector<std::string>& notes)
       override;
@@ -417,6 +430,11 @@ private:
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).
   std::optional<protocol::log_level> client_log_level_;
+  /// clientInfo and capabilities from initialize (a JSON object, "{}").
+  std::string client_json_ = "{}";
+  /// initialize or logging/setLevel ran since the last output: its
+  /// state_json goes out with it (rpc_output::mcp_state).
+  bool state_changed_ = false;
   /// The request being handled (or the last one): id, method, tool, start.
   request_trace trace_;
 };

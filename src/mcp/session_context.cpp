@@ -36,14 +36,18 @@ void session::handler_view::notify(std::vector<std::string>& notes,
 }
 
 void session::handler_view::open(std::string revision,
-                                 std::string client_name) {
+                                 std::string client_name,
+                                 std::string client_json) {
   s_->revision_ = std::move(revision);
   s_->era_ = protocol::era::legacy;
   s_->client_name_ = std::move(client_name);
+  s_->client_json_ = std::move(client_json);
+  s_->state_changed_ = true;
 }
 
 void session::handler_view::set_log_level(protocol::log_level level) {
   s_->client_log_level_ = level;
+  s_->state_changed_ = true;
 }
 
 tools::tool_context

@@ -241,7 +241,7 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
       opts.max_open_sessions,
       std::chrono::nanoseconds{opts.max_age}.count(),
       std::chrono::nanoseconds{opts.max_idle}.count(),
-      opts.max_open_per_principal});
+      opts.max_open_per_principal, opts.sync == sync_mode::full});
   if (deferred)
     st->defer_instance(opts.instance, pid > 0);
   if ((rc = st->prepare_kept()) != SQLITE_OK)

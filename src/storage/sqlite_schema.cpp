@@ -185,6 +185,21 @@ constexpr const char* migrations[] = {
     );
     CREATE INDEX IF NOT EXISTS audit_by_time ON audit (wall_ns);
   )sql",
+  // 9: MCP sessions of the 2025 eras (issue 32), so that every server on
+  // the directory answers any Mcp-Session-Id: who initialized it, what it
+  // negotiated (`state`, JSON written by the MCP layer), and its last use
+  // (to the minute) for --session-idle-timeout.
+  R"sql(
+    CREATE TABLE IF NOT EXISTS mcp_sessions (
+      id              TEXT PRIMARY KEY,
+      principal       TEXT NOT NULL,
+      state           TEXT NOT NULL CHECK (json_valid(state)),
+      created_wall_ns INTEGER NOT NULL,
+      last_wall_ns    INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS mcp_sessions_by_last
+      ON mcp_sessions (last_wall_ns);
+  )sql",
 };
 
 static_assert(std::size(migrations) == current_schema + 1);

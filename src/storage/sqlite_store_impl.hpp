@@ -38,6 +38,8 @@ public:
     std::int64_t max_age_ns = 0;
     std::int64_t max_idle_ns = 0;
     std::size_t max_per_principal = 0;
+    /// sync_mode::full: MCP sessions are written with NORMAL for once.
+    bool full_sync = false;
   };
 
   /// Filled by the connection's busy handler (see sqlite_open.cpp);
@@ -61,7 +63,8 @@ public:
       max_open_(lim.max_open),
       max_age_ns_(lim.max_age_ns),
       max_idle_ns_(lim.max_idle_ns),
-      max_per_principal_(lim.max_per_principal) {
+      max_per_principal_(lim.max_per_principal),
+      full_sync_(lim.full_sync) {
     // nop
   }
 
@@ -124,8 +127,26 @@ public:
   /// admin CLI's import; sqlite_import.cpp): one transaction.
   result<std::size_t> import_all(const journal_dump& dump);
   result<std::size_t> open_focus_sessions() override;
+  // MCP sessions (sqlite_mcp_sessions.cpp).
+  result<ok> put_mcp_session(const mcp_session_record& r) override;
+  result<std::optional<mcp_session_record>>
+  get_mcp_session(const std::string& id) override;
+  result<ok> touch_mcp_sessions(const std::vector<std::string>& ids,
+                                std::int64_t now_wall_ns) override;
+  result<bool>
+  remove_mcp_session(const std::string& id,
+                     std::optional<std::int64_t> idle_before_wall_ns)
+    override;
+  result<std::vector<std::string>>
+  mcp_sessions_due(std::int64_t idle_before_wall_ns,
+                   std::size_t limit) override;
 
 private:
+  /// Prepares the MCP-session statements on first use.
+  std::optional<error> prepare_mcp(const std::string& what);
+  /// `writing`, without a WAL sync of its own (see store.hpp).
+  template <class T, class F>
+  result<T> unsynced(F&& f);
   /// The session columns every read selects, in `read_session`'s order.
   static constexpr const char* session_columns
     = "session_id, principal, milestone_id, state, epoch, holder,"
@@ -200,6 +221,7 @@ private:
   std::int64_t max_age_ns_;
   std::int64_t max_idle_ns_;
   std::size_t max_per_principal_;
+  bool full_sync_;
   /// A write waited the whole busy timeout: writes wait briefly until one
   /// gets through.
   bool writer_stuck_ = false;
@@ -240,6 +262,12 @@ private:
   stmt_ptr focus_open_;
   stmt_ptr focus_insert_;
   stmt_ptr focus_close_;
+  // MCP sessions, prepared on first use.
+  stmt_ptr mcp_put_;
+  stmt_ptr mcp_get_;
+  stmt_ptr mcp_touch_;
+  stmt_ptr mcp_remove_;
+  stmt_ptr mcp_due_;
 };
 
 } // namespace ttm::storage::detail

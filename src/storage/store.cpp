@@ -89,4 +89,36 @@ result<std::size_t> store::open_focus_sessions() {
   return std::size_t{0};
 }
 
+namespace {
+
+error no_mcp_sessions(const store& s) {
+  return {error_kind::io, s.describe() + " keeps no MCP sessions"};
+}
+
+} // namespace
+
+result<ok> store::put_mcp_session(const mcp_session_record&) {
+  return no_mcp_sessions(*this);
+}
+
+result<std::optional<mcp_session_record>>
+store::get_mcp_session(const std::string&) {
+  return no_mcp_sessions(*this);
+}
+
+result<ok> store::touch_mcp_sessions(const std::vector<std::string>&,
+                                     std::int64_t) {
+  return no_mcp_sessions(*this);
+}
+
+result<bool> store::remove_mcp_session(const std::string&,
+                                       std::optional<std::int64_t>) {
+  return no_mcp_sessions(*this);
+}
+
+result<std::vector<std::string>> store::mcp_sessions_due(std::int64_t,
+                                                         std::size_t) {
+  return no_mcp_sessions(*this);
+}
+
 } // namespace ttm::storage

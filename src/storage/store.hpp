@@ -10,6 +10,7 @@
 // payload is opaque JSON text, written and read by the journal layer above
 // both storage and the domain (src/journal/codec.hpp).
 
+#include "storage/mcp_session.hpp"
 #include "storage/principal.hpp"
 #include "storage/records.hpp"
 
@@ -193,6 +194,36 @@ public:
   virtual result<ok> renew_lease() {
     return ok{};
   }
+
+  // -- MCP sessions of the 2025 eras (mcp_session.hpp) -----------------------
+  // Written without a sync of their own (durable with the next tracking
+  // write or checkpoint; PostgreSQL: `SET LOCAL synchronous_commit = off`):
+  // a record lost to a power cut costs its client a re-initialize, never
+  // tracking data. A backend without them says so (an error): its servers
+  // answer only the MCP sessions they issued.
+
+  /// Stores `r`: a new session (at `initialize`), or the new state of a
+  /// stored one (its log level changed); its created time is kept.
+  virtual result<ok> put_mcp_session(const mcp_session_record& r);
+  /// The stored session `id` (any principal's: the caller checks), or
+  /// nullopt: never stored, deleted, or expired.
+  virtual result<std::optional<mcp_session_record>>
+  get_mcp_session(const std::string& id);
+  /// Records the use of stored sessions at `now_wall_ns` (the caller
+  /// coalesces: at most once a minute per session); unknown ids are skipped.
+  virtual result<ok> touch_mcp_sessions(const std::vector<std::string>& ids,
+                                        std::int64_t now_wall_ns);
+  /// Removes session `id` (DELETE); with `idle_before_wall_ns`, only if it
+  /// was not used since (idle expiry, by whichever server notices). true:
+  /// this call removed it, so it happens once over all servers.
+  virtual result<bool>
+  remove_mcp_session(const std::string& id,
+                     std::optional<std::int64_t> idle_before_wall_ns
+                     = std::nullopt);
+  /// Ids of stored sessions last used before `idle_before_wall_ns`, oldest
+  /// first, at most `limit`: the candidates for idle expiry.
+  virtual result<std::vector<std::string>>
+  mcp_sessions_due(std::int64_t idle_before_wall_ns, std::size_t limit);
 };
 
 using store_ptr = std::unique_ptr<store>;

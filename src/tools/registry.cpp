@@ -151,6 +151,22 @@ void registry::set() const {
   list.RawValue(tools_json_.data(), tools_json_.size(), rapidjson::kArrayType);
   list.EndObject();
   list_json_ = buf.GetString();
+  for (const auto& t : tools) {
+    rapidjson::Document d;
+    d.Parse(t.input_schema_json().c_str());
+    auto props = d.IsObject() ? d.FindMember("properties") : d.MemberEnd();
+    if (!d.IsObject() || props == d.MemberEnd() || !props->value.IsObject())
+      continue;
+    header_params found;
+    for (const auto& p : props->value.GetObject())
+      if (auto h = p.value.IsObject() ? p.value.FindMember("x-mcp-header")
+                                      : p.value.MemberEnd();
+          p.value.IsObject() && h != p.value.MemberEnd()
+          && h->value.IsString())
+        found.emplace_back(p.name.GetString(), h->value.GetString());
+    if (!found.empty())
+      mirrored_.emplace_back(t.name(), std::move(found));
+  }
   if (make_) {
     instructions_ = render_instructions(made);
     tools_ = std::move(made);
@@ -180,6 +196,15 @@ const std::string& registry::list_result_json() const {
 const std::string& registry::tools_json(bool modern) const {
   build();
   return modern ? modern_tools_json_ : tools_json_;
+}
+
+const registry::header_params*
+registry::mirrored_params(std::string_view name) const {
+  build();
+  for (const auto& [tool, params] : mirrored_)
+    if (tool == name)
+      return &params;
+  return nullptr;
 }
 
 const tool* registry::find(std::string_view name) const {

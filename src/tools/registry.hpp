@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ttm::tools {
@@ -74,6 +75,11 @@ public:
   /// Compiles the tools and renders the list now if that has not happened
   /// yet.
   void build() const;
+  /// The arguments an enabled tool declares "x-mcp-header" on, as
+  /// (argument, header name) pairs, read from its input schema; nullptr:
+  /// none, or no such tool.
+  using header_params = std::vector<std::pair<std::string, std::string>>;
+  const header_params* mirrored_params(std::string_view name) const;
 
 private:
   void set() const;
@@ -89,6 +95,7 @@ private:
   mutable std::string list_json_;
   mutable std::string tools_json_;
   mutable std::string modern_tools_json_;
+  mutable std::vector<std::pair<std::string, header_params>> mirrored_;
 };
 
 using registry_ptr = std::shared_ptr<const registry>;

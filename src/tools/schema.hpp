@@ -239,6 +239,11 @@ struct field_constraints {
   std::optional<std::size_t> max_properties;
   /// Arrays: each item's length limits; maps: each value's.
   item_limit items;
+  /// Arguments: "x-mcp-header" (2026-07-28, SEP-2243): clients over HTTP
+  /// repeat the argument in the header Mcp-Param-<header>, which the
+  /// server checks against the body (edge/http_param_headers.hpp) and a
+  /// proxy may route by. Empty: none.
+  std::string header;
 
   void write(json_writer& w) const;
 };
@@ -308,6 +313,12 @@ public:
 
     field& max_properties(std::size_t n) {
       constraints_.max_properties = n;
+      return *this;
+    }
+
+    /// Arguments: declares "x-mcp-header": `name` (see field_constraints).
+    field& mirror_header(const char* name) {
+      constraints_.header = name;
       return *this;
     }
 

@@ -32,13 +32,17 @@ void add_metadata_arg(input_schema<Args>& in, domain::string_map Args::*member,
     .item_max_length(max_metadata_value_length);
 }
 
-/// Declares the `session_id` argument.
+/// Declares the `session_id` argument. Over HTTP (2026-07-28) clients
+/// repeat it in Mcp-Param-Session-Id: a proxy in front of several servers
+/// can keep a session's calls on one of them (locality) without reading
+/// bodies.
 template <class Args>
 void add_session_id_arg(input_schema<Args>& in, std::string Args::*member) {
   in.add("session_id", member, "Session ID from time_session_start.")
     .required()
     .min_length(1)
-    .max_length(max_id_length);
+    .max_length(max_id_length)
+    .mirror_header("Session-Id");
 }
 
 /// The task counts every session tool reports, consistent by construction:

@@ -36,6 +36,10 @@ void field_constraints::write(json_writer& w) const {
     w.Key("maxItems");
     w.Uint64(*max_items);
   }
+  if (!header.empty()) {
+    w.Key("x-mcp-header");
+    w.String(header.c_str());
+  }
 }
 
 void write_error_properties(json_writer& w, bool with_error_flag) {

@@ -39,7 +39,11 @@ function post(server, body, headers, options = {}) {
  */
 function modern(server, id, method, params = {}, { meta = {}, headers = {}, accept } = {}) {
   const name = method === 'tools/call' ? params.name : undefined;
-  return post(server, modernRequest(id, method, params, meta), modernHeaders(method, { name, accept, extra: headers }));
+  // As a conforming client does: the tools declare x-mcp-header on session_id.
+  const sid = method === 'tools/call' ? params.arguments?.session_id : undefined;
+  const mirrored = typeof sid === 'string' ? { 'Mcp-Param-Session-Id': sid } : {};
+  return post(server, modernRequest(id, method, params, meta),
+    modernHeaders(method, { name, accept, extra: { ...mirrored, ...headers } }));
 }
 
 /** The JSON-RPC messages of a reply: the SSE events, or the one JSON body. */

@@ -1,0 +1,219 @@
+// Workflow calls/s and p99 with 1, 2 and 3 nodes behind nginx, against one
+// node on SQLite, in one run, and the CPU each part spends per call
+// (issue 32 item 6). bench/scaleout.sh builds and runs this; the options are
+// there. Plain Node, no packages: it reuses the scale-out tests' cluster
+// (tests/scaleout/lib/cluster.mjs: nodes, a real unprivileged nginx with
+// examples/deploy/nginx/mcp-proxy.conf, PostgreSQL through
+// tests/scripts/pg_server.sh).
+//
+// Configurations (each a fresh journal; the load is time-tracker-bench's
+// workflow, the spec's Pattern 1, in the 2026-07-28 era):
+//   sqlite-1          one node on SQLite, the bench straight at it
+//   sqlite-1+nginx    the same behind nginx (nginx's own cost)
+//   J-N rr            N nodes on journal J behind nginx, round-robin: every
+//                     call may land on another node and claim the session
+//   J-3 hash          3 nodes, `hash $http_mcp_param_session_id consistent`
+//                     (the bench sends the header, x-mcp-header): stickiness
+// J is pg (PostgreSQL, when the binary has --journal) else sqlite-shared
+// (the nodes on one SQLite data directory: one host only).
+//
+// Per call: the CPU time (user + system, from /proc) of the nodes, of nginx
+// (master and workers), of PostgreSQL (the postmaster and its backends) and
+// of the bench, over the run, divided by the calls answered; and from the
+// nodes' /metrics, journal transactions, fences and busy waits per call.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { BALANCE, Cluster, hasPostgresBackend, Postgres } from '../tests/scaleout/lib/cluster.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const opts = {
+  build: path.join(here, '..', 'build'), clients: 32, duration: '10s', nodes: [1, 2, 3], rounds: 1, json: false,
+  journal: 'auto',
+};
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i += 1) {
+  const a = argv[i];
+  const next = () => argv[++i];
+  if (a === '--build') opts.build = path.resolve(next());
+  else if (a === '--clients') opts.clients = Number(next());
+  else if (a === '--duration') opts.duration = next();
+  else if (a === '--nodes') opts.nodes = next().split(',').map(Number);
+  else if (a === '--rounds') opts.rounds = Number(next());
+  else if (a === '--journal') opts.journal = next();
+  else if (a === '--json') opts.json = true;
+  else { console.error(`scaleout.mjs: unknown option ${a}`); process.exit(2); }
+}
+const SERVER = path.join(opts.build, 'time-tracker-mcp');
+const BENCH = path.join(opts.build, 'time-tracker-bench');
+const PG = opts.journal === 'pg' || (opts.journal === 'auto' && hasPostgresBackend(SERVER));
+const J = PG ? 'pg' : 'sqlite-shared';
+const TICK = 100; // USER_HZ: /proc's clock ticks per second on Linux
+// Capacity from one address (nginx): no per-client rate limit (docs/operations.md).
+const NODE_ARGS = ['--rate-limit', 'off'];
+
+/** CPU seconds (user + system) of `pid`, reaped children included; 0 if it is gone. */
+function cpuOf(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // Fields 14-17 (utime stime cutime cstime), here from index 11 (state is 3).
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK;
+  } catch {
+    return 0;
+  }
+}
+
+/** `pid` and its children (nginx workers, PostgreSQL backends). */
+function family(pid) {
+  const out = [pid];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      if (ppid === pid) out.push(Number(d));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/** CPU of each part now: {nodes, nginx, pg} in seconds, per pid so that exits and new backends count right. */
+function sample(cluster, pg) {
+  const pids = {
+    nodes: cluster.nodes.map((n) => n.child.pid),
+    nginx: family(cluster.nginx.child.pid),
+    pg: pg ? family(Number(readFileSync(path.join(pg.dir, 'data/postmaster.pid'), 'utf8').split('\n')[0])) : [],
+  };
+  const out = {};
+  for (const [part, list] of Object.entries(pids)) out[part] = new Map(list.map((p) => [p, cpuOf(p)]));
+  return out;
+}
+
+/** CPU seconds each part spent between two samples (a process born meanwhile counts from 0). */
+function spent(before, after) {
+  const out = {};
+  for (const part of Object.keys(after)) {
+    let s = 0;
+    for (const [pid, cpu] of after[part]) s += cpu - (before[part].get(pid) ?? 0);
+    out[part] = s;
+  }
+  return out;
+}
+
+/** Sums a counter over the nodes' /metrics pages. */
+async function metric(cluster, name) {
+  let sum = 0;
+  for (const n of cluster.nodes) {
+    const text = await fetch(`http://127.0.0.1:${n.port}/metrics`).then((r) => r.text());
+    for (const line of text.split('\n')) {
+      if (line.startsWith(name)) sum += Number(line.split(' ').at(-1));
+    }
+  }
+  return sum;
+}
+
+function runBench(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BENCH, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => { stdout += c; });
+    child.stderr.on('data', (c) => { stderr += c; });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** One configuration: its cluster (or a lone node), the bench, the figures. */
+async function measure({ label, nodes, journal, nginx = true, balance = BALANCE.roundRobin }) {
+  let pg;
+  if (journal === 'pg') pg = Postgres.start();
+  const cluster = await Cluster.start({
+    binary: SERVER, nodes, balance, nodeArgs: NODE_ARGS, journal: pg ? { url: pg.url } : {},
+  });
+  try {
+    const url = nginx ? cluster.url : cluster.nodes[0].url;
+    const args = ['--url', url, '--protocol-version', '2026-07-28', '--scenario', 'workflow',
+      '--clients', String(opts.clients), '--duration', opts.duration, '--warmup', '0', '--json', '--show-errors', '3'];
+    const tx0 = await metric(cluster, 'time_tracker_journal_transactions_total');
+    const fence0 = await metric(cluster, 'time_tracker_journal_fences_total');
+    const busy0 = await metric(cluster, 'time_tracker_journal_busy_waits_total');
+    const before = sample(cluster, pg);
+    const b = await runBench(args);
+    const cpu = spent(before, sample(cluster, pg));
+    if (b.code !== 0) throw new Error(`${label}: bench exit ${b.code}\n${b.stderr}`);
+    const r = JSON.parse(b.stdout);
+    const calls = r.total.count;
+    const tx = await metric(cluster, 'time_tracker_journal_transactions_total') - tx0;
+    const fences = await metric(cluster, 'time_tracker_journal_fences_total') - fence0;
+    const busy = await metric(cluster, 'time_tracker_journal_busy_waits_total') - busy0;
+    const per = (s) => (1e6 * s) / calls;
+    return {
+      label, nodes, calls, errors: r.total.errors, calls_per_s: r.total.throughput_rps,
+      p50_ms: r.total.latency_us.p50 / 1000, p99_ms: r.total.latency_us.p99 / 1000,
+      cpu_us_per_call: {
+        nodes: per(cpu.nodes), nginx: nginx ? per(cpu.nginx) : 0, postgres: per(cpu.pg),
+        bench: per(r.bench_cpu_s ?? 0),
+      },
+      journal_tx_per_call: tx / calls, fences_per_call: fences / calls, busy_waits_per_call: busy / calls,
+    };
+  } finally {
+    await cluster.stop();
+    pg?.remove();
+  }
+}
+
+const configs = [
+  { label: 'sqlite-1 direct', nodes: 1, journal: 'sqlite', nginx: false },
+  { label: 'sqlite-1 +nginx', nodes: 1, journal: 'sqlite' },
+  // (sqlite-shared-1 would be sqlite-1 +nginx again.)
+  ...opts.nodes.filter((n) => PG || n > 1)
+    .map((n) => ({ label: `${J}-${n} rr`, nodes: n, journal: J === 'pg' ? 'pg' : 'sqlite' })),
+  { label: `${J}-3 hash`, nodes: 3, journal: J === 'pg' ? 'pg' : 'sqlite', balance: BALANCE.paramSessionId },
+];
+
+const results = [];
+for (let round = 0; round < opts.rounds; round += 1) {
+  // Rotated order per round: a shared machine's drift hits all alike.
+  const order = configs.map((_, i) => configs[(i + round) % configs.length]);
+  for (const c of order) {
+    const r = await measure(c);
+    r.round = round;
+    results.push(r);
+    if (!opts.json) console.error(`done: ${r.label} (round ${round + 1}): ${r.calls_per_s.toFixed(0)} calls/s`);
+  }
+}
+
+/** The median of each figure over the rounds, per configuration. */
+function medians() {
+  const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
+  return configs.map((c) => {
+    const rs = results.filter((r) => r.label === c.label);
+    const pick = (f) => med(rs.map(f));
+    return {
+      label: c.label, rounds: rs.length, calls_per_s: pick((r) => r.calls_per_s), p50_ms: pick((r) => r.p50_ms),
+      p99_ms: pick((r) => r.p99_ms), errors: pick((r) => r.errors),
+      cpu_us_per_call: Object.fromEntries(Object.keys(rs[0].cpu_us_per_call)
+        .map((k) => [k, pick((r) => r.cpu_us_per_call[k])])),
+      journal_tx_per_call: pick((r) => r.journal_tx_per_call), fences_per_call: pick((r) => r.fences_per_call),
+      busy_waits_per_call: pick((r) => r.busy_waits_per_call),
+    };
+  });
+}
+
+const table = medians();
+if (opts.json) {
+  console.log(JSON.stringify({ journal: J, clients: opts.clients, duration: opts.duration, runs: results, medians: table }, null, 2));
+} else {
+  console.log(`workflow (2026-07-28), ${opts.clients} clients, ${opts.duration} per run, median of ${opts.rounds} round(s); ` +
+    `journal of the multi-node runs: ${J}`);
+  console.log('| configuration | calls/s | p50 ms | p99 ms | errors | CPU µs/call: nodes | nginx | PostgreSQL | bench | journal tx/call | fences/call |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of table) {
+    const c = r.cpu_us_per_call;
+    console.log(`| ${r.label} | ${r.calls_per_s.toFixed(0)} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ` +
+      `${c.nodes.toFixed(0)} | ${c.nginx.toFixed(0)} | ${c.postgres.toFixed(0)} | ${c.bench.toFixed(0)} | ` +
+      `${r.journal_tx_per_call.toFixed(2)} | ${r.fences_per_call.toFixed(3)} |`);
+  }
+}
