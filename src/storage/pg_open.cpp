@@ -110,6 +110,17 @@ constexpr const char* migrations[] = {
     CREATE INDEX audit_by_time ON audit (wall_ns);
     INSERT INTO meta (key, value) VALUES ('purged_wall_ns', '0');
   )sql",
+  // 9: the MCP sessions of the 2025 eras (mcp_session.hpp), as SQLite's 9.
+  R"sql(
+    CREATE TABLE mcp_sessions (
+      id              TEXT PRIMARY KEY,
+      principal       TEXT NOT NULL,
+      state           TEXT NOT NULL CHECK (state::json IS NOT NULL),
+      created_wall_ns BIGINT NOT NULL,
+      last_wall_ns    BIGINT NOT NULL
+    );
+    CREATE INDEX mcp_sessions_by_last ON mcp_sessions (last_wall_ns);
+  )sql",
 };
 
 constexpr int current_schema = journal_schema_version;

@@ -66,6 +66,20 @@ public:
   }
   result<ok> renew_lease() override;
 
+  // pg_mcp_sessions.cpp: the 2025 eras' MCP sessions, committed without
+  // waiting for the WAL flush (synchronous_commit off).
+  result<ok> put_mcp_session(const mcp_session_record& r) override;
+  result<std::optional<mcp_session_record>>
+  get_mcp_session(const std::string& id) override;
+  result<ok> touch_mcp_sessions(const std::vector<std::string>& ids,
+                                std::int64_t now_wall_ns) override;
+  result<bool>
+  remove_mcp_session(const std::string& id,
+                     std::optional<std::int64_t> idle_before_wall_ns) override;
+  result<std::vector<std::string>>
+  mcp_sessions_due(std::int64_t idle_before_wall_ns,
+                   std::size_t limit) override;
+
   ~pg_store() override;
 
   // pg_admin.cpp: the admin CLI's import (an empty journal only, one

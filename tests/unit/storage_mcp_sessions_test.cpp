@@ -22,7 +22,7 @@ mcp_session_record record(const std::string& id, std::int64_t at,
 
 TEST_CASE("storage: an MCP session stored by one server is read by another, "
           "field for field, until removed",
-          "[storage][issue32]") {
+          "[storage][issue32][backends]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
@@ -59,7 +59,7 @@ TEST_CASE("storage: an MCP session stored by one server is read by another, "
 
 TEST_CASE("storage: idle MCP sessions are listed oldest first and removed "
           "once, unless used since",
-          "[storage][issue32]") {
+          "[storage][issue32][backends]") {
   temp_dir tmp;
   auto a = must_open(tmp.data());
   auto b = must_open(tmp.data());
