@@ -25,7 +25,10 @@ const std::set<std::string> portable_keywords{
   "type",      "properties", "required",  "additionalProperties",
   "items",     "anyOf",      "enum",      "minLength",
   "maxLength", "minItems",   "maxItems",  "maxProperties",
-  "description", "default"};
+  "description", "default",
+  // Issue 32: MCP's own annotation (2026-07-28, SEP-2243) on session_id,
+  // which MCP clients read and schema mappers drop as an x- extension.
+  "x-mcp-header"};
 
 /// Collects what is not portable in `schema` (at `where`). `root`: the
 /// document's root, whose `$defs` (issue 19: output schemas write a
