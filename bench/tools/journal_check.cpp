@@ -1,7 +1,8 @@
 // journal_check: is every state change a client saw acknowledged in the
 // server's journal, exactly once?
 //
-//   journal_check --data-dir DIR --ack-log FILE [--ack-log FILE]...
+//   journal_check (--data-dir DIR | --journal postgresql://...)
+//                 --ack-log FILE [--ack-log FILE]...
 //                 [--at-least-once] [--show N]
 //
 // FILE is what `time-tracker-bench --ack-log FILE` wrote: one line per
@@ -48,6 +49,7 @@
 // (nothing proved); 2 for a bad command line or a journal that cannot be
 // read.
 
+#include "storage/pg_store.hpp"
 #include "storage/sqlite_store.hpp"
 #include "storage/store.hpp"
 
@@ -124,6 +126,7 @@ std::vector<std::string> split_tabs(const std::string& line) {
 
 int main(int argc, char** argv) {
   std::string dir;
+  std::string journal; // --journal: a PostgreSQL URI instead of --data-dir
   std::vector<std::string> log_paths;
   bool at_least_once = false;
   std::size_t show = 20;
@@ -139,7 +142,8 @@ int main(int argc, char** argv) {
       has_value = true;
     }
     if (name == "--help" || name == "-h") {
-      std::printf("usage: %s --data-dir DIR --ack-log FILE [--ack-log "
+      std::printf("usage: %s (--data-dir DIR | --journal postgresql://...)"
+                  " --ack-log FILE [--ack-log "
                   "FILE]... [--at-least-once] [--show N]\n"
                   "Checks that every line of the FILEs (time-tracker-bench "
                   "--ack-log) has its event in the journal in DIR, and\n"
@@ -152,7 +156,8 @@ int main(int argc, char** argv) {
       at_least_once = true;
       continue;
     }
-    if (name != "--data-dir" && name != "--ack-log" && name != "--show")
+    if (name != "--data-dir" && name != "--journal" && name != "--ack-log"
+        && name != "--show")
       return usage_error("unknown option '" + arg + "'");
     if (!has_value) {
       if (i + 1 >= argc)
@@ -161,6 +166,8 @@ int main(int argc, char** argv) {
     }
     if (name == "--data-dir") {
       dir = value;
+    } else if (name == "--journal") {
+      journal = value;
     } else if (name == "--ack-log") {
       log_paths.push_back(value);
     } else {
@@ -171,18 +178,27 @@ int main(int argc, char** argv) {
       show = static_cast<std::size_t>(n);
     }
   }
-  if (dir.empty() || log_paths.empty())
-    return usage_error("--data-dir and --ack-log are required");
+  if (dir.empty() == journal.empty() || log_paths.empty())
+    return usage_error("--ack-log and one of --data-dir and --journal are"
+                       " required");
+  if (!journal.empty() && !st::names_postgresql(journal))
+    return usage_error("--journal: '" + journal
+                       + "' is no postgresql:// URI");
 
   // -- the journal
   // open_sqlite creates a missing journal: make sure there is one to check.
   std::error_code ec;
   auto file = std::filesystem::path{dir} / "journal.sqlite3";
-  if (!std::filesystem::is_regular_file(file, ec)) {
+  if (journal.empty() && !std::filesystem::is_regular_file(file, ec)) {
     std::fprintf(stderr, "%s: no journal at %s\n", me, file.c_str());
     return 2;
   }
-  auto opened = st::open_sqlite({dir, st::sync_mode::full, me});
+  st::pg_options pg;
+  pg.conninfo = journal == "postgresql" ? std::string{} : journal;
+  pg.instance = me;
+  auto opened = journal.empty()
+                  ? st::open_sqlite({dir, st::sync_mode::full, me})
+                  : st::open_postgresql(pg);
   if (auto* err = std::get_if<st::error>(&opened)) {
     std::fprintf(stderr, "%s: cannot open the journal (%s): %s\n", me,
                  st::to_string(err->kind), err->message.c_str());

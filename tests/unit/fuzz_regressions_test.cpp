@@ -73,7 +73,7 @@ TEST_CASE("fuzz regression: a task label after JavaScript whitespace is no "
           "[fuzz]") {
   // Mermaid's lexer skips \s (no-break space, \v, ...) before its
   // keywords: "\u00A0title z" was read as a title statement.
-  for (const char* name : {"\xC2\xA0title z", "\vsection y", "\xEF\xBB\xBFclick x"}) {
+  for (const char* name : {"\xC2\xA0title z", "\vsection y", "\xEF\xBB\xBF" "click x"}) {
     reports::report_model m;
     m.milestone_id = "m";
     reports::report_run r;

@@ -154,7 +154,7 @@ rapidjson::Document result_of(const collecting_sink& s) {
 } // namespace
 
 TEST_CASE("mcp sessions: initialized on one server, served by another with "
-          "its revision, principal and log level; DELETE there ends it for "
+          "its revision, principal and log level, and DELETE there ends it for "
           "both",
           "[actors][issue32]") {
   two_nodes f;
