@@ -19,12 +19,12 @@ import {
 
 const [build = 'build', rounds = '3', seconds = '5', clients = '32'] = process.argv.slice(2);
 const binary = path.resolve(build, 'time-tracker-mcp');
-const bench = path.resolve(build, 'bench', 'time-tracker-bench');
+const bench = path.resolve(build, 'time-tracker-bench');
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ttm-oauth-ab-'));
 const tokens = path.join(dir, 'tokens');
 const staticToken = 'static-bench-token-0123456789abcdef';
-writeFileSync(tokens, `${staticToken} alice\n`, { mode: 0o600 });
+writeFileSync(tokens, `alice ${staticToken}\n`, { mode: 0o600 });
 
 const port = await reserveLoopbackPort();
 const resource = `http://127.0.0.1:${port}/mcp`;
