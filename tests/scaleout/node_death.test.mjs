@@ -26,7 +26,7 @@ import { pattern1FirstHalf, pattern1SecondHalf, Route } from '../integration/lib
 import { connectHttp, connectV2Http } from '../integration/lib/sdk_client.mjs';
 import { driverFor } from '../integration/lib/session_patterns.mjs';
 import { AckLog } from './lib/acks.mjs';
-import { ANYNODE, BALANCE, Cluster } from './lib/cluster.mjs';
+import { ANYNODE, BALANCE, Cluster, sharedJournal } from './lib/cluster.mjs';
 
 const BINARY = serverBinary();
 const BENCH = process.env.TTM_BENCH ?? path.join(path.dirname(BINARY), 'time-tracker-bench');
@@ -59,19 +59,22 @@ describe('kill -9 of a node: its sessions go on through the others (nodes on one
   const benchAcks = new AckLog();
   const conns = [];
   let cluster;
+  let shared;
 
   before(async () => {
+    shared = sharedJournal();
     // Stickiness on the MCP session (2025 clients): which node issued it
     // stays known until it dies. 2026-07-28 calls carry no Mcp-Session-Id:
     // round-robin. Four nodes: each of three tests kills one.
     // No per-address rate limit: every request comes from nginx's address.
     cluster = await Cluster.start({
-      binary: BINARY, nodes: 4, balance: BALANCE.mcpSessionId, nodeArgs: ['--rate-limit', 'off'],
+      binary: BINARY, nodes: 4, balance: BALANCE.mcpSessionId, nodeArgs: ['--rate-limit', 'off'], journal: shared.journal,
     });
   }, T);
   after(async () => {
     await Promise.all(conns.map((c) => c.close().catch(() => {})));
     await cluster?.stop();
+    shared?.remove();
     acks.remove();
     benchAcks.remove();
   });
@@ -156,7 +159,7 @@ describe('kill -9 of a node: its sessions go on through the others (nodes on one
   test('every change any client saw acknowledged is in the journal exactly once (journal_check)', T, async () => {
     await Promise.all(conns.splice(0).map((c) => c.close().catch(() => {})));
     await cluster.stop();
-    console.log(`${acks.check(['--data-dir', cluster.journal.dataDir]).trim().split('\n').at(-1)}`);
-    console.log(`${benchAcks.check(['--data-dir', cluster.journal.dataDir]).trim().split('\n').at(-1)}`);
+    console.log(`${acks.check(shared.checkArgs()).trim().split('\n').at(-1)}`);
+    console.log(`${benchAcks.check(shared.checkArgs()).trim().split('\n').at(-1)}`);
   });
 });

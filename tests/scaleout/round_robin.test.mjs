@@ -20,22 +20,25 @@ import { pattern1, Route } from '../integration/lib/pattern1_halves.mjs';
 import { connectHttp, connectV2Http, MODERN_PROTOCOL_VERSION } from '../integration/lib/sdk_client.mjs';
 import { driverFor } from '../integration/lib/session_patterns.mjs';
 import { AckLog } from './lib/acks.mjs';
-import { ANYNODE, BALANCE, Cluster } from './lib/cluster.mjs';
+import { ANYNODE, BALANCE, Cluster, sharedJournal } from './lib/cluster.mjs';
 
 const BINARY = serverBinary();
 const T = { timeout: 30_000 };
 
 describe('three nodes on one journal behind nginx round-robin, no stickiness', () => {
   let cluster;
+  let shared;
   const acks = new AckLog();
   const conns = [];
 
   before(async () => {
-    cluster = await Cluster.start({ binary: BINARY, nodes: 3, balance: BALANCE.roundRobin });
+    shared = sharedJournal();
+    cluster = await Cluster.start({ binary: BINARY, nodes: 3, balance: BALANCE.roundRobin, journal: shared.journal });
   }, T);
   after(async () => {
     await Promise.all(conns.map((c) => c.close().catch(() => {})));
     await cluster?.stop();
+    shared?.remove();
     acks.remove();
   });
 
@@ -84,7 +87,7 @@ describe('three nodes on one journal behind nginx round-robin, no stickiness', (
   test('every change a client saw acknowledged is in the journal exactly once (journal_check)', T, async () => {
     await Promise.all(conns.splice(0).map((c) => c.close().catch(() => {})));
     await cluster.stop();
-    acks.check(['--data-dir', cluster.journal.dataDir]);
+    acks.check(shared.checkArgs());
   });
 });
 

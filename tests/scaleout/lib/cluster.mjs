@@ -225,6 +225,21 @@ export class Postgres {
 }
 
 /**
+ * The journal the round-robin and node-death tests share: PostgreSQL when
+ * TTM_SCALEOUT_JOURNAL=postgresql (their `*_pg` ctest entries), else one
+ * SQLite data directory. `journal` goes to Cluster.start, `checkArgs()`
+ * to journal_check, `remove()` after the cluster stopped.
+ */
+export function sharedJournal() {
+  if (process.env.TTM_SCALEOUT_JOURNAL !== 'postgresql') {
+    const dataDir = freshDataDir();
+    return { journal: { dataDir }, checkArgs: () => ['--data-dir', dataDir], remove() {} };
+  }
+  const pg = Postgres.start();
+  return { journal: { url: pg.url }, checkArgs: () => ['--journal', pg.url], remove: () => pg.remove() };
+}
+
+/**
  * N nodes on one journal and nginx in front. `journal`: {dataDir} (SQLite,
  * default a fresh directory) or {url} (PostgreSQL). `nodeArgs` go to every
  * node. The nodes accept Host 127.0.0.1 (what nginx's $host is here).
