@@ -147,6 +147,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
       set(h.mcp_method);
     else if (iequals(name, "mcp-name"))
       set(h.mcp_name);
+    else if (name.size() > param_header_prefix.size()
+             && iequals(name.substr(0, param_header_prefix.size()),
+                        param_header_prefix))
+      h.params.emplace_back(name.substr(param_header_prefix.size()), value);
     else if (iequals(name, "content-length") && !h.content_length) {
       std::uint64_t n = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
@@ -183,7 +187,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
     return 0;
   }
   auto frame = mcp::decode(body);
-  auto d = decide_body(head, frame);
+  // Half the inputs: every tool mirrors its session_id into
+  // Mcp-Param-Session-Id (x-mcp-header), so the header-body checks of the
+  // 2026-07-28 tools/call run too.
+  static const mirrored_args session_id{{"session_id", "Session-Id"}};
+  mirrored_lookup mirrored;
+  if (opts & 32)
+    mirrored = [](std::string_view) { return &session_id; };
+  auto d = decide_body(head, frame, mirrored);
   switch (d.kind) {
     case body_decision::refuse:
       check_refusal(d.why, d.modern || modern_header, d.id);
