@@ -4,6 +4,8 @@
 
 #include "domain/absolute_time.hpp"
 #include "domain/calendar_math.hpp"
+#include "domain/time_format.hpp"
+#include "domain/time_input.hpp"
 #include "domain/zone_completion.hpp"
 #include "domain/zones.hpp"
 #include "reports/report.hpp"
@@ -85,4 +87,27 @@ TEST_CASE("fuzz regression: a task label after JavaScript whitespace is no "
     INFO(g);
     CHECK(g.find("\n    \xE2\x80\xA3 ") != std::string::npos);
   }
+}
+
+TEST_CASE("fuzz regression: a time written with a local mean time offset "
+          "reads back",
+          "[fuzz]") {
+  // Before 1900 a zone's offset has seconds (New York: -04:56:02), which
+  // format_iso8601 writes; the parser took only +HH:MM and refused it.
+  auto z = domain::resolve_zone("America/New_York", "UTC");
+  REQUIRE(z.found);
+  domain::time_input_options opts;
+  opts.in = &*z.found;
+  domain::wall_time t{date::sys_days{date::year{1800} / 1 / 1} + hours{5}};
+  auto iso = domain::format_iso8601(t, *z.found);
+  CHECK(iso == "1800-01-01T00:03:58.000-04:56:02");
+  auto res = domain::parse_time_input(iso, opts);
+  REQUIRE(std::holds_alternative<domain::time_input>(res));
+  CHECK(std::get<domain::time_input>(res).instant == t);
+  // Still strict: seconds only after HH:MM with colons, and in range.
+  for (const char* bad : {"1800-01-01T00:03:58-0456:02",
+                          "1800-01-01T00:03:58-04:56:60",
+                          "1800-01-01T00:03:58-04:56:"})
+    CHECK(std::holds_alternative<domain::time_input_error>(
+      domain::parse_time_input(bad, opts)));
 }
