@@ -131,6 +131,9 @@ std::string mermaid_text(std::string_view s) {
   // no-break and other Unicode spaces, the BOM) before it tries its
   // keywords: a task "\u00A0title x" was read as a title (found by
   // tests/fuzz/reports).
+  // Only JavaScript whitespace ("\v"): Mermaid reads an empty label.
+  if (js_space_prefix(out) == out.size())
+    return "(unnamed)";
   std::string lower;
   for (char c : out.substr(js_space_prefix(out)))
     lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);

@@ -87,6 +87,17 @@ TEST_CASE("fuzz regression: a task label after JavaScript whitespace is no "
     INFO(g);
     CHECK(g.find("\n    \xE2\x80\xA3 ") != std::string::npos);
   }
+  // A name of JavaScript whitespace alone ("\v") made an empty label.
+  reports::report_model m;
+  m.milestone_id = "m";
+  reports::report_run r;
+  r.task_id = "\v";
+  r.status = domain::run_status::completed;
+  r.active = {{minutes{0}, minutes{5}}};
+  m.runs.push_back(r);
+  auto g = reports::render_mermaid_gantt(m);
+  INFO(g);
+  CHECK(g.find("\n    (unnamed) :") != std::string::npos);
 }
 
 TEST_CASE("fuzz regression: a time written with a local mean time offset "
