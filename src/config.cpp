@@ -76,7 +76,10 @@ std::string parse_duration(const std::string& text, long long min,
     if (end != first)
       ++end;
   }
-  if (ec != std::errc{} || end != last || static_cast<long long>(n) > max / unit
+  // Compared unsigned: a count past LLONG_MAX (a size_t) must not turn
+  // negative and slip under `max` (found by tests/fuzz/config).
+  if (ec != std::errc{} || end != last
+      || n > static_cast<unsigned long long>(max / unit)
       || static_cast<long long>(n) * unit < min)
     return "expected a duration such as 90s, 30m, 4h or 1d, from "
            + std::to_string(min) + " to " + std::to_string(max)

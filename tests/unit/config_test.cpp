@@ -350,6 +350,11 @@ TEST_CASE("config: tracking limits from the command line, environment and "
           == seconds{120});
     CHECK(must_load({"stdio", "--session-max-age", "366d"}).tracking.max_age
           == seconds{366LL * 86'400});
+    // A count past LLONG_MAX turned negative and then overflowed (UB);
+    // found by tests/fuzz/config.
+    CHECK(contains(must_fail({"stdio", "--session-max-age",
+                              "9341816962330773277d"}),
+                   "9341816962330773277d"));
   }
   SECTION("environment") {
     auto e = must_load({"stdio"},
