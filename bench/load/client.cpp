@@ -14,6 +14,7 @@ constexpr const char* task_start_label = "tools/call time_task_start";
 constexpr const char* task_end_label = "tools/call time_task_end";
 constexpr const char* summary_label = "tools/call time_session_summary";
 constexpr const char* end_label = "tools/call time_session_end";
+constexpr const char* report_label = "tools/call time_session_report";
 
 /// Checks an integer member when the server sends it.
 std::string expect_int(const rapidjson::Value& p, const char* name,
@@ -401,6 +402,30 @@ void vclient::workflow_task(bool start) {
            return self->workflow_task(false);
          if (++self->task_ < self->cfg_.tasks.size())
            return self->workflow_task(true);
+         if (!self->cfg_.opts.report_format.empty())
+           return self->workflow_report();
+         self->workflow_close(false);
+       });
+}
+
+void vclient::workflow_report() {
+  auto id = next_id();
+  call(report_label,
+       request(cfg_.builder.tools_call(
+                 id, "time_session_report",
+                 mcp::request_builder::report_args(
+                   sid_, cfg_.opts.report_format))),
+       mcp::want::tool_ok,
+       [self = shared_from_this()](const rapidjson::Value& p) -> std::string {
+         const char* sid = mcp::string_member(p, "session_id");
+         if (sid && self->sid_ != sid)
+           return "session_id is not the session's";
+         return {};
+       },
+       [self = shared_from_this()](bool ok, const mcp::document_ptr&,
+                                   const incoming&) {
+         if (!ok)
+           return self->iterate();
          self->workflow_close(false);
        });
 }

@@ -152,6 +152,8 @@ private:
   void workflow_task(bool start);
   /// time_session_summary (`end` false), then time_session_end.
   void workflow_close(bool end);
+  /// --report-format: time_session_report of the session, then the summary.
+  void workflow_report();
   // workflow-edits (client_edits.cpp): per task start, an edit pausing it
   // with a note, an edit resuming it, end; then one edit correcting every
   // task's run; then workflow_close.

@@ -207,6 +207,12 @@ std::string request_builder::session_args(std::string_view session_id) {
   return R"({"session_id":)" + json_quote(session_id) + "}";
 }
 
+std::string request_builder::report_args(std::string_view session_id,
+                                         std::string_view format) {
+  return R"({"session_id":)" + json_quote(session_id) + R"(,"format":)"
+         + json_quote(format) + "}";
+}
+
 std::vector<std::string> task_ids(std::size_t k) {
   std::vector<std::string> out;
   out.reserve(k);

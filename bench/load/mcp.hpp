@@ -97,6 +97,9 @@ public:
   static std::string task_args(std::string_view session_id,
                                std::string_view task_id);
   static std::string session_args(std::string_view session_id);
+  /// time_session_report's arguments: the session and a format.
+  static std::string report_args(std::string_view session_id,
+                                 std::string_view format);
 
 private:
   outgoing request(std::int64_t id, std::string body,

@@ -159,6 +159,8 @@ Scenario parameters:
   --tasks K               tasks per tracking session (workflow,
                           workflow-edits, mixed: 5;
                           fill-tracking: 500)
+  --report-format F       workflow: also call time_session_report in format
+                          F (markdown, csv, json, html) before the summary
   --mix NAME=W,...        mixed: weights of get-current, workflow,
                           workflow-edits, handshake, ping (default
                           get-current=70,workflow=30)
@@ -304,6 +306,13 @@ parse_result parse_options(int argc, char** argv) {
                            + "'"};
       } else if (name == "--tasks") {
         o.tasks = get_uint(1);
+      } else if (name == "--report-format") {
+        o.report_format = get();
+        if (o.report_format != "markdown" && o.report_format != "csv"
+            && o.report_format != "json" && o.report_format != "html")
+          throw bad_option{"--report-format: markdown, csv, json or html, "
+                           "not '"
+                           + o.report_format + "'"};
       } else if (name == "--mix") {
         std::stringstream ss{get()};
         std::string item;

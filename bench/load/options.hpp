@@ -69,6 +69,9 @@ struct options {
   std::string args = R"({"timezone":"America/New_York"})";
   expectation expect = expectation::ok;
   std::size_t tasks = 0;
+  /// --report-format: workflow also calls time_session_report in this
+  /// format before the summary; empty: it does not.
+  std::string report_format;
   std::vector<mix_entry> mix;
   std::size_t sessions = 0;
   std::uint64_t seed = 1;

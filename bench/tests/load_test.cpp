@@ -215,6 +215,9 @@ TEST_CASE("bench requests: built in one place", "[bench]") {
             .c_str());
   REQUIRE(d["task_ids"].Size() == 3);
   REQUIRE(str(d["task_ids"][2]) == "M2-003");
+  d.Parse(mcp::request_builder::report_args("s\"1", "csv").c_str());
+  REQUIRE(str(d["session_id"]) == "s\"1");
+  REQUIRE(str(d["format"]) == "csv");
 }
 
 TEST_CASE("bench requests: the era of a revision", "[bench]") {
@@ -392,6 +395,11 @@ TEST_CASE("bench options: defaults and errors", "[bench]") {
              "--protocol-version", "2026-07-28"});
   REQUIRE(r.opts);
 
+  r = parse({"--url", "http://h/mcp", "--scenario", "workflow",
+             "--report-format", "html"});
+  REQUIRE(r.opts);
+  REQUIRE(r.opts->report_format == "html");
+
   r = parse({"--url", "http://h/mcp", "--raw-post", "--scenario", "ping"});
   REQUIRE(r.opts);
   REQUIRE(r.opts->raw_post);
@@ -408,6 +416,8 @@ TEST_CASE("bench options: defaults and errors", "[bench]") {
           "5"},
          {"--scenario", "idle-sessions", "--stdio", "--", "x"},
          {"--url", "http://h/mcp", "--bogus"},
+         {"--url", "http://h/mcp", "--scenario", "workflow",
+          "--report-format", "pdf"},
          {"--url", "http://h/mcp", "--raw-post", "--scenario", "workflow"},
          {"--raw-post", "--stdio", "--", "x"},
          {"--url", "http://h/mcp", "--raw-post=1"},
