@@ -14,7 +14,12 @@
 #
 # Every system runs once per round, each round in a rotated order, and each
 # run on a freshly started server, so that drift of a shared machine hits all
-# alike; the table shows medians over the rounds. Peers missing are
+# alike; the table shows medians over the rounds. Ratios are taken within a
+# round (numerator and denominator from the same round), then the median of
+# those. A run whose load generator used >= 90 % of the cores it was given
+# (its own CPU time over the window, per --threads) is marked SATURATED: its
+# req/s is the generator's limit, so it never serves as a ceiling and its
+# round gives no ratio. Peers missing are
 # installed (bench/peers/install.sh: npm, apt-get) unless --no-install; a
 # peer that cannot be had is skipped with a message. Once installed, nothing
 # touches the network. A manual tool: not part of ctest.
@@ -32,6 +37,15 @@
 #   --stdio-duration D   measured time of one stdio run (5s); 0 skips stdio
 #   --cold-duration D    measured time of one cold-start run (3s); 0 skips it
 #   --no-http            skip the HTTP comparison
+#   --open-duration D    after ours's closed-loop HTTP run of each round,
+#                        ours again (a fresh server) in OPEN loop at half the
+#                        req/s that run reached, for D (0: skip; default 0)
+#   --journal-duration D workflow over HTTP (--journal-clients, 64), ours
+#                        with its journal (--journal-sync full) against
+#                        --ephemeral, each once per round (0: skip; default 0)
+#   --idle-sessions M    memory: ours with M idle MCP sessions (the bench's
+#                        idle-sessions scenario), once per round (0: skip;
+#                        default 0)
 #   --build DIR          build tree with time-tracker-mcp and
 #                        time-tracker-bench (build)
 #   --base DIR           another build tree of ours (say, main before a
@@ -64,6 +78,10 @@ systems=ours,mcp-time,ts-sdk,nginx
 stdio_duration=5s
 cold_duration=3s
 do_http=1
+open_duration=0
+journal_duration=0
+journal_clients=64
+idle_sessions=0
 build_dir=build
 base_dir=
 do_build=1
@@ -82,6 +100,10 @@ while [ $# -gt 0 ]; do
     --stdio-duration) stdio_duration="$2"; shift 2 ;;
     --cold-duration) cold_duration="$2"; shift 2 ;;
     --no-http) do_http=0; shift ;;
+    --open-duration) open_duration="$2"; shift 2 ;;
+    --journal-duration) journal_duration="$2"; shift 2 ;;
+    --journal-clients) journal_clients="$2"; shift 2 ;;
+    --idle-sessions) idle_sessions="$2"; shift 2 ;;
     --build) build_dir="$2"; shift 2 ;;
     --base) base_dir="$2"; shift 2 ;;
     --no-build) do_build=0; shift ;;
@@ -98,6 +120,8 @@ case "$scenario" in
 esac
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: --rounds N >= 1" >&2; exit 2; }
 is_zero() { [[ "$1" =~ ^0+(\.0*)?(ms|s|m)?$ ]]; }
+[[ "$idle_sessions" =~ ^[0-9]+$ ]] || { echo "compare.sh: --idle-sessions M (a count)" >&2; exit 2; }
+[[ "$journal_clients" =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: --journal-clients N >= 1" >&2; exit 2; }
 
 PEERS="$ROOT/bench/peers"
 [[ "$build_dir" = /* ]] || build_dir="$ROOT/$build_dir"
@@ -187,6 +211,9 @@ for s in ${systems//,/ }; do
 done
 stdio_on=1; is_zero "$stdio_duration" && stdio_on=0
 cold_on=1; is_zero "$cold_duration" && cold_on=0
+open_on=1; is_zero "$open_duration" && open_on=0
+[ "$do_http" = 1 ] && [[ "$wanted" == *" ours "* ]] || open_on=0
+journal_on=1; is_zero "$journal_duration" && journal_on=0
 if [[ "$wanted" == *" mcp-time "* ]] || [ $stdio_on = 1 ] || [ $cold_on = 1 ]; then
   need_peer mcp-time mcp-time
 fi
@@ -298,7 +325,11 @@ our_binary() { # ours|base
   if [ "$1" = base ]; then echo "$BASE_SERVER"; else echo "$SERVER"; fi
 }
 
-# Starts SYSTEM over HTTP; sets server_pid, url and bench_args.
+# Starts SYSTEM over HTTP; sets server_pid, url and bench_args. Ours
+# takes server_storage (default: a data directory of the run) and
+# server_extra, both reset afterwards.
+server_storage=()
+server_extra=()
 start_http() {
   local port
   port="$(free_port)"
@@ -307,9 +338,11 @@ start_http() {
   local log="$WORK/$1.log"
   case "$1" in
     ours|base)
-      # Its journal in a directory of this run, never the user's own.
+      # Its journal in a directory of this run, never the user's own
+      # (server_storage: another one, or --ephemeral).
+      [ ${#server_storage[@]} -gt 0 ] || server_storage=(--data-dir "$WORK/journal-$1")
       "$(our_binary "$1")" http --listen "127.0.0.1:$port" --log-level warning \
-        --data-dir "$WORK/journal-$1" 2>>"$log" &
+        "${server_storage[@]}" "${server_extra[@]}" 2>>"$log" &
       ;;
     mcp-time)
       "$PEERS/start.sh" mcp-time "$port" 2>>"$log" &
@@ -325,6 +358,8 @@ start_http() {
       ;;
   esac
   server_pid=$!
+  server_storage=()
+  server_extra=()
   wait_port "$port" "$server_pid" || {
     say "$1 did not start; its log:"; tail -n 20 "$log" >&2
     stop_server
@@ -366,6 +401,33 @@ present() { # SYSTEM...: those available
   for s in "$@"; do [ "${have[$s]:-0}" = 1 ] && printf '%s ' "$s"; done
 }
 
+# open_run ROUND CLOSED_JSON: ours in open loop at half the req/s of that
+# round's closed-loop run (a fresh server; latency from the intended send
+# time, so a stall counts as the queue it would have built).
+open_run() {
+  local r="$1" closed="$2" rate out rc
+  rate="$(node -e 'try { const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      const x = d.total.throughput_rps / 2; if (x >= 1) console.log(Math.round(x)); } catch {}' "$closed")"
+  if [ -z "$rate" ]; then
+    record open ours "$r" "" "" no-closed-loop-rate
+    return
+  fi
+  say "round $r/$rounds: HTTP $scenario, ours, open loop at $rate req/s"
+  out="$WORK/open-ours-$r.json"
+  if ! start_http ours; then
+    record open ours "$r" "" "" start-failed
+    return
+  fi
+  rc=0
+  "$BENCH" --url "$url" --server-pid "$server_pid" --scenario "$scenario" \
+    --clients "$clients" --duration "$open_duration" --warmup "$warmup" \
+    --threads "$threads" --rate "$rate" --show-errors 3 --json >"$out" || rc=$?
+  local rss
+  rss="$(tree_hwm "$server_pid")"
+  stop_server
+  record open ours "$r" "$out" "$rss" "$rc"
+}
+
 # -- the runs ------------------------------------------------------------------
 
 started_at="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -396,7 +458,55 @@ if [ "$do_http" = 1 ]; then
       rss="$(tree_hwm "$server_pid")"
       stop_server
       record http "$s" "$r" "$out" "$rss" "$rc"
+      if [ "$s" = ours ] && [ $open_on = 1 ]; then open_run "$r" "$out"; fi
     done
+  done
+fi
+
+# journal_rounds: workflow over HTTP, ours with its journal (full, the
+# default) against --ephemeral, rotated each round; a fresh directory per run.
+if [ $journal_on = 1 ]; then
+  for ((r = 1; r <= rounds; ++r)); do
+    for s in $(rotate $((r - 1)) full ephemeral); do
+      say "round $r/$rounds: workflow, journal $s"
+      out="$WORK/journal-$s-$r.json"
+      if [ "$s" = full ]; then
+        server_storage=(--data-dir "$WORK/journal-workflow-$r" --journal-sync full)
+      else
+        server_storage=(--ephemeral)
+      fi
+      server_extra=(--max-tracking-sessions 100000 --max-tracking-sessions-per-principal 100000)
+      if ! start_http ours; then
+        record journal "$s" "$r" "" "" start-failed
+        continue
+      fi
+      rc=0
+      "$BENCH" --url "$url" --server-pid "$server_pid" --scenario workflow \
+        --clients "$journal_clients" --duration "$journal_duration" --warmup "$warmup" \
+        --threads "$threads" --show-errors 3 --json >"$out" || rc=$?
+      rss="$(tree_hwm "$server_pid")"
+      stop_server
+      record journal "$s" "$r" "$out" "$rss" "$rc"
+    done
+  done
+fi
+
+# Memory per idle MCP session: a fresh server per round admitting them all.
+if [ "$idle_sessions" -gt 0 ]; then
+  for ((r = 1; r <= rounds; ++r)); do
+    say "round $r/$rounds: $idle_sessions idle sessions, ours"
+    out="$WORK/memory-ours-$r.json"
+    server_extra=(--max-mcp-sessions $((idle_sessions + 200)))
+    if ! start_http ours; then
+      record memory ours "$r" "" "" start-failed
+      continue
+    fi
+    rc=0
+    "$BENCH" --url "$url" --server-pid "$server_pid" --scenario idle-sessions \
+      --sessions "$idle_sessions" --show-errors 3 --json >"$out" || rc=$?
+    rss="$(tree_hwm "$server_pid")"
+    stop_server
+    record memory ours "$r" "$out" "$rss" "$rc"
   done
 fi
 
@@ -447,6 +557,9 @@ node "$ROOT/bench/compare_report.mjs" \
   --scenario "$scenario" --clients "$clients" --duration "$duration" \
   --warmup "$warmup" --rounds "$rounds" --threads "$threads" \
   --stdio-duration "$stdio_duration" --cold-duration "$cold_duration" \
+  --open-duration "$open_duration" --journal-duration "$journal_duration" \
+  --journal-clients "$journal_clients" --idle-sessions "$idle_sessions" \
+  --commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" \
   --started "$started_at" --loadavg-before "$loadavg_before" \
   --loadavg-after "$(cut -d' ' -f1-3 /proc/loadavg)" \
   --cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \

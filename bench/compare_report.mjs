@@ -1,8 +1,12 @@
 // The report of bench/compare.sh: reads its manifest (one line per run:
 // section, system, round, the bench's JSON file, peak RSS, exit status; or
 // "skip", system, reason) and prints the tables, or one JSON document.
-// Medians over the rounds; ratios are to ours (and, over stdio, to the
-// echo floor). Plain Node, no packages.
+// Medians over the rounds. Ratios are to ours (and, over stdio, to the
+// echo floor), each taken within one round (numerator and denominator from
+// the same interleaved round), then the median of those. A run whose load
+// generator used >= SATURATED_SHARE of the cores it was given is marked
+// SATURATED: its round gives no ratio, and it never serves as a ceiling.
+// Plain Node, no packages.
 import fs from 'node:fs';
 
 const arg = {};
@@ -15,6 +19,9 @@ const median = (xs) => {
   return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 };
 const ratio = (a, b) => (a != null && b != null && b !== 0 ? a / b : null);
+// The generator's share of its cores at or above which a run is SATURATED.
+const SATURATED_SHARE = 0.9;
+const NPROC = Number(arg.nproc) || 1;
 
 const versions = {};
 for (const line of fs.readFileSync(arg.versions, 'utf8').split('\n')) {
@@ -23,7 +30,7 @@ for (const line of fs.readFileSync(arg.versions, 'utf8').split('\n')) {
 }
 
 const skipped = {};
-const runs = { http: {}, stdio: {}, cold: {} };
+const runs = { http: {}, stdio: {}, cold: {}, open: {}, journal: {}, memory: {} };
 for (const line of fs.readFileSync(arg.manifest, 'utf8').split('\n')) {
   if (!line) continue;
   const [section, system, round, file, rss, exit] = line.split('\t');
@@ -42,6 +49,14 @@ for (const line of fs.readFileSync(arg.manifest, 'utf8').split('\n')) {
 
 const op = (doc, name) => doc?.operations?.find((o) => o.name === name);
 
+// The generator's CPU over the window, as a share of the cores it was given
+// (its I/O threads, at most the machine's cores; stdio: one).
+function generator(d, cores) {
+  if (!d || !(d.window_s > 0) || d.bench_cpu_s == null) return { bench_cpu_pct: null, saturated: false };
+  const share = d.bench_cpu_s / d.window_s / Math.max(1, Math.min(cores, NPROC));
+  return { bench_cpu_pct: (100 * d.bench_cpu_s) / d.window_s, saturated: share >= SATURATED_SHARE };
+}
+
 // One run's figures.
 function httpFigures(run, system) {
   const d = run.doc;
@@ -54,7 +69,7 @@ function httpFigures(run, system) {
     rss_peak_kib: run.rss,
     // The bench reads one pid: nginx's master, not its workers.
     cpu_per_reply_us: system === 'nginx' ? null : d?.server?.cpu_per_reply_us ?? null,
-    bench_cpu_pct: d && d.window_s > 0 && d.bench_cpu_s != null ? (100 * d.bench_cpu_s) / d.window_s : null,
+    ...generator(d, Number(arg.threads) || 1),
     errors: d ? d.errors : null,
     exit: run.exit,
   };
@@ -68,6 +83,45 @@ function stdioFigures(run) {
     p99_us: d?.total?.latency_us?.p99 ?? null,
     rss_peak_kib: d?.server?.rss_kib?.peak ?? null,
     cpu_per_reply_us: d?.server?.cpu_per_reply_us ?? null,
+    ...generator(d, 1),
+    errors: d ? d.errors : null,
+    exit: run.exit,
+  };
+}
+function openFigures(run) {
+  const d = run.doc;
+  return {
+    round: run.round,
+    rate: d?.config?.rate ?? null,
+    throughput_rps: d?.total?.throughput_rps ?? null,
+    p50_us: d?.total?.latency_us?.p50 ?? null,
+    p99_us: d?.total?.latency_us?.p99 ?? null,
+    cpu_per_reply_us: d?.server?.cpu_per_reply_us ?? null,
+    ...generator(d, Number(arg.threads) || 1),
+    errors: d ? d.errors : null,
+    exit: run.exit,
+  };
+}
+function journalFigures(run) {
+  const d = run.doc;
+  return {
+    round: run.round,
+    calls_per_s: d?.total?.throughput_rps ?? null,
+    p50_us: d?.total?.latency_us?.p50 ?? null,
+    p99_us: d?.total?.latency_us?.p99 ?? null,
+    cpu_per_reply_us: d?.server?.cpu_per_reply_us ?? null,
+    ...generator(d, Number(arg.threads) || 1),
+    errors: d ? d.errors : null,
+    exit: run.exit,
+  };
+}
+function memoryFigures(run) {
+  const d = run.doc;
+  return {
+    round: run.round,
+    sessions: d?.memory?.sessions_opened ?? null,
+    bytes_per_session: d?.memory?.bytes_per_session ?? null,
+    rss_open_kib: d?.memory?.rss_kib?.open ?? null,
     errors: d ? d.errors : null,
     exit: run.exit,
   };
@@ -82,6 +136,7 @@ function coldFigures(run) {
     initialize_p50_us: init?.latency_us?.p50 ?? null,
     initialize_p99_us: init?.latency_us?.p99 ?? null,
     handshake_p50_us: hs?.latency_us?.p50 ?? null,
+    ...generator(d, 1),
     errors: d ? d.errors : null,
     exit: run.exit,
   };
@@ -95,33 +150,58 @@ function section(name, figures, keys) {
     for (const k of keys) med[k] = median(rounds.map((r) => r[k]));
     const errors = rounds.reduce((n, r) => n + (r.errors ?? 0), 0);
     const failed = rounds.filter((r) => r.exit !== '0').length;
-    out.push({ system, version: versions[system] ?? null, median: med, errors, failed_runs: failed, rounds });
+    const saturated = rounds.filter((r) => r.saturated).length;
+    out.push({ system, version: versions[system] ?? null, median: med, errors, failed_runs: failed, saturated_runs: saturated, rounds });
   }
   return out;
 }
 
 const http = section('http', httpFigures, ['throughput_rps', 'p50_us', 'p99_us', 'rss_peak_kib', 'cpu_per_reply_us', 'bench_cpu_pct']);
-const stdio = section('stdio', stdioFigures, ['calls_per_s', 'p50_us', 'p99_us', 'rss_peak_kib', 'cpu_per_reply_us']);
-const cold = section('cold', coldFigures, ['initialize_p50_us', 'initialize_p99_us', 'handshake_p50_us']);
+const stdio = section('stdio', stdioFigures, ['calls_per_s', 'p50_us', 'p99_us', 'rss_peak_kib', 'cpu_per_reply_us', 'bench_cpu_pct']);
+const cold = section('cold', coldFigures, ['initialize_p50_us', 'initialize_p99_us', 'handshake_p50_us', 'bench_cpu_pct']);
+const open = section('open', openFigures, ['rate', 'throughput_rps', 'p50_us', 'p99_us', 'cpu_per_reply_us', 'bench_cpu_pct']);
+const journal = section('journal', journalFigures, ['calls_per_s', 'p50_us', 'p99_us', 'cpu_per_reply_us', 'bench_cpu_pct']);
+const memory = section('memory', memoryFigures, ['sessions', 'bytes_per_session', 'rss_open_kib']);
 const find = (list, s) => list.find((x) => x.system === s);
 
-const httpOurs = find(http, 'ours');
+// A ratio from one run: KEY of system A over KEY of system B in each round
+// where both ran cleanly and neither generator was saturated; the median of
+// those, their range, and the rounds left out.
+function roundRatio(list, a, b, key) {
+  const A = find(list, a);
+  const B = find(list, b);
+  if (!A || !B) return null;
+  const per = [];
+  const excluded = [];
+  for (const ra of A.rounds) {
+    const rb = B.rounds.find((x) => x.round === ra.round);
+    if (!rb) continue;
+    if (ra.saturated || rb.saturated) { excluded.push({ round: ra.round, why: 'SATURATED' }); continue; }
+    if (ra.exit !== '0' || rb.exit !== '0') { excluded.push({ round: ra.round, why: 'failed' }); continue; }
+    const x = ratio(ra[key], rb[key]);
+    if (x != null) per.push(x);
+  }
+  return { median: median(per), min: per.length ? Math.min(...per) : null, max: per.length ? Math.max(...per) : null, rounds: per.length, per_round: per, excluded };
+}
+const r2 = (x) => x?.median ?? null;
+
 for (const s of http) {
   s.vs_ours = {
-    throughput: ratio(s.median.throughput_rps, httpOurs?.median.throughput_rps),
-    p99: ratio(s.median.p99_us, httpOurs?.median.p99_us),
+    throughput: r2(roundRatio(http, s.system, 'ours', 'throughput_rps')),
+    p99: r2(roundRatio(http, s.system, 'ours', 'p99_us')),
   };
   const tp = s.rounds.map((r) => r.throughput_rps).filter((x) => x != null);
   s.throughput_spread = tp.length > 1 && s.median.throughput_rps ? (Math.max(...tp) - Math.min(...tp)) / s.median.throughput_rps : null;
 }
+const httpOurs = find(http, 'ours');
 const stdioOurs = find(stdio, 'ours');
 const floor = find(stdio, 'echo');
 for (const s of stdio) {
-  s.vs_ours = ratio(s.median.calls_per_s, stdioOurs?.median.calls_per_s);
-  s.of_echo_floor = ratio(s.median.calls_per_s, floor?.median.calls_per_s);
+  s.vs_ours = r2(roundRatio(stdio, s.system, 'ours', 'calls_per_s'));
+  s.of_echo_floor = r2(roundRatio(stdio, s.system, 'echo', 'calls_per_s'));
 }
 const coldOurs = find(cold, 'ours');
-for (const s of cold) s.vs_ours = ratio(s.median.initialize_p50_us, coldOurs?.median.initialize_p50_us);
+for (const s of cold) s.vs_ours = r2(roundRatio(cold, s.system, 'ours', 'initialize_p50_us'));
 
 const machine = {
   nproc: Number(arg.nproc),
@@ -139,12 +219,82 @@ const config = {
   bench_threads: Number(arg.threads),
   stdio_duration: arg['stdio-duration'],
   cold_duration: arg['cold-duration'],
+  open_duration: arg['open-duration'],
+  journal_duration: arg['journal-duration'],
+  journal_clients: Number(arg['journal-clients']),
+  idle_sessions: Number(arg['idle-sessions']),
+  saturated_share: SATURATED_SHARE,
+  ratios: 'within one round, median over rounds; SATURATED rounds excluded',
 };
 
+// -- issue 33's targets (item 4): figure, ours, peer, ratio, target, met? ------
+const fmtMs = (us) => (us == null ? null : us / 1000);
+function target(figure, ours, peer, rr, goal, met, note) {
+  return { figure, ours, peer, ratio: rr?.median ?? null, ratio_range: rr && rr.rounds > 1 ? [rr.min, rr.max] : null,
+    ratio_rounds: rr?.rounds ?? null, excluded: rr?.excluded ?? [], target: goal, met, note: note ?? null };
+}
+const judge = (x, ok) => (x == null ? null : ok(x));
+const targets = [];
+{
+  const ng = find(http, 'nginx');
+  const mt = find(http, 'mcp-time');
+  if (httpOurs && ng) {
+    const rr = roundRatio(http, 'ours', 'nginx', 'throughput_rps');
+    const sat = ng.saturated_runs > 0;
+    targets.push(target('HTTP req/s vs nginx (ceiling)', httpOurs.median.throughput_rps, ng.median.throughput_rps, rr, '>= 0.5x',
+      judge(rr?.median, (x) => x >= 0.5),
+      sat ? `nginx SATURATED in ${ng.saturated_runs} run(s): those are no ceiling` : null));
+  }
+  if (httpOurs && mt) {
+    const rr = roundRatio(http, 'ours', 'mcp-time', 'throughput_rps');
+    targets.push(target('HTTP req/s vs mcp-time', httpOurs.median.throughput_rps, mt.median.throughput_rps, rr, '>= 1.5x', judge(rr?.median, (x) => x >= 1.5)));
+    const rp = roundRatio(http, 'ours', 'mcp-time', 'p99_us');
+    targets.push(target('HTTP p99 ms vs mcp-time', fmtMs(httpOurs.median.p99_us), fmtMs(mt.median.p99_us), rp, '< 1.0x', judge(rp?.median, (x) => x < 1)));
+  }
+  const op = find(open, 'ours');
+  if (op) {
+    const ok = op.rounds.filter((r) => !r.saturated && r.exit === '0');
+    const p99 = median(ok.map((r) => r.p99_us));
+    targets.push(target(`open-loop p99 ms at half our max (${op.median.rate ?? '-'} req/s)`, fmtMs(p99), null, null, '< 2 ms',
+      judge(p99, (x) => x < 2000), ok.length < op.rounds.length ? `${op.rounds.length - ok.length} run(s) SATURATED or failed` : null));
+  }
+  if (stdioOurs && floor) {
+    const rr = roundRatio(stdio, 'ours', 'echo', 'calls_per_s');
+    targets.push(target('stdio calls/s vs echo floor', stdioOurs.median.calls_per_s, floor.median.calls_per_s, rr, '>= 0.95x', judge(rr?.median, (x) => x >= 0.95)));
+  }
+  const cm = find(cold, 'mcp-time');
+  if (coldOurs) {
+    const rr = cm ? roundRatio(cold, 'ours', 'mcp-time', 'initialize_p50_us') : null;
+    targets.push(target('cold: spawn -> initialize reply p50 ms', fmtMs(coldOurs.median.initialize_p50_us), fmtMs(cm?.median.initialize_p50_us), rr,
+      '<= 3 ms', judge(coldOurs.median.initialize_p50_us, (x) => x <= 3000)));
+    if (cm) {
+      const rh = roundRatio(cold, 'ours', 'mcp-time', 'handshake_p50_us');
+      targets.push(target('cold: whole short-lived process p50 ms', fmtMs(coldOurs.median.handshake_p50_us), fmtMs(cm.median.handshake_p50_us), rh,
+        '<= 1.0x', judge(rh?.median, (x) => x <= 1)));
+    }
+  }
+  const jf = find(journal, 'full');
+  const je = find(journal, 'ephemeral');
+  if (jf && je) {
+    const rr = roundRatio(journal, 'full', 'ephemeral', 'calls_per_s');
+    targets.push(target('workflow calls/s, journal full vs --ephemeral', jf.median.calls_per_s, je.median.calls_per_s, rr, '>= 0.90x',
+      judge(rr?.median, (x) => x >= 0.9)));
+  }
+  const mem = find(memory, 'ours');
+  if (mem) {
+    const kib = mem.median.bytes_per_session == null ? null : mem.median.bytes_per_session / 1024;
+    targets.push(target(`KiB per idle MCP session at ${config.idle_sessions}`, kib, null, null, '<= 4 KiB', judge(kib, (x) => x <= 4),
+      mem.rounds.some((r) => r.errors) ? 'errors in the run: sessions refused?' : null));
+  }
+}
+
+// Exit status 1 when a run failed (the tables still show what ran).
+const anyFailed = [http, stdio, cold, open, journal, memory].some((list) => list.some((x) => x.failed_runs > 0));
 if (arg.json === '1') {
-  const doc = { report: 'time-tracker-mcp compare', format_version: 1, date: arg.started, machine, config, versions, skipped, http, stdio, cold_start: cold };
+  const doc = { report: 'time-tracker-mcp compare', format_version: 2, date: arg.started, commit: arg.commit ?? null, machine, config, versions, skipped,
+    http, stdio, cold_start: cold, open_loop: open, journal, memory, targets };
   process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-  process.exit(0);
+  process.exit(anyFailed ? 1 : 0);
 }
 
 // -- tables -------------------------------------------------------------------
@@ -164,10 +314,14 @@ function table(head, rows) {
 }
 const errs = (s) => (s.failed_runs ? `${s.errors} (${s.failed_runs} run${s.failed_runs > 1 ? 's' : ''} failed)` : String(s.errors));
 
+const satMark = (s) => (s.saturated_runs ? ` SATURATED ${s.saturated_runs}/${s.rounds.length}` : '');
+const genCpu = (s) => fmt.pct(s.median.bench_cpu_pct == null ? null : s.median.bench_cpu_pct / 100) + satMark(s);
+
 let out = '';
-out += `time-tracker-mcp side by side, ${arg.started}\n`;
+out += `time-tracker-mcp side by side, ${arg.started}${arg.commit ? `, commit ${arg.commit}` : ''}\n`;
 out += `machine: ${machine.nproc} x ${machine.cpu}, Linux ${machine.kernel}; load average ${machine.loadavg_before} before, ${machine.loadavg_after} after\n`;
 out += `${config.rounds} round${config.rounds > 1 ? 's' : ''}, each system once per round in a rotated order, a fresh server per run; medians over the rounds\n`;
+out += `ratios: numerator and denominator from the same round, median over the rounds; a run whose load generator used >= ${Math.round(100 * SATURATED_SHARE)}% of its cores is SATURATED (its round gives no ratio; never a ceiling)\n`;
 for (const [s, why] of Object.entries(skipped)) out += `skipped: ${s}: ${why}\n`;
 
 if (http.length) {
@@ -177,17 +331,25 @@ if (http.length) {
     http.map((s) => [
       s.system, fmt.rate(s.median.throughput_rps), fmt.ms(s.median.p50_us), fmt.ms(s.median.p99_us),
       fmt.mib(s.median.rss_peak_kib), fmt.us(s.median.cpu_per_reply_us), fmt.x(s.vs_ours.throughput), fmt.x(s.vs_ours.p99),
-      fmt.pct(s.throughput_spread), fmt.pct(s.median.bench_cpu_pct == null ? null : s.median.bench_cpu_pct / 100), errs(s),
+      fmt.pct(s.throughput_spread), genCpu(s), errs(s),
     ]),
+  );
+}
+if (open.length) {
+  out += `\nHTTP ${config.scenario}, ours, OPEN loop at half the req/s of the same round's closed-loop run, ${config.open_duration}; latency from the intended send time\n`;
+  out += table(
+    ['system', 'rate req/s', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'bench CPU', 'errors'],
+    open.map((s) => [s.system, fmt.rate(s.median.rate), fmt.rate(s.median.throughput_rps), fmt.ms(s.median.p50_us), fmt.ms(s.median.p99_us),
+      fmt.us(s.median.cpu_per_reply_us), genCpu(s), errs(s)]),
   );
 }
 if (stdio.length) {
   out += `\nstdio, sequential calls (1 client, get-current), ${config.stdio_duration} after a ${config.warmup} warm-up\n`;
   out += table(
-    ['system', 'calls/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'CPU us/call', 'of echo floor', 'vs ours', 'errors'],
+    ['system', 'calls/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'CPU us/call', 'of echo floor', 'vs ours', 'bench CPU', 'errors'],
     stdio.map((s) => [
       s.system, fmt.rate(s.median.calls_per_s), fmt.ms(s.median.p50_us), fmt.ms(s.median.p99_us),
-      fmt.mib(s.median.rss_peak_kib), fmt.us(s.median.cpu_per_reply_us), fmt.pct(s.of_echo_floor), fmt.x(s.vs_ours), errs(s),
+      fmt.mib(s.median.rss_peak_kib), fmt.us(s.median.cpu_per_reply_us), fmt.pct(s.of_echo_floor), fmt.x(s.vs_ours), genCpu(s), errs(s),
     ]),
   );
 }
@@ -201,23 +363,38 @@ if (cold.length) {
     ]),
   );
 }
+if (journal.length) {
+  const rr = roundRatio(journal, 'full', 'ephemeral', 'calls_per_s');
+  out += `\nworkflow over HTTP, ${config.journal_clients} clients, ${config.journal_duration}: ours with its journal (--journal-sync full) and --ephemeral\n`;
+  out += table(
+    ['journal', 'calls/s', 'p50 ms', 'p99 ms', 'CPU us/call', 'vs ephemeral', 'bench CPU', 'errors'],
+    journal.map((s) => [s.system, fmt.rate(s.median.calls_per_s), fmt.ms(s.median.p50_us), fmt.ms(s.median.p99_us),
+      fmt.us(s.median.cpu_per_reply_us), s.system === 'full' ? fmt.x(rr?.median) : '1.00x', genCpu(s), errs(s)]),
+  );
+}
+if (memory.length) {
+  out += `\nmemory: ${config.idle_sessions} idle MCP sessions (idle-sessions scenario, a fresh server)\n`;
+  out += table(
+    ['system', 'sessions', 'bytes/session', 'RSS open MiB', 'errors'],
+    memory.map((s) => [s.system, fmt.rate(s.median.sessions), fmt.rate(s.median.bytes_per_session), fmt.mib(s.median.rss_open_kib), errs(s)]),
+  );
+}
 
-// The figures issue 6 sets targets for (none is asserted here).
-const t = [];
-const ng = find(http, 'nginx');
-const mt = find(http, 'mcp-time');
-if (httpOurs && ng) t.push(`ours reaches ${fmt.pct(ratio(httpOurs.median.throughput_rps, ng.median.throughput_rps))} of the nginx ceiling's req/s (target >= 50%)`);
-if (httpOurs && mt) {
-  t.push(`ours/mcp-time req/s ${fmt.x(ratio(httpOurs.median.throughput_rps, mt.median.throughput_rps))} (target >= 1.5x)`);
-  t.push(`p99 ours ${fmt.ms(httpOurs.median.p99_us)} ms, mcp-time ${fmt.ms(mt.median.p99_us)} ms (target: lower)`);
+if (targets.length) {
+  const num = (x) => (x == null ? '-' : Math.abs(x) >= 100 ? Math.round(x).toString() : x.toFixed(x >= 10 ? 1 : 3));
+  const rng = (t) => (t.ratio_range ? ` (${t.ratio_range[0].toFixed(2)}-${t.ratio_range[1].toFixed(2)})` : '');
+  out += `\nissue 33's targets (item 4), reported, not asserted; ratio: within a round, median (range) over ${config.rounds} round(s)\n`;
+  out += table(
+    ['figure', 'ours', 'peer', 'ratio', 'target', 'met?'],
+    targets.map((t) => [t.figure, num(t.ours), num(t.peer), t.ratio == null ? (t.excluded.length ? 'SATURATED' : '-') : fmt.x(t.ratio) + rng(t),
+      t.target, t.met == null ? 'n/a' : t.met ? 'yes' : 'NO']),
+  );
+  for (const t of targets) {
+    if (t.note) out += `  ${t.figure}: ${t.note}\n`;
+    if (t.excluded.length) out += `  ${t.figure}: rounds left out: ${t.excluded.map((e) => `${e.round} (${e.why})`).join(', ')}\n`;
+  }
 }
-if (stdioOurs && floor) {
-  const m = find(stdio, 'mcp-time');
-  t.push(`stdio: ours ${fmt.pct(stdioOurs.of_echo_floor)} of the echo floor${m ? `, mcp-time ${fmt.pct(m.of_echo_floor)}` : ''} (target >= 90%)`);
-}
-const cm = find(cold, 'mcp-time');
-if (coldOurs && cm) t.push(`cold start p50: ours ${fmt.ms(coldOurs.median.initialize_p50_us)} ms, mcp-time ${fmt.ms(cm.median.initialize_p50_us)} ms (target: no slower)`);
-if (t.length) out += `\ntargets of issue 6 (reported, not asserted):\n` + t.map((x) => `  ${x}\n`).join('');
 
 out += '\nversions:\n' + Object.entries(versions).map(([k, v]) => `  ${k}: ${v}\n`).join('');
 process.stdout.write(out);
+if (anyFailed) process.exitCode = 1;
