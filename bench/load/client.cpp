@@ -402,6 +402,7 @@ void vclient::workflow_task(bool start) {
            return self->workflow_task(false);
          if (++self->task_ < self->cfg_.tasks.size())
            return self->workflow_task(true);
+         self->closes_left_ = self->cfg_.opts.summaries;
          if (!self->cfg_.opts.report_format.empty())
            return self->workflow_report();
          self->workflow_close(false);
@@ -451,6 +452,13 @@ void vclient::workflow_close(bool end) {
          }
          if (!ok)
            return self->iterate();
+         // --summaries N: the report and the summary again, then the end.
+         if (self->closes_left_ > 1) {
+           --self->closes_left_;
+           if (!self->cfg_.opts.report_format.empty())
+             return self->workflow_report();
+           return self->workflow_close(false);
+         }
          self->workflow_close(true);
        });
 }

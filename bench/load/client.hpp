@@ -198,6 +198,8 @@ private:
   bool iter_measured_ = false;
   std::string sid_;
   std::size_t task_ = 0;
+  /// workflow: summaries (each after its report) still to call.
+  std::size_t closes_left_ = 0;
   const char* iter_name_ = "[workflow]"; ///< the iteration's row
   std::string hs_session_;
   std::shared_ptr<process_channel> hs_proc_;

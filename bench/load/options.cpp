@@ -161,6 +161,8 @@ Scenario parameters:
                           fill-tracking: 500)
   --report-format F       workflow: also call time_session_report in format
                           F (markdown, csv, json, html) before the summary
+  --summaries N           workflow: call the summary (and the report) N
+                          times per session before its end (default 1)
   --mix NAME=W,...        mixed: weights of get-current, workflow,
                           workflow-edits, handshake, ping (default
                           get-current=70,workflow=30)
@@ -306,6 +308,8 @@ parse_result parse_options(int argc, char** argv) {
                            + "'"};
       } else if (name == "--tasks") {
         o.tasks = get_uint(1);
+      } else if (name == "--summaries") {
+        o.summaries = get_uint(1);
       } else if (name == "--report-format") {
         o.report_format = get();
         if (o.report_format != "markdown" && o.report_format != "csv"

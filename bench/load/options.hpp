@@ -72,6 +72,8 @@ struct options {
   /// --report-format: workflow also calls time_session_report in this
   /// format before the summary; empty: it does not.
   std::string report_format;
+  /// --summaries: the workflow's summary (and report) calls per session.
+  std::size_t summaries = 1;
   std::vector<mix_entry> mix;
   std::size_t sessions = 0;
   std::uint64_t seed = 1;

@@ -396,9 +396,10 @@ TEST_CASE("bench options: defaults and errors", "[bench]") {
   REQUIRE(r.opts);
 
   r = parse({"--url", "http://h/mcp", "--scenario", "workflow",
-             "--report-format", "html"});
+             "--report-format", "html", "--summaries", "3"});
   REQUIRE(r.opts);
   REQUIRE(r.opts->report_format == "html");
+  REQUIRE(r.opts->summaries == 3);
 
   r = parse({"--url", "http://h/mcp", "--raw-post", "--scenario", "ping"});
   REQUIRE(r.opts);
@@ -418,6 +419,8 @@ TEST_CASE("bench options: defaults and errors", "[bench]") {
          {"--url", "http://h/mcp", "--bogus"},
          {"--url", "http://h/mcp", "--scenario", "workflow",
           "--report-format", "pdf"},
+         {"--url", "http://h/mcp", "--scenario", "workflow", "--summaries",
+          "0"},
          {"--url", "http://h/mcp", "--raw-post", "--scenario", "workflow"},
          {"--raw-post", "--stdio", "--", "x"},
          {"--url", "http://h/mcp", "--raw-post=1"},
