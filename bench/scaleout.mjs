@@ -41,7 +41,7 @@ import { BALANCE, Cluster, hasPostgresBackend, Postgres } from '../tests/scaleou
 const here = path.dirname(fileURLToPath(import.meta.url));
 const opts = {
   build: path.join(here, '..', 'build'), clients: 32, duration: '10s', nodes: [1, 2, 3], rounds: 1, json: false,
-  journal: 'auto',
+  journal: 'auto', hash: true,
 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 1) {
@@ -54,6 +54,7 @@ for (let i = 0; i < argv.length; i += 1) {
   else if (a === '--rounds') opts.rounds = Number(next());
   else if (a === '--journal') opts.journal = next();
   else if (a === '--json') opts.json = true;
+  else if (a === '--no-hash') opts.hash = false;
   else { console.error(`scaleout.mjs: unknown option ${a}`); process.exit(2); }
 }
 const SERVER = path.join(opts.build, 'time-tracker-mcp');
@@ -243,7 +244,7 @@ const configs = [
   // (sqlite-shared-1 would be sqlite-1 +nginx again.)
   ...opts.nodes.filter((n) => PG || n > 1)
     .map((n) => ({ label: `${J}-${n} rr`, nodes: n, journal: J === 'pg' ? 'pg' : 'sqlite' })),
-  { label: `${J}-3 hash`, nodes: 3, journal: J === 'pg' ? 'pg' : 'sqlite', balance: BALANCE.paramSessionId },
+  ...(opts.hash ? [{ label: `${J}-3 hash`, nodes: 3, journal: J === 'pg' ? 'pg' : 'sqlite', balance: BALANCE.paramSessionId }] : []),
 ];
 
 const results = [];

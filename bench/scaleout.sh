@@ -15,6 +15,7 @@
 #   --nodes LIST      node counts of the round-robin runs (1,2,3)
 #   --rounds R        rounds, each in a rotated order; medians shown (1)
 #   --journal J       pg or sqlite for the multi-node runs (auto)
+#   --no-hash         skip the 3 nodes hashed on Mcp-Param-Session-Id
 #   --build DIR       build tree with time-tracker-mcp and time-tracker-bench (build)
 #   --no-build        do not (re)build them
 #   --json            one JSON document on stdout instead of the table
