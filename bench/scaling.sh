@@ -30,7 +30,9 @@
 #   --threads T          the bench's HTTP I/O threads (1)
 #   --tasks-list L       tasks stage (5,50,500)
 #   --tasks-clients N    bench clients in the tasks stage (4)
-#   --tasks-duration D   measured time of one tasks-stage run (--duration)
+#   --tasks-duration D   measured time of one tasks-stage run (--duration),
+#                        plus 1 s per 50 tasks (a 500-task session takes
+#                        1,000 calls before its first summary)
 #   --summaries N        report + summary calls per session (20)
 #   --sessions-list L    memory stage (1000,10000,100000)
 #   --processes L        processes stage (1,2,4)
@@ -150,6 +152,17 @@ rotate() {
   for ((i = 0; i < k; ++i)); do printf '%s ' "${a[$(((i + n) % k))]}"; done
 }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# plus_seconds DURATION N: DURATION (500ms, 10s, 2m, or seconds) + N s, in ms.
+plus_seconds() {
+  local d="$1" ms
+  case "$d" in
+    *ms) ms="${d%ms}" ;;
+    *m) ms=$(( ${d%m} * 60000 )) ;;
+    *s) ms="$(awk -v x="${d%s}" 'BEGIN { printf "%d", x * 1000 }')" ;;
+    *) ms="$(awk -v x="$d" 'BEGIN { printf "%d", x * 1000 }')" ;;
+  esac
+  echo "$((ms + $2 * 1000))ms"
+}
 
 # bench_row STAGE X ROUND SERVER_ARGS... -- BENCH_ARGS...
 bench_row() {
@@ -186,7 +199,8 @@ for ((r = 1; r <= rounds; ++r)); do
       bench_row tasks "$k" "$r" --max-tasks-per-session "$((k > 500 ? k : 500))" \
         --max-tracking-sessions 100000 --max-tracking-sessions-per-principal 100000 \
         -- --scenario workflow --tasks "$k" --report-format markdown --summaries "$summaries" \
-           --clients "$tasks_clients" --duration "${tasks_duration:-$duration}" --warmup "$warmup"
+           --clients "$tasks_clients" --duration "$(plus_seconds "${tasks_duration:-$duration}" $((k / 50)))" \
+           --warmup "$warmup"
     done
   fi
   if on memory; then

@@ -123,7 +123,7 @@ if (concurrency.length) {
 }
 if (tasks.length) {
   out += `\nworkflow with K tasks, then time_session_report (markdown) and time_session_summary ${doc.config.summaries} times each per session, ` +
-    `${doc.config.tasks_clients} clients, closed loop, ${doc.config.tasks_duration} per run\n\n`;
+    `${doc.config.tasks_clients} clients, closed loop, ${doc.config.tasks_duration} per run plus 1 s per 50 tasks\n\n`;
   out += '| tasks | summary p50 ms | summary p99 ms | report p50 ms | report p99 ms | summaries | errors | load avg (1 min) |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n';
   for (const r of tasks) {
     out += `| ${f(r.tasks)} | ${ms(r.summary_p50_ms)} | ${ms(r.summary_p99_ms)} | ${ms(r.report_p50_ms)} | ${ms(r.report_p99_ms)} | ` +
