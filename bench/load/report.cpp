@@ -5,8 +5,10 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <cstdarg>
+#include <cstdio>
+#include <thread>
 
 namespace ttb {
 
@@ -158,6 +160,14 @@ std::string human_report(const options& o, const run_result& r,
                   "thread%s)\n",
                   r.bench_cpu_s, 100.0 * r.bench_cpu_s / r.sampled_s,
                   o.threads, o.threads == 1 ? "" : "s");
+  // As bench/compare.sh judges it: at >= 90 % of its threads' cores the
+  // bench, not the server, set the pace.
+  if (!o.memory_mode() && r.sampled_s > 0
+      && r.bench_cpu_s / r.sampled_s
+           >= 0.9 * std::min(o.threads,
+                             std::max(1u, std::thread::hardware_concurrency())))
+    out += "SATURATED: the bench used >= 90% of its threads' CPU; the "
+           "throughput above is the bench's limit (try --threads)\n";
   if (!r.phases.empty()) {
     out += "\nmemory (server RSS after each phase):\n";
     for (const auto& [name, kib] : r.phases)
