@@ -212,7 +212,7 @@ done
 stdio_on=1; is_zero "$stdio_duration" && stdio_on=0
 cold_on=1; is_zero "$cold_duration" && cold_on=0
 open_on=1; is_zero "$open_duration" && open_on=0
-[ "$do_http" = 1 ] && [[ "$wanted" == *" ours "* ]] || open_on=0
+[ "$do_http" = 1 ] || open_on=0
 journal_on=1; is_zero "$journal_duration" && journal_on=0
 if [[ "$wanted" == *" mcp-time "* ]] || [ $stdio_on = 1 ] || [ $cold_on = 1 ]; then
   need_peer mcp-time mcp-time
@@ -401,21 +401,22 @@ present() { # SYSTEM...: those available
   for s in "$@"; do [ "${have[$s]:-0}" = 1 ] && printf '%s ' "$s"; done
 }
 
-# open_run ROUND CLOSED_JSON: ours in open loop at half the req/s of that
-# round's closed-loop run (a fresh server; latency from the intended send
-# time, so a stall counts as the queue it would have built).
+# open_run SYSTEM ROUND CLOSED_JSON: ours (or base) in open loop at half
+# the req/s of that round's closed-loop run of the same system (a fresh
+# server; latency from the intended send time, so a stall counts as the
+# queue it would have built).
 open_run() {
-  local r="$1" closed="$2" rate out rc
+  local who="$1" r="$2" closed="$3" rate out rc
   rate="$(node -e 'try { const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
       const x = d.total.throughput_rps / 2; if (x >= 1) console.log(Math.round(x)); } catch {}' "$closed")"
   if [ -z "$rate" ]; then
-    record open ours "$r" "" "" no-closed-loop-rate
+    record open "$who" "$r" "" "" no-closed-loop-rate
     return
   fi
-  say "round $r/$rounds: HTTP $scenario, ours, open loop at $rate req/s"
-  out="$WORK/open-ours-$r.json"
-  if ! start_http ours; then
-    record open ours "$r" "" "" start-failed
+  say "round $r/$rounds: HTTP $scenario, $who, open loop at $rate req/s"
+  out="$WORK/open-$who-$r.json"
+  if ! start_http "$who"; then
+    record open "$who" "$r" "" "" start-failed
     return
   fi
   rc=0
@@ -425,8 +426,13 @@ open_run() {
   local rss
   rss="$(tree_hwm "$server_pid")"
   stop_server
-  record open ours "$r" "$out" "$rss" "$rc"
+  record open "$who" "$r" "$out" "$rss" "$rc"
 }
+
+# Ours, and base beside it (--base): the systems of the journal and memory
+# stages.
+ours_and_base=(ours)
+[ -n "$BASE_SERVER" ] && ours_and_base+=(base)
 
 # -- the runs ------------------------------------------------------------------
 
@@ -458,25 +464,29 @@ if [ "$do_http" = 1 ]; then
       rss="$(tree_hwm "$server_pid")"
       stop_server
       record http "$s" "$r" "$out" "$rss" "$rc"
-      if [ "$s" = ours ] && [ $open_on = 1 ]; then open_run "$r" "$out"; fi
+      case "$s" in ours|base) [ $open_on = 1 ] && open_run "$s" "$r" "$out" ;; esac
     done
   done
 fi
 
-# journal_rounds: workflow over HTTP, ours with its journal (full, the
-# default) against --ephemeral, rotated each round; a fresh directory per run.
+# The journal stage: workflow over HTTP, ours with its journal (full, the
+# default) against --ephemeral (systems full and ephemeral; base-full and
+# base-ephemeral for --base), rotated each round; a fresh directory per run.
 if [ $journal_on = 1 ]; then
+  journal_systems=(full ephemeral)
+  [ -n "$BASE_SERVER" ] && journal_systems+=(base-full base-ephemeral)
   for ((r = 1; r <= rounds; ++r)); do
-    for s in $(rotate $((r - 1)) full ephemeral); do
+    for s in $(rotate $((r - 1)) "${journal_systems[@]}"); do
       say "round $r/$rounds: workflow, journal $s"
       out="$WORK/journal-$s-$r.json"
-      if [ "$s" = full ]; then
-        server_storage=(--data-dir "$WORK/journal-workflow-$r" --journal-sync full)
+      if [ "${s#base-}" = full ]; then
+        server_storage=(--data-dir "$WORK/journal-workflow-$s-$r" --journal-sync full)
       else
         server_storage=(--ephemeral)
       fi
       server_extra=(--max-tracking-sessions 100000 --max-tracking-sessions-per-principal 100000)
-      if ! start_http ours; then
+      who=ours; [ "${s#base-}" = "$s" ] || who=base
+      if ! start_http "$who"; then
         record journal "$s" "$r" "" "" start-failed
         continue
       fi
@@ -494,19 +504,21 @@ fi
 # Memory per idle MCP session: a fresh server per round admitting them all.
 if [ "$idle_sessions" -gt 0 ]; then
   for ((r = 1; r <= rounds; ++r)); do
-    say "round $r/$rounds: $idle_sessions idle sessions, ours"
-    out="$WORK/memory-ours-$r.json"
-    server_extra=(--max-mcp-sessions $((idle_sessions + 200)))
-    if ! start_http ours; then
-      record memory ours "$r" "" "" start-failed
-      continue
-    fi
-    rc=0
-    "$BENCH" --url "$url" --server-pid "$server_pid" --scenario idle-sessions \
-      --sessions "$idle_sessions" --show-errors 3 --json >"$out" || rc=$?
-    rss="$(tree_hwm "$server_pid")"
-    stop_server
-    record memory ours "$r" "$out" "$rss" "$rc"
+    for s in $(rotate $((r - 1)) "${ours_and_base[@]}"); do
+      say "round $r/$rounds: $idle_sessions idle sessions, $s"
+      out="$WORK/memory-$s-$r.json"
+      server_extra=(--max-mcp-sessions $((idle_sessions + 200)))
+      if ! start_http "$s"; then
+        record memory "$s" "$r" "" "" start-failed
+        continue
+      fi
+      rc=0
+      "$BENCH" --url "$url" --server-pid "$server_pid" --scenario idle-sessions \
+        --sessions "$idle_sessions" --show-errors 3 --json >"$out" || rc=$?
+      rss="$(tree_hwm "$server_pid")"
+      stop_server
+      record memory "$s" "$r" "$out" "$rss" "$rc"
+    done
   done
 fi
 

@@ -234,65 +234,75 @@ function target(figure, ours, peer, rr, goal, met, note) {
     ratio_rounds: rr?.rounds ?? null, excluded: rr?.excluded ?? [], target: goal, met, note: note ?? null };
 }
 const judge = (x, ok) => (x == null ? null : ok(x));
-const targets = [];
-{
+// The targets for WHO (ours, or base beside it): figures of that system,
+// ratios against the peers from the same rounds.
+function targetsFor(who) {
+  const targets = [];
+  const pre = who === 'ours' ? '' : `${who}-`;
+  const me = (list) => find(list, who);
+  const hOurs = me(http);
   const ng = find(http, 'nginx');
   const mt = find(http, 'mcp-time');
-  if (httpOurs && ng) {
-    const rr = roundRatio(http, 'ours', 'nginx', 'throughput_rps');
+  if (hOurs && ng) {
+    const rr = roundRatio(http, who, 'nginx', 'throughput_rps');
     const sat = ng.saturated_runs > 0;
-    targets.push(target('HTTP req/s vs nginx (ceiling)', httpOurs.median.throughput_rps, ng.median.throughput_rps, rr, '>= 0.5x',
+    targets.push(target('HTTP req/s vs nginx (ceiling)', hOurs.median.throughput_rps, ng.median.throughput_rps, rr, '>= 0.5x',
       judge(rr?.median, (x) => x >= 0.5),
       sat ? `nginx SATURATED in ${ng.saturated_runs} run(s): those are no ceiling` : null));
   }
-  if (httpOurs && mt) {
-    const rr = roundRatio(http, 'ours', 'mcp-time', 'throughput_rps');
-    targets.push(target('HTTP req/s vs mcp-time', httpOurs.median.throughput_rps, mt.median.throughput_rps, rr, '>= 1.5x', judge(rr?.median, (x) => x >= 1.5)));
-    const rp = roundRatio(http, 'ours', 'mcp-time', 'p99_us');
-    targets.push(target('HTTP p99 ms vs mcp-time', fmtMs(httpOurs.median.p99_us), fmtMs(mt.median.p99_us), rp, '< 1.0x', judge(rp?.median, (x) => x < 1)));
+  if (hOurs && mt) {
+    const rr = roundRatio(http, who, 'mcp-time', 'throughput_rps');
+    targets.push(target('HTTP req/s vs mcp-time', hOurs.median.throughput_rps, mt.median.throughput_rps, rr, '>= 1.5x', judge(rr?.median, (x) => x >= 1.5)));
+    const rp = roundRatio(http, who, 'mcp-time', 'p99_us');
+    targets.push(target('HTTP p99 ms vs mcp-time', fmtMs(hOurs.median.p99_us), fmtMs(mt.median.p99_us), rp, '< 1.0x', judge(rp?.median, (x) => x < 1)));
   }
-  const op = find(open, 'ours');
+  const op = me(open);
   if (op) {
     const ok = op.rounds.filter((r) => !r.saturated && r.exit === '0');
     const p99 = median(ok.map((r) => r.p99_us));
-    targets.push(target(`open-loop p99 ms at half our max (${op.median.rate ?? '-'} req/s)`, fmtMs(p99), null, null, '< 2 ms',
-      judge(p99, (x) => x < 2000), ok.length < op.rounds.length ? `${op.rounds.length - ok.length} run(s) SATURATED or failed` : null));
+    targets.push(target('open-loop p99 ms at half the max req/s', fmtMs(p99), null, null, '< 2 ms',
+      judge(p99, (x) => x < 2000), `at ${op.median.rate ?? '-'} req/s` + (ok.length < op.rounds.length ? `; ${op.rounds.length - ok.length} run(s) SATURATED or failed` : '')));
   }
-  if (stdioOurs && floor) {
-    const rr = roundRatio(stdio, 'ours', 'echo', 'calls_per_s');
-    targets.push(target('stdio calls/s vs echo floor', stdioOurs.median.calls_per_s, floor.median.calls_per_s, rr, '>= 0.95x', judge(rr?.median, (x) => x >= 0.95)));
+  const sOurs = me(stdio);
+  if (sOurs && floor) {
+    const rr = roundRatio(stdio, who, 'echo', 'calls_per_s');
+    targets.push(target('stdio calls/s vs echo floor', sOurs.median.calls_per_s, floor.median.calls_per_s, rr, '>= 0.95x', judge(rr?.median, (x) => x >= 0.95)));
   }
   const cm = find(cold, 'mcp-time');
-  if (coldOurs) {
-    const rr = cm ? roundRatio(cold, 'ours', 'mcp-time', 'initialize_p50_us') : null;
-    targets.push(target('cold: spawn -> initialize reply p50 ms', fmtMs(coldOurs.median.initialize_p50_us), fmtMs(cm?.median.initialize_p50_us), rr,
-      '<= 3 ms', judge(coldOurs.median.initialize_p50_us, (x) => x <= 3000)));
+  const cOurs = me(cold);
+  if (cOurs) {
+    const rr = cm ? roundRatio(cold, who, 'mcp-time', 'initialize_p50_us') : null;
+    targets.push(target('cold: spawn -> initialize reply p50 ms', fmtMs(cOurs.median.initialize_p50_us), fmtMs(cm?.median.initialize_p50_us), rr,
+      '<= 3 ms', judge(cOurs.median.initialize_p50_us, (x) => x <= 3000)));
     if (cm) {
-      const rh = roundRatio(cold, 'ours', 'mcp-time', 'handshake_p50_us');
-      targets.push(target('cold: whole short-lived process p50 ms', fmtMs(coldOurs.median.handshake_p50_us), fmtMs(cm.median.handshake_p50_us), rh,
+      const rh = roundRatio(cold, who, 'mcp-time', 'handshake_p50_us');
+      targets.push(target('cold: whole short-lived process p50 ms', fmtMs(cOurs.median.handshake_p50_us), fmtMs(cm.median.handshake_p50_us), rh,
         '<= 1.0x', judge(rh?.median, (x) => x <= 1)));
     }
   }
-  const jf = find(journal, 'full');
-  const je = find(journal, 'ephemeral');
+  const jf = find(journal, `${pre}full`);
+  const je = find(journal, `${pre}ephemeral`);
   if (jf && je) {
-    const rr = roundRatio(journal, 'full', 'ephemeral', 'calls_per_s');
+    const rr = roundRatio(journal, `${pre}full`, `${pre}ephemeral`, 'calls_per_s');
     targets.push(target('workflow calls/s, journal full vs --ephemeral', jf.median.calls_per_s, je.median.calls_per_s, rr, '>= 0.90x',
       judge(rr?.median, (x) => x >= 0.9)));
   }
-  const mem = find(memory, 'ours');
+  const mem = me(memory);
   if (mem) {
     const kib = mem.median.bytes_per_session == null ? null : mem.median.bytes_per_session / 1024;
     targets.push(target(`KiB per idle MCP session at ${config.idle_sessions}`, kib, null, null, '<= 4 KiB', judge(kib, (x) => x <= 4),
       mem.rounds.some((r) => r.errors) ? 'errors in the run: sessions refused?' : null));
   }
+  return targets;
 }
+const targets = targetsFor('ours');
+const baseTargets = find(http, 'base') || find(stdio, 'base') || find(journal, 'base-full') ? targetsFor('base') : [];
 
 // Exit status 1 when a run failed (the tables still show what ran).
 const anyFailed = [http, stdio, cold, open, journal, memory].some((list) => list.some((x) => x.failed_runs > 0));
 if (arg.json === '1') {
   const doc = { report: 'time-tracker-mcp compare', format_version: 2, date: arg.started, commit: arg.commit ?? null, machine, config, versions, skipped,
-    http, stdio, cold_start: cold, open_loop: open, journal, memory, targets };
+    http, stdio, cold_start: cold, open_loop: open, journal, memory, targets, base_targets: baseTargets };
   process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
   process.exit(anyFailed ? 1 : 0);
 }
@@ -364,12 +374,12 @@ if (cold.length) {
   );
 }
 if (journal.length) {
-  const rr = roundRatio(journal, 'full', 'ephemeral', 'calls_per_s');
+  const vsEph = (sys) => (sys.endsWith('full') ? fmt.x(roundRatio(journal, sys, sys.replace(/full$/, 'ephemeral'), 'calls_per_s')?.median) : '1.00x');
   out += `\nworkflow over HTTP, ${config.journal_clients} clients, ${config.journal_duration}: ours with its journal (--journal-sync full) and --ephemeral\n`;
   out += table(
     ['journal', 'calls/s', 'p50 ms', 'p99 ms', 'CPU us/call', 'vs ephemeral', 'bench CPU', 'errors'],
     journal.map((s) => [s.system, fmt.rate(s.median.calls_per_s), fmt.ms(s.median.p50_us), fmt.ms(s.median.p99_us),
-      fmt.us(s.median.cpu_per_reply_us), s.system === 'full' ? fmt.x(rr?.median) : '1.00x', genCpu(s), errs(s)]),
+      fmt.us(s.median.cpu_per_reply_us), vsEph(s.system), genCpu(s), errs(s)]),
   );
 }
 if (memory.length) {
@@ -383,15 +393,23 @@ if (memory.length) {
 if (targets.length) {
   const num = (x) => (x == null ? '-' : Math.abs(x) >= 100 ? Math.round(x).toString() : x.toFixed(x >= 10 ? 1 : 3));
   const rng = (t) => (t.ratio_range ? ` (${t.ratio_range[0].toFixed(2)}-${t.ratio_range[1].toFixed(2)})` : '');
-  out += `\nissue 33's targets (item 4), reported, not asserted; ratio: within a round, median (range) over ${config.rounds} round(s)\n`;
+  const rat = (t) => (!t ? '-' : t.ratio == null ? (t.excluded.length ? 'SATURATED' : '-') : fmt.x(t.ratio) + rng(t));
+  const met = (t) => (!t || t.met == null ? 'n/a' : t.met ? 'yes' : 'NO');
+  const withBase = baseTargets.length > 0;
+  out += `\nissue 33's targets (item 4), reported, not asserted; ratio: within a round, median (range) over ${config.rounds} round(s)` +
+    `${withBase ? '; base: the --base build in the same rounds (before/after from one run)' : ''}\n`;
   out += table(
-    ['figure', 'ours', 'peer', 'ratio', 'target', 'met?'],
-    targets.map((t) => [t.figure, num(t.ours), num(t.peer), t.ratio == null ? (t.excluded.length ? 'SATURATED' : '-') : fmt.x(t.ratio) + rng(t),
-      t.target, t.met == null ? 'n/a' : t.met ? 'yes' : 'NO']),
+    ['figure', 'ours', 'peer', 'ratio', 'target', 'met?', ...(withBase ? ['base', 'base ratio', 'base met?'] : [])],
+    targets.map((t) => {
+      const b = baseTargets.find((x) => x.figure === t.figure);
+      return [t.figure, num(t.ours), num(t.peer), rat(t), t.target, met(t), ...(withBase ? [num(b?.ours), rat(b), met(b)] : [])];
+    }),
   );
-  for (const t of targets) {
-    if (t.note) out += `  ${t.figure}: ${t.note}\n`;
-    if (t.excluded.length) out += `  ${t.figure}: rounds left out: ${t.excluded.map((e) => `${e.round} (${e.why})`).join(', ')}\n`;
+  for (const [who, list] of [['', targets], ['base: ', baseTargets]]) {
+    for (const t of list) {
+      if (t.note) out += `  ${who}${t.figure}: ${t.note}\n`;
+      if (t.excluded.length) out += `  ${who}${t.figure}: rounds left out: ${t.excluded.map((e) => `${e.round} (${e.why})`).join(', ')}\n`;
+    }
   }
 }
 
