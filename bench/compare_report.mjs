@@ -172,6 +172,8 @@ function roundRatio(list, a, b, key) {
   const B = find(list, b);
   if (!A || !B) return null;
   const per = [];
+  const as = [];
+  const bs = [];
   const excluded = [];
   for (const ra of A.rounds) {
     const rb = B.rounds.find((x) => x.round === ra.round);
@@ -179,9 +181,14 @@ function roundRatio(list, a, b, key) {
     if (ra.saturated || rb.saturated) { excluded.push({ round: ra.round, why: 'SATURATED' }); continue; }
     if (ra.exit !== '0' || rb.exit !== '0') { excluded.push({ round: ra.round, why: 'failed' }); continue; }
     const x = ratio(ra[key], rb[key]);
-    if (x != null) per.push(x);
+    if (x != null) {
+      per.push(x);
+      as.push(ra[key]);
+      bs.push(rb[key]);
+    }
   }
-  return { median: median(per), min: per.length ? Math.min(...per) : null, max: per.length ? Math.max(...per) : null, rounds: per.length, per_round: per, excluded };
+  // a, b: the medians of the two figures over the rounds used.
+  return { a: median(as), b: median(bs), median: median(per), min: per.length ? Math.min(...per) : null, max: per.length ? Math.max(...per) : null, rounds: per.length, per_round: per, excluded };
 }
 const r2 = (x) => x?.median ?? null;
 
@@ -246,15 +253,15 @@ function targetsFor(who) {
   if (hOurs && ng) {
     const rr = roundRatio(http, who, 'nginx', 'throughput_rps');
     const sat = ng.saturated_runs > 0;
-    targets.push(target('HTTP req/s vs nginx (ceiling)', hOurs.median.throughput_rps, ng.median.throughput_rps, rr, '>= 0.5x',
+    targets.push(target('HTTP req/s vs nginx (ceiling)', rr?.a ?? hOurs.median.throughput_rps, rr?.b ?? null, rr, '>= 0.5x',
       judge(rr?.median, (x) => x >= 0.5),
       sat ? `nginx SATURATED in ${ng.saturated_runs} run(s): those are no ceiling` : null));
   }
   if (hOurs && mt) {
     const rr = roundRatio(http, who, 'mcp-time', 'throughput_rps');
-    targets.push(target('HTTP req/s vs mcp-time', hOurs.median.throughput_rps, mt.median.throughput_rps, rr, '>= 1.5x', judge(rr?.median, (x) => x >= 1.5)));
+    targets.push(target('HTTP req/s vs mcp-time', rr?.a ?? hOurs.median.throughput_rps, rr?.b ?? null, rr, '>= 1.5x', judge(rr?.median, (x) => x >= 1.5)));
     const rp = roundRatio(http, who, 'mcp-time', 'p99_us');
-    targets.push(target('HTTP p99 ms vs mcp-time', fmtMs(hOurs.median.p99_us), fmtMs(mt.median.p99_us), rp, '< 1.0x', judge(rp?.median, (x) => x < 1)));
+    targets.push(target('HTTP p99 ms vs mcp-time', fmtMs(rp?.a ?? hOurs.median.p99_us), fmtMs(rp?.b ?? null), rp, '< 1.0x', judge(rp?.median, (x) => x < 1)));
   }
   const op = me(open);
   if (op) {
@@ -266,7 +273,7 @@ function targetsFor(who) {
   const sOurs = me(stdio);
   if (sOurs && floor) {
     const rr = roundRatio(stdio, who, 'echo', 'calls_per_s');
-    targets.push(target('stdio calls/s vs echo floor', sOurs.median.calls_per_s, floor.median.calls_per_s, rr, '>= 0.95x', judge(rr?.median, (x) => x >= 0.95)));
+    targets.push(target('stdio calls/s vs echo floor', rr?.a ?? sOurs.median.calls_per_s, rr?.b ?? null, rr, '>= 0.95x', judge(rr?.median, (x) => x >= 0.95)));
   }
   const cm = find(cold, 'mcp-time');
   const cOurs = me(cold);
@@ -284,7 +291,7 @@ function targetsFor(who) {
   const je = find(journal, `${pre}ephemeral`);
   if (jf && je) {
     const rr = roundRatio(journal, `${pre}full`, `${pre}ephemeral`, 'calls_per_s');
-    targets.push(target('workflow calls/s, journal full vs --ephemeral', jf.median.calls_per_s, je.median.calls_per_s, rr, '>= 0.90x',
+    targets.push(target('workflow calls/s, journal full vs --ephemeral', rr?.a ?? jf.median.calls_per_s, rr?.b ?? null, rr, '>= 0.90x',
       judge(rr?.median, (x) => x >= 0.9)));
   }
   const mem = me(memory);
