@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 namespace ttm::actors {
@@ -338,8 +339,44 @@ void route_frame(self_ptr self, const std::string& key, protocol::frame f,
   drain_backlog(self, key);
 }
 
+/// A moment of a record's read: the clock's monotonic time and the change
+/// signal's count of the route's slot just before the read.
+struct read_mark {
+  std::int64_t at_ns = route_state::never;
+  std::uint64_t changes = 0;
+};
+
+read_mark mark_now(self_ptr self, const std::string& key) {
+  const auto& cfg = self->state.cfg;
+  read_mark m;
+  if (!cfg.mcp_changes || !cfg.client.clock)
+    return m; // never current: every frame asks
+  m.changes = cfg.mcp_changes->load(storage::change_signal::slot_of(key));
+  m.at_ns = domain::to_ns(cfg.client.clock->mono_now());
+  return m;
+}
+
+/// Whether a frame on stored route `r` may go on without asking the journal
+/// (issue 32, per-request read): its record was read here less than
+/// `mcp_recheck` ago, and no server on the directory has committed a change
+/// to a record of its slot since. A DELETE, expiry or setLevel through any
+/// server bumps the slot after its commit and before it is answered, so a
+/// frame that arrives after the client heard of it asks the journal, as
+/// before. The re-check interval also bounds how long a change whose
+/// server died between its commit and the bump goes unseen, and keeps the
+/// session's use recorded (mcp_get records it).
+bool still_current(self_ptr self, const std::string& key,
+                   const route_state& r) {
+  if (r.checking || r.checked_ns == route_state::never)
+    return false;
+  auto now = mark_now(self, key);
+  return now.at_ns != route_state::never && now.changes == r.seen_changes
+         && now.at_ns - r.checked_ns
+              < std::chrono::nanoseconds{self->state.cfg.mcp_recheck}.count();
+}
+
 void on_record(self_ptr self, const std::string& key,
-               const mcp_session_reply* rep);
+               const mcp_session_reply* rep, read_mark mark);
 
 /// Asks the journal for route `key`'s MCP session before the frames in
 /// its backlog go on (one question for all that arrive meanwhile).
@@ -348,21 +385,25 @@ void check_route(self_ptr self, const std::string& key) {
   if (r.checking)
     return;
   r.checking = true;
+  auto mark = mark_now(self, key); // before the read: a later bump shows
   self
     ->request(self->state.cfg.journal, caf::infinite, mcp_get_atom::value,
               key)
-    .then([=](const mcp_session_reply& rep) { on_record(self, key, &rep); },
-          [=](caf::error&) { on_record(self, key, nullptr); });
+    .then(
+      [=](const mcp_session_reply& rep) { on_record(self, key, &rep, mark); },
+      [=](caf::error&) { on_record(self, key, nullptr, mark); });
 }
 
-/// The journal's record of route `key` (nullptr: its actor failed).
+/// The journal's record of route `key` (nullptr: its actor failed), read
+/// at `mark`.
 void on_record(self_ptr self, const std::string& key,
-               const mcp_session_reply* rep) {
+               const mcp_session_reply* rep, read_mark mark) {
   auto i = self->state.routes.find(key);
   if (i == self->state.routes.end())
     return;
   auto& r = i->second;
   r.checking = false;
+  r.checked_ns = route_state::never;
   bool restoring = !r.client;
   bool answered = rep != nullptr && rep->error.empty();
   if (!answered && rep != nullptr)
@@ -388,6 +429,8 @@ void on_record(self_ptr self, const std::string& key,
                                   + "' restored from the journal");
     r.stored = true;
     r.state = rep->record->state;
+    r.checked_ns = mark.at_ns;
+    r.seen_changes = mark.changes;
     admit(self, key); // forwards the backlog once admitted
     return;
   }
@@ -403,6 +446,10 @@ void on_record(self_ptr self, const std::string& key,
     // frame, which the actor reads after this.
     r.state = rep->record->state;
     self->send(r.client, restore_atom::value, r.state);
+  }
+  if (answered && rep->record) {
+    r.checked_ns = mark.at_ns;
+    r.seen_changes = mark.changes;
   }
   drain_backlog(self, key);
   maybe_finish(self, key);
@@ -446,6 +493,16 @@ void end_elsewhere(self_ptr self, const std::string& key,
 }
 
 } // namespace
+
+void set_mcp_recheck(transport_config& tc, storage::change_signal_ptr signal,
+                     std::chrono::seconds idle_timeout) {
+  using namespace std::chrono;
+  nanoseconds touch = minutes{1};
+  if (idle_timeout.count() > 0)
+    touch = std::min<nanoseconds>(touch, idle_timeout / 2);
+  tc.mcp_changes = std::move(signal);
+  tc.mcp_recheck = touch / 2;
+}
 
 std::string principal_key(const std::string& principal) {
   // A space never occurs in an Mcp-Session-Id (visible ASCII only).
@@ -512,7 +569,7 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
         return;
       }
       auto& r = self->state.routes[key];
-      if (r.stored) {
+      if (r.stored && !still_current(self, key, r)) {
         // Deleted or changed through another server? The journal says
         // before the frame goes on.
         r.backlog.emplace_back(std::move(f), std::move(sink));
