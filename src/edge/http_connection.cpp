@@ -140,7 +140,7 @@ private:
 
 } // namespace
 
-connection::connection(tcp::socket socket, http_server& srv,
+connection::connection(socket_type socket, http_server& srv,
                        std::uint64_t id)
   : stream_(std::move(socket)), srv_(srv), id_(id),
     accepted_at_(std::chrono::steady_clock::now()) {
