@@ -122,6 +122,67 @@ void store_state(self_ptr self, const std::string& key, route_state& r,
       });
 }
 
+/// What a forwarded frame's reply needs, shared by its two handlers: one
+/// allocation, instead of a copy of every string per handler (and per copy
+/// CAF makes of them) on every request (issue 33).
+struct frame_in_flight {
+  std::string key;
+  sink_ptr sink;
+  protocol::request_id rid; ///< empty unless a single request
+  std::string id;           ///< rid.json when cancellable, else empty
+  std::string req_id;       ///< the frame's request id, for log lines
+};
+
+/// The client actor's answer to a frame of route `pp->key`.
+void on_output(self_ptr self, const std::shared_ptr<frame_in_flight>& pp,
+               rpc_output& out) {
+  const auto& p = *pp;
+  auto i = self->state.routes.find(p.key);
+  if (i == self->state.routes.end()) {
+    p.sink->frame_done();
+    return;
+  }
+  auto& r = i->second;
+  --r.in_flight;
+  for (auto& id : out.gone)
+    if (r.owned.erase(id) > 0)
+      self->state.directory.erase(id);
+  for (auto& id : out.created) {
+    r.owned.insert(id);
+    self->state.directory[std::move(id)] = p.key;
+  }
+  bool drop = false;
+  if (!p.id.empty()) {
+    if (auto q = r.pending_ids.find(p.id); q != r.pending_ids.end())
+      r.pending_ids.erase(q);
+    drop = r.cancelled.erase(p.id) > 0;
+  }
+  auto deliver = [self, drop, pp](std::vector<std::string>& notes,
+                                  std::string& response) {
+    const auto& p = *pp;
+    for (auto& note : notes)
+      p.sink->deliver_notification(std::move(note));
+    if (drop)
+      TTM_LOG(debug, "transport", "dropped the response to cancelled "
+                                  "request " + p.id);
+    else if (!response.empty())
+      p.sink->deliver(std::move(response));
+    p.sink->frame_done();
+    maybe_finish(self, p.key);
+  };
+  if (out.mcp_state.empty() || !storable(self, r)) {
+    deliver(out.notifications, out.response);
+    return;
+  }
+  // Stored first (initialize, setLevel): the reply waits for the journal.
+  store_state(self, p.key, r, std::move(out.mcp_state),
+              [deliver = std::move(deliver),
+               notes = std::move(out.notifications),
+               response = std::move(out.response)]() mutable {
+                deliver(notes, response);
+              });
+}
+
 void forward(self_ptr self, const std::string& key, protocol::frame f,
              sink_ptr sink) {
   auto& r = self->state.routes[key];
@@ -132,81 +193,48 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
     if (!id.empty() && r.pending_ids.count(id) > 0)
       r.cancelled.insert(id);
   }
-  auto rid = single_request_id(f);
-  auto id = cancellable(f) ? rid.json : std::string{};
-  if (!id.empty())
-    r.pending_ids.insert(id);
+  auto p = std::make_shared<frame_in_flight>();
+  p->key = key;
+  p->sink = std::move(sink);
+  p->rid = single_request_id(f);
+  if (cancellable(f))
+    p->id = p->rid.json;
+  if (!p->id.empty())
+    r.pending_ids.insert(p->id);
   ++r.in_flight;
-  auto req_id = f.trace.request_id; // for the lines and errors below
+  p->req_id = f.trace.request_id; // for the lines and errors below
   self->request(r.client, caf::infinite, rpc_atom::value, std::move(f))
-    .then(
-      [=](rpc_output& out) {
-        auto i = self->state.routes.find(key);
-        if (i == self->state.routes.end()) {
-          sink->frame_done();
-          return;
-        }
-        auto& r = i->second;
-        --r.in_flight;
-        for (auto& id : out.gone)
-          if (r.owned.erase(id) > 0)
-            self->state.directory.erase(id);
-        for (auto& id : out.created) {
-          r.owned.insert(id);
-          self->state.directory[std::move(id)] = key;
-        }
-        bool drop = false;
-        if (!id.empty()) {
-          if (auto p = r.pending_ids.find(id); p != r.pending_ids.end())
-            r.pending_ids.erase(p);
-          drop = r.cancelled.erase(id) > 0;
-        }
-        auto deliver = [=, notes = std::move(out.notifications),
-                        response = std::move(out.response)]() mutable {
-          for (auto& note : notes)
-            sink->deliver_notification(std::move(note));
-          if (drop)
-            TTM_LOG(debug, "transport", "dropped the response to cancelled "
-                                        "request " + id);
-          else if (!response.empty())
-            sink->deliver(std::move(response));
-          sink->frame_done();
-          maybe_finish(self, key);
-        };
-        if (!out.mcp_state.empty() && storable(self, r))
-          store_state(self, key, r, std::move(out.mcp_state),
-                      std::move(deliver));
-        else
-          deliver();
-      },
-      [=](caf::error& err) {
-        bool ended = self->state.routes.count(key) == 0;
-        log::fields about;
-        about.request_id = req_id;
-        if (ended)
-          TTM_LOG_F(debug, "transport", "a request on route '" + loggable(key)
-                                          + "' ended with its route",
-                    about);
-        else
-          TTM_LOG_F(error, "transport", "client actor on route '"
-                                          + loggable(key) + "' failed: "
-                                          + self->system().render(err),
-                    about);
-        if (!rid.json.empty()) {
-          auto reply = protocol::encode_error(
-            rid, protocol::internal_error,
-            ended ? "Internal error: the session ended before the reply"
-                  : "Internal error: the session actor failed");
-          protocol::stamp_error(reply, req_id);
-          sink->deliver(std::move(reply));
-        }
-        sink->frame_done();
-        auto i = self->state.routes.find(key);
-        if (i != self->state.routes.end()) {
-          --i->second.in_flight;
-          maybe_finish(self, key);
-        }
-      });
+    .then([self, p](rpc_output& out) { on_output(self, p, out); },
+          [self, p](caf::error& err) {
+            const auto& key = p->key;
+            bool ended = self->state.routes.count(key) == 0;
+            log::fields about;
+            about.request_id = p->req_id;
+            if (ended)
+              TTM_LOG_F(debug, "transport", "a request on route '"
+                                              + loggable(key)
+                                              + "' ended with its route",
+                        about);
+            else
+              TTM_LOG_F(error, "transport", "client actor on route '"
+                                              + loggable(key) + "' failed: "
+                                              + self->system().render(err),
+                        about);
+            if (!p->rid.json.empty()) {
+              auto reply = protocol::encode_error(
+                p->rid, protocol::internal_error,
+                ended ? "Internal error: the session ended before the reply"
+                      : "Internal error: the session actor failed");
+              protocol::stamp_error(reply, p->req_id);
+              p->sink->deliver(std::move(reply));
+            }
+            p->sink->frame_done();
+            auto i = self->state.routes.find(key);
+            if (i != self->state.routes.end()) {
+              --i->second.in_flight;
+              maybe_finish(self, key);
+            }
+          });
 }
 
 /// Forwards route `key`'s waiting frames, in order, once it is admitted.
