@@ -31,6 +31,13 @@ std::string why(const storage::error& e) {
   return std::string{storage::to_string(e.kind)} + ": " + e.message;
 }
 
+/// After a committed change to MCP session `id`, before anyone hears of
+/// it: servers holding a copy of its record ask the journal again.
+void changed(journal_state& st, const std::string& id) {
+  if (st.cfg.mcp_changes)
+    st.cfg.mcp_changes->bump(storage::change_signal::slot_of(id));
+}
+
 } // namespace
 
 bool mcp_put(journal_state& st, storage::mcp_session_record r) {
@@ -45,6 +52,7 @@ bool mcp_put(journal_state& st, storage::mcp_session_record r) {
               + why(*err));
     return false;
   }
+  changed(st, r.id); // a state changed (logging/setLevel) or a new id
   return true;
 }
 
@@ -82,7 +90,10 @@ bool mcp_end(journal_state& st, const std::string& id) {
                                   + why(*err));
     return false;
   }
-  return std::get<bool>(res);
+  bool removed = std::get<bool>(res);
+  if (removed)
+    changed(st, id);
+  return removed;
 }
 
 void mcp_sweep(journal_state& st) {
@@ -101,8 +112,10 @@ void mcp_sweep(journal_state& st) {
   std::size_t removed = 0;
   for (const auto& id : std::get<std::vector<std::string>>(due)) {
     auto r = st.cfg.store->remove_mcp_session(id, cutoff);
-    if (auto* ok = std::get_if<bool>(&r); ok && *ok)
-      ++removed; // else another server removed it, or it was used since
+    if (auto* ok = std::get_if<bool>(&r); ok && *ok) {
+      changed(st, id);
+      ++removed;
+    } // else another server removed it, or it was used since
   }
   st.mcp_expired += removed;
   if (removed > 0)

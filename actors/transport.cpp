@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 namespace ttm::actors {
@@ -121,6 +122,67 @@ void store_state(self_ptr self, const std::string& key, route_state& r,
       });
 }
 
+/// What a forwarded frame's reply needs, shared by its two handlers: one
+/// allocation, instead of a copy of every string per handler (and per copy
+/// CAF makes of them) on every request (issue 33).
+struct frame_in_flight {
+  std::string key;
+  sink_ptr sink;
+  protocol::request_id rid; ///< empty unless a single request
+  std::string id;           ///< rid.json when cancellable, else empty
+  std::string req_id;       ///< the frame's request id, for log lines
+};
+
+/// The client actor's answer to a frame of route `pp->key`.
+void on_output(self_ptr self, const std::shared_ptr<frame_in_flight>& pp,
+               rpc_output& out) {
+  const auto& p = *pp;
+  auto i = self->state.routes.find(p.key);
+  if (i == self->state.routes.end()) {
+    p.sink->frame_done();
+    return;
+  }
+  auto& r = i->second;
+  --r.in_flight;
+  for (auto& id : out.gone)
+    if (r.owned.erase(id) > 0)
+      self->state.directory.erase(id);
+  for (auto& id : out.created) {
+    r.owned.insert(id);
+    self->state.directory[std::move(id)] = p.key;
+  }
+  bool drop = false;
+  if (!p.id.empty()) {
+    if (auto q = r.pending_ids.find(p.id); q != r.pending_ids.end())
+      r.pending_ids.erase(q);
+    drop = r.cancelled.erase(p.id) > 0;
+  }
+  auto deliver = [self, drop, pp](std::vector<std::string>& notes,
+                                  std::string& response) {
+    const auto& p = *pp;
+    for (auto& note : notes)
+      p.sink->deliver_notification(std::move(note));
+    if (drop)
+      TTM_LOG(debug, "transport", "dropped the response to cancelled "
+                                  "request " + p.id);
+    else if (!response.empty())
+      p.sink->deliver(std::move(response));
+    p.sink->frame_done();
+    maybe_finish(self, p.key);
+  };
+  if (out.mcp_state.empty() || !storable(self, r)) {
+    deliver(out.notifications, out.response);
+    return;
+  }
+  // Stored first (initialize, setLevel): the reply waits for the journal.
+  store_state(self, p.key, r, std::move(out.mcp_state),
+              [deliver = std::move(deliver),
+               notes = std::move(out.notifications),
+               response = std::move(out.response)]() mutable {
+                deliver(notes, response);
+              });
+}
+
 void forward(self_ptr self, const std::string& key, protocol::frame f,
              sink_ptr sink) {
   auto& r = self->state.routes[key];
@@ -131,81 +193,48 @@ void forward(self_ptr self, const std::string& key, protocol::frame f,
     if (!id.empty() && r.pending_ids.count(id) > 0)
       r.cancelled.insert(id);
   }
-  auto rid = single_request_id(f);
-  auto id = cancellable(f) ? rid.json : std::string{};
-  if (!id.empty())
-    r.pending_ids.insert(id);
+  auto p = std::make_shared<frame_in_flight>();
+  p->key = key;
+  p->sink = std::move(sink);
+  p->rid = single_request_id(f);
+  if (cancellable(f))
+    p->id = p->rid.json;
+  if (!p->id.empty())
+    r.pending_ids.insert(p->id);
   ++r.in_flight;
-  auto req_id = f.trace.request_id; // for the lines and errors below
+  p->req_id = f.trace.request_id; // for the lines and errors below
   self->request(r.client, caf::infinite, rpc_atom::value, std::move(f))
-    .then(
-      [=](rpc_output& out) {
-        auto i = self->state.routes.find(key);
-        if (i == self->state.routes.end()) {
-          sink->frame_done();
-          return;
-        }
-        auto& r = i->second;
-        --r.in_flight;
-        for (auto& id : out.gone)
-          if (r.owned.erase(id) > 0)
-            self->state.directory.erase(id);
-        for (auto& id : out.created) {
-          r.owned.insert(id);
-          self->state.directory[std::move(id)] = key;
-        }
-        bool drop = false;
-        if (!id.empty()) {
-          if (auto p = r.pending_ids.find(id); p != r.pending_ids.end())
-            r.pending_ids.erase(p);
-          drop = r.cancelled.erase(id) > 0;
-        }
-        auto deliver = [=, notes = std::move(out.notifications),
-                        response = std::move(out.response)]() mutable {
-          for (auto& note : notes)
-            sink->deliver_notification(std::move(note));
-          if (drop)
-            TTM_LOG(debug, "transport", "dropped the response to cancelled "
-                                        "request " + id);
-          else if (!response.empty())
-            sink->deliver(std::move(response));
-          sink->frame_done();
-          maybe_finish(self, key);
-        };
-        if (!out.mcp_state.empty() && storable(self, r))
-          store_state(self, key, r, std::move(out.mcp_state),
-                      std::move(deliver));
-        else
-          deliver();
-      },
-      [=](caf::error& err) {
-        bool ended = self->state.routes.count(key) == 0;
-        log::fields about;
-        about.request_id = req_id;
-        if (ended)
-          TTM_LOG_F(debug, "transport", "a request on route '" + loggable(key)
-                                          + "' ended with its route",
-                    about);
-        else
-          TTM_LOG_F(error, "transport", "client actor on route '"
-                                          + loggable(key) + "' failed: "
-                                          + self->system().render(err),
-                    about);
-        if (!rid.json.empty()) {
-          auto reply = protocol::encode_error(
-            rid, protocol::internal_error,
-            ended ? "Internal error: the session ended before the reply"
-                  : "Internal error: the session actor failed");
-          protocol::stamp_error(reply, req_id);
-          sink->deliver(std::move(reply));
-        }
-        sink->frame_done();
-        auto i = self->state.routes.find(key);
-        if (i != self->state.routes.end()) {
-          --i->second.in_flight;
-          maybe_finish(self, key);
-        }
-      });
+    .then([self, p](rpc_output& out) { on_output(self, p, out); },
+          [self, p](caf::error& err) {
+            const auto& key = p->key;
+            bool ended = self->state.routes.count(key) == 0;
+            log::fields about;
+            about.request_id = p->req_id;
+            if (ended)
+              TTM_LOG_F(debug, "transport", "a request on route '"
+                                              + loggable(key)
+                                              + "' ended with its route",
+                        about);
+            else
+              TTM_LOG_F(error, "transport", "client actor on route '"
+                                              + loggable(key) + "' failed: "
+                                              + self->system().render(err),
+                        about);
+            if (!p->rid.json.empty()) {
+              auto reply = protocol::encode_error(
+                p->rid, protocol::internal_error,
+                ended ? "Internal error: the session ended before the reply"
+                      : "Internal error: the session actor failed");
+              protocol::stamp_error(reply, p->req_id);
+              p->sink->deliver(std::move(reply));
+            }
+            p->sink->frame_done();
+            auto i = self->state.routes.find(key);
+            if (i != self->state.routes.end()) {
+              --i->second.in_flight;
+              maybe_finish(self, key);
+            }
+          });
 }
 
 /// Forwards route `key`'s waiting frames, in order, once it is admitted.
@@ -338,8 +367,44 @@ void route_frame(self_ptr self, const std::string& key, protocol::frame f,
   drain_backlog(self, key);
 }
 
+/// A moment of a record's read: the clock's monotonic time and the change
+/// signal's count of the route's slot just before the read.
+struct read_mark {
+  std::int64_t at_ns = route_state::never;
+  std::uint64_t changes = 0;
+};
+
+read_mark mark_now(self_ptr self, const std::string& key) {
+  const auto& cfg = self->state.cfg;
+  read_mark m;
+  if (!cfg.mcp_changes || !cfg.client.clock)
+    return m; // never current: every frame asks
+  m.changes = cfg.mcp_changes->load(storage::change_signal::slot_of(key));
+  m.at_ns = domain::to_ns(cfg.client.clock->mono_now());
+  return m;
+}
+
+/// Whether a frame on stored route `r` may go on without asking the journal
+/// (issue 32, per-request read): its record was read here less than
+/// `mcp_recheck` ago, and no server on the directory has committed a change
+/// to a record of its slot since. A DELETE, expiry or setLevel through any
+/// server bumps the slot after its commit and before it is answered, so a
+/// frame that arrives after the client heard of it asks the journal, as
+/// before. The re-check interval also bounds how long a change whose
+/// server died between its commit and the bump goes unseen, and keeps the
+/// session's use recorded (mcp_get records it).
+bool still_current(self_ptr self, const std::string& key,
+                   const route_state& r) {
+  if (r.checking || r.checked_ns == route_state::never)
+    return false;
+  auto now = mark_now(self, key);
+  return now.at_ns != route_state::never && now.changes == r.seen_changes
+         && now.at_ns - r.checked_ns
+              < std::chrono::nanoseconds{self->state.cfg.mcp_recheck}.count();
+}
+
 void on_record(self_ptr self, const std::string& key,
-               const mcp_session_reply* rep);
+               const mcp_session_reply* rep, read_mark mark);
 
 /// Asks the journal for route `key`'s MCP session before the frames in
 /// its backlog go on (one question for all that arrive meanwhile).
@@ -348,21 +413,25 @@ void check_route(self_ptr self, const std::string& key) {
   if (r.checking)
     return;
   r.checking = true;
+  auto mark = mark_now(self, key); // before the read: a later bump shows
   self
     ->request(self->state.cfg.journal, caf::infinite, mcp_get_atom::value,
               key)
-    .then([=](const mcp_session_reply& rep) { on_record(self, key, &rep); },
-          [=](caf::error&) { on_record(self, key, nullptr); });
+    .then(
+      [=](const mcp_session_reply& rep) { on_record(self, key, &rep, mark); },
+      [=](caf::error&) { on_record(self, key, nullptr, mark); });
 }
 
-/// The journal's record of route `key` (nullptr: its actor failed).
+/// The journal's record of route `key` (nullptr: its actor failed), read
+/// at `mark`.
 void on_record(self_ptr self, const std::string& key,
-               const mcp_session_reply* rep) {
+               const mcp_session_reply* rep, read_mark mark) {
   auto i = self->state.routes.find(key);
   if (i == self->state.routes.end())
     return;
   auto& r = i->second;
   r.checking = false;
+  r.checked_ns = route_state::never;
   bool restoring = !r.client;
   bool answered = rep != nullptr && rep->error.empty();
   if (!answered && rep != nullptr)
@@ -388,6 +457,8 @@ void on_record(self_ptr self, const std::string& key,
                                   + "' restored from the journal");
     r.stored = true;
     r.state = rep->record->state;
+    r.checked_ns = mark.at_ns;
+    r.seen_changes = mark.changes;
     admit(self, key); // forwards the backlog once admitted
     return;
   }
@@ -403,6 +474,10 @@ void on_record(self_ptr self, const std::string& key,
     // frame, which the actor reads after this.
     r.state = rep->record->state;
     self->send(r.client, restore_atom::value, r.state);
+  }
+  if (answered && rep->record) {
+    r.checked_ns = mark.at_ns;
+    r.seen_changes = mark.changes;
   }
   drain_backlog(self, key);
   maybe_finish(self, key);
@@ -446,6 +521,16 @@ void end_elsewhere(self_ptr self, const std::string& key,
 }
 
 } // namespace
+
+void set_mcp_recheck(transport_config& tc, storage::change_signal_ptr signal,
+                     std::chrono::seconds idle_timeout) {
+  using namespace std::chrono;
+  nanoseconds touch = minutes{1};
+  if (idle_timeout.count() > 0)
+    touch = std::min<nanoseconds>(touch, idle_timeout / 2);
+  tc.mcp_changes = std::move(signal);
+  tc.mcp_recheck = touch / 2;
+}
 
 std::string principal_key(const std::string& principal) {
   // A space never occurs in an Mcp-Session-Id (visible ASCII only).
@@ -512,7 +597,7 @@ transport_behavior(transport_actor::stateful_pointer<transport_state> self,
         return;
       }
       auto& r = self->state.routes[key];
-      if (r.stored) {
+      if (r.stored && !still_current(self, key, r)) {
         // Deleted or changed through another server? The journal says
         // before the frame goes on.
         r.backlog.emplace_back(std::move(f), std::move(sink));

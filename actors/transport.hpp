@@ -6,9 +6,12 @@
 #include "actors/supervisor_messages.hpp"
 #include "actors/transport_messages.hpp"
 
+#include "storage/change_signal.hpp"
+
 #include <caf/actor_addr.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <unordered_map>
@@ -22,7 +25,21 @@ struct transport_config {
   supervisor_actor supervisor;
   /// Invalid with --ephemeral (then `client.journal` is false).
   journal_actor journal;
+  /// SQLite journal (HTTP): the directory's MCP-session change signal. A
+  /// frame on a stored route goes on without asking the journal while its
+  /// record was read here less than `mcp_recheck` ago and no server on the
+  /// directory changed a record of its slot since (see `check_route`).
+  /// Null: every such frame asks the journal first.
+  storage::change_signal_ptr mcp_changes;
+  caf::timespan mcp_recheck{std::chrono::seconds{30}};
 };
+
+/// Sets `tc`'s change signal and its re-check interval: half the interval
+/// at which the journal records a session's use (a minute, or half the idle
+/// timeout when that is shorter; actors/journal_mcp.cpp), so that a session
+/// in use is read, and its use recorded, often enough never to expire.
+void set_mcp_recheck(transport_config& tc, storage::change_signal_ptr signal,
+                     std::chrono::seconds idle_timeout);
 
 /// One routing key (the stdio connection, an Mcp-Session-Id) and the client
 /// actor behind it.
@@ -55,6 +72,11 @@ struct route_state {
   /// record if the journal has one for its principal (else 404).
   bool stored = false;
   bool checking = false;
+  /// When the record was last read here (clock's mono ns; `never`), and the
+  /// change signal's count of its slot read just before (mcp_changes).
+  static constexpr std::int64_t never = INT64_MIN;
+  std::int64_t checked_ns = never;
+  std::uint64_t seen_changes = 0;
   /// The MCP session's state (session::state_json) as last stored or read.
   std::string state;
   /// The edge said no more input will come on this route.

@@ -142,6 +142,7 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
   // and expire there when idle.
   if (http)
     jc.mcp_idle_timeout = std::chrono::seconds{cfg.session_idle_timeout_s};
+  jc.mcp_changes = p.mcp_changes;
   return sys.spawn<caf::detached>(actors::journal_behavior, std::move(jc));
 }
 
@@ -165,9 +166,14 @@ graph spawn_graph(caf::actor_system& sys, const config& cfg,
   sup_cfg.network_transport = p.client.network_transport;
   g.supervisor = sys.spawn(actors::supervisor_behavior, std::move(sup_cfg));
   g.journal = spawn_journal(sys, cfg, p, http);
-  g.transport = sys.spawn(
-    actors::transport_behavior,
-    actors::transport_config{p.client, g.supervisor, g.journal});
+  actors::transport_config tc;
+  tc.client = p.client;
+  tc.supervisor = g.supervisor;
+  tc.journal = g.journal;
+  if (http)
+    set_mcp_recheck(tc, p.mcp_changes,
+                    std::chrono::seconds{cfg.session_idle_timeout_s});
+  g.transport = sys.spawn(actors::transport_behavior, std::move(tc));
   if (g.journal)
     caf::anon_send(g.journal, actors::open_atom::value, g.transport);
   return g;

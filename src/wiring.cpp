@@ -141,6 +141,16 @@ void lock_journal(const config& cfg, prepared_config& p) {
     lock = std::make_shared<storage::dir_lock>(
       std::move(std::get<storage::dir_lock>(locked)));
     p.journal_summary = "journal " + lock->dir() + "/journal.sqlite3";
+    // HTTP's MCP sessions live in the journal; every server on the
+    // directory maps the same signal file (stdio keeps none there).
+    if (cfg.mode == "http") {
+      std::string why;
+      p.mcp_changes = storage::change_signal::open(
+        lock->dir() + "/mcp_sessions.signal", why);
+      if (!p.mcp_changes)
+        TTM_LOG(warning, "main", why + "; every request on a stored MCP "
+                                       "session asks the journal");
+    }
   }
   // SQLite writes the journal's -shm through a mapping: if that file turns
   // unwritable the process dies of SIGBUS; it now says why first.

@@ -36,7 +36,7 @@ void http_server::make_access_policy() {
 
 void http_server::do_accept() {
   acceptor.async_accept(
-    net::make_strand(ioc), [this](error_code ec, tcp::socket socket) {
+    net::make_strand(ioc), [this](error_code ec, socket_type socket) {
       if (ec == net::error::operation_aborted || !acceptor.is_open())
         return;
       if (ec) {
@@ -151,7 +151,7 @@ bool http_server::warn_limited() {
   return true;
 }
 
-void http_server::refuse_connection(tcp::socket& socket) {
+void http_server::refuse_connection(socket_type& socket) {
   // A fresh socket's send buffer takes this at once: no waiting on the
   // acceptor's strand.
   const auto& refusal = connection_refusal_response();

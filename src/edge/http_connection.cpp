@@ -1,11 +1,13 @@
 // One HTTP connection: Beast reads a request, the rules of http_rules.hpp
-// decide, and a POSTed message goes to the transport actor with anon_send;
+// decide, and a POSTed message goes to the transport actor with
+// send_inline (http_inline.hpp: the actors it wakes run on this I/O thread);
 // the transport answers through a `post_sink`, which collects the replies
 // and posts them back to the connection's strand once the frame is done. No
 // I/O thread ever waits for an actor, and no actor ever touches a socket.
 
 #include "edge/http_connection.hpp"
 
+#include "edge/http_inline.hpp"
 #include "edge/oauth.hpp"
 #include "log.hpp"
 #include "metrics.hpp"
@@ -138,7 +140,7 @@ private:
 
 } // namespace
 
-connection::connection(tcp::socket socket, http_server& srv,
+connection::connection(socket_type socket, http_server& srv,
                        std::uint64_t id)
   : stream_(std::move(socket)), srv_(srv), id_(id),
     accepted_at_(std::chrono::steady_clock::now()) {
@@ -392,7 +394,7 @@ void connection::on_mcp_checked(const bearer_verdict* bearer) {
       return refuse(ctx_.mcp.why);
     case head_decision::end_session:
       ctx_.is_delete = true;
-      caf::anon_send(srv_.transport, actors::end_atom::value,
+      send_inline(srv_.transport, actors::end_atom::value,
                      ctx_.mcp.session, ctx_.mcp.principal, make_sink());
       return;
     case head_decision::read_body:
@@ -478,17 +480,17 @@ void connection::dispatch(body_decision d, protocol::frame f) {
                                    "id",
                                    protocol::internal_error));
       }
-      caf::anon_send(srv_.transport, actors::open_atom::value,
+      send_inline(srv_.transport, actors::open_atom::value,
                      ctx_.new_session, ctx_.mcp.principal, std::move(f),
                      make_sink());
       return;
     case body_decision::forward:
-      caf::anon_send(srv_.transport, actors::forward_atom::value,
+      send_inline(srv_.transport, actors::forward_atom::value,
                      ctx_.mcp.session, ctx_.mcp.principal, std::move(f),
                      make_sink());
       return;
     case body_decision::call:
-      caf::anon_send(srv_.transport, actors::call_atom::value,
+      send_inline(srv_.transport, actors::call_atom::value,
                      ctx_.mcp.principal, std::move(f), make_sink());
       return watch_hangup();
   }

@@ -40,6 +40,12 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
+/// A connection's strand and socket, typed: Beast's tcp_stream holds an
+/// any_io_executor, which a strand does not fit into without a heap copy,
+/// and every async operation copies and `prefer`s it (issue 33: about a
+/// dozen allocations per request).
+using strand_type = net::strand<net::io_context::executor_type>;
+using socket_type = tcp::socket::rebind_executor<strand_type>::other;
 
 class connection;
 
@@ -121,7 +127,7 @@ struct http_server {
 
   void make_access_policy();
   void do_accept();
-  void refuse_connection(tcp::socket& socket);
+  void refuse_connection(socket_type& socket);
   /// Rate limit for warnings a flood could repeat (on the acceptor strand).
   bool warn_limited();
   std::chrono::steady_clock::time_point last_warning{};
@@ -139,12 +145,12 @@ struct transport_reply {
 /// One TCP connection; all of its work runs on its own strand.
 class connection : public std::enable_shared_from_this<connection> {
 public:
-  connection(tcp::socket socket, http_server& srv, std::uint64_t id);
+  connection(socket_type socket, http_server& srv, std::uint64_t id);
   ~connection();
 
   void start();
 
-  net::any_io_executor executor() {
+  strand_type executor() {
     return stream_.get_executor();
   }
 
@@ -227,7 +233,7 @@ private:
   void linger();
   void drain_input(std::size_t so_far);
 
-  beast::tcp_stream stream_;
+  beast::basic_stream<tcp, strand_type> stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http_server& srv_;

@@ -14,6 +14,10 @@
 
 #include <rapidjson/document.h>
 
+#include <sys/socket.h>
+
+#include <cerrno>
+
 namespace ttm::edge {
 
 namespace {
@@ -39,6 +43,15 @@ bool is_result(const std::string& json) {
   rapidjson::Document d;
   d.Parse(json.c_str(), json.size());
   return !d.HasParseError() && d.IsObject() && d.HasMember("result");
+}
+
+/// Whether the peer of socket `fd` has closed its side (or reset): a
+/// non-blocking peek, which takes nothing from the socket.
+bool hung_up(int fd) {
+  char c;
+  auto n = ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0
+         || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
 } // namespace
@@ -168,6 +181,17 @@ void connection::on_reply(transport_reply r) {
       caf::anon_send(srv_.transport, actors::end_atom::value,
                      ctx_.new_session, ctx_.mcp.principal,
                      actors::sink_ptr{std::make_shared<discard_sink>()});
+    return;
+  }
+  // A 2026-07-28 call runs inline on this thread (send_inline), so its
+  // reply is here before watch_hangup could see a hang-up that came with
+  // the request: one already in the socket cancels it now, as it would
+  // have while the call was in flight.
+  if (watching_ && hung_up(stream_.socket().native_handle())) {
+    TTM_LOG_F(debug, "http", "the client closed the response stream: "
+                             "request cancelled",
+              about());
+    close_now();
     return;
   }
   switch (r.kind) {

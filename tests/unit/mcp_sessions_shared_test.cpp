@@ -6,6 +6,7 @@
 
 #include "actor_fixture.hpp"
 #include "actors/journal.hpp"
+#include "storage/change_signal.hpp"
 #include "storage/sqlite_store.hpp"
 #include "test_client_state.hpp"
 #include "test_json.hpp"
@@ -50,11 +51,16 @@ struct node {
 
 struct two_nodes : ttm::test::actor_fixture {
   temp_dir dir;
+  /// With the directory's change signal (as HTTP servers on SQLite map it):
+  /// frames on a stored session skip the journal until a record changes.
+  storage::change_signal_ptr signal;
   node a;
   node b;
 
-  explicit two_nodes(std::size_t max_clients_b = 10)
+  explicit two_nodes(std::size_t max_clients_b = 10, bool with_signal = false)
     : actor_fixture(ttm::test::test_client_config(), {}) {
+    if (with_signal)
+      signal = open_signal();
     caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
     a = spawn_node(10);
     b = spawn_node(max_clients_b);
@@ -83,6 +89,7 @@ struct two_nodes : ttm::test::actor_fixture {
     };
     jc.clock = clock;
     jc.mcp_idle_timeout = std::chrono::minutes{30};
+    jc.mcp_changes = signal;
     n.journal = sys.spawn(actors::journal_behavior, jc);
     actors::transport_config tc;
     tc.client = ttm::test::test_client_config();
@@ -90,6 +97,8 @@ struct two_nodes : ttm::test::actor_fixture {
     tc.client.journal = true;
     tc.supervisor = n.supervisor;
     tc.journal = n.journal;
+    if (signal)
+      actors::set_mcp_recheck(tc, signal, jc.mcp_idle_timeout);
     n.transport = sys.spawn(actors::transport_behavior, std::move(tc));
     caf::anon_send(n.journal, actors::open_atom::value, n.transport);
     return n;
@@ -130,6 +139,16 @@ struct two_nodes : ttm::test::actor_fixture {
     return ptr->state;
   }
 
+  /// The signal file mapped once more, as another process maps it.
+  storage::change_signal_ptr open_signal() {
+    std::string why;
+    auto s = storage::change_signal::open(
+      (dir.path() / "mcp_sessions.signal").string(), why);
+    INFO(why);
+    REQUIRE(s != nullptr);
+    return s;
+  }
+
   /// The MCP session as the journal has it (a store of its own).
   std::optional<storage::mcp_session_record> stored(const std::string& id) {
     auto st = storage::open_sqlite(
@@ -141,6 +160,17 @@ struct two_nodes : ttm::test::actor_fixture {
     return std::get<std::optional<storage::mcp_session_record>>(r);
   }
 };
+
+/// Removes MCP session `id` from the journal the way no server does: without
+/// bumping the change signal.
+void remove_unsignalled(two_nodes& f, const std::string& id) {
+  auto st = storage::open_sqlite(
+    {f.dir.path().string(), storage::sync_mode::normal, "behind"});
+  REQUIRE(std::holds_alternative<storage::store_ptr>(st));
+  auto r = std::get<storage::store_ptr>(st)->remove_mcp_session(id);
+  REQUIRE(std::holds_alternative<bool>(r));
+  REQUIRE(std::get<bool>(r));
+}
 
 /// The response (last line) of a sink: a result, not an error.
 rapidjson::Document result_of(const collecting_sink& s) {
@@ -157,7 +187,8 @@ TEST_CASE("mcp sessions: initialized on one server, served by another with "
           "its revision, principal and log level, and DELETE there ends it for "
           "both",
           "[actors][issue32]") {
-  two_nodes f;
+  bool with_signal = GENERATE(false, true);
+  two_nodes f{10, with_signal};
   const std::string key = "0123456789abcdef0123456789abcdef";
   auto init_reply = f.open(f.a, key, "alice");
   REQUIRE(init_reply->lines.size() == 1);
@@ -226,7 +257,8 @@ TEST_CASE("mcp sessions: DELETE on the server that never saw the id, by its "
 TEST_CASE("mcp sessions: an idle one is removed from the journal by a "
           "server's sweep, and is unknown everywhere after",
           "[actors][issue32]") {
-  two_nodes f;
+  bool with_signal = GENERATE(false, true);
+  two_nodes f{10, with_signal};
   const std::string key = "00000000000000000000000000000002";
   f.open(f.a, key, "alice");
   result_of(*f.forward(f.b, key, "alice", get_current(2)));
@@ -247,6 +279,39 @@ TEST_CASE("mcp sessions: an idle one is removed from the journal by a "
   auto after = f.forward(f.b, key, "alice", get_current(4));
   REQUIRE(after->refusals.size() == 1);
   CHECK(after->refusals[0] == actors::route_refusal::unknown_route);
+}
+
+TEST_CASE("mcp sessions: with the directory's change signal, frames on a "
+          "stored session skip the journal until a server changes its record "
+          "or the re-check interval passes",
+          "[actors][issue32]") {
+  two_nodes f{10, true};
+  const std::string key = "00000000000000000000000000000005";
+  f.open(f.a, key, "alice");
+  result_of(*f.forward(f.a, key, "alice", get_current(2))); // read once
+  // Removed behind the signal's back (no server does that): A does not
+  // ask, so its copy answers.
+  remove_unsignalled(f, key);
+  result_of(*f.forward(f.a, key, "alice", get_current(3)));
+  // Any server's change of a record in its slot (here: another process's
+  // mapping of the file): the next frame asks, and finds it gone.
+  f.open_signal()->bump(storage::change_signal::slot_of(key));
+  auto gone = f.forward(f.a, key, "alice", get_current(4));
+  REQUIRE(gone->refusals.size() == 1);
+  CHECK(gone->refusals[0] == actors::route_refusal::unknown_route);
+
+  // Without a change, the re-check interval (30 s here) bounds the copy's
+  // life, and keeps the session's use recorded.
+  const std::string other = "00000000000000000000000000000006";
+  f.open(f.a, other, "alice");
+  result_of(*f.forward(f.a, other, "alice", get_current(5)));
+  remove_unsignalled(f, other);
+  f.clock->advance(std::chrono::seconds{29});
+  result_of(*f.forward(f.a, other, "alice", get_current(6)));
+  f.clock->advance(std::chrono::seconds{1});
+  auto expired = f.forward(f.a, other, "alice", get_current(7));
+  REQUIRE(expired->refusals.size() == 1);
+  CHECK(expired->refusals[0] == actors::route_refusal::unknown_route);
 }
 
 TEST_CASE("mcp sessions: a server at its cap of MCP sessions answers a "
