@@ -48,13 +48,18 @@ void check_postgresql(const std::string& uri, const Line& line) {
     line(true, "journal", "none yet in " + where + " (a server creates it)");
     return;
   }
-  if (!v.integrity.empty())
+  bool foreign = v.integrity.rfind("tables of another", 0) == 0;
+  if (foreign)
+    line(false, "journal integrity",
+         "PostgreSQL " + v.server_version + " at " + where + ": "
+           + v.integrity);
+  else if (!v.integrity.empty()) // empty: a schema this build cannot read
     line(v.integrity == "ok", "journal integrity",
          "PostgreSQL " + v.server_version + " at " + where
            + ", every row read: " + v.integrity + " ("
            + std::to_string(v.sessions) + " sessions, "
            + std::to_string(v.events) + " events)");
-  if (v.integrity.rfind("tables of another", 0) != 0)
+  if (!foreign)
     schema_line(v.schema_version, line);
   // An acknowledged change must survive a crash of the database's machine
   // (fsync) and of PostgreSQL itself (synchronous_commit; the MCP
