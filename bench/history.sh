@@ -4,8 +4,16 @@
 # library), then times time_session_list through the real server over
 # stdio (bench/history.mjs). Figures are printed, never asserted.
 #
-# Usage: bench/history.sh [BUILD_DIR=build] [SESSIONS=10000] [TASKS=50]
+# Usage: bench/history.sh [--journal postgresql://...] [BUILD_DIR=build]
+#                         [SESSIONS=10000] [TASKS=50]
+# --journal: the sessions and the server in that PostgreSQL journal (an
+# empty database or schema) instead of SQLite in the data directory.
 set -euo pipefail
+journal=
+if [[ ${1:-} == --journal ]]; then
+  journal=$2
+  shift 2
+fi
 # Capacity from one address: no per-client rate limit (docs/operations.md);
 # the environment, which builds without the option ignore.
 export TIME_TRACKER_MCP_RATE_LIMIT=off
@@ -15,5 +23,6 @@ sessions=${2:-10000}
 tasks=${3:-50}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ttm-history-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-"$build/history_fill" --data-dir "$dir" --sessions "$sessions" --tasks "$tasks" --days 60
-node "$root/bench/history.mjs" "$build/time-tracker-mcp" "$dir"
+"$build/history_fill" --data-dir "$dir" ${journal:+--journal "$journal"} --sessions "$sessions" --tasks "$tasks" --days 60
+# The server reads --journal from its environment (history.mjs sets no option).
+TIME_TRACKER_MCP_JOURNAL=${journal:-sqlite} node "$root/bench/history.mjs" "$build/time-tracker-mcp" "$dir"

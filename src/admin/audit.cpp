@@ -1,7 +1,8 @@
 // `time-tracker-mcp audit`: who did what when. The journal's per-event
 // `by` records (the principal, the MCP client, the tool; the event's kind
 // and session) and the refusals the HTTP edge recorded (401, 403, 429),
-// merged oldest first.
+// merged oldest first. From the data directory's SQLite journal, or a
+// PostgreSQL journal (--journal).
 
 #include "admin/cli.hpp"
 
@@ -9,6 +10,7 @@
 #include "journal/audit.hpp"
 #include "journal/bad_event.hpp"
 #include "protocol/json_writer.hpp"
+#include "storage/pg_admin.hpp"
 #include "storage/sqlite_admin.hpp"
 
 #include <rapidjson/stringbuffer.h>
@@ -57,17 +59,31 @@ int run_audit(context& ctx, const args& a) {
   if (format != "text" && format != "json")
     return usage_error(ctx, name, "--format: '" + format
                                     + "' is not text or json");
-  auto dir = data_dir(ctx, a);
-  if (dir.index() == 1)
-    return usage_error(ctx, name, std::get<1>(dir));
-  auto opened = storage::journal_reader::open(std::get<0>(dir));
-  if (auto* e = std::get_if<storage::error>(&opened))
-    return fault(ctx, name, e->message);
-  auto& reader = *std::get<0>(opened);
-  auto events = reader.events_by(q);
+  // The journal's records: PostgreSQL (--journal, read-only, one
+  // snapshot each) or the data directory's SQLite file.
+  storage::result<std::vector<storage::event>> events = storage::error{};
+  storage::result<std::vector<storage::audit_entry>> refusals
+    = storage::error{};
+  if (auto uri = journal_uri(ctx, a); !uri.empty()) {
+    storage::pg_options pg;
+    pg.conninfo = uri == "postgresql" ? "" : uri;
+    events = storage::pg_events_by(pg, q);
+    if (!std::holds_alternative<storage::error>(events))
+      refusals = storage::pg_audit(pg, q);
+  } else {
+    auto dir = data_dir(ctx, a);
+    if (dir.index() == 1)
+      return usage_error(ctx, name, std::get<1>(dir));
+    auto opened = storage::journal_reader::open(std::get<0>(dir));
+    if (auto* e = std::get_if<storage::error>(&opened))
+      return fault(ctx, name, e->message);
+    auto& reader = *std::get<0>(opened);
+    events = reader.events_by(q);
+    if (!std::holds_alternative<storage::error>(events))
+      refusals = reader.audit(q);
+  }
   if (auto* e = std::get_if<storage::error>(&events))
     return fault(ctx, name, e->message);
-  auto refusals = reader.audit(q);
   if (auto* e = std::get_if<storage::error>(&refusals))
     return fault(ctx, name, e->message);
   std::vector<entry> all;

@@ -1,13 +1,14 @@
 // `time-tracker-mcp check`: what a server needs, one line per check, a
 // non-zero exit on any fault: the configuration (parsed as the server
 // parses it), the zone database, and the journal (its integrity, schema
-// version and WAL), read-only.
+// version and WAL; or a PostgreSQL journal's, --journal), read-only.
 
 #include "admin/cli.hpp"
 
 #include "config.hpp"
 #include "domain/tzdata_files.hpp"
 #include "domain/zones.hpp"
+#include "storage/pg_admin.hpp"
 #include "storage/sqlite_admin.hpp"
 #include "storage/sqlite_store.hpp"
 
@@ -16,6 +17,60 @@
 namespace ttm::admin {
 
 namespace {
+
+/// The schema line, the same for both backends.
+template <class Line>
+void schema_line(std::int64_t version, const Line& line) {
+  line(version == storage::journal_schema_version, "journal schema",
+       "version " + std::to_string(version)
+         + (version == storage::journal_schema_version
+              ? " (current)"
+              : " (this build writes "
+                  + std::to_string(storage::journal_schema_version)
+                  + "; a server migrates an older one when it opens it)"));
+}
+
+/// A PostgreSQL journal (--journal): the same lines as SQLite's, read in
+/// one snapshot without changing anything; its durability in place of
+/// SQLite's WAL mode.
+template <class Line>
+void check_postgresql(const std::string& uri, const Line& line) {
+  storage::pg_options pg;
+  pg.conninfo = uri == "postgresql" ? "" : uri;
+  auto where = storage::describe_postgresql(pg);
+  auto r = storage::pg_health(pg);
+  if (auto* e = std::get_if<storage::error>(&r)) {
+    line(false, "journal", e->message);
+    return;
+  }
+  auto& v = std::get<storage::pg_journal_health>(r);
+  if (!v.exists) {
+    line(true, "journal", "none yet in " + where + " (a server creates it)");
+    return;
+  }
+  bool foreign = v.integrity.rfind("tables of another", 0) == 0;
+  if (foreign)
+    line(false, "journal integrity",
+         "PostgreSQL " + v.server_version + " at " + where + ": "
+           + v.integrity);
+  else if (!v.integrity.empty()) // empty: a schema this build cannot read
+    line(v.integrity == "ok", "journal integrity",
+         "PostgreSQL " + v.server_version + " at " + where
+           + ", every row read: " + v.integrity + " ("
+           + std::to_string(v.sessions) + " sessions, "
+           + std::to_string(v.events) + " events)");
+  if (!foreign)
+    schema_line(v.schema_version, line);
+  // An acknowledged change must survive a crash of the database's machine
+  // (fsync) and of PostgreSQL itself (synchronous_commit; the MCP
+  // sessions alone turn it off for their own commits).
+  bool durable = v.fsync == "on" && v.synchronous_commit != "off";
+  line(durable, "journal WAL",
+       "fsync " + v.fsync + ", synchronous_commit " + v.synchronous_commit
+         + (durable ? std::string{}
+                    : ": a crash can lose acknowledged changes (set fsync"
+                      " and synchronous_commit on)"));
+}
 
 int run_check(context& ctx, const args& a) {
   int faults = 0;
@@ -33,8 +88,11 @@ int run_check(context& ctx, const args& a) {
     server.insert(server.end(), {"--config", *f});
   if (auto d = a.get("--data-dir"))
     server.insert(server.end(), {"--data-dir", *d});
+  if (auto j = a.get("--journal"))
+    server.insert(server.end(), {"--journal", *j});
   auto cfg = load_config(server, ctx.getenv);
   std::string dir;
+  std::string journal; // PostgreSQL's URI; empty: SQLite in `dir`
   if (!cfg.cfg) {
     auto text = cfg.text;
     if (auto cut = text.find("\nRun "); cut != std::string::npos)
@@ -47,8 +105,10 @@ int run_check(context& ctx, const args& a) {
            + ", mode " + cfg.cfg->mode
            + (cfg.cfg->ephemeral ? ", --ephemeral"
                                  : ", data directory " + cfg.cfg->data_dir));
-    if (!cfg.cfg->ephemeral)
+    if (!cfg.cfg->ephemeral) {
       dir = cfg.cfg->data_dir;
+      journal = cfg.cfg->journal;
+    }
   }
   // 2. The zone database: found, and a known zone resolves.
   const auto& zoneinfo = domain::zoneinfo_dir();
@@ -65,7 +125,9 @@ int run_check(context& ctx, const args& a) {
                            + domain::tz_database_version()
                            + "; Europe/Paris resolves");
   // 3. The journal.
-  if (!dir.empty()) {
+  if (!journal.empty()) {
+    check_postgresql(journal, line);
+  } else if (!dir.empty()) {
     auto path = dir + "/journal.sqlite3";
     if (::stat(path.c_str(), &st) != 0) {
       line(true, "journal", "none yet at " + path
@@ -84,15 +146,7 @@ int run_check(context& ctx, const args& a) {
              "PRAGMA integrity_check: " + v.integrity + " ("
                + std::to_string(v.sessions) + " sessions, "
                + std::to_string(v.events) + " events)");
-        line(v.schema_version == storage::journal_schema_version,
-             "journal schema",
-             "version " + std::to_string(v.schema_version)
-               + (v.schema_version == storage::journal_schema_version
-                    ? " (current)"
-                    : " (this build writes "
-                        + std::to_string(storage::journal_schema_version)
-                        + "; a server migrates an older one when it opens"
-                          " it)"));
+        schema_line(v.schema_version, line);
         line(v.journal_mode == "wal" || v.schema_version == 0,
              "journal WAL",
              "journal_mode " + v.journal_mode + ", "
@@ -115,7 +169,8 @@ const command& check_command() {
     "fault: the\nconfiguration (the config file, the environment and any "
     "server options after\n'--', parsed as the server parses them), the zone "
     "database, and the journal\n(PRAGMA integrity_check, schema version, "
-    "WAL), read-only.",
+    "WAL; with --journal postgresql://...:\nevery row read, schema version, "
+    "fsync and synchronous_commit), read-only.",
     {},
     run_check};
   return c;

@@ -30,7 +30,8 @@ const std::vector<flag>& common_flags() {
     {"--config", "FILE", "the server's config file (its data_dir)"},
     {"--journal", "URI",
      "a PostgreSQL journal (postgresql://..., or postgresql: the PG*"
-     " environment) instead of the data directory's (import, export)"},
+     " environment) instead of the data directory's (import, export, audit,"
+     " check)"},
   };
   return f;
 }
@@ -114,10 +115,12 @@ int fault(context& ctx, const std::string& name, const std::string& message) {
 
 std::string journal_uri(context& ctx, const args& a) {
   std::vector<std::string> server{"stdio"};
-  if (auto f = a.get("--config")) {
-    server.push_back("--config");
-    server.push_back(*f);
-  }
+  // --data-dir too: without HOME the configuration needs one to load.
+  for (const char* f : {"--config", "--data-dir"})
+    if (auto v = a.get(f)) {
+      server.push_back(f);
+      server.push_back(*v);
+    }
   if (auto j = a.get("--journal")) {
     server.push_back("--journal");
     server.push_back(*j);

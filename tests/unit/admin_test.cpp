@@ -413,3 +413,185 @@ TEST_CASE("journal actor: refusals queue, are written together a moment "
   caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
   sched.run();
 }
+
+// -- issue 32: audit and check on a PostgreSQL journal ------------------------
+//
+// Hidden ([.pg]): they need the server ctest's unit.storage_pg starts
+// (TTM_TEST_PG_URI). The same journal written to SQLite and to PostgreSQL
+// through the storage interface, then the real commands on each: the same
+// output and exit codes.
+
+namespace {
+
+struct admin_run {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+admin_run run_admin(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  auto code = ttm::admin::run(args, out, err, [](const char*) -> const char* {
+    return nullptr; // no HOME: every command names its journal
+  });
+  return {code, out.str(), err.str()};
+}
+
+/// The test server's URI with the search_path of `schema` (a server's
+/// --journal takes the schema the same way).
+std::string uri_with_schema(const std::string& schema) {
+  std::string u = pg_uri();
+  return u + (u.find('?') == std::string::npos ? "?" : "&")
+         + "options=-csearch_path%3D" + schema;
+}
+
+void fill_sample(store& st) {
+  must_append(st, sample_events());
+  REQUIRE(err_of(st.record_audit(
+            {ttm::journal::to_audit_entry(sample_refusal())}))
+          == nullptr);
+}
+
+} // namespace
+
+TEST_CASE("admin audit on PostgreSQL (--journal): the same lines and exit "
+          "codes as on SQLite",
+          "[.pg][pg_admin]") {
+  REQUIRE(pg_uri() != nullptr);
+  temp_dir tmp;
+  auto lite = (tmp.path() / "sqlite").string();
+  auto pgdir = (tmp.path() / "pg").string();
+  auto uri = uri_with_schema(pg_schema_for(pgdir));
+  {
+    auto s = open_sqlite(options_for(lite));
+    REQUIRE(std::holds_alternative<store_ptr>(s));
+    fill_sample(*std::get<store_ptr>(s));
+    fill_sample(*must_open(pgdir)); // PostgreSQL: TTM_TEST_PG_URI is set
+  }
+  for (std::vector<std::string> extra :
+       {std::vector<std::string>{"--since", "2024-12-01"},
+        {"--since", "2024-12-01", "--format", "json"},
+        {"--since", "2024-12-01", "--principal", "alice"},
+        {"--since", "2024-12-01", "--principal", "bob"},
+        {"--since", "2024-12-14T14:05:32.123Z", "--until",
+         "2024-12-14T15:06:00+01:00", "--timezone", "Europe/Paris"},
+        {"--since", "2030-01-01"}}) {
+    std::vector<std::string> a{"audit", "--data-dir", lite};
+    a.insert(a.end(), extra.begin(), extra.end());
+    auto on_sqlite = run_admin(a);
+    a.insert(a.begin() + 3, {"--journal", uri});
+    auto on_pg = run_admin(a);
+    INFO(on_sqlite.err << on_pg.err);
+    CHECK(on_sqlite.code == 0);
+    CHECK(on_pg.code == on_sqlite.code);
+    CHECK(on_pg.out == on_sqlite.out);
+    CHECK(on_pg.err == on_sqlite.err);
+  }
+  // Something was compared: alice's two events and the refusal.
+  auto all = run_admin({"audit", "--data-dir", lite, "--journal", uri,
+                        "--since", "2024-12-01"});
+  CHECK(contains(all.out, "time_task_start"));
+  CHECK(contains(all.out, "401 from 192.0.2.7"));
+  // No journal in the schema, a server that cannot be reached: faults (1).
+  temp_dir none;
+  auto empty = run_admin({"audit", "--data-dir", lite, "--journal",
+                          uri_with_schema(pg_schema_for(none.data())),
+                          "--since", "2024-12-01"});
+  CHECK(empty.code == 1);
+  CHECK(contains(empty.err, "no journal"));
+  auto away = run_admin({"audit", "--data-dir", lite, "--journal",
+                         "postgresql://ttm@127.0.0.1:1/ttm", "--since",
+                         "2024-12-01"});
+  CHECK(away.code == 1);
+  CHECK(contains(away.err, "time-tracker-mcp audit: "));
+  // A newer schema: refused, as SQLite's reader refuses one.
+  raw_pg{pgdir}.text("UPDATE meta SET value = '99' WHERE key ="
+                     " 'schema_version'");
+  auto newer = run_admin({"audit", "--data-dir", lite, "--journal", uri,
+                          "--since", "2024-12-01"});
+  CHECK(newer.code == 1);
+  CHECK(contains(newer.err, "schema version 99"));
+}
+
+TEST_CASE("admin check on PostgreSQL (--journal): integrity, schema and "
+          "durability lines, exit 1 on any fault",
+          "[.pg][pg_admin]") {
+  REQUIRE(pg_uri() != nullptr);
+  temp_dir tmp;
+  auto lite = (tmp.path() / "sqlite").string();
+  auto pgdir = (tmp.path() / "pg").string();
+  auto uri = uri_with_schema(pg_schema_for(pgdir));
+  auto check = [&] {
+    return run_admin({"check", "--data-dir", lite, "--journal", uri});
+  };
+  // Nothing there yet: fine, a server creates it (as SQLite's "none yet").
+  auto fresh = check();
+  INFO(fresh.out << fresh.err);
+  CHECK(contains(fresh.out, "ok    journal: none yet in postgresql://"));
+  CHECK_FALSE(contains(fresh.out, "FAULT journal"));
+
+  {
+    auto s = open_sqlite(options_for(lite));
+    REQUIRE(std::holds_alternative<store_ptr>(s));
+    fill_sample(*std::get<store_ptr>(s));
+    fill_sample(*must_open(pgdir));
+  }
+  auto lite_check = run_admin({"check", "--data-dir", lite});
+  auto pg_check = check();
+  INFO(lite_check.out << pg_check.out << pg_check.err);
+  CHECK(contains(lite_check.out, "ok    journal integrity: PRAGMA"
+                                 " integrity_check: ok (2 sessions, 5"
+                                 " events)"));
+  CHECK(contains(pg_check.out, "ok    journal integrity: PostgreSQL 15"));
+  CHECK(contains(pg_check.out, "every row read: ok (2 sessions, 5 events)"));
+  auto schema_line = "ok    journal schema: version "
+                     + std::to_string(journal_schema_version) + " (current)";
+  CHECK(contains(lite_check.out, schema_line));
+  CHECK(contains(pg_check.out, schema_line));
+  // The test server runs with fsync and synchronous_commit off
+  // (pg_server.sh): a crash could lose acknowledged changes, a fault.
+  CHECK(contains(pg_check.out, "FAULT journal WAL: fsync off,"
+                               " synchronous_commit off: a crash can lose"
+                               " acknowledged changes"));
+  CHECK(pg_check.code == 1);
+  CHECK(raw_pg{pgdir}.text("SELECT count(*) FROM instances") == "0");
+
+  // What the constraints let through: a kind no build knows, a session
+  // whose session_started is gone.
+  raw_pg{pgdir}.text(
+    "INSERT INTO events (sid, kind, wall_ns, mono_ns, boot_id, epoch,"
+    " payload) SELECT sid, 'session_paused', 1, 1, 'b', 1, '{}' FROM"
+    " sessions WHERE session_id = 's-a'");
+  raw_pg{pgdir}.text("DELETE FROM events WHERE seq = (SELECT min(seq) FROM"
+                     " events JOIN sessions USING (sid) WHERE session_id ="
+                     " 's-b')");
+  auto damaged = check();
+  INFO(damaged.out);
+  CHECK(contains(damaged.out, "FAULT journal integrity: PostgreSQL"));
+  CHECK(contains(damaged.out, "events of unknown kind 'session_paused'"));
+  CHECK(contains(damaged.out, "session s-b does not begin with"
+                              " session_started"));
+  CHECK(damaged.code == 1);
+
+  raw_pg{pgdir}.text("UPDATE meta SET value = '99' WHERE key ="
+                     " 'schema_version'");
+  auto newer = check();
+  CHECK(contains(newer.out, "FAULT journal schema: version 99 (this build"
+                            " writes"));
+  CHECK(newer.code == 1);
+
+  // Another application's tables; a server that cannot be reached.
+  temp_dir other;
+  auto schema = pg_schema_for(other.data());
+  raw_pg{other.data()}.text("CREATE SCHEMA " + schema + "; CREATE TABLE "
+                            + schema + ".things (x int)");
+  auto foreign = run_admin({"check", "--data-dir", lite, "--journal",
+                            uri_with_schema(schema)});
+  CHECK(contains(foreign.out, "FAULT journal integrity: PostgreSQL"));
+  CHECK(contains(foreign.out, "tables of another application, no journal"));
+  CHECK(foreign.code == 1);
+  auto away = run_admin({"check", "--data-dir", lite, "--journal",
+                         "postgresql://ttm@127.0.0.1:1/ttm"});
+  CHECK(contains(away.out, "FAULT journal: "));
+  CHECK(away.code == 1);
+}

@@ -249,6 +249,30 @@ inline std::int64_t count(const std::string& journal, const std::string& sql) {
   return db.integer(sql);
 }
 
+/// Runs `sql` on the test's journal, whichever backend holds it.
+inline void exec_sql(const std::string& journal, const std::string& sql) {
+  if (pg_uri()) {
+    raw_pg{journal}.text(sql);
+    return;
+  }
+  raw_db{journal}.exec(sql);
+}
+
+/// The first column of the first row of `sql` as text ("" for none or
+/// NULL), on the test's journal.
+inline std::string text_sql(const std::string& journal,
+                            const std::string& sql) {
+  if (pg_uri())
+    return raw_pg{journal}.text(sql);
+  return raw_db{journal}.text(sql);
+}
+
+/// The same question in each backend's words: `sqlite` on SQLite, `pg` on
+/// PostgreSQL.
+inline std::string dialect(const std::string& sqlite, const std::string& pg) {
+  return pg_uri() ? pg : sqlite;
+}
+
 /// The bytes and mtime of a file: equal fingerprints mean "not modified".
 struct fingerprint {
   std::string bytes;

@@ -123,7 +123,7 @@ TEST_CASE("storage: packed runs read back as written, damage is refused",
 
 TEST_CASE("storage: the write that closes a session packs its runs into "
           "its row, list reads them there, or pairs the events without",
-          "[storage][stats][history]") {
+          "[storage][stats][history][backends]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
   auto first = started("S1", t0);
@@ -161,15 +161,10 @@ TEST_CASE("storage: the write that closes a session packs its runs into "
 
   // Without the packing (or with one this version cannot read), list
   // pairs the events and gets the same runs.
-  {
-    raw_db db{tmp.journal()};
-    db.exec("UPDATE sessions SET runs = NULL");
-  }
+  exec_sql(tmp.journal(), "UPDATE sessions SET runs = NULL");
   CHECK(same(must(st->list(stats_of("local"))).runs.at(0), runs));
-  {
-    raw_db db{tmp.journal()};
-    db.exec("UPDATE sessions SET runs = x'09'");
-  }
+  exec_sql(tmp.journal(), dialect("UPDATE sessions SET runs = x'09'",
+                                  "UPDATE sessions SET runs = '\\x09'"));
   CHECK(same(must(st->list(stats_of("local"))).runs.at(0), runs));
 }
 

@@ -109,7 +109,8 @@ TEST_CASE("storage: events survive a close and reopen, field for field",
   CHECK(open[1].events[0].principal == "bob");
 }
 
-TEST_CASE("storage: every open is a new, higher instance", "[storage]") {
+TEST_CASE("storage: every open is a new, higher instance",
+          "[storage][backends]") {
   temp_dir tmp;
   std::int64_t last = 0;
   for (int i = 0; i < 3; ++i) {
@@ -117,14 +118,16 @@ TEST_CASE("storage: every open is a new, higher instance", "[storage]") {
     CHECK(st->instance() > last);
     last = st->instance();
   }
+  // Where the journal keeps the last number given out.
   CHECK(count(tmp.journal(),
-              "SELECT value FROM meta WHERE key = 'instances'")
+              dialect("SELECT value FROM meta WHERE key = 'instances'",
+                      "SELECT last_value FROM instance_numbers"))
         == last);
 }
 
 TEST_CASE("storage: a write takes a session over and moves its epoch on, a "
           "stale writer is fenced, a claim changes neither",
-          "[storage]") {
+          "[storage][backends]") {
   temp_dir tmp;
   auto events_of_s1 = "SELECT count(*) FROM events JOIN sessions USING (sid) WHERE session_id = 'S1'";
   auto epoch_of_s1 = "SELECT epoch FROM sessions WHERE session_id = 'S1'";
@@ -180,7 +183,7 @@ TEST_CASE("storage: a write takes a session over and moves its epoch on, a "
     CHECK(must(st->claim(local_claim("S1", 2))).outcome
           == claim_result::current);
     // Another instance (a raw connection here) writes to S1.
-    raw_db{tmp.journal()}.exec("UPDATE sessions SET epoch = epoch + 1");
+    exec_sql(tmp.journal(), "UPDATE sessions SET epoch = epoch + 1");
     auto end = task(event_kind::task_ended, "S1", "T1", t0 + 2);
     auto close = closing(event_kind::session_ended, "S1", t0 + 3);
     auto batch = chained({end, close}, {{"S1", 2}});
@@ -196,7 +199,7 @@ TEST_CASE("storage: a write takes a session over and moves its epoch on, a "
     CHECK(again.session.epoch == 3);
     must_append(*st, chained({end, close}, {{"S1", 3}}));
     CHECK(count(tmp.journal(), epoch_of_s1) == 5);
-    CHECK(raw_db{tmp.journal()}.text("SELECT state FROM sessions") == "ended");
+    CHECK(text_sql(tmp.journal(), "SELECT state FROM sessions") == "ended");
   }
 }
 
@@ -521,7 +524,7 @@ TEST_CASE("storage: purge deletes only sessions closed before the cutoff",
 
 TEST_CASE("storage: the purge drops audit records and ended focus sessions "
           "older than the cutoff too",
-          "[storage]") {
+          "[storage][backends]") {
   // Before: they were never deleted, so a token guesser's refusals grew a
   // busy server's journal without limit whatever the retention.
   temp_dir tmp;
@@ -530,8 +533,8 @@ TEST_CASE("storage: the purge drops audit records and ended focus sessions "
   audit_entry new_refusal{"refusal", t0 + 900, "", "{}"};
   REQUIRE(err_of(st->record_audit({old_refusal, new_refusal})) == nullptr);
   {
-    raw_db db{tmp.journal()};
-    db.exec("INSERT INTO focus_sessions (session_id, principal, intent,"
+    exec_sql(tmp.journal(),
+            "INSERT INTO focus_sessions (session_id, principal, intent,"
             " started_wall_ns, ended_wall_ns) VALUES"
             " ('f-old', 'alice', 'x', " + std::to_string(t0) + ", "
             + std::to_string(t0 + 100) + "),"
@@ -551,7 +554,7 @@ TEST_CASE("storage: the purge drops audit records and ended focus sessions "
 
 TEST_CASE("storage: a claim of an ended or expired session loads it as it "
           "is, and a claim of an open one changes nothing either",
-          "[storage]") {
+          "[storage][backends]") {
   temp_dir tmp;
   std::int64_t first = 0;
   {
@@ -562,10 +565,14 @@ TEST_CASE("storage: a claim of an ended or expired session loads it as it "
     must_append(*st, {closing(event_kind::session_ended, "ended", t0 + 10),
                       closing(event_kind::session_expired, "expired", t0 + 11)});
   }
-  auto epochs = [&] {
-    return raw_db{tmp.journal()}.text("SELECT group_concat(epoch) FROM"
-                                      " (SELECT epoch FROM sessions ORDER BY sid)");
+  auto in_order = [&](const std::string& column) {
+    return text_sql(tmp.journal(),
+                    dialect("SELECT group_concat(" + column + ") FROM (SELECT "
+                              + column + " FROM sessions ORDER BY sid)",
+                            "SELECT string_agg(" + column
+                              + "::text, ',' ORDER BY sid) FROM sessions"));
   };
+  auto epochs = [&] { return in_order("epoch"); };
   CHECK(epochs() == "2,2,1"); // closing is a write: one epoch further
   auto st = must_open(tmp.data());
   auto ended = must(st->claim(local_claim("ended")));
@@ -605,8 +612,7 @@ TEST_CASE("storage: a claim of an ended or expired session loads it as it "
   CHECK(must(st->claim(local_claim("open", 1))).outcome
         == claim_result::current);
   CHECK(epochs() == "2,2,1");
-  CHECK(raw_db{tmp.journal()}.text("SELECT group_concat(holder) FROM"
-                                   " (SELECT holder FROM sessions ORDER BY sid)")
+  CHECK(in_order("holder")
         == std::to_string(first) + "," + std::to_string(first) + ","
              + std::to_string(first));
 }
