@@ -5,6 +5,7 @@
 #include "domain/tracking.hpp"
 #include "storage/store.hpp"
 
+#include <caf/actor.hpp>
 #include <caf/actor_clock.hpp>
 #include <caf/typed_response_promise.hpp>
 
@@ -75,6 +76,20 @@ struct journal_state {
   };
   std::vector<pending> batch;
   bool flush_scheduled = false;
+  /// Deferred sync (storage::store::deferred_sync): the detached actor
+  /// that syncs the WAL, and the answers of committed batches waiting for
+  /// it (in ticket order; a ticket per flush). One sync in flight at a
+  /// time; it covers every commit before it, so the batches committed
+  /// meanwhile share the next one.
+  caf::actor syncer;
+  struct unsynced {
+    std::uint64_t ticket = 0;
+    std::function<void(const std::string& sync_error)> deliver;
+  };
+  std::vector<unsynced> waiting_sync;
+  std::uint64_t tickets = 0;
+  bool sync_in_flight = false;
+  std::uint64_t syncs = 0;
   /// `open` came (the transport to tell) / the store was opened.
   transport_actor transport;
   bool opened = false;

@@ -5,6 +5,7 @@
 
 #include "storage/dir_lock.hpp"
 #include "storage/sqlite_util.hpp"
+#include "storage/sqlite_wal_sync.hpp"
 #include "storage/store.hpp"
 
 #include <cstdint>
@@ -80,6 +81,16 @@ public:
     instance_pending_ = true;
     writer_stuck_ = stuck;
   }
+
+  /// --journal-sync full with the WAL synced after the COMMIT (see
+  /// sqlite_wal_sync.hpp): the connection runs synchronous = NORMAL.
+  void defer_sync(std::shared_ptr<sqlite_wal_sync> s) {
+    wal_sync_ = std::move(s);
+  }
+  std::shared_ptr<commit_sync> deferred_sync() override {
+    return wal_sync_;
+  }
+  result<ok> append_unsynced(const std::vector<event>& batch) override;
 
   std::string describe() const override {
     return "sqlite:" + path_;
@@ -176,10 +187,15 @@ private:
     if (auto err = before_write())
       return std::move(*err);
     auto r = f();
-    if (auto* err = std::get_if<error>(&r))
+    if (auto* err = std::get_if<error>(&r)) {
       after_write(err);
-    else
-      after_write(nullptr);
+      return r;
+    }
+    after_write(nullptr);
+    // Committed; durable once the WAL is synced, outside the write lock.
+    if (wal_sync_ && !skip_sync_)
+      if (auto s = wal_sync_->sync(); std::holds_alternative<error>(s))
+        return std::move(std::get<error>(s));
     return r;
   }
   std::optional<error> before_write();
@@ -225,6 +241,10 @@ private:
   /// A write waited the whole busy timeout: writes wait briefly until one
   /// gets through.
   bool writer_stuck_ = false;
+  /// See defer_sync; `skip_sync_`: this write's sync is someone else's
+  /// (append_unsynced, an MCP session's write).
+  std::shared_ptr<sqlite_wal_sync> wal_sync_;
+  bool skip_sync_ = false;
   bool instance_pending_ = false;
   std::string pending_label_;
   stmt_ptr begin_;

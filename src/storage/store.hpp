@@ -128,6 +128,28 @@ public:
   /// closed time. Durable when it returns ok (see the backend's sync mode).
   virtual result<ok> append(const std::vector<event>& batch) = 0;
 
+  /// Makes every change committed before the call durable (deferred_sync).
+  /// Safe on any thread, beside the store's own use; outlives the store.
+  class commit_sync {
+  public:
+    virtual ~commit_sync();
+    virtual result<ok> sync() = 0;
+  };
+  /// Set when the store can commit without waiting for the disk (SQLite
+  /// with --journal-sync full, sqlite_options::defer_sync): then
+  /// append_unsynced() returns once its change is committed, and it may be
+  /// acknowledged only after a sync() begun after that returned ok. Lets
+  /// the journal commit the next batch while this one syncs (group commit
+  /// of the sync), and keeps the sync out of the write lock other servers
+  /// wait for. nullptr: every write is durable when it returns.
+  virtual std::shared_ptr<commit_sync> deferred_sync() {
+    return nullptr;
+  }
+  /// append(), without its sync when deferred_sync() is set.
+  virtual result<ok> append_unsynced(const std::vector<event>& batch) {
+    return append(batch);
+  }
+
   /// See claim_request / claim_result: a read (it records the call as the
   /// session's activity, at most once a minute). Every event's `principal`
   /// is the session's owner. An expired session comes back without its
