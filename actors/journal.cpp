@@ -1,5 +1,4 @@
 #include "actors/journal.hpp"
-#include "actors/journal_flush.hpp"
 
 #include "journal/audit.hpp"
 #include "journal/expiry.hpp"
@@ -17,6 +16,8 @@ namespace ttm::actors {
 journal_state::~journal_state() {
   if (syncer)
     caf::anon_send_exit(syncer, caf::exit_reason::user_shutdown);
+  if (checkpointer)
+    caf::anon_send_exit(checkpointer, caf::exit_reason::user_shutdown);
   if (syncs > 0)
     TTM_LOG(info, "journal", std::to_string(syncs)
                                + " WAL syncs after the commit (deferred sync)"
@@ -39,7 +40,10 @@ journal_state::~journal_state() {
                              + std::to_string(waits.count)
                              + " waits for other servers' transactions ("
                              + std::to_string(waits.total_us / 1000)
-                             + " ms)");
+                             + " ms); the write lock held "
+                             + std::to_string(waits.held_us / 1000)
+                             + " ms in " + std::to_string(waits.writes)
+                             + " writes");
 }
 
 namespace detail {

@@ -3,10 +3,12 @@
 // WAL is synced on the syncer's thread after the COMMIT, so the next
 // batch commits while this one syncs, and the answers wait for the sync.
 
-#include "actors/journal_flush.hpp"
+#include "actors/journal.hpp"
 
 #include "log.hpp"
 #include "metrics.hpp"
+
+#include <caf/all.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -288,7 +290,7 @@ namespace {
 /// answered); a weak handle of the journal, whose state owns it.
 caf::behavior syncer(caf::event_based_actor*,
                      std::shared_ptr<storage::store::commit_sync> sync,
-                     caf::weak_actor_ptr journal) {
+                     caf::weak_actor_ptr journal, caf::actor checkpointer) {
   return {
     [=](flush_atom, std::uint64_t ticket) {
       auto r = sync->sync();
@@ -297,6 +299,23 @@ caf::behavior syncer(caf::event_based_actor*,
         error = describe(*e);
       if (auto to = caf::actor_cast<journal_actor>(journal.lock()))
         caf::anon_send(to, flush_atom::value, ticket, std::move(error));
+      // A checkpoint syncs the WAL and the database and copies pages:
+      // neither the commits nor their syncs wait for it.
+      if (sync->checkpoint_due())
+        caf::anon_send(checkpointer, flush_atom::value);
+    },
+  };
+}
+
+/// Runs the checkpoints the syncer found due (one at a time).
+caf::behavior checkpointer(caf::event_based_actor*,
+                           std::shared_ptr<storage::store::commit_sync> sync) {
+  return {
+    [=](flush_atom) {
+      if (auto r = sync->checkpoint(); std::holds_alternative<storage::error>(r))
+        TTM_LOG(warning, "journal",
+                "WAL checkpoint failed (the next one tries again): "
+                  + describe(std::get<storage::error>(r)));
     },
   };
 }
@@ -307,11 +326,14 @@ void start_syncer(self_ptr self) {
   auto& st = self->state;
   if (st.syncer || !st.cfg.store)
     return;
-  if (auto sync = st.cfg.store->deferred_sync())
-    // Detached: the sync blocks its own thread, not the journal's.
+  if (auto sync = st.cfg.store->deferred_sync()) {
+    // Detached: the sync and the checkpoint block their own threads, not
+    // the journal's.
+    st.checkpointer = self->spawn<caf::detached>(checkpointer, sync);
     st.syncer = self->spawn<caf::detached>(
       syncer, std::move(sync),
-      caf::actor_cast<caf::weak_actor_ptr>(self->ctrl()));
+      caf::actor_cast<caf::weak_actor_ptr>(self->ctrl()), st.checkpointer);
+  }
 }
 
 caf::result<storage::append_answer>

@@ -256,6 +256,11 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
     auto wal = std::make_shared<sqlite_wal_sync>(path);
     if (auto s = wal->sync(); std::holds_alternative<error>(s))
       return std::move(std::get<error>(s));
+    // Checkpoints run off the journal's thread (the journal's
+    // checkpointer): this connection only reports the WAL's size.
+    sqlite3_wal_autocheckpoint(d, 0);
+    sqlite3_wal_hook(d, &sqlite_wal_sync::on_commit, wal.get());
+    st->keep_for_callbacks(wal);
     st->defer_sync(std::move(wal));
   }
   if ((rc = st->prepare_kept()) != SQLITE_OK)

@@ -335,8 +335,10 @@ result<ok> sqlite_store::append_unsynced(const std::vector<event>& batch) {
   if (!wal_sync_)
     return append(batch);
   skip_sync_ = true;
+  in_append_ = true;
   auto r = append(batch);
   skip_sync_ = false;
+  in_append_ = false;
   return r;
 }
 

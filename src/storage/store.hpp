@@ -98,6 +98,10 @@ public:
   struct waits {
     std::uint64_t count = 0;
     std::uint64_t total_us = 0;
+    /// Write transactions, and how long this instance held the write
+    /// lock in all (what the others wait for; 0 where unknown).
+    std::uint64_t writes = 0;
+    std::uint64_t held_us = 0;
   };
   virtual waits lock_waits() const {
     return {};
@@ -134,6 +138,16 @@ public:
   public:
     virtual ~commit_sync();
     virtual result<ok> sync() = 0;
+    /// The WAL has grown past its checkpoint size: checkpoint() is due,
+    /// and none runs (true once per due checkpoint).
+    virtual bool checkpoint_due() {
+      return false;
+    }
+    /// Copies the WAL into the database (PASSIVE: never waits for readers
+    /// or writers), on a connection of its own; on any thread.
+    virtual result<ok> checkpoint() {
+      return ok{};
+    }
   };
   /// Set when the store can commit without waiting for the disk (SQLite
   /// with --journal-sync full, sqlite_options::defer_sync): then
