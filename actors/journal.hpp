@@ -92,6 +92,7 @@ struct journal_state {
   std::vector<unsynced> waiting_sync;
   std::uint64_t tickets = 0;
   bool sync_in_flight = false;
+  bool sync_checked = false; ///< start_syncer looked at the store
   std::uint64_t syncs = 0;
   /// `open` came (the transport to tell) / the store was opened.
   transport_actor transport;

@@ -122,6 +122,7 @@ void flush_batch(self_ptr self, std::vector<journal_state::pending>& batch,
   auto& st = self->state;
   if (batch.empty())
     return;
+  start_syncer(self); // a store given to the actor, not opened by it
   // This flush's commits: acknowledged by the first sync asked after them.
   auto ticket = ++st.tickets;
   bool deferred = static_cast<bool>(st.syncer);
@@ -275,7 +276,8 @@ void on_synced(self_ptr self, std::uint64_t ticket, const std::string& error) {
               + std::to_string(done - w.begin())
               + " committed changes are not acknowledged (their clients are "
                 "told the journal failed), though they may be in it");
-  // Moved out first: a delivery may not touch the queue, but keep it simple.
+  // Out of the queue before they are answered: the queue stays whole
+  // whatever an answer sets off.
   std::vector<journal_state::unsynced> ready{std::make_move_iterator(w.begin()),
                                              std::make_move_iterator(done)};
   w.erase(w.begin(), done);
@@ -324,8 +326,9 @@ caf::behavior checkpointer(caf::event_based_actor*,
 
 void start_syncer(self_ptr self) {
   auto& st = self->state;
-  if (st.syncer || !st.cfg.store)
+  if (st.syncer || !st.cfg.store || st.sync_checked)
     return;
+  st.sync_checked = true;
   if (auto sync = st.cfg.store->deferred_sync()) {
     // Detached: the sync and the checkpoint block their own threads, not
     // the journal's.

@@ -66,6 +66,15 @@ result<ok> sqlite_wal_sync::checkpoint() {
     // decides that), FULL syncs of WAL and database around the copy.
     sqlite3_db_config(raw, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
     sqlite3_wal_autocheckpoint(raw, 0);
+    // A connection is in WAL mode once it has read: until then a
+    // checkpoint does nothing.
+    if (rc = sqlite3_exec(raw, "SELECT 1 FROM sqlite_master LIMIT 1",
+                          nullptr, nullptr, nullptr);
+        rc != SQLITE_OK) {
+      auto e = sqlite_error(raw, rc, "cannot checkpoint the journal", db_);
+      sqlite3_close_v2(raw);
+      return e;
+    }
     ckpt_db_ = raw;
   }
   int log = 0;
