@@ -14,6 +14,15 @@
 namespace ttm::actors {
 
 journal_state::~journal_state() {
+  if (syncer)
+    caf::anon_send_exit(syncer, caf::exit_reason::user_shutdown);
+  if (checkpointer)
+    caf::anon_send_exit(checkpointer, caf::exit_reason::user_shutdown);
+  if (syncs > 0)
+    TTM_LOG(info, "journal", std::to_string(syncs)
+                               + " WAL syncs after the commit (deferred sync)"
+                                 " for "
+                               + std::to_string(commits) + " transactions");
   if (renewals > 0)
     TTM_LOG(info, "journal", std::to_string(renewals)
                                + " lease renewals, "
@@ -31,12 +40,13 @@ journal_state::~journal_state() {
                              + std::to_string(waits.count)
                              + " waits for other servers' transactions ("
                              + std::to_string(waits.total_us / 1000)
-                             + " ms)");
+                             + " ms); the write lock held "
+                             + std::to_string(waits.held_us / 1000)
+                             + " ms in " + std::to_string(waits.writes)
+                             + " writes");
 }
 
-namespace {
-
-using self_ptr = journal_actor::stateful_pointer<journal_state>;
+namespace detail {
 
 /// For the log: everything, the path included.
 std::string describe(const storage::error& e) {
@@ -87,25 +97,6 @@ std::size_t sweep_orphans(self_ptr self) {
   return r.expired;
 }
 
-/// The verdict for the client: never a path of the server's.
-storage::append_answer answer_of(const storage::result<storage::ok>& r) {
-  using storage::append_answer;
-  auto* err = std::get_if<storage::error>(&r);
-  if (!err)
-    return {};
-  switch (err->kind) {
-    case storage::error_kind::fenced:
-      return {append_answer::fenced, public_reason(*err)};
-    case storage::error_kind::limit:
-      return {append_answer::limit, public_reason(*err), err->limit_option,
-              err->limit_value};
-    default:
-      return {append_answer::failed, public_reason(*err)};
-  }
-}
-
-/// One transaction for everything queued; if it fails, each append is
-/// tried alone, so one bad append (a fenced session) fails only itself.
 /// Why a request finds no store: the journal's fault, or not opened yet.
 std::string unavailable(const journal_state& st) {
   return st.cfg.unavailable.empty()
@@ -113,183 +104,11 @@ std::string unavailable(const journal_state& st) {
            : st.cfg.unavailable;
 }
 
-/// What a request past its --request-timeout is told: nothing was written.
-storage::append_answer timed_out() {
-  return {storage::append_answer::timed_out,
-          "it waited for the session journal past its --request-timeout "
-          "(another request or server held the journal)"};
-}
+} // namespace detail
 
-/// The earliest deadline of a flush's appends, and the same instant on the
-/// real clock the store waits by.
-struct wait_bound {
-  std::int64_t deadline_ns = 0; ///< 0: none
-  std::chrono::steady_clock::time_point until{};
-};
+namespace {
 
-/// Answers the appends past their deadline before the transaction begins
-/// (nothing of them is written), and bounds the others' wait for other
-/// servers' transactions by the earliest deadline left (reset it after
-/// the flush when one was set).
-wait_bound expire_due(journal_state& st,
-                      std::vector<journal_state::pending>& batch) {
-  bool any = false;
-  for (const auto& p : batch)
-    any = any || p.deadline_ns != 0;
-  if (!any)
-    return {};
-  auto now_ns = domain::to_ns(st.cfg.clock->mono_now());
-  wait_bound bound;
-  auto kept = std::remove_if(batch.begin(), batch.end(), [&](auto& p) {
-    if (p.deadline_ns == 0)
-      return false;
-    if (now_ns >= p.deadline_ns) {
-      p.promise.deliver(timed_out());
-      return true;
-    }
-    if (bound.deadline_ns == 0 || p.deadline_ns < bound.deadline_ns)
-      bound.deadline_ns = p.deadline_ns;
-    return false;
-  });
-  batch.erase(kept, batch.end());
-  if (bound.deadline_ns == 0 || !st.cfg.store)
-    return {};
-  // The store waits in real time: the time left, from now.
-  bound.until = std::chrono::steady_clock::now()
-                + std::chrono::nanoseconds{bound.deadline_ns - now_ns};
-  st.cfg.store->bound_busy_wait(bound.until);
-  return bound;
-}
-
-/// A failed append that waited for another server (busy) past its
-/// deadline: its transaction was rolled back, so it is a timeout, not a
-/// fault. Past: by the clock, or (the one the wait was bounded by) by the
-/// real time the store gave up at.
-storage::append_answer settle(const journal_state& st, const wait_bound& b,
-                              const journal_state::pending& p,
-                              storage::append_answer a, bool busy) {
-  if (!busy || a.kind != storage::append_answer::failed || p.deadline_ns == 0)
-    return a;
-  if (domain::to_ns(st.cfg.clock->mono_now()) >= p.deadline_ns
-      || (p.deadline_ns == b.deadline_ns
-          && std::chrono::steady_clock::now() >= b.until))
-    return timed_out();
-  return a;
-}
-
-void flush_batch(self_ptr self, std::vector<journal_state::pending>& batch,
-                 const wait_bound& bound);
-
-void flush(self_ptr self) {
-  auto& st = self->state;
-  st.flush_scheduled = false;
-  auto batch = std::move(st.batch);
-  st.batch.clear();
-  auto bound = expire_due(st, batch);
-  flush_batch(self, batch, bound);
-  if (bound.deadline_ns != 0)
-    st.cfg.store->bound_busy_wait(std::nullopt);
-}
-
-void flush_batch(self_ptr self, std::vector<journal_state::pending>& batch,
-                 const wait_bound& bound) {
-  auto& st = self->state;
-  if (batch.empty())
-    return;
-  if (!st.cfg.store) {
-    auto why = unavailable(st);
-    for (auto& p : batch)
-      p.promise.deliver(
-        storage::append_answer{storage::append_answer::failed, why});
-    return;
-  }
-  // Fenced and limit are answers, not faults of the journal.
-  bool busy = false; // the last noted failure waited for another server
-  auto note = [&](const storage::result<storage::ok>& r) {
-    auto* e = std::get_if<storage::error>(&r);
-    busy = e && e->kind == storage::error_kind::busy;
-    auto answer = answer_of(r);
-    if (answer.kind == storage::append_answer::failed) {
-      if (!st.failing)
-        TTM_LOG(error, "journal",
-                "cannot write: " + describe(std::get<storage::error>(r)));
-      st.failing = true;
-      return answer;
-    }
-    if (answer.kind == storage::append_answer::fenced)
-      metrics::journal_fence();
-    if (answer.kind == storage::append_answer::stored && st.failing) {
-      TTM_LOG(info, "journal", "writing again");
-      st.failing = false;
-    }
-    return answer;
-  };
-  // One transaction, timed for the metrics (`took`: the last one's).
-  double took = 0;
-  auto timed = [&](const std::vector<storage::event>& events) {
-    auto start = st.cfg.clock->mono_now();
-    auto r = st.cfg.store->append(events);
-    took = std::chrono::duration<double>(st.cfg.clock->mono_now() - start)
-             .count();
-    return r;
-  };
-  // At the directory's limit, sessions no server holds any more may be
-  // due: expire them and try once more.
-  auto append = [&](const std::vector<storage::event>& events) {
-    auto r = timed(events);
-    if (auto* err = std::get_if<storage::error>(&r);
-        err && err->kind == storage::error_kind::limit) {
-      sweep_orphans(self);
-      r = timed(events);
-    }
-    return r;
-  };
-  storage::append_answer answer;
-  if (batch.size() == 1) {
-    answer = note(append(batch.front().events));
-  } else {
-    std::vector<storage::event> all;
-    std::size_t n = 0;
-    for (const auto& p : batch)
-      n += p.events.size();
-    all.reserve(n);
-    for (const auto& p : batch)
-      all.insert(all.end(), p.events.begin(), p.events.end());
-    auto r = timed(all);
-    // Busy for 2 s already: retrying each alone would hold every other
-    // claim and append for 2 s more per append. Fail them all.
-    if (auto* err = std::get_if<storage::error>(&r);
-        err && err->kind == storage::error_kind::busy) {
-      auto a = note(r);
-      for (auto& p : batch)
-        p.promise.deliver(settle(st, bound, p, a, busy));
-      return;
-    }
-    if (std::holds_alternative<storage::error>(r)) {
-      for (auto& p : batch) {
-        auto a = note(append(p.events));
-        if (a.kind == storage::append_answer::stored) {
-          ++st.commits;
-          st.events += p.events.size();
-          metrics::journal_commit(p.events.size(), took);
-        }
-        p.promise.deliver(settle(st, bound, p, std::move(a), busy));
-      }
-      return;
-    }
-    answer = note(r);
-  }
-  if (answer.kind == storage::append_answer::stored) {
-    ++st.commits;
-    std::size_t n = 0;
-    for (const auto& p : batch)
-      n += p.events.size();
-    st.events += n;
-    metrics::journal_commit(n, took);
-  }
-  for (auto& p : batch)
-    p.promise.deliver(settle(st, bound, p, answer, busy));
-}
+using namespace detail;
 
 /// Seconds, for the log.
 std::string seconds(caf::timespan t) {
@@ -361,6 +180,7 @@ void open_store(self_ptr self) {
   }
   if (st.cfg.opened_flag)
     *st.cfg.opened_flag = true;
+  start_syncer(self);
   // What expired while no server held it (all servers were down, or its
   // client let go of it) expires now, before anyone can claim it.
   auto expired = sweep_orphans(self);
@@ -428,24 +248,6 @@ void purge(self_ptr self) {
                                + " s ago");
 }
 
-caf::result<storage::append_answer>
-enqueue_append(self_ptr self, std::vector<storage::event> events,
-               std::int64_t deadline_ns) {
-  auto& st = self->state;
-  // If an append comes before the delay is over; after a failed open not
-  // before the next try is due (it fails fast meanwhile).
-  open_store(self);
-  auto promise = self->make_response_promise<storage::append_answer>();
-  st.batch.push_back({std::move(events), promise, deadline_ns});
-  // The flush queues behind every append already in the mailbox: under
-  // load they share one transaction; alone, one waits for nothing.
-  if (!st.flush_scheduled) {
-    st.flush_scheduled = true;
-    self->send(self, flush_atom::value);
-  }
-  return promise;
-}
-
 /// Writes the queued refusals in one transaction; without a store (not
 /// open yet, or failing) they are dropped with a warning: the audit trail
 /// must not hold memory or retry for ever while the journal is down.
@@ -499,15 +301,22 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
   self->state.cfg = std::move(cfg);
 
   return {
+    // If an append comes before the delay is over; after a failed open not
+    // before the next try is due (it fails fast meanwhile).
     [=](append_atom, std::vector<storage::event>& events)
       -> caf::result<storage::append_answer> {
+      open_store(self);
       return enqueue_append(self, std::move(events), 0);
     },
     [=](append_atom, std::vector<storage::event>& events,
         std::int64_t deadline_ns) -> caf::result<storage::append_answer> {
+      open_store(self);
       return enqueue_append(self, std::move(events), deadline_ns);
     },
     [=](flush_atom) { flush(self); },
+    [=](flush_atom, std::uint64_t ticket, const std::string& error) {
+      on_synced(self, ticket, error);
+    },
     [=](audit_atom, audited_refusal& r) {
       auto& st = self->state;
       if (st.audit.size() >= st.cfg.audit_queue) {

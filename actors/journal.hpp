@@ -6,7 +6,9 @@
 #include "storage/change_signal.hpp"
 #include "storage/store.hpp"
 
+#include <caf/actor.hpp>
 #include <caf/actor_clock.hpp>
+#include <caf/result.hpp>
 #include <caf/typed_response_promise.hpp>
 
 #include <atomic>
@@ -80,6 +82,23 @@ struct journal_state {
   };
   std::vector<pending> batch;
   bool flush_scheduled = false;
+  /// Deferred sync (storage::store::deferred_sync): the detached actor
+  /// that syncs the WAL, and the answers of committed batches waiting for
+  /// it (in ticket order; a ticket per flush). One sync in flight at a
+  /// time; it covers every commit before it, so the batches committed
+  /// meanwhile share the next one.
+  caf::actor syncer;
+  /// Runs the WAL checkpoints the syncer finds due, off both threads.
+  caf::actor checkpointer;
+  struct unsynced {
+    std::uint64_t ticket = 0;
+    std::function<void(const std::string& sync_error)> deliver;
+  };
+  std::vector<unsynced> waiting_sync;
+  std::uint64_t tickets = 0;
+  bool sync_in_flight = false;
+  bool sync_checked = false; ///< start_syncer looked at the store
+  std::uint64_t syncs = 0;
   /// `open` came (the transport to tell) / the store was opened.
   transport_actor transport;
   bool opened = false;
@@ -123,6 +142,33 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
                  journal_config cfg);
 
 namespace detail {
+
+// The group commit (actors/journal_flush.cpp) and what it shares with the
+// rest of the actor (actors/journal.cpp).
+using self_ptr = journal_actor::stateful_pointer<journal_state>;
+
+/// For the log: everything, the path included.
+std::string describe(const storage::error& e);
+/// For the client: what kind of fault, never a path of the server's.
+std::string public_reason(const storage::error& e);
+/// Why a request finds no store: the journal's fault, or not opened yet.
+std::string unavailable(const journal_state& st);
+/// Expires the open sessions no live server holds, if past their limits;
+/// returns how many.
+std::size_t sweep_orphans(self_ptr self);
+
+/// Queues an append for the next flush (one transaction for all queued).
+caf::result<storage::append_answer>
+enqueue_append(self_ptr self, std::vector<storage::event> events,
+               std::int64_t deadline_ns);
+/// Writes everything queued in one transaction and answers each append:
+/// at once, or (deferred sync) once the WAL sync after it returned.
+void flush(self_ptr self);
+/// Starts the syncer when the store defers its sync (at open).
+void start_syncer(self_ptr self);
+/// The syncer's answer: every commit up to `ticket` is durable (`error`
+/// empty) or its sync failed.
+void on_synced(self_ptr self, std::uint64_t ticket, const std::string& error);
 
 // MCP sessions of the 2025 eras (issue 32 item 2; actors/journal_mcp.cpp):
 // stored at initialize, read by any server that gets an Mcp-Session-Id it

@@ -88,6 +88,9 @@ using journal_actor = caf::typed_actor<
   caf::replies_to<principal_atom, storage::principal_op>::with<principal_reply>,
   caf::reacts_to<release_atom, held_sessions>,
   caf::reacts_to<flush_atom>,
+  // From the syncer (deferred sync): commits up to the ticket are on disk
+  // (error empty) or their sync failed.
+  caf::reacts_to<flush_atom, std::uint64_t, std::string>,
   caf::reacts_to<audit_atom, audited_refusal>,
   caf::reacts_to<audit_atom>,
   caf::reacts_to<sweep_atom>,

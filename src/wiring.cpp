@@ -124,6 +124,8 @@ void lock_journal(const config& cfg, prepared_config& p) {
   opts.max_open_per_principal = cfg.max_sessions_per_principal;
   opts.max_age = cfg.tracking.max_age;
   opts.max_idle = cfg.tracking.max_idle;
+  // The journal actor acknowledges an append once the WAL is synced.
+  opts.defer_sync = true;
   // Servers of this version share the directory; one of an older version
   // holds it alone, and a client restarting such a server gets the
   // directory as soon as it exits.

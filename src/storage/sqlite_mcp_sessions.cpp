@@ -51,7 +51,13 @@ std::optional<error> sqlite_store::prepare_mcp(const std::string& what) {
 template <class T, class F>
 result<T> sqlite_store::unsynced(F&& f) {
   // In WAL mode NORMAL commits without syncing the WAL; the next FULL
-  // commit syncs it, these frames included.
+  // commit (or WAL sync) syncs it, these frames included.
+  if (wal_sync_) {
+    skip_sync_ = true;
+    auto r = writing<T>(std::forward<F>(f));
+    skip_sync_ = false;
+    return r;
+  }
   if (full_sync_)
     exec(db_.get(), "PRAGMA synchronous = NORMAL");
   auto r = writing<T>(std::forward<F>(f));

@@ -195,8 +195,15 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
       return sqlite_error(d, rc, "cannot switch to WAL mode the journal",
                           path);
   }
-  const char* sync = opts.sync == sync_mode::full ? "PRAGMA synchronous = FULL"
-                                                  : "PRAGMA synchronous = NORMAL";
+  // In WAL mode FULL syncs the WAL at every COMMIT, inside the write
+  // lock; NORMAL syncs it only before a checkpoint (and a restarted WAL's
+  // header), so a commit may be lost to a power cut. `full` with
+  // defer_sync runs NORMAL and syncs the WAL itself after each COMMIT,
+  // before the change is acknowledged (sqlite_wal_sync.hpp).
+  bool own_sync = opts.sync == sync_mode::full && opts.defer_sync;
+  const char* sync = opts.sync == sync_mode::full && !own_sync
+                       ? "PRAGMA synchronous = FULL"
+                       : "PRAGMA synchronous = NORMAL";
   if ((rc = exec(d, sync)) != SQLITE_OK
       || (rc = exec(d, "PRAGMA foreign_keys = ON")) != SQLITE_OK
       // History and statistics read a range of session rows again and
@@ -244,6 +251,18 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
       opts.max_open_per_principal, opts.sync == sync_mode::full});
   if (deferred)
     st->defer_instance(opts.instance, pid > 0);
+  if (own_sync) {
+    // The migration and the registration above committed unsynced.
+    auto wal = std::make_shared<sqlite_wal_sync>(path);
+    if (auto s = wal->sync(); std::holds_alternative<error>(s))
+      return std::move(std::get<error>(s));
+    // Checkpoints run off the journal's thread (the journal's
+    // checkpointer): this connection only reports the WAL's size.
+    sqlite3_wal_autocheckpoint(d, 0);
+    sqlite3_wal_hook(d, &sqlite_wal_sync::on_commit, wal.get());
+    st->keep_for_callbacks(wal);
+    st->defer_sync(std::move(wal));
+  }
   if ((rc = st->prepare_kept()) != SQLITE_OK)
     return sqlite_error(d, rc, "cannot prepare statements for the journal",
                         path);

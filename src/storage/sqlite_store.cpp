@@ -331,6 +331,17 @@ result<ok> sqlite_store::append(const std::vector<event>& batch) {
   });
 }
 
+result<ok> sqlite_store::append_unsynced(const std::vector<event>& batch) {
+  if (!wal_sync_)
+    return append(batch);
+  skip_sync_ = true;
+  in_append_ = true;
+  auto r = append(batch);
+  skip_sync_ = false;
+  in_append_ = false;
+  return r;
+}
+
 /// LIMIT when the data directory holds its maximum of open sessions, or
 /// `principal` its share of them: a new one (a start, an undone end) would
 /// pass it. Counted in the write transaction, over all servers.

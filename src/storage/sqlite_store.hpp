@@ -45,6 +45,11 @@ struct sqlite_options {
   /// The SQLite VFS to open the journal with, by its registered name;
   /// empty: SQLite's default. The fault-injection tests choose theirs.
   std::string vfs{};
+  /// sync_mode::full: commit with synchronous = NORMAL and sync the WAL
+  /// after the COMMIT, outside the write lock (store::deferred_sync); every
+  /// write but append_unsynced() still syncs before it returns. The server
+  /// sets it; SQLite's own sync (FULL) otherwise.
+  bool defer_sync = false;
 };
 
 /// Creates `opts.dir` (0700, parents too) if missing and locks it, waiting

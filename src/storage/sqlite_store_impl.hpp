@@ -5,8 +5,11 @@
 
 #include "storage/dir_lock.hpp"
 #include "storage/sqlite_util.hpp"
+#include "storage/sqlite_wal_sync.hpp"
 #include "storage/store.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -50,6 +53,8 @@ public:
     std::uint64_t limit_us = busy_timeout_us;
     /// See store::bound_busy_wait.
     std::optional<std::chrono::steady_clock::time_point> give_up;
+    /// What the connection's WAL hook writes to (see defer_sync).
+    std::shared_ptr<sqlite_wal_sync> wal_hook;
   };
 
   sqlite_store(std::unique_ptr<busy_stats> busy, dir_lock lock,
@@ -68,6 +73,11 @@ public:
     // nop
   }
 
+  ~sqlite_store() override {
+    if (wal_sync_)
+      wal_sync_->close();
+  }
+
   /// Prepares the statements of the hot path; SQLITE_OK or the error code.
   int prepare_kept();
 
@@ -81,6 +91,20 @@ public:
     writer_stuck_ = stuck;
   }
 
+  /// --journal-sync full with the WAL synced after the COMMIT (see
+  /// sqlite_wal_sync.hpp): the connection runs synchronous = NORMAL.
+  void defer_sync(std::shared_ptr<sqlite_wal_sync> s) {
+    wal_sync_ = std::move(s);
+  }
+  /// Kept until the connection is closed (its WAL hook writes to it).
+  void keep_for_callbacks(std::shared_ptr<sqlite_wal_sync> s) {
+    busy_->wal_hook = std::move(s);
+  }
+  std::shared_ptr<commit_sync> deferred_sync() override {
+    return wal_sync_;
+  }
+  result<ok> append_unsynced(const std::vector<event>& batch) override;
+
   std::string describe() const override {
     return "sqlite:" + path_;
   }
@@ -90,7 +114,7 @@ public:
     busy_->give_up = until;
   }
   waits lock_waits() const override {
-    return {busy_->waits, busy_->slept_us};
+    return {busy_->waits, busy_->slept_us, writes_, held_us_};
   }
 
   std::int64_t instance() const override {
@@ -175,11 +199,30 @@ private:
   result<T> writing(F&& f) {
     if (auto err = before_write())
       return std::move(*err);
+    // The write lock's hold: the transaction, less its waits for it.
+    auto t0 = std::chrono::steady_clock::now();
+    auto slept0 = busy_->slept_us;
     auto r = f();
-    if (auto* err = std::get_if<error>(&r))
+    auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count();
+    ++writes_;
+    held_us_ += static_cast<std::uint64_t>(took)
+                - std::min<std::uint64_t>(static_cast<std::uint64_t>(took),
+                                          busy_->slept_us - slept0);
+    if (auto* err = std::get_if<error>(&r)) {
       after_write(err);
-    else
-      after_write(nullptr);
+      return r;
+    }
+    after_write(nullptr);
+    // Appends' checkpoints run on the journal's checkpointer; a server
+    // that writes nothing else (MCP sessions only) checkpoints here.
+    if (wal_sync_ && !in_append_ && wal_sync_->checkpoint_due())
+      (void) wal_sync_->checkpoint();
+    // Committed; durable once the WAL is synced, outside the write lock.
+    if (wal_sync_ && !skip_sync_)
+      if (auto s = wal_sync_->sync(); std::holds_alternative<error>(s))
+        return std::move(std::get<error>(s));
     return r;
   }
   std::optional<error> before_write();
@@ -225,6 +268,13 @@ private:
   /// A write waited the whole busy timeout: writes wait briefly until one
   /// gets through.
   bool writer_stuck_ = false;
+  /// See defer_sync; `skip_sync_`: this write's sync is someone else's
+  /// (append_unsynced, an MCP session's write).
+  std::shared_ptr<sqlite_wal_sync> wal_sync_;
+  bool skip_sync_ = false;
+  bool in_append_ = false;
+  std::uint64_t writes_ = 0;
+  std::uint64_t held_us_ = 0;
   bool instance_pending_ = false;
   std::string pending_label_;
   stmt_ptr begin_;

@@ -71,6 +71,7 @@ const char* to_string(error_kind k) {
 }
 
 store::~store() = default;
+store::commit_sync::~commit_sync() = default;
 
 } // namespace ttm::storage
 

@@ -98,6 +98,10 @@ public:
   struct waits {
     std::uint64_t count = 0;
     std::uint64_t total_us = 0;
+    /// Write transactions, and how long this instance held the write
+    /// lock in all (what the others wait for; 0 where unknown).
+    std::uint64_t writes = 0;
+    std::uint64_t held_us = 0;
   };
   virtual waits lock_waits() const {
     return {};
@@ -127,6 +131,38 @@ public:
   /// (else `fenced`); session_ended / session_expired set its state and
   /// closed time. Durable when it returns ok (see the backend's sync mode).
   virtual result<ok> append(const std::vector<event>& batch) = 0;
+
+  /// Makes every change committed before the call durable (deferred_sync).
+  /// Safe on any thread, beside the store's own use; outlives the store.
+  class commit_sync {
+  public:
+    virtual ~commit_sync();
+    virtual result<ok> sync() = 0;
+    /// The WAL has grown past its checkpoint size: checkpoint() is due,
+    /// and none runs (true once per due checkpoint).
+    virtual bool checkpoint_due() {
+      return false;
+    }
+    /// Copies the WAL into the database (PASSIVE: never waits for readers
+    /// or writers), on a connection of its own; on any thread.
+    virtual result<ok> checkpoint() {
+      return ok{};
+    }
+  };
+  /// Set when the store can commit without waiting for the disk (SQLite
+  /// with --journal-sync full, sqlite_options::defer_sync): then
+  /// append_unsynced() returns once its change is committed, and it may be
+  /// acknowledged only after a sync() begun after that returned ok. Lets
+  /// the journal commit the next batch while this one syncs (group commit
+  /// of the sync), and keeps the sync out of the write lock other servers
+  /// wait for. nullptr: every write is durable when it returns.
+  virtual std::shared_ptr<commit_sync> deferred_sync() {
+    return nullptr;
+  }
+  /// append(), without its sync when deferred_sync() is set.
+  virtual result<ok> append_unsynced(const std::vector<event>& batch) {
+    return append(batch);
+  }
 
   /// See claim_request / claim_result: a read (it records the call as the
   /// session's activity, at most once a minute). Every event's `principal`
