@@ -14,6 +14,7 @@
 #include "edge/stdio.hpp"
 #include "log.hpp"
 #include "log_batch.hpp"
+#include "storage/pg_store.hpp"
 #include "storage/sqlite_store.hpp"
 #include "tools/registry.hpp"
 #include "tools/toolsets.hpp"
@@ -186,6 +187,9 @@ void stop_graph(const graph& g, std::thread& signals,
   exiting = true;
   pthread_kill(signals.native_handle(), SIGUSR1);
   signals.join();
+  // A journal call stuck on a PostgreSQL that stopped answering would keep
+  // the journal from its exit message (and ~actor_system waiting).
+  storage::stop_waiting_for_postgresql();
   caf::anon_send_exit(g.transport, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(g.supervisor, caf::exit_reason::user_shutdown);
   if (g.journal)

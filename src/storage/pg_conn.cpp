@@ -2,8 +2,35 @@
 
 #include "log.hpp"
 
+#include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+
+#include <poll.h>
+
+namespace ttm::storage {
+
+namespace {
+
+/// When shutdown asked waits to end (steady clock, ns; 0: not asked).
+std::atomic<std::int64_t> stop_waiting_ns{0};
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+           std::chrono::steady_clock::now().time_since_epoch())
+    .count();
+}
+
+} // namespace
+
+void stop_waiting_for_postgresql() {
+  std::int64_t none = 0;
+  stop_waiting_ns.compare_exchange_strong(none, steady_ns());
+}
+
+} // namespace ttm::storage
 
 namespace ttm::storage::detail {
 
@@ -211,18 +238,68 @@ error pg_conn::fail(const PGresult* r, const std::string& what) {
   return error{kind, what + " " + where_ + ": " + why};
 }
 
+bool pg_conn::await_result() {
+  // libpq's own wait (PQgetResult) polls with no timeout: a server that
+  // stops answering but whose kernel still acknowledges (stopped, hung on
+  // its disk) would hold the journal's thread, and with it ~actor_system
+  // at shutdown, for ever. So wait here in slices; once shutdown asked
+  // (stop_waiting_for_postgresql) and its grace is over, give up.
+  constexpr int slice_ms = 250;
+  constexpr std::int64_t grace_ns = 5'000'000'000;
+  while (PQisBusy(conn_)) {
+    pollfd p{PQsocket(conn_), POLLIN, 0};
+    int n = ::poll(&p, 1, slice_ms);
+    if (n < 0 && errno != EINTR)
+      return true; // PQgetResult reports the broken socket
+    if (n > 0 && PQconsumeInput(conn_) == 0)
+      return true; // likewise a read that failed
+    auto asked = stop_waiting_ns.load();
+    if (asked != 0 && steady_ns() - asked > grace_ns)
+      return false;
+  }
+  return true;
+}
+
+error pg_conn::abandon(const std::string& what) {
+  drop(); // the statement's fate is the server's; this connection is done
+  return error{error_kind::io, what + " " + where_
+                                 + ": PostgreSQL did not answer before"
+                                   " shutdown; the connection was closed"};
+}
+
+result<pg_res> pg_conn::finish(const std::string& what) {
+  // As PQexec: every result until none; the first error, else the last.
+  pg_res kept;
+  bool failed = false;
+  while (true) {
+    if (!await_result())
+      return abandon(what);
+    pg_res r{PQgetResult(conn_)};
+    if (!r)
+      break;
+    auto status = PQresultStatus(r.get());
+    bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+    if (!failed) {
+      kept = std::move(r);
+      failed = !ok;
+    }
+  }
+  if (kept && !failed)
+    return kept;
+  return fail(kept.get(), what);
+}
+
 result<pg_res> pg_conn::exec(const std::string& sql, const pg_params& params,
                              const std::string& what) {
   if (auto err = ensure())
     return std::move(*err);
   auto ptrs = params.pointers();
-  pg_res r{PQexecParams(conn_, sql.c_str(), params.size(), nullptr,
+  if (PQsendQueryParams(conn_, sql.c_str(), params.size(), nullptr,
                         ptrs.data(), params.lengths().data(),
-                        params.formats().data(), 0)};
-  auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
-  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
-    return r;
-  return fail(r.get(), what);
+                        params.formats().data(), 0)
+      != 1)
+    return fail(nullptr, what);
+  return finish(what);
 }
 
 std::optional<error> pg_conn::run(const std::string& sql,
@@ -230,11 +307,12 @@ std::optional<error> pg_conn::run(const std::string& sql,
   if (!conn_)
     if (auto err = ensure())
       return err;
-  pg_res r{PQexec(conn_, sql.c_str())};
-  auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
-  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
-    return std::nullopt;
-  return fail(r.get(), what);
+  if (PQsendQuery(conn_, sql.c_str()) != 1)
+    return fail(nullptr, what);
+  auto r = finish(what);
+  if (auto* err = std::get_if<error>(&r))
+    return std::move(*err);
+  return std::nullopt;
 }
 
 result<std::vector<pg_res>> pg_conn::pipeline(
@@ -265,6 +343,10 @@ result<std::vector<pg_res>> pg_conn::pipeline(
   // Each statement's result then a null; aborted ones report
   // PGRES_PIPELINE_ABORTED; the sync's result ends it.
   while (true) {
+    if (!await_result()) {
+      auto err = abandon(what);
+      return err;
+    }
     pg_res r{PQgetResult(conn_)};
     if (!r) {
       if (PQstatus(conn_) != CONNECTION_OK) {
@@ -292,7 +374,8 @@ result<std::vector<pg_res>> pg_conn::pipeline(
 void pg_conn::rollback_if_open() {
   if (conn_ && PQtransactionStatus(conn_) != PQTRANS_IDLE
       && PQstatus(conn_) == CONNECTION_OK)
-    pg_res{PQexec(conn_, "ROLLBACK")};
+    if (PQsendQuery(conn_, "ROLLBACK") == 1)
+      (void)finish("cannot roll back");
 }
 
 } // namespace ttm::storage::detail

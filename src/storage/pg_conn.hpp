@@ -150,6 +150,14 @@ public:
   }
 
 private:
+  /// Waits until a result can be read without blocking; false when
+  /// shutdown asked to stop waiting and its grace is over.
+  bool await_result();
+  /// The error of a wait given up (the connection is dropped).
+  error abandon(const std::string& what);
+  /// Reads a sent query's results (as PQexec would).
+  result<pg_res> finish(const std::string& what);
+
   std::string conninfo_;
   std::string schema_;
   std::string where_;

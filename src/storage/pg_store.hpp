@@ -50,4 +50,10 @@ std::string describe_postgresql(const pg_options& opts);
 /// server cannot be reached: the caller retries).
 result<store_ptr> open_postgresql(const pg_options& opts);
 
+/// Shutdown: a call waiting for PostgreSQL's answer gives up 5 s from now
+/// (io error, its connection closed), so a server that stopped answering
+/// cannot hold the journal's thread, and the process's exit, for ever.
+/// Until then (and without this call) a call waits as long as it takes.
+void stop_waiting_for_postgresql();
+
 } // namespace ttm::storage

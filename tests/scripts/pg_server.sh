@@ -18,6 +18,9 @@
 # authentication on loopback only; fsync off (test data). The database `ttm`
 # and the superuser `ttm` exist. Logs: DIR/log. Env PG_BIN overrides the
 # directory of initdb/pg_ctl (default: /usr/lib/postgresql/15/bin, else PATH).
+# Env PG_DURABLE=1: start with PostgreSQL's defaults instead (fsync,
+# synchronous_commit and full_page_writes on), for the one test of
+# `check` on a healthy server; `restart` without it turns them off again.
 set -euo pipefail
 
 cmd=${1:-}
@@ -62,12 +65,13 @@ start() {
     cat "$dir/uri"
     return 0
   fi
-  local port
+  local port durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  [[ ${PG_DURABLE:-} == 1 ]] && durability="-c fsync=on -c synchronous_commit=on -c full_page_writes=on"
   if [[ -f $dir/port ]]; then port=$(cat "$dir/port"); else port=$(free_port); fi
   echo "$port" >"$dir/port"
   [[ $(id -u) -eq 0 ]] && chown nobody: "$dir/port"
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 30 start \
-    -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-h 127.0.0.1 -p $port -k $dir $durability -c max_connections=200" \
     >/dev/null || {
     tail -20 "$dir/log" >&2
     exit 1
