@@ -72,7 +72,7 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # packages on Debian 12).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 if(TTM_LAZY_LIBS)
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "tzdata, libcurl4, libpq5, libssl3, libsystemd0")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "tzdata, libcurl4, libpq5, libssl3, libsystemd0, libsqlite3-0, libicu72")
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "tzdata")
 endif()

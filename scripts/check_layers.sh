@@ -20,7 +20,7 @@ layer_of() {
     protocol/*) echo protocol ;;
     src/log.* | src/log_*) echo log ;;
     src/metrics.*) echo metrics ;;
-    src/lazy_libs.*) echo lazy ;;
+    src/lazy_libs*) echo lazy ;;
     src/domain/*) echo domain ;;
     src/reports/*) echo reports ;;
     src/tools/*) echo tools ;;
