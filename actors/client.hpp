@@ -2,6 +2,7 @@
 
 #include "actors/client_messages.hpp"
 #include "actors/journal_messages.hpp"
+#include "domain/lazy_deque.hpp"
 #include "actors/supervisor_messages.hpp"
 #include "mcp/session.hpp"
 
@@ -26,14 +27,15 @@ struct client_actor_state {
   /// needs a global slot), and the frames that arrived meanwhile: they run
   /// after it, in order, so a task call never overtakes its session's start.
   std::optional<caf::typed_response_promise<rpc_output>> paused;
-  std::deque<std::pair<protocol::frame, caf::typed_response_promise<rpc_output>>>
+  /// lazy_deque: allocates only while frames wait (memory per idle session).
+  domain::lazy_deque<std::pair<protocol::frame, caf::typed_response_promise<rpc_output>>>
     queued;
   /// --request-timeout: each frame's deadline (the clock's monotonic ns,
   /// 0: none), the paused frame's and, in order, the queued ones'.
   domain::clock_ptr clock;
   std::chrono::nanoseconds request_timeout{0};
   std::int64_t deadline_ns = 0;
-  std::deque<std::int64_t> queued_deadlines;
+  domain::lazy_deque<std::int64_t> queued_deadlines;
   static inline const char* name = "ttm.client";
 
   /// Runs when the actor ends, however it ends: answers the paused and

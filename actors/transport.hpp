@@ -3,6 +3,7 @@
 #include "actors/client.hpp"
 #include "actors/client_messages.hpp"
 #include "actors/journal_messages.hpp"
+#include "domain/lazy_deque.hpp"
 #include "actors/supervisor_messages.hpp"
 #include "actors/transport_messages.hpp"
 
@@ -57,7 +58,8 @@ struct route_state {
   /// Tracking sessions of this route's client actor, in the directory.
   std::unordered_set<std::string> owned;
   /// Frames that arrived while the supervisor was deciding on admission.
-  std::deque<std::pair<protocol::frame, sink_ptr>> backlog;
+  /// lazy_deque: allocates only while frames wait (memory per idle session).
+  domain::lazy_deque<std::pair<protocol::frame, sink_ptr>> backlog;
   /// Frames sent to the client and not yet answered.
   std::size_t in_flight = 0;
   /// Ids (JSON text) of single requests in flight; a multiset because a

@@ -67,8 +67,15 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${TTM_PACKAGE_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Shared libraries from dpkg-shlibdeps; tzdata: zones are read at run time.
+# The libraries loaded on first use (src/lazy_libs.hpp) are no DT_NEEDED
+# entries, so dpkg-shlibdeps cannot see them: named here (their sonames'
+# packages on Debian 12).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "tzdata")
+if(TTM_LAZY_LIBS)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "tzdata, libcurl4, libpq5, libssl3, libsystemd0, libsqlite3-0, libicu72")
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "tzdata")
+endif()
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     "${PROJECT_SOURCE_DIR}/packaging/conffiles;${PROJECT_SOURCE_DIR}/packaging/postinst;${PROJECT_SOURCE_DIR}/packaging/prerm;${PROJECT_SOURCE_DIR}/packaging/postrm")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)

@@ -20,6 +20,7 @@ layer_of() {
     protocol/*) echo protocol ;;
     src/log.* | src/log_*) echo log ;;
     src/metrics.*) echo metrics ;;
+    src/lazy_libs*) echo lazy ;;
     src/domain/*) echo domain ;;
     src/reports/*) echo reports ;;
     src/tools/*) echo tools ;;
@@ -37,7 +38,7 @@ layer_of() {
 
 rank_of() {
   case $1 in
-    protocol | log | metrics) echo 0 ;;
+    protocol | log | metrics | lazy) echo 0 ;;
     domain | reports | tools | storage) echo 1 ;;
     journal) echo 2 ;;
     mcp) echo 3 ;;

@@ -12,6 +12,7 @@
 #include "edge/oauth.hpp"
 #include "edge/service_notify.hpp"
 #include "edge/stdio.hpp"
+#include "lazy_libs.hpp"
 #include "log.hpp"
 #include "log_batch.hpp"
 #include "storage/pg_store.hpp"
@@ -368,6 +369,14 @@ int run_http(const config& cfg) {
   auto prepared = prepare(cfg);
   if (prepared.exit_code != 0)
     return prepared.exit_code;
+  // libsystemd loads on first use (lazy_libs.hpp); under systemd
+  // (NOTIFY_SOCKET) now, so that a machine without it fails here.
+  if (const char* sock = std::getenv("NOTIFY_SOCKET"); sock && *sock) {
+    if (auto err = lazy::load(lazy::library::systemd); !err.empty()) {
+      TTM_LOG(error, "main", err);
+      return 1;
+    }
+  }
   auto notifier = std::make_shared<edge::service_notifier>();
   notify_journal(prepared, notifier);
   const auto& client_cfg = prepared.client;

@@ -4,6 +4,7 @@
 
 #include "crash_signals.hpp"
 #include "domain/zones.hpp"
+#include "lazy_libs.hpp"
 #include "log.hpp"
 #include "storage/pg_store.hpp"
 #include "storage/sqlite_store.hpp"
@@ -110,6 +111,13 @@ void lock_journal(const config& cfg, prepared_config& p) {
     pg.lease = std::chrono::seconds{cfg.lease_s};
     auto clock = p.client.clock;
     pg.wall_now_ns = [clock] { return domain::to_ns(clock->wall_now()); };
+    // libpq is loaded on first use (lazy_libs.hpp): load it now, so that
+    // a machine without it fails here, not at the journal's first call.
+    if (auto err = lazy::load(lazy::library::pq); !err.empty()) {
+      TTM_LOG(error, "main", "--journal postgresql: " + err);
+      p.exit_code = 1;
+      return;
+    }
     p.journal_summary = "journal " + storage::describe_postgresql(pg);
     p.open_store = [pg] { return storage::open_postgresql(pg); };
     return;
@@ -222,6 +230,11 @@ make_oauth(const config& cfg, const actors::client_config& client,
     error = edge::oauth::check_url(cfg.oauth_resource, "--oauth-resource");
   if (!error.empty())
     return nullptr;
+  // OAuth's libraries load on first use (lazy_libs.hpp): now, so that a
+  // machine without them fails at start-up.
+  for (auto lib : {lazy::library::curl, lazy::library::crypto})
+    if (error = lazy::load(lib); !error.empty())
+      return nullptr;
   edge::oauth::settings s;
   s.issuer = cfg.oauth_issuer;
   s.resource = cfg.oauth_resource; // empty: the edge's URL (loopback)

@@ -6,6 +6,7 @@
 // the record, the monotonic clock for every duration.
 
 #include "domain/clock.hpp"
+#include "domain/lazy_deque.hpp"
 #include "domain/zones.hpp"
 
 #include <chrono>
@@ -601,7 +602,8 @@ private:
   std::unordered_map<std::string, tracking_session> sessions_;
   /// idempotency key -> session id, for the sessions that have one.
   std::unordered_map<std::string, std::string> keys_;
-  std::deque<std::string> expired_order_;
+  /// lazy_deque: an idle session's tracker has no expired ids to order.
+  lazy_deque<std::string> expired_order_;
   /// Expired id -> why ("age", "idle", "reclaimed"; empty: not known).
   std::unordered_map<std::string, std::string> expired_;
   std::vector<std::string> newly_expired_;

@@ -180,7 +180,7 @@ rpc_step session::handle(const protocol::frame& in) {
     complete_request(trace_, out.response, cfg_.clock->mono_now(), true);
     return finish_step(std::move(out));
   }
-  job_.emplace(*this);
+  job_ = std::make_unique<job>(*this);
   job_->frame = in;
   prefs_.clear();
   return run_job();

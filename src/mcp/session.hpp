@@ -408,7 +408,10 @@ private:
   session_config cfg_;
   domain::tracker tracker_;
   domain::mono_time last_active_;
-  std::optional<job> job_;
+  /// The frame in progress, on the heap: a job is ~2.1 KB (its frame, the
+  /// replies, a paused call) and an idle session has none; inline, every
+  /// idle MCP session carried it (issue 33, memory per idle session).
+  std::unique_ptr<job> job_;
   std::string revision_;
   std::optional<protocol::era> era_;
   request_mode mode_;
