@@ -120,7 +120,7 @@ registry::registry(std::function<std::vector<tool>()> make,
 
 void registry::build() const {
   // A throwing make_ leaves the flag unset: the next caller tries again.
-  std::call_once(built_, [this] { set(); });
+  built_.call([this] { set(); });
 }
 
 void registry::set() const {

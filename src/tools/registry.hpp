@@ -88,7 +88,7 @@ private:
 
   std::function<std::vector<tool>()> make_;
   std::vector<std::string> toolsets_;
-  mutable std::once_flag built_;
+  mutable once_retry built_;
   mutable std::vector<tool> tools_;
   std::vector<tool> off_; ///< declared, in toolsets that are off
   mutable std::string instructions_;

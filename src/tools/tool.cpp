@@ -292,7 +292,7 @@ void tool::compile() const {
 
 const tool::compiled_schemas& tool::compiled() const {
   // A throwing `make` leaves the flag unset: the next caller tries again.
-  std::call_once(schemas_->once, [this] {
+  schemas_->once.call([this] {
     compiled_schemas c;
     c.texts = schemas_->make();
     c.input_doc = parse_schema(c.texts.input);

@@ -7,6 +7,7 @@
 #include "domain/slots.hpp"
 #include "domain/tracking.hpp"
 #include "protocol/mcp.hpp"
+#include "tools/once_retry.hpp"
 #include "tools/schema.hpp"
 #include "tools/schema_defs.hpp"
 
@@ -315,7 +316,7 @@ private:
   };
   /// Shared by the copies of a tool: compiled once for all of them.
   struct lazy_schemas {
-    std::once_flag once;
+    once_retry once;
     std::function<schema_texts()> make;
     compiled_schemas value;
   };
