@@ -1,0 +1,249 @@
+// The MCP App (issue 35) in a real host: headless Chromium (Debian's
+// chromium) loads a host page with the official ext-apps host bridge
+// (AppBridge, PostMessageTransport); the bridge mounts our server's
+// ui://time-tracker/timeline.html, read through resources/read, in a
+// sandboxed iframe under the CSP a host derives from its empty `_meta.ui.csp`,
+// and relays the app's tools/call to our real server (`time-tracker-mcp http`)
+// through the official MCP SDK client, which declares the extension.
+//
+// Checked: the app initializes (the bridge's initialized event); a session
+// with a pause and a parallel run is drawn as one bar per run with the pause
+// as a gap; with the session active, a task ended by the client shows up at
+// the app's next poll (time_session_summary through the host, every 10 s);
+// the time_stats result is drawn as a bar chart; dark theme from the host
+// context changes the app's colours; nothing is requested from the network.
+// A screenshot of the timeline (light, 600 px wide) is written to
+// $TTM_APP_OUT/app-timeline.png; TTM_UPDATE_DOC_IMAGE=1 also copies it to
+// docs/img/app-timeline.png (the README's picture, at most 80 KB).
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { hostPage, launch } from './lib/browser.mjs';
+import {
+  connectV1, HttpServer, serverBinary, stopAllHttpServers, TIMELINE_URI, UI_MIME,
+} from './lib/mcp.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BINARY = serverBinary();
+const OUT = path.resolve(process.env.TTM_APP_OUT || path.join(tmpdir(), 'ttm-app-test'));
+const DOC_IMAGE = path.join(here, '..', '..', 'docs', 'img', 'app-timeline.png');
+const DOC_IMAGE_MAX_BYTES = 80 * 1024;
+/** The app polls every 10 s (docs/app.md): a condition that needs a poll gets three polls' time. */
+const POLL_WAIT_MS = 35_000;
+/** Conditions that need no poll (rendering, a theme change): generous under load. */
+const WAIT_MS = 20_000;
+const WIDTH = 600;
+const T = { timeout: 120_000 };
+
+/** What the app draws (the shared SVG renderer, src/reports/): one rect.bar per run, pauses as rect.pause. */
+const SEL = Object.freeze({
+  timelineBars: 'svg.timeline rect.bar',
+  pauses: 'svg.timeline rect.pause',
+  statsBars: 'svg.stats rect.bar',
+});
+
+let server;
+let client;
+let browser;
+let page;
+const relayed = []; // the tools/call requests the bridge relayed: {app, name, at}
+const offline = []; // any request the page or the app made to the network
+let html;
+let sessionId;
+const hostContext = {
+  theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'web',
+  locale: 'en-US', timeZone: 'Europe/Paris', containerDimensions: { width: WIDTH, maxHeight: 2000 },
+};
+
+/** A tools/call through the SDK client; a tool error fails the test with its text. */
+async function call(name, args) {
+  const r = await client.callTool({ name, arguments: args });
+  assert.ok(!r.isError, `${name} failed: ${JSON.stringify(r.content)}`);
+  return r;
+}
+
+/** The app iframe `id`'s frame (puppeteer). */
+async function frameOf(id) {
+  const el = await page.$(`iframe#${id}`);
+  assert.ok(el, `no iframe #${id}`);
+  const frame = await el.contentFrame();
+  assert.ok(frame, `iframe #${id} has no frame`);
+  return frame;
+}
+
+/** Waits (up to `timeout` ms) until `fn(arg)` in the app's frame is truthy; returns its value. */
+async function waitInApp(id, fn, arg, timeout = WAIT_MS) {
+  const frame = await frameOf(id);
+  const handle = await frame.waitForFunction(fn, { timeout, polling: 100 }, arg);
+  return handle.jsonValue();
+}
+
+/** The bars the timeline in app `id` shows: [task, run, status]. */
+async function bars(id) {
+  return (await frameOf(id)).evaluate((sel) => [...document.querySelectorAll(sel)]
+    .map((b) => [b.dataset.task, Number(b.dataset.run), b.dataset.status]), SEL.timelineBars);
+}
+
+async function mount(id, context = hostContext) {
+  await page.evaluate((a) => window.ttmHost.mount(a), { id, html, hostContext: context, width: WIDTH });
+}
+
+/** Shows tool call `name(args)`'s result `result` in app `id`, as a host does after the call. */
+async function show(id, args, result) {
+  await page.evaluate((i, a, r) => window.ttmHost.toolCall(i, a, r), id, args, result);
+}
+
+describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
+  before(async () => {
+    mkdirSync(OUT, { recursive: true });
+    server = await HttpServer.start({ binary: BINARY });
+    client = await connectV1(server.url, { withUi: true });
+    const read = await client.readResource({ uri: TIMELINE_URI });
+    assert.equal(read.contents.length, 1);
+    assert.equal(read.contents[0].mimeType, UI_MIME);
+    html = read.contents[0].text;
+    assert.ok(typeof html === 'string' && html.length > 0, 'the resource is text');
+
+    ({ browser } = await launch());
+    page = await browser.newPage();
+    await page.setViewport({ width: WIDTH + 40, height: 900, deviceScaleFactor: 1 });
+    page.on('request', (r) => { if (!r.url().startsWith('about:') && !r.url().startsWith('data:')) offline.push(r.url()); });
+    page.on('pageerror', (e) => { console.error(`page error: ${e.message}`); });
+    await page.exposeFunction('ttmRelay', async (app, method, params) => {
+      assert.equal(method, 'tools/call');
+      relayed.push({ app, name: params.name, at: Date.now() });
+      return client.callTool(params);
+    });
+    await page.setContent(await hostPage(), { waitUntil: 'load' });
+    await page.waitForFunction(() => window.ttmHost !== undefined, { timeout: WAIT_MS });
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+    await client?.close().catch(() => {});
+    await stopAllHttpServers();
+  });
+
+  test('a session with a parallel run and a pause, started through real tool calls', T, async () => {
+    const start = await call('time_session_start', {
+      milestone_id: 'M35', milestone_name: 'The timeline as an MCP App',
+      task_ids: ['plan', 'build', 'check'], timezone: 'Europe/Paris',
+      estimates: { plan: '1', build: '2', check: '1' },
+    });
+    sessionId = start.structuredContent.session_id;
+    await call('time_task_start', { session_id: sessionId, task_id: 'plan', task_name: 'Plan the view' });
+    await call('time_task_start', { session_id: sessionId, task_id: 'build', task_name: 'Build the view' });
+    // plan pauses while the app is mounted (real work, no sleep), resumes after.
+    await call('time_tasks_edit', { session_id: sessionId, operations: [{ op: 'pause', task_id: 'plan' }] });
+  });
+
+  test('the app initializes through the bridge (ui/initialize, then initialized)', T, async () => {
+    await mount('timeline');
+    await page.waitForFunction(() => window.ttmHost.events('timeline').initialized === 1, { timeout: WAIT_MS });
+    const info = await page.evaluate(() => window.ttmHost.appInfo('timeline'));
+    assert.ok(info.version?.name, `the app names itself: ${JSON.stringify(info)}`);
+  });
+
+  test('one bar per run, the parallel runs on their own rows, the pause as a gap', T, async () => {
+    await call('time_tasks_edit', { session_id: sessionId, operations: [{ op: 'resume', task_id: 'plan' }] });
+    await call('time_task_end', { session_id: sessionId, task_id: 'plan' });
+    await call('time_task_end', { session_id: sessionId, task_id: 'build', status: 'failed' });
+    await call('time_task_start', { session_id: sessionId, task_id: 'check', task_name: 'Check it in a host' });
+    const args = { session_id: sessionId };
+    const summary = await call('time_session_summary', args);
+    assert.equal(summary.structuredContent.status, 'active');
+    await show('timeline', args, summary);
+    await waitInApp('timeline', (sel) => document.querySelectorAll(sel).length >= 3, SEL.timelineBars);
+    const drawn = await bars('timeline');
+    assert.deepEqual(drawn.sort(), [['build', 1, 'failed'], ['check', 1, 'in_progress'], ['plan', 1, 'completed']],
+      'one bar per run');
+    const geometry = await (await frameOf('timeline')).evaluate((s) => {
+      const box = (el) => { const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; };
+      const bar = (task) => box(document.querySelector(`${s.timelineBars}[data-task="${task}"]`));
+      return { plan: bar('plan'), build: bar('build'), pauses: [...document.querySelectorAll(s.pauses)].map(box) };
+    }, SEL);
+    assert.ok(geometry.plan.y !== geometry.build.y, `parallel runs on separate rows: ${JSON.stringify(geometry)}`);
+    assert.ok(geometry.build.x < geometry.plan.x + geometry.plan.w, 'build started while plan ran');
+    assert.equal(geometry.pauses.length, 1, `plan's pause drawn once: ${JSON.stringify(geometry)}`);
+    const gap = geometry.pauses[0];
+    assert.ok(gap.w > 0 && gap.x >= geometry.plan.x && gap.x + gap.w <= geometry.plan.x + geometry.plan.w + 0.5,
+      `the gap lies within plan's bar: ${JSON.stringify(geometry)}`);
+  });
+
+  test('a screenshot of the timeline (light, 600 px wide)', T, async () => {
+    const png = path.join(OUT, 'app-timeline.png');
+    const el = await page.$('iframe#timeline');
+    await el.screenshot({ path: png });
+    const bytes = readFileSync(png);
+    assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+    const [width, height] = [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
+    assert.equal(width, WIDTH);
+    assert.ok(height > 100, `the app is taller than a line (${height} px): it reported its size`);
+    console.log(`screenshot ${png}: ${width}x${height}, ${bytes.length} bytes`);
+    if (process.env.TTM_UPDATE_DOC_IMAGE === '1') {
+      mkdirSync(path.dirname(DOC_IMAGE), { recursive: true });
+      copyFileSync(png, DOC_IMAGE);
+    }
+    // The README's copy: a PNG, about as wide, small.
+    const doc = readFileSync(DOC_IMAGE);
+    assert.equal(doc.readUInt32BE(16), WIDTH, 'docs/img/app-timeline.png is 600 px wide');
+    assert.ok(statSync(DOC_IMAGE).size <= DOC_IMAGE_MAX_BYTES,
+      `docs/img/app-timeline.png is ${statSync(DOC_IMAGE).size} bytes (at most ${DOC_IMAGE_MAX_BYTES})`);
+  });
+
+  test('live: a task the client ends shows at the app\'s next poll', T, async () => {
+    const before = relayed.length;
+    const t0 = Date.now();
+    await call('time_task_end', { session_id: sessionId, task_id: 'check' });
+    await waitInApp('timeline', (sel) => document.querySelector(`${sel}[data-task="check"]`)?.dataset.status === 'completed',
+      SEL.timelineBars, POLL_WAIT_MS);
+    const ms = Date.now() - t0;
+    const calls = relayed.slice(before);
+    assert.ok(calls.length >= 1, 'the update came through a relayed tools/call');
+    assert.ok(calls.every((c) => c.app === 'timeline' && c.name === 'time_session_summary'),
+      `the app polls time_session_summary only: ${JSON.stringify(calls)}`);
+    const events = await page.evaluate(() => window.ttmHost.events('timeline'));
+    assert.equal(events.calls, relayed.filter((c) => c.app === 'timeline').length);
+    console.log(`live update after ${ms} ms; tools/call relayed by the bridge so far: ${relayed.length} `
+      + `(${calls.length} while waiting), all time_session_summary`);
+  });
+
+  test('dark theme from the host context changes the app\'s colours', T, async () => {
+    const colours = () => waitInApp('timeline', (sel) => {
+      const bar = document.querySelector(`${sel}[data-task="plan"]`);
+      return bar && JSON.stringify([getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color,
+        getComputedStyle(bar).fill]);
+    }, SEL.timelineBars);
+    const light = JSON.parse(await colours());
+    await page.evaluate((c) => window.ttmHost.setHostContext('timeline', c), { ...hostContext, theme: 'dark' });
+    const dark = JSON.parse(await waitInApp('timeline', ([sel, was]) => {
+      const bar = document.querySelector(`${sel}[data-task="plan"]`);
+      const now = JSON.stringify([getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color,
+        getComputedStyle(bar).fill]);
+      return now !== was && now;
+    }, [SEL.timelineBars, JSON.stringify(light)]));
+    assert.notEqual(dark[0], light[0], `the background changes: ${light} -> ${dark}`);
+    assert.notEqual(dark[1], light[1], `the text colour changes: ${light} -> ${dark}`);
+    console.log(`colours (background, text, a completed bar): light ${light.join(' ')}; dark ${dark.join(' ')}`);
+  });
+
+  test('time_stats: the bar chart by the chosen grouping', T, async () => {
+    await mount('stats');
+    await page.waitForFunction(() => window.ttmHost.events('stats').initialized === 1, { timeout: WAIT_MS });
+    const args = { group_by: 'task', timezone: 'Europe/Paris' };
+    const stats = await call('time_stats', args);
+    const groups = stats.structuredContent.groups;
+    assert.ok(Array.isArray(groups) && groups.length === 3, `three tasks: ${JSON.stringify(stats.structuredContent)}`);
+    await show('stats', args, stats);
+    const n = await waitInApp('stats', (sel) => document.querySelectorAll(sel).length || false, SEL.statsBars);
+    assert.equal(n, groups.length, 'one bar per group');
+  });
+
+  test('nothing was requested from the network', T, () => {
+    assert.deepEqual(offline, []);
+  });
+});
