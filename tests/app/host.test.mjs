@@ -11,12 +11,13 @@
 // as a gap; with the session active, a task ended by the client shows up at
 // the app's next poll (time_session_summary through the host, every 10 s);
 // the time_stats result is drawn as a bar chart; dark theme from the host
-// context changes the app's colours; nothing is requested from the network.
-// A screenshot of the timeline (light, 600 px wide) is written to
+// context changes the app's colours; Tab reaches the bars; nothing is
+// requested from the network. A screenshot of a second session, whose runs
+// took minutes (time_tasks_edit `correct`), light, 600 px wide, is written to
 // $TTM_APP_OUT/app-timeline.png; TTM_UPDATE_DOC_IMAGE=1 also copies it to
-// docs/img/app-timeline.png (the README's picture, at most 80 KB).
+// docs/img/app-timeline.png (the README's picture, checked: at most 80 KB).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -39,11 +40,15 @@ const WAIT_MS = 20_000;
 const WIDTH = 600;
 const T = { timeout: 120_000 };
 
-/** What the app draws (the shared SVG renderer, src/reports/): one rect.bar per run, pauses as rect.pause. */
+/**
+ * What the app draws (the shared SVG renderers, src/reports/svg_*.cpp): one
+ * rect.bar per run, a pause as a rect.pause over its run's bar (the legend's
+ * keys are rect.key), one rect.bar per group in the stats chart.
+ */
 const SEL = Object.freeze({
   timelineBars: 'svg.timeline rect.bar',
-  pauses: 'svg.timeline rect.pause',
-  statsBars: 'svg.stats rect.bar',
+  pauses: 'svg.timeline rect.pause:not(.key)',
+  statsBars: 'svg.bars rect.bar',
 });
 
 let server;
@@ -159,7 +164,7 @@ describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
     await show('timeline', args, summary);
     await waitInApp('timeline', (sel) => document.querySelectorAll(sel).length >= 3, SEL.timelineBars);
     const drawn = await bars('timeline');
-    assert.deepEqual(drawn.sort(), [['build', 1, 'failed'], ['check', 1, 'in_progress'], ['plan', 1, 'completed']],
+    assert.deepEqual(drawn.sort(), [['build', 1, 'failed'], ['check', 1, 'running'], ['plan', 1, 'completed']],
       'one bar per run');
     const geometry = await (await frameOf('timeline')).evaluate((s) => {
       const box = (el) => { const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; };
@@ -174,25 +179,21 @@ describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
       `the gap lies within plan's bar: ${JSON.stringify(geometry)}`);
   });
 
-  test('a screenshot of the timeline (light, 600 px wide)', T, async () => {
-    const png = path.join(OUT, 'app-timeline.png');
-    const el = await page.$('iframe#timeline');
-    await el.screenshot({ path: png });
-    const bytes = readFileSync(png);
-    assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
-    const [width, height] = [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
-    assert.equal(width, WIDTH);
-    assert.ok(height > 100, `the app is taller than a line (${height} px): it reported its size`);
-    console.log(`screenshot ${png}: ${width}x${height}, ${bytes.length} bytes`);
-    if (process.env.TTM_UPDATE_DOC_IMAGE === '1') {
-      mkdirSync(path.dirname(DOC_IMAGE), { recursive: true });
-      copyFileSync(png, DOC_IMAGE);
+  test('the bars are reached with Tab, and a focused bar tells its task, times and duration', T, async () => {
+    const frame = await frameOf('timeline');
+    await frame.evaluate(() => { document.activeElement?.blur(); window.focus(); });
+    const focused = [];
+    for (let i = 0; i < 10 && !focused.includes('build'); i += 1) {
+      await page.keyboard.press('Tab');
+      focused.push(await frame.evaluate(() => document.activeElement?.dataset?.task ?? document.activeElement?.tagName));
     }
-    // The README's copy: a PNG, about as wide, small.
-    const doc = readFileSync(DOC_IMAGE);
-    assert.equal(doc.readUInt32BE(16), WIDTH, 'docs/img/app-timeline.png is 600 px wide');
-    assert.ok(statSync(DOC_IMAGE).size <= DOC_IMAGE_MAX_BYTES,
-      `docs/img/app-timeline.png is ${statSync(DOC_IMAGE).size} bytes (at most ${DOC_IMAGE_MAX_BYTES})`);
+    assert.ok(focused.includes('build'), `Tab reaches the bars: ${JSON.stringify(focused)}`);
+    const details = await waitInApp('timeline', () => {
+      const text = document.getElementById('details')?.textContent ?? '';
+      return /Build the view/.test(text) && text;
+    });
+    assert.match(details, /\d/, `times and a duration: ${details}`);
+    await frame.evaluate(() => document.activeElement?.blur());
   });
 
   test('live: a task the client ends shows at the app\'s next poll', T, async () => {
@@ -231,13 +232,71 @@ describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
     console.log(`colours (background, text, a completed bar): light ${light.join(' ')}; dark ${dark.join(' ')}`);
   });
 
+  test('a screenshot: a working morning, light, 600 px wide', T, async () => {
+    // A session whose runs took minutes: started now through the tools,
+    // then put in their true places with time_tasks_edit's `correct` (as an
+    // agent that forgot to start the clock does), still active.
+    const start = await call('time_session_start', {
+      milestone_id: 'M36', milestone_name: 'Ship the timeline view', timezone: 'Europe/Paris',
+      task_ids: ['design', 'implement', 'review', 'docs'],
+      estimates: { design: '30', implement: '45', review: '15', docs: '20' },
+    });
+    const id = start.structuredContent.session_id;
+    const ago = (min) => new Date(Date.now() - min * 60_000).toISOString();
+    const ops = [
+      { op: 'start', task_id: 'design', task_name: 'Design the view' },
+      { op: 'start', task_id: 'implement', task_name: 'Implement the renderer' },
+      { op: 'end', task_id: 'design' },
+      { op: 'end', task_id: 'implement' },
+      { op: 'start', task_id: 'review', task_name: 'Review' },
+      { op: 'end', task_id: 'review', status: 'failed' },
+      { op: 'start', task_id: 'docs', task_name: 'Write the docs' },
+      { op: 'correct', task_id: 'design', start_time: ago(100), end_time: ago(68), reason: 'started before the session' },
+      { op: 'correct', task_id: 'implement', start_time: ago(75), end_time: ago(22), reason: 'forgot the clock' },
+      { op: 'correct', task_id: 'review', start_time: ago(24), end_time: ago(12), reason: 'forgot the clock' },
+      { op: 'correct', task_id: 'docs', start_time: ago(10), reason: 'forgot the clock' },
+    ];
+    await call('time_tasks_edit', { session_id: id, operations: ops });
+    const args = { session_id: id };
+    const summary = await call('time_session_summary', args);
+    await mount('picture');
+    await page.waitForFunction(() => window.ttmHost.events('picture').initialized === 1, { timeout: WAIT_MS });
+    await show('picture', args, summary);
+    await waitInApp('picture', (sel) => document.querySelectorAll(sel).length === 4, SEL.timelineBars);
+    // The size the app reported is the iframe's height (the host follows size-changed).
+    await page.waitForFunction(() => {
+      const f = document.getElementById('picture');
+      const sizes = window.ttmHost.events('picture').sizes;
+      return sizes.length > 0 && f.style.height === `${Math.ceil(sizes.at(-1).height)}px`;
+    }, { timeout: WAIT_MS });
+    const png = path.join(OUT, 'app-timeline.png');
+    await (await page.$('iframe#picture')).screenshot({ path: png });
+    await page.evaluate(() => window.ttmHost.teardown('picture'));
+    const bytes = readFileSync(png);
+    assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+    const [width, height] = [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
+    assert.equal(width, WIDTH);
+    assert.ok(height > 150, `the app is taller than a few lines (${height} px): it reported its size`);
+    console.log(`screenshot ${png}: ${width}x${height}, ${bytes.length} bytes`);
+    if (process.env.TTM_UPDATE_DOC_IMAGE === '1') {
+      mkdirSync(path.dirname(DOC_IMAGE), { recursive: true });
+      copyFileSync(png, DOC_IMAGE);
+    }
+    // The README's copy: a PNG as wide, small.
+    const doc = readFileSync(DOC_IMAGE);
+    assert.equal(doc.readUInt32BE(16), WIDTH, 'docs/img/app-timeline.png is 600 px wide');
+    assert.ok(doc.length <= DOC_IMAGE_MAX_BYTES,
+      `docs/img/app-timeline.png is ${doc.length} bytes (at most ${DOC_IMAGE_MAX_BYTES})`);
+  });
+
   test('time_stats: the bar chart by the chosen grouping', T, async () => {
     await mount('stats');
     await page.waitForFunction(() => window.ttmHost.events('stats').initialized === 1, { timeout: WAIT_MS });
     const args = { group_by: 'task', timezone: 'Europe/Paris' };
     const stats = await call('time_stats', args);
     const groups = stats.structuredContent.groups;
-    assert.ok(Array.isArray(groups) && groups.length === 3, `three tasks: ${JSON.stringify(stats.structuredContent)}`);
+    // plan, build, check, and the four tasks of the screenshot's session.
+    assert.ok(Array.isArray(groups) && groups.length === 7, `seven tasks: ${JSON.stringify(stats.structuredContent)}`);
     await show('stats', args, stats);
     const n = await waitInApp('stats', (sel) => document.querySelectorAll(sel).length || false, SEL.statsBars);
     assert.equal(n, groups.length, 'one bar per group');
