@@ -71,6 +71,17 @@ async function call(name, args) {
   return r;
 }
 
+/** Resolves with `cond()` once it is truthy (checked every 100 ms); fails after `timeout` ms naming `what()`. */
+async function until(cond, timeout, what) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const v = cond();
+    if (v) return v;
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeout} ms waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** The app iframe `id`'s frame (puppeteer). */
 async function frameOf(id) {
   const el = await page.$(`iframe#${id}`);
@@ -120,8 +131,12 @@ describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
     page.on('pageerror', (e) => { console.error(`page error: ${e.message}`); });
     await page.exposeFunction('ttmRelay', async (app, method, params) => {
       assert.equal(method, 'tools/call');
-      relayed.push({ app, name: params.name, at: Date.now() });
-      return client.callTool(params);
+      const entry = { app, name: params.name, at: Date.now() };
+      relayed.push(entry);
+      const result = await client.callTool(params);
+      entry.status = result.structuredContent?.status;
+      entry.answeredAt = Date.now();
+      return result;
     });
     await page.setContent(await hostPage(), { waitUntil: 'load' });
     await page.waitForFunction(() => window.ttmHost !== undefined, { timeout: WAIT_MS });
@@ -300,6 +315,21 @@ describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
     await show('stats', args, stats);
     const n = await waitInApp('stats', (sel) => document.querySelectorAll(sel).length || false, SEL.statsBars);
     assert.equal(n, groups.length, 'one bar per group');
+  });
+
+  test('the live updates stop when the session ends', T, async () => {
+    await call('time_session_end', { session_id: sessionId });
+    const ended = () => relayed.find((c) => c.app === 'timeline' && c.status && c.status !== 'active' && c.answeredAt);
+    const last = await until(ended, POLL_WAIT_MS, () => `a poll seeing the session ended: ${JSON.stringify(relayed)}`);
+    await waitInApp('timeline', (sel) => document.querySelector(`${sel}[data-task="check"]`) !== null, SEL.timelineBars);
+    // The absence of a poll is the condition: one interval and 2 s more after the ended answer.
+    const window = last.answeredAt + 12_000 - Date.now();
+    if (window > 0) await new Promise((r) => setTimeout(r, window));
+    const after = relayed.filter((c) => c.app === 'timeline' && c.at > last.at);
+    assert.deepEqual(after, [], 'no poll after the session ended');
+    const polls = relayed.filter((c) => c.app === 'timeline').length;
+    console.log(`tools/call relayed by the bridge in all: ${relayed.length} (timeline ${polls}, all time_session_summary; `
+      + `the last saw '${last.status}', none after it in 12 s)`);
   });
 
   test('nothing was requested from the network', T, () => {
