@@ -60,6 +60,10 @@ public:
   /// The request being handled is of the modern era (2026-07-28): its
   /// results are stamped, its errors coded for it.
   virtual bool modern() const = 0;
+  /// The client renders MCP Apps (declared io.modelcontextprotocol/ui: in
+  /// initialize, or in this 2026-07-28 request's _meta): it is offered
+  /// the view (app_resource.hpp).
+  virtual bool ui_apps() const = 0;
   /// The negotiated 2025 revision; empty before `initialize`.
   virtual const std::string& revision() const noexcept = 0;
   /// The level the request's client log runs at; nullopt: no client log.

@@ -5,6 +5,7 @@
 #include "domain/history_cursor.hpp"
 #include "domain/time_format.hpp"
 #include "log.hpp"
+#include "mcp/app_resource.hpp"
 #include "mcp/resources.hpp"
 #include "mcp/handlers.hpp"
 #include "mcp/methods.hpp"
@@ -53,6 +54,22 @@ std::string on_resources_read(method_context& ctx, const method_call& c) {
   if (u == c.params.MemberEnd() || !u->value.IsString())
     return invalid_params(c.msg.id, "resources/read needs a string 'uri'");
   std::string_view uri{u->value.GetString(), u->value.GetStringLength()};
+  if (uri == tools::timeline_view_uri) {
+    // Only for a client that renders it; others never heard of it.
+    if (!ctx.ui_apps())
+      return resource_not_found(ctx, c.msg, uri);
+    auto stamp = c.stamp;
+    if (stamp.modern != nullptr) {
+      // Fixed for the server's life, the same for every caller that may
+      // read it (the gate is per request, so kept privately).
+      stamp.private_ttl_ms = 3600000;
+      stamp.private_scope = true;
+    }
+    result_builder b{c.msg.id, stamp};
+    b.writer().string("contents");
+    write_app_contents(b.writer());
+    return b.finish();
+  }
   auto ref = parse_report_uri(uri);
   if (!ref)
     return resource_not_found(ctx, c.msg, uri);
@@ -75,6 +92,7 @@ std::string on_resources_read(method_context& ctx, const method_call& c) {
                                   a),
                  a);
   auto tctx = ctx.tool_context(c.notes);
+  tctx.ui_view = false; // the report's text only: no view here
   auto res = tool->call(args, tctx);
   // No tracking session of the caller: the tool would look for a focus
   // session of that id (a history query), but report resources are
@@ -147,8 +165,11 @@ std::string on_resources_list(method_context& ctx, const method_call& c) {
     stamp.private_ttl_ms = list_ttl_ms;
     stamp.private_scope = true;
   }
-  ctx.query_history(std::move(filter), [id, stamp](const history_answer& a,
-                                               std::vector<std::string>&) {
+  // The view heads the first page, for a client that renders it.
+  bool with_app = ctx.ui_apps() && !filter.before;
+  ctx.query_history(std::move(filter), [id, stamp, with_app](
+                                         const history_answer& a,
+                                         std::vector<std::string>&) {
     if (!a.error.empty())
       return protocol::encode_error(
         id, protocol::internal_error,
@@ -158,6 +179,8 @@ std::string on_resources_list(method_context& ctx, const method_call& c) {
     auto& w = b.writer();
     w.string("resources");
     w.StartArray();
+    if (with_app)
+      write_app_resource(w);
     for (const auto& row : a.page.rows) {
       w.StartObject();
       write_member(w, "uri", report_uri_of(row.session_id, md));

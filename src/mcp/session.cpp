@@ -8,6 +8,7 @@
 #include "domain/stats.hpp"
 #include "journal/history.hpp"
 #include "log.hpp"
+#include "mcp/app_resource.hpp"
 #include "mcp/handlers.hpp"
 #include "protocol/modern.hpp"
 
@@ -482,6 +483,7 @@ session::mode_for(const protocol::message& msg) const {
   m.modern = msg.meta.claimed && era_ != protocol::era::legacy;
   m.level = m.modern ? protocol::parse_log_level(msg.meta.log_level)
                      : client_log_level_;
+  m.ui = m.modern ? request_declares_ui(msg.params_value.get()) : client_ui_;
   return m;
 }
 

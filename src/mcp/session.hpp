@@ -262,6 +262,9 @@ private:
   struct request_mode {
     bool modern = false;
     std::optional<protocol::log_level> level;
+    /// The client renders MCP Apps (per session in 2025, per request in
+    /// 2026-07-28).
+    bool ui = false;
   };
 
   /// What the handlers of the frame in progress see of this session (a
@@ -271,6 +274,7 @@ private:
     explicit handler_view(session& s) noexcept : s_(&s) {}
     method_env env() const override;
     bool modern() const override;
+    bool ui_apps() const override;
     const std::string& revision() const noexcept override;
     std::optional<protocol::log_level> log_level() const override;
     void notify(std::vector<std::string>& notes, protocol::log_level lvl,
@@ -432,6 +436,8 @@ private:
   std::optional<protocol::log_level> client_log_level_;
   /// clientInfo and capabilities from initialize (a JSON object, "{}").
   std::string client_json_ = "{}";
+  /// Its capabilities declare the MCP Apps extension.
+  bool client_ui_ = false;
   /// initialize or logging/setLevel ran since the last output: its
   /// state_json goes out with it (rpc_output::mcp_state).
   bool state_changed_ = false;

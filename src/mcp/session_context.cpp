@@ -4,6 +4,8 @@
 
 #include "mcp/session.hpp"
 
+#include "mcp/app_resource.hpp"
+
 #include <stdexcept>
 #include <utility>
 
@@ -16,6 +18,10 @@ method_env session::handler_view::env() const {
 
 bool session::handler_view::modern() const {
   return s_->mode_.modern;
+}
+
+bool session::handler_view::ui_apps() const {
+  return s_->mode_.ui;
 }
 
 const std::string& session::handler_view::revision() const noexcept {
@@ -42,6 +48,7 @@ void session::handler_view::open(std::string revision,
   s_->era_ = protocol::era::legacy;
   s_->client_name_ = std::move(client_name);
   s_->client_json_ = std::move(client_json);
+  s_->client_ui_ = client_json_declares_ui(s_->client_json_);
   s_->state_changed_ = true;
 }
 
@@ -56,7 +63,7 @@ session::handler_view::tool_context(std::vector<std::string>& notes) {
   const auto& prefs = s_->prefs_;
   const std::string& zone
     = !prefs.zone().empty() ? prefs.zone() : s_->cfg_.local_zone;
-  return tools::tool_context{
+  tools::tool_context ctx{
     *s_->cfg_.clock,
     zone,
     [this, &notes](protocol::log_level lvl, std::string text) {
@@ -66,6 +73,8 @@ session::handler_view::tool_context(std::vector<std::string>& notes) {
     s_->cfg_.defaults,
     s_->job_ ? s_->job_->previous_request : std::nullopt,
     !prefs.locale().empty() ? prefs.locale() : s_->cfg_.defaults.locale};
+  ctx.ui_view = s_->mode_.ui;
+  return ctx;
 }
 
 void session::handler_view::begin_call(const std::string& tool) {

@@ -5,6 +5,8 @@
 
 #include "mcp/session.hpp"
 
+#include "mcp/app_resource.hpp"
+
 #include "protocol/json_writer.hpp"
 
 #include <rapidjson/document.h>
@@ -63,6 +65,7 @@ bool session::restore(const std::string& json) {
     c->value.Accept(w);
     client_json_.assign(buf.GetString(), buf.GetSize());
   }
+  client_ui_ = client_json_declares_ui(client_json_);
   return true;
 }
 

@@ -2,6 +2,7 @@
 // a finished call (also for calls the session resumes after a pause).
 
 #include "log.hpp"
+#include "mcp/app_resource.hpp"
 #include "mcp/handlers.hpp"
 #include "mcp/methods.hpp"
 #include "protocol/mcp.hpp"
@@ -23,8 +24,17 @@ std::string on_tools_list(method_context& ctx, const method_call& c) {
                        : std::string{"(not a string)"})
                   + "; tools/list has a single page");
   }
-  result_builder b{c.msg.id, c.stamp};
-  const auto& tools = ctx.env().registry.tools_json(ctx.modern());
+  auto stamp = c.stamp;
+  if (ctx.ui_apps() && stamp.modern != nullptr) {
+    // With the view links the list is no longer every caller's: kept as
+    // long, but by this caller only.
+    stamp.cacheable = false;
+    stamp.private_scope = true;
+    stamp.private_ttl_ms = 3600000;
+  }
+  result_builder b{c.msg.id, stamp};
+  const auto& tools
+    = ctx.env().registry.tools_json(ctx.modern(), ctx.ui_apps());
   // One allocation for the ~60 KB list rather than a string of regrowths:
   // under backpressure hundreds of these replies wait at once.
   b.reserve(tools.size() + 512);
@@ -172,6 +182,20 @@ std::string call_reply(const method_context& ctx, const protocol::message& msg,
   b.reserve(2 * res.structured.size() + res.structured.size() / 4 + 256);
   write_tool_call(b.writer(), res.structured,
                   res.status != tools::call_result::ok, stamp.trace);
+  if (res.view_svg.empty() || !ctx.ui_apps())
+    return b.finish();
+  // The view's SVG, for the app only (docs/app.md): in `_meta`, which the
+  // model does not read; 2026-07-28 results have a `_meta` already.
+  auto svg = protocol::json_quote(res.view_svg);
+  if (stamp.modern != nullptr)
+    return b.finish(view_svg_meta_key, svg);
+  auto& w = b.writer();
+  w.Key("_meta");
+  w.StartObject();
+  w.Key(view_svg_meta_key.data(),
+        static_cast<rapidjson::SizeType>(view_svg_meta_key.size()));
+  w.RawValue(svg.data(), svg.size(), rapidjson::kStringType);
+  w.EndObject();
   return b.finish();
 }
 

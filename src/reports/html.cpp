@@ -1,5 +1,6 @@
 // The HTML report: one self-contained page (inline CSS, inline SVG, no
-// script, no external request) with the report and a timeline of the runs.
+// script, no external request) with the report and a timeline of the runs
+// (svg_timeline.cpp, the renderer the MCP App shows too).
 // Every piece of user text is escaped: milestone and task names are the
 // agent's, not ours.
 
@@ -16,33 +17,7 @@ namespace ttm::reports {
 
 namespace {
 
-/// Text and attribute values: & < > " ' escaped.
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+using text::esc;
 
 constexpr const char* style = R"(<style>
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em;color:#1f2328;max-width:1100px}
@@ -52,126 +27,17 @@ dl.facts dt{font-weight:600}dl.facts dd{margin:0;white-space:pre-wrap}
 table{border-collapse:collapse;margin:1em 0}
 th,td{border:1px solid #d0d7de;padding:.3em .6em;text-align:left;vertical-align:top;white-space:pre-wrap}
 th{background:#f6f8fa}
-svg.timeline{border:1px solid #d0d7de;background:#fff}
-svg .axis{stroke:#d0d7de}svg text{font-size:12px;fill:#1f2328}
+svg.timeline{border:1px solid #d0d7de;background:#fff;width:100%;max-width:720px;height:auto}
+svg .axis{stroke:#d0d7de}svg text{font-size:11px;fill:#1f2328}
+svg .label{font-size:12px}svg .caption{fill:#57606a}
 .completed{--c:#2da44e}.skipped{--c:#8c959f}.failed{--c:#cf222e}
 .interrupted{--c:#bf8700}.running{--c:#0969da}
-.bar{fill:var(--c)}
-.pause{fill:#fff;fill-opacity:.6;pointer-events:none}
-.legend span{display:inline-block;margin-right:1em}
-.legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle;background:var(--c)}
+.bar,.key{fill:var(--c)}
+.pause{fill:#fff;stroke:var(--c);stroke-dasharray:2 2;pointer-events:none}
+.key.pause{fill:#fff;stroke:#57606a}
+.estimate{fill:none;stroke:#57606a;stroke-dasharray:4 3}
 </style>
 )";
-
-// Timeline geometry (px).
-constexpr int label_width = 280;
-constexpr int chart_width = 760;
-constexpr int row_height = 26;
-constexpr int bar_height = 18;
-constexpr int axis_height = 30;
-
-std::string px(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-/// Labels longer than the label column are cut (the full name is in the
-/// bar's tooltip and the table).
-std::string shorten(const std::string& s) {
-  constexpr std::size_t max = 40;
-  if (s.size() <= max)
-    return s;
-  std::size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-    --cut; // not inside a UTF-8 sequence
-  return s.substr(0, cut) + "\xE2\x80\xA6"; // …
-}
-
-/// A paused run's pauses: lighter stretches over its bar, between its
-/// active spans (and after the last, if it ended paused).
-template <class X>
-std::string pause_gaps(const report_run& r, const X& x_of, int y) {
-  std::string s;
-  auto length = r.offset_end - r.offset_start;
-  auto gap = [&](std::chrono::milliseconds from, std::chrono::milliseconds to) {
-    // Under a millisecond is the spans' rounding, not a pause.
-    if (to - from <= std::chrono::milliseconds{1})
-      return;
-    double x0 = x_of((r.offset_start + from).count());
-    double x1 = x_of((r.offset_start + to).count());
-    s += "<rect class=\"pause\" x=\"" + px(x0) + "\" y=\""
-         + std::to_string(y + 1) + "\" width=\"" + px(x1 - x0)
-         + "\" height=\"" + std::to_string(bar_height) + "\"/>\n";
-  };
-  std::chrono::milliseconds at{0};
-  for (const auto& a : r.active) {
-    gap(at, a.from);
-    at = a.to;
-  }
-  gap(at, length);
-  return s;
-}
-
-std::string timeline(const report_model& m) {
-  long long span = std::max<long long>(m.total.count(), 1);
-  for (const auto& r : m.runs)
-    span = std::max<long long>(span, r.offset_end.count());
-  int height = axis_height + static_cast<int>(m.runs.size()) * row_height + 10;
-  int width = label_width + chart_width + 20;
-  auto wide = std::to_string(width);
-  auto high = std::to_string(height);
-  std::string s = "<svg class=\"timeline\" width=\"" + wide + "\" height=\""
-                  + high + "\" viewBox=\"0 0 " + wide + " " + high
-                  + "\" role=\"img\" aria-label=\"Timeline of the task "
-                    "runs\">\n";
-  auto x_of = [&](long long ms) {
-    return label_width + static_cast<double>(ms) / span * chart_width;
-  };
-  // (No xmlns: inline SVG in HTML needs none, and the page names no URL.)
-  // Six ticks: start, end and four between, labelled in the report's zone.
-  for (int k = 0; k <= 5; ++k) {
-    long long at = span * k / 5;
-    double x = x_of(at);
-    s += "<line class=\"axis\" x1=\"" + px(x) + "\" y1=\"" + px(axis_height - 6)
-         + "\" x2=\"" + px(x) + "\" y2=\"" + std::to_string(height) + "\"/>";
-    const char* anchor = k == 0 ? "start" : k == 5 ? "end" : "middle";
-    s += "<text class=\"tick\" x=\"" + px(x) + "\" y=\"16\" text-anchor=\""
-         + anchor + "\">"
-         + esc(text::friendly_time(m.start + std::chrono::milliseconds{at},
-                                   m.tz))
-         + "</text>\n";
-  }
-  for (const auto& r : m.runs) {
-    int y = axis_height + static_cast<int>(r.ordinal) * row_height;
-    std::string label = r.task_id;
-    if (r.run > 1)
-      label += " (run " + std::to_string(r.run) + ")";
-    s += "<text class=\"label\" x=\"4\" y=\"" + std::to_string(y + 14) + "\">"
-         + esc(shorten(label)) + "</text>";
-    double x0 = x_of(r.offset_start.count());
-    // A run too short to see still gets a visible sliver.
-    double w = std::max(2.0, x_of(r.offset_end.count()) - x0);
-    s += "<rect class=\"bar " + std::string{text::status_word(r)}
-         + "\" data-task=\"" + esc(r.task_id) + "\" data-run=\""
-         + std::to_string(r.run) + "\" data-status=\"" + text::status_word(r)
-         + "\" x=\"" + px(x0) + "\" y=\"" + std::to_string(y + 1)
-         + "\" width=\"" + px(w) + "\" height=\""
-         + std::to_string(bar_height) + "\" rx=\"3\"><title>"
-         + esc(text::display_name(r) + " — " + text::status_word(r) + ", "
-               + text::friendly_time(r.start, m.tz) + " – "
-               + (r.running ? std::string{"now"}
-                            : text::friendly_time(r.end, m.tz))
-               + " (" + text::compact_duration(r.duration)
-               + (r.pauses > 0 ? ", paused " + text::compact_duration(r.paused)
-                               : std::string{})
-               + ")")
-         + "</title></rect>\n";
-    s += pause_gaps(r, x_of, y);
-  }
-  s += "</svg>\n";
-  return s;
-}
 
 void fact(std::string& h, const std::string& name, const std::string& value) {
   h += "<dt>" + esc(name) + "</dt><dd>" + esc(value) + "</dd>\n";
@@ -247,14 +113,8 @@ std::string render_html(const report_model& m, const report_options& o) {
   fact(h, "Tags", tags.empty() ? "none" : tags);
   h += "</dl>\n";
   if (o.include_gantt && !m.runs.empty()) {
-    h += "<h2>Timeline</h2>\n<p class=\"legend\">";
-    for (const char* st :
-         {"completed", "skipped", "failed", "interrupted", "running"})
-      h += std::string("<span><i class=\"") + st + "\"></i>" + st + "</span>";
-    if (std::any_of(m.runs.begin(), m.runs.end(),
-                    [](const report_run& r) { return r.pauses > 0; }))
-      h += "<span>lighter: paused</span>";
-    h += "</p>\n" + timeline(m);
+    // The same renderer as the MCP App's (svg_timeline.cpp).
+    h += "<h2>Timeline</h2>\n" + render_svg_timeline(m);
   }
   h += "<h2>Task Execution Log</h2>\n<table>\n<thead><tr><th>Task ID</th>"
        "<th>Task Name</th><th>Start</th><th>End</th><th>Duration</th>"

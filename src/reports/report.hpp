@@ -176,4 +176,50 @@ std::string render_html(const report_model& m, const report_options& o);
 /// task so parallel runs show as overlapping bars.
 std::string render_mermaid_gantt(const report_model& m);
 
+// -- SVG: one renderer for the HTML report and the MCP App (docs/app.md) --
+
+struct svg_options {
+  /// A document of its own (the app parses it as image/svg+xml): with the
+  /// SVG namespace. Inline in HTML (the report) it needs none, and the
+  /// report names no URL.
+  bool standalone = false;
+};
+
+/// The timeline of `m` (svg_timeline.cpp): a row per run, pauses as gaps,
+/// status as a CSS class (completed, skipped, failed, interrupted,
+/// running) with a legend, the estimate as an outline, an axis in m.tz
+/// with nice ticks (svg_ticks). Every bar is focusable, labelled and
+/// titled. Colours come from the embedding page's CSS.
+std::string render_svg_timeline(const report_model& m,
+                                const svg_options& o = {});
+
+/// One bar of a bar chart: its label, its length and what its tooltip
+/// and accessible name add (e.g. "3 sessions, 12 runs").
+struct svg_bar {
+  std::string label;
+  std::chrono::milliseconds value{0};
+  std::string detail;
+};
+
+/// A horizontal bar chart of durations (svg_bars.cpp; time_stats in the
+/// app), titled `title`, a bar per entry in the given order.
+std::string render_svg_bars(const std::string& title,
+                            const std::vector<svg_bar>& bars,
+                            const svg_options& o = {});
+
+/// An axis tick: its offset from the axis start and its label.
+struct svg_tick {
+  std::chrono::milliseconds at{0};
+  std::string label;
+};
+
+/// Ticks over [start, start + span] in `tz` at a "nice" step (1 s, 2 s,
+/// 5 s, 10 s, 15 s, 30 s, 1 min, ..., 1 h, 2 h, 3 h, 6 h, 12 h, 1 d, 2 d,
+/// 7 d): at most `max_ticks`, on the step's local boundaries, labelled
+/// H:MM:SS, H:MM or the date as the step needs (a time tick on a new day
+/// names the day too).
+std::vector<svg_tick> svg_ticks(domain::wall_time start,
+                                std::chrono::milliseconds span,
+                                const domain::zone& tz, int max_ticks = 6);
+
 } // namespace ttm::reports

@@ -2,6 +2,8 @@
 
 #include "domain/time_format.hpp"
 
+#include <cstdio>
+
 namespace ttm::reports::text {
 
 using std::chrono::milliseconds;
@@ -80,6 +82,48 @@ std::string run_duration(const report_run& r) {
   if (r.pauses > 0)
     out += " (paused " + compact_duration(r.paused) + ")";
   return out;
+}
+
+std::string esc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string shorten(const std::string& s, std::size_t max) {
+  if (s.size() <= max)
+    return s;
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+    --cut; // not inside a UTF-8 sequence
+  return s.substr(0, cut) + "\xE2\x80\xA6"; // …
+}
+
+std::string px(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
 }
 
 } // namespace ttm::reports::text

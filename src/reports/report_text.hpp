@@ -6,6 +6,7 @@
 #include "reports/report.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace ttm::reports::text {
 
@@ -30,5 +31,13 @@ const char* status_word(const report_run& r);
 const char* status_symbol(const report_run& r);
 /// The name to show: the task name, else the task id.
 const std::string& display_name(const report_run& r);
+
+/// Text and attribute values for HTML and SVG: & < > " ' escaped.
+std::string esc(std::string_view s);
+/// `s` cut to at most `max` bytes (never inside a UTF-8 sequence) and "…"
+/// added when it was longer.
+std::string shorten(const std::string& s, std::size_t max);
+/// A coordinate: "12.5".
+std::string px(double v);
 
 } // namespace ttm::reports::text

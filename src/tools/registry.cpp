@@ -145,6 +145,16 @@ void registry::set() const {
     modern_tools_json_ = buf.GetString();
     buf.Clear();
   }
+  // For clients that render MCP Apps: the same with the view links.
+  for (bool modern : {false, true}) {
+    json_writer ui{buf};
+    ui.StartArray();
+    for (const auto& t : tools)
+      t.write_definition(ui, modern, true);
+    ui.EndArray();
+    (modern ? ui_modern_tools_json_ : ui_tools_json_) = buf.GetString();
+    buf.Clear();
+  }
   json_writer list{buf};
   list.StartObject();
   list.Key("tools");
@@ -193,8 +203,10 @@ const std::string& registry::list_result_json() const {
   return list_json_;
 }
 
-const std::string& registry::tools_json(bool modern) const {
+const std::string& registry::tools_json(bool modern, bool ui) const {
   build();
+  if (ui)
+    return modern ? ui_modern_tools_json_ : ui_tools_json_;
   return modern ? modern_tools_json_ : tools_json_;
 }
 

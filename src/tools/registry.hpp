@@ -69,8 +69,9 @@ public:
   const std::string& list_result_json() const;
 
   /// The tools' definitions as one JSON array (what "tools" holds);
-  /// `modern`: as 2026-07-28 lists them (see nullable_result).
-  const std::string& tools_json(bool modern = false) const;
+  /// `modern`: as 2026-07-28 lists them (see nullable_result); `ui`: for a
+  /// client that renders MCP Apps (tool_about::ui_resource linked).
+  const std::string& tools_json(bool modern = false, bool ui = false) const;
 
   /// Compiles the tools and renders the list now if that has not happened
   /// yet.
@@ -95,6 +96,8 @@ private:
   mutable std::string list_json_;
   mutable std::string tools_json_;
   mutable std::string modern_tools_json_;
+  mutable std::string ui_tools_json_;
+  mutable std::string ui_modern_tools_json_;
   mutable std::vector<std::pair<std::string, header_params>> mirrored_;
 };
 

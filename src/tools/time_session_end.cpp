@@ -1,3 +1,4 @@
+#include "reports/report.hpp"
 #include "tools/registry.hpp"
 #include "tools/session_common.hpp"
 
@@ -37,6 +38,9 @@ outcome<summary_result> summary(const session_end_args& args,
     ctx, args.session_id,
     [&](domain::tracking_session& s,
         domain::instant now) -> outcome<summary_result> {
+      if (ctx.ui_view) // the MCP App's timeline (docs/app.md)
+        ctx.view_svg = reports::render_svg_timeline(
+          reports::build_report(s, now, s.tz), {true});
       return summarize(s, now, args.include_task_details);
     });
 }
@@ -77,6 +81,7 @@ tool make_time_session_summary() {
   spec.input = std::move(in);
   spec.output = make_summary_schema(false);
   spec.annotations = hint::read_only | hint::idempotent;
+  spec.ui_resource = std::string{timeline_view_uri};
   spec.handler = summary;
   return make_tool(std::move(spec));
 }

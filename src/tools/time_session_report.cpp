@@ -65,6 +65,8 @@ slot_outcome<session_report_result> run(const session_report_args& args,
   auto found = use_session(ctx, args.session_id, now);
   if (auto* s = std::get_if<domain::tracking_session*>(&found)) {
     auto model = reports::build_report(**s, now, zone ? *zone : (*s)->tz);
+    if (ctx.ui_view) // the MCP App's picture (docs/app.md)
+      ctx.view_svg = reports::render_svg_timeline(model, {true});
     return render(model, (*s)->id,
                   (*s)->expired ? "expired"
                   : (*s)->ended() ? "ended"
@@ -91,9 +93,10 @@ slot_outcome<session_report_result> run(const session_report_args& args,
       if (page.focus.empty())
         return err;
       const auto& fr = page.focus.front();
-      return render(
-        reports::build_focus_report(fr, c.clock.wall_now(), tz),
-        fr.session_id, fr.end ? "ended" : "active");
+      auto model = reports::build_focus_report(fr, c.clock.wall_now(), tz);
+      if (c.ui_view)
+        c.view_svg = reports::render_svg_timeline(model, {true});
+      return render(model, fr.session_id, fr.end ? "ended" : "active");
     }};
 }
 
@@ -143,6 +146,7 @@ tool make_time_session_report() {
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;
+  spec.ui_resource = std::string{timeline_view_uri};
   spec.handler = run;
   return make_tool(std::move(spec));
 }

@@ -9,6 +9,7 @@
 #include "domain/time_format.hpp"
 #include "domain/time_input.hpp"
 #include "domain/zones.hpp"
+#include "reports/report.hpp"
 #include "tools/registry.hpp"
 #include "tools/session_common.hpp"
 #include "tools/timestamp_format.hpp"
@@ -137,6 +138,26 @@ tool_error invalid(std::string message) {
   return {"VALIDATION_ERROR", std::move(message)};
 }
 
+/// Task time per group as a bar chart, for the MCP App.
+std::string chart(const stats_result& res) {
+  std::vector<reports::svg_bar> bars;
+  for (const auto& g : res.groups) {
+    reports::svg_bar b;
+    b.label = g.key.empty() && res.group_by == "tag" ? "(untagged)" : g.key;
+    b.value = std::chrono::milliseconds{g.task_time_ms};
+    auto count = [](std::int64_t n, const char* what) {
+      return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+    };
+    b.detail = count(g.sessions, "session") + ", " + count(g.runs, "run")
+               + ", " + std::to_string(g.runs_completed) + " completed";
+    bars.push_back(std::move(b));
+  }
+  return reports::render_svg_bars("Task time by " + res.group_by + ", "
+                                    + res.from.substr(0, 10) + " to "
+                                    + res.to.substr(0, 10),
+                                  bars, {true});
+}
+
 slot_outcome<stats_result> run(const stats_args& args, tool_context& ctx) {
   auto by = domain::stats_group_from(args.group_by);
   if (!by)
@@ -229,6 +250,8 @@ slot_outcome<stats_result> run(const stats_args& args, tool_context& ctx) {
         res.groups.push_back(std::move(row));
       }
       res.truncated = page.more || page.focus_more;
+      if (c.ui_view) // the MCP App's bar chart (docs/app.md)
+        c.view_svg = chart(res);
       return res;
     }};
 }
@@ -323,6 +346,7 @@ tool make_time_stats() {
   spec.input = std::move(in);
   spec.output = std::move(out);
   spec.annotations = hint::read_only | hint::idempotent;
+  spec.ui_resource = std::string{timeline_view_uri};
   spec.handler = run;
   return make_tool(std::move(spec));
 }

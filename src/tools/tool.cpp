@@ -376,7 +376,7 @@ std::string wrapped_output_schema(const std::string& object_schema) {
   return buf.GetString();
 }
 
-void tool::write_definition(json_writer& w, bool modern) const {
+void tool::write_definition(json_writer& w, bool modern, bool ui) const {
   w.StartObject();
   w.Key("name");
   json_type<std::string>::encode(w, name_);
@@ -405,6 +405,16 @@ void tool::write_definition(json_writer& w, bool modern) const {
   w.Key("openWorldHint");
   w.Bool(has(annotations_, hint::open_world));
   w.EndObject();
+  if (ui && !about_.ui_resource.empty()) {
+    w.Key("_meta");
+    w.StartObject();
+    w.Key("ui");
+    w.StartObject();
+    w.Key("resourceUri");
+    json_type<std::string>::encode(w, about_.ui_resource);
+    w.EndObject();
+    w.EndObject();
+  }
   w.EndObject();
 }
 

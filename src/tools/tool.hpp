@@ -19,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -130,6 +131,11 @@ struct tool_context {
   /// call, else the server's default: month and weekday names of a time
   /// argument are read in it too (a tool's own `locale` argument wins).
   std::string locale{};
+  /// The client renders MCP Apps (docs/app.md): a tool linked to the view
+  /// (tool_about::ui_resource) may leave the SVG it draws in `view_svg`,
+  /// which goes out in the result's `_meta`, not to the model.
+  bool ui_view = false;
+  std::string view_svg{};
 };
 
 /// A tool's behaviour hints (MCP tool annotations), named and combined:
@@ -197,12 +203,20 @@ struct instructions_note {
   std::string text;
 };
 
+/// The MCP App (io.modelcontextprotocol/ui) the timeline tools link to
+/// (docs/app.md); the MCP layer serves it.
+inline constexpr std::string_view timeline_view_uri
+  = "ui://time-tracker/timeline.html";
+
 /// What the registry knows about a tool without compiling its schemas.
 struct tool_about {
   std::string toolset; ///< a name of toolsets(); required
   std::optional<tools::preference_defaults> preferences;
   tools::role role = role::none;
   instructions_note instructions;
+  /// The ui:// resource the tool's results show in (`_meta.ui.resourceUri`
+  /// for clients that render MCP Apps); empty: none.
+  std::string ui_resource = {};
 };
 
 /// How a call ended (or paused).
@@ -234,6 +248,9 @@ struct call_result {
   std::function<call_result(const domain::history_page& page,
                             tool_context& ctx)>
     resume_history;
+  /// ok or failed, for a client that renders MCP Apps: the SVG the tool
+  /// drew (tool_context::view_svg); empty: none.
+  std::string view_svg;
   /// For needs_principal: the operation, and what finishes the call.
   domain::principal_op principal;
   std::function<call_result(const domain::principal_state& state,
@@ -287,8 +304,10 @@ public:
   call_result call(const rapidjson::Value& args, tool_context& ctx) const;
 
   /// The tool's entry in tools/list (`modern`: for 2026-07-28, where a
-  /// nullable result's schema is not wrapped).
-  void write_definition(json_writer& w, bool modern = false) const;
+  /// nullable result's schema is not wrapped; `ui`: for a client that
+  /// renders MCP Apps, with `_meta.ui.resourceUri` when it has a view).
+  void write_definition(json_writer& w, bool modern = false,
+                        bool ui = false) const;
 
   const std::string& input_schema_json() const {
     return compiled().texts.input;
@@ -384,6 +403,13 @@ std::string make_output_schema(const output_schema<Result>& out) {
   return buf.GetString();
 }
 
+/// `r` with the SVG its handler left in `ctx` (tool_context::view_svg).
+inline call_result with_view(call_result r, tool_context& ctx) {
+  r.view_svg = std::move(ctx.view_svg);
+  ctx.view_svg.clear();
+  return r;
+}
+
 template <class Result>
 call_result to_call_result(const output_schema<Result>& out,
                            outcome<Result> res) {
@@ -412,7 +438,7 @@ to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
     r.slot_id = std::move(wait->session_id);
     r.resume = [out, finish = std::move(wait->finish)](
                  const domain::slot_answer& answer, tool_context& ctx) {
-      return to_call_result(*out, finish(answer, ctx));
+      return with_view(to_call_result(*out, finish(answer, ctx)), ctx);
     };
     return r;
   }
@@ -422,7 +448,7 @@ to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
     r.history = std::move(wait->filter);
     r.resume_history = [out, finish = std::move(wait->finish)](
                          const domain::history_page& page, tool_context& ctx) {
-      return to_call_result(*out, finish(page, ctx));
+      return with_view(to_call_result(*out, finish(page, ctx)), ctx);
     };
     return r;
   }
@@ -433,7 +459,7 @@ to_call_result(const std::shared_ptr<const output_schema<Result>>& out,
     r.resume_principal = [out, finish = std::move(wait->finish)](
                            const domain::principal_state& state,
                            tool_context& ctx) {
-      return to_call_result(*out, finish(state, ctx));
+      return with_view(to_call_result(*out, finish(state, ctx)), ctx);
     };
     return r;
   }
@@ -523,6 +549,8 @@ struct tool_spec {
   tools::role role = role::none;
   /// Set when the server's instructions mention it.
   instructions_note instructions;
+  /// Set when its results show in an MCP App (timeline_view_uri).
+  std::string ui_resource;
 };
 
 /// Builds the registry's tool from its declaration; its schemas are
@@ -548,10 +576,11 @@ tool make_tool(tool_spec<Args, Result> spec) {
   auto invoke = [in, out, handler = std::move(spec.handler)](
                   const rapidjson::Value& args,
                   tool_context& ctx) -> call_result {
-    return to_call_result(out, handler(in->decode(args), ctx));
+    return with_view(to_call_result(out, handler(in->decode(args), ctx)),
+                     ctx);
   };
   tool_about about{std::move(spec.toolset), spec.preferences, spec.role,
-                   std::move(spec.instructions)};
+                   std::move(spec.instructions), std::move(spec.ui_resource)};
   return tool{std::move(spec.name),        std::move(spec.title),
               std::move(spec.description), spec.annotations,
               std::move(about),            std::move(schemas),

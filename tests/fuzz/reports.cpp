@@ -7,8 +7,9 @@
 //  - Mermaid (render_mermaid_gantt): the lines its gantt grammar expects,
 //    no label that its lexer would read as syntax or as a keyword (after
 //    the whitespace the lexer skips);
-//  - HTML: no `<script`, only the elements the renderer writes, every
-//    element closed in order, every `&` an entity;
+//  - HTML (and the MCP App's SVG timeline and bar chart): no `<script`,
+//    only the elements the renderer writes, every element closed in order,
+//    every `&` an entity;
 //  - Markdown: every row of a table has its header's number of cells, no
 //    `<script`;
 //  - JSON: parses.
@@ -279,6 +280,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
 
   check_mermaid(reports::render_mermaid_gantt(m));
   check_html(reports::render_html(m, {}));
+  // The MCP App's pictures (docs/app.md): the same checks.
+  check_html(reports::render_svg_timeline(m, {true}));
+  check_html(reports::render_svg_bars(
+    text(), {{text(), minutes{5}, text()}, {text(), minutes{0}, text()}},
+    {true}));
   check_markdown(reports::render_markdown(m, {}));
   auto json = reports::render_json(m);
   rapidjson::Document d;
