@@ -59,6 +59,7 @@ const relayed = []; // the tools/call requests the bridge relayed: {app, name, a
 const offline = []; // any request the page or the app made to the network
 let html;
 let sessionId;
+let picture; // the screenshot's session: {args, summary}
 const hostContext = {
   theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'web',
   locale: 'en-US', timeZone: 'Europe/Paris', containerDimensions: { width: WIDTH, maxHeight: 2000 },
@@ -274,6 +275,7 @@ describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
     await call('time_tasks_edit', { session_id: id, operations: ops });
     const args = { session_id: id };
     const summary = await call('time_session_summary', args);
+    picture = { args, summary };
     await mount('picture');
     await page.waitForFunction(() => window.ttmHost.events('picture').initialized === 1, { timeout: WAIT_MS });
     await show('picture', args, summary);
@@ -302,6 +304,24 @@ describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
     assert.equal(doc.readUInt32BE(16), WIDTH, 'docs/img/app-timeline.png is 600 px wide');
     assert.ok(doc.length <= DOC_IMAGE_MAX_BYTES,
       `docs/img/app-timeline.png is ${doc.length} bytes (at most ${DOC_IMAGE_MAX_BYTES})`);
+  });
+
+  test('readable at 400 px wide: no sideways scrolling, labels at least 9 px', T, async () => {
+    await page.evaluate((a) => window.ttmHost.mount(a), { id: 'narrow', html, hostContext: { ...hostContext,
+      containerDimensions: { width: 400, maxHeight: 2000 } }, width: 400 });
+    await page.waitForFunction(() => window.ttmHost.events('narrow').initialized === 1, { timeout: WAIT_MS });
+    await show('narrow', picture.args, picture.summary);
+    const fit = await waitInApp('narrow', (sel) => {
+      if (document.querySelectorAll(sel).length !== 4) return false;
+      const labels = [...document.querySelectorAll('svg.timeline text')].map((t) => t.getBoundingClientRect());
+      return { scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
+        svg: document.querySelector('svg.timeline').getBoundingClientRect().width,
+        smallest: Math.min(...labels.map((r) => r.height)), labels: labels.length };
+    }, SEL.timelineBars);
+    await page.evaluate(() => window.ttmHost.teardown('narrow'));
+    assert.ok(fit.scroll <= 400 && fit.svg <= 400, `fits 400 px: ${JSON.stringify(fit)}`);
+    assert.ok(fit.smallest >= 9, `the smallest label is ${fit.smallest} px high: ${JSON.stringify(fit)}`);
+    console.log(`at 400 px: svg ${fit.svg} px wide, page ${fit.scroll} px, smallest of ${fit.labels} labels ${fit.smallest.toFixed(1)} px high`);
   });
 
   test('time_stats: the bar chart by the chosen grouping', T, async () => {
