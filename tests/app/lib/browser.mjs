@@ -45,6 +45,7 @@ export async function launch() {
     executablePath: chromiumPath(),
     headless: true,
     pipe: true,
+    timeout: 90_000, // a loaded machine starts chromium slowly
     protocolTimeout: 120_000,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-extensions',
       '--disable-background-networking', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND',
