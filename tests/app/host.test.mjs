@@ -57,6 +57,7 @@ let browser;
 let page;
 const relayed = []; // the tools/call requests the bridge relayed: {app, name, at}
 const offline = []; // any request the page or the app made to the network
+const scriptErrors = []; // uncaught errors in the host page or the app
 let html;
 let sessionId;
 let picture; // the screenshot's session: {args, summary}
@@ -109,7 +110,7 @@ async function mount(id, context = hostContext) {
   await page.evaluate((a) => window.ttmHost.mount(a), { id, html, hostContext: context, width: WIDTH });
 }
 
-/** Shows tool call `name(args)`'s result `result` in app `id`, as a host does after the call. */
+/** Shows a tool call's arguments `args` and its `result` in app `id`, as a host does after the call. */
 async function show(id, args, result) {
   await page.evaluate((i, a, r) => window.ttmHost.toolCall(i, a, r), id, args, result);
 }
@@ -129,7 +130,7 @@ describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
     page = await browser.newPage();
     await page.setViewport({ width: WIDTH + 40, height: 900, deviceScaleFactor: 1 });
     page.on('request', (r) => { if (!r.url().startsWith('about:') && !r.url().startsWith('data:')) offline.push(r.url()); });
-    page.on('pageerror', (e) => { console.error(`page error: ${e.message}`); });
+    page.on('pageerror', (e) => { scriptErrors.push(e.message); });
     await page.exposeFunction('ttmRelay', async (app, method, params) => {
       assert.equal(method, 'tools/call');
       const entry = { app, name: params.name, at: Date.now() };
@@ -352,7 +353,8 @@ describe('the timeline app in a host (AppBridge, headless Chromium)', () => {
       + `the last saw '${last.status}', none after it in 12 s)`);
   });
 
-  test('nothing was requested from the network', T, () => {
+  test('nothing was requested from the network, and no script failed', T, () => {
     assert.deepEqual(offline, []);
+    assert.deepEqual(scriptErrors, []);
   });
 });
