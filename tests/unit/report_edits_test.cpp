@@ -99,13 +99,14 @@ TEST_CASE("report: a paused run's timeline spans its start to its end, the "
                    "2025-12-14 09:51:32\n")
         != std::string::npos);
   auto html = render_report(m, report_format::html);
-  // The bar is 6 of the session's 12 minutes (760 px chart), with a
-  // lighter pause from minute 2 to 5 over it.
-  CHECK(html.find("data-task=\"a\" data-run=\"1\" data-status=\"completed\" "
-                  "x=\"280.0\" y=\"31\" width=\"380.0\"")
+  // The bar is 6 of the session's 12 minutes (464 wide chart from x=8,
+  // svg_timeline.cpp), with a gap for the pause from minute 2 to 5.
+  CHECK(html.find("data-task=\"a\" data-run=\"1\" data-status=\"completed\" ")
         != std::string::npos);
-  CHECK(html.find("<rect class=\"pause\" x=\"406.7\" y=\"31\" width=\"190.0\"")
+  CHECK(html.find("x=\"8.0\" y=\"37\" width=\"232.0\"") != std::string::npos);
+  CHECK(html.find("<rect class=\"pause completed\" aria-hidden=\"true\" "
+                  "x=\"85.3\" y=\"39.5\" width=\"116.0\"")
         != std::string::npos);
-  CHECK(html.find("9:45:32 AM – 9:51:32 AM (3m, paused 3m)")
+  CHECK(html.find("9:45:32 AM – 9:51:32 AM, 3m, paused 3m")
         != std::string::npos);
 }
