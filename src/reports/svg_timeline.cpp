@@ -27,8 +27,8 @@ constexpr int width = 480;
 constexpr int x0 = 8;
 constexpr int chart_width = width - 2 * x0;
 constexpr int top = 22;      // below the tick labels
-constexpr int row_height = 34;
-constexpr int bar_offset = 15; // bar top within its row
+constexpr int row_height = 36;
+constexpr int bar_offset = 18; // below the label's descenders
 constexpr int bar_height = 14;
 constexpr std::size_t label_max = 64;
 

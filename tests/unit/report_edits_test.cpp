@@ -103,9 +103,9 @@ TEST_CASE("report: a paused run's timeline spans its start to its end, the "
   // svg_timeline.cpp), with a gap for the pause from minute 2 to 5.
   CHECK(html.find("data-task=\"a\" data-run=\"1\" data-status=\"completed\" ")
         != std::string::npos);
-  CHECK(html.find("x=\"8.0\" y=\"37\" width=\"232.0\"") != std::string::npos);
+  CHECK(html.find("x=\"8.0\" y=\"40\" width=\"232.0\"") != std::string::npos);
   CHECK(html.find("<rect class=\"pause completed\" aria-hidden=\"true\" "
-                  "x=\"85.3\" y=\"39.5\" width=\"116.0\"")
+                  "x=\"85.3\" y=\"42.5\" width=\"116.0\"")
         != std::string::npos);
   CHECK(html.find("9:45:32 AM – 9:51:32 AM, 3m, paused 3m")
         != std::string::npos);

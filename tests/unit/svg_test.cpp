@@ -159,7 +159,7 @@ TEST_CASE("svg: the estimate is an outline on its task's first run",
   // The axis reaches the estimate's end (120 s): the outline spans the
   // whole chart, the run half of it.
   CHECK(svg.find("<rect class=\"estimate\" aria-hidden=\"true\" x=\"8.0\" "
-                 "y=\"34.5\" width=\"464.0\"")
+                 "y=\"37.5\" width=\"464.0\"")
         != std::string::npos);
   CHECK(svg.find("estimate 2m") != std::string::npos);
   CHECK(svg.find("<rect class=\"key estimate\"") != std::string::npos);
