@@ -16,10 +16,12 @@ fi
 # npm test tooling, pinned by committed lock files, installed into git-ignored
 # node_modules/ folders: the official MCP SDK client for the integration
 # tests, the MCP conformance suite and the MCP Inspector CLI (each with the
-# Node 22 it needs), Mermaid for the browser checks of the reports, and
-# oidc-provider, the authorization server of the OAuth tests.
+# Node 22 it needs), Mermaid for the browser checks of the reports,
+# oidc-provider, the authorization server of the OAuth tests, and the MCP
+# Apps host bridge with puppeteer-core and esbuild for the app's tests.
 for npm_dir in "$ROOT/tests/integration" "$ROOT/tests/conformance" \
-               "$ROOT/tests/inspector" "$ROOT/tests/browser" "$ROOT/tests/oauth"; do
+               "$ROOT/tests/inspector" "$ROOT/tests/browser" "$ROOT/tests/oauth" \
+               "$ROOT/tests/app"; do
   stamp="$npm_dir/node_modules/.ttm-lock-sha256"
   want="$(sha256sum "$npm_dir/package-lock.json" | cut -d' ' -f1)"
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
