@@ -197,12 +197,20 @@ struct instructions_note {
   std::string text;
 };
 
+/// What a call of a tool costs: `light` stays about the same whatever the
+/// caller has stored; `heavy` grows with the data it reads or writes (a
+/// summary of every task, a bulk edit). An HTTP I/O thread runs light calls
+/// itself and leaves heavy ones to the scheduler's workers, so a long call
+/// never holds up other connections (docs/architecture.md).
+enum class cost : std::uint8_t { light, heavy };
+
 /// What the registry knows about a tool without compiling its schemas.
 struct tool_about {
   std::string toolset; ///< a name of toolsets(); required
   std::optional<tools::preference_defaults> preferences;
   tools::role role = role::none;
   instructions_note instructions;
+  tools::cost cost = cost::light;
 };
 
 /// How a call ended (or paused).
@@ -523,6 +531,8 @@ struct tool_spec {
   tools::role role = role::none;
   /// Set when the server's instructions mention it.
   instructions_note instructions;
+  /// `heavy` when its work grows with the caller's data (see `cost`).
+  tools::cost cost = cost::light;
 };
 
 /// Builds the registry's tool from its declaration; its schemas are
@@ -551,7 +561,7 @@ tool make_tool(tool_spec<Args, Result> spec) {
     return to_call_result(out, handler(in->decode(args), ctx));
   };
   tool_about about{std::move(spec.toolset), spec.preferences, spec.role,
-                   std::move(spec.instructions)};
+                   std::move(spec.instructions), spec.cost};
   return tool{std::move(spec.name),        std::move(spec.title),
               std::move(spec.description), spec.annotations,
               std::move(about),            std::move(schemas),
