@@ -18,6 +18,7 @@ using idle_atom = caf::atom_constant<caf::atom("idle")>;
 using drop_atom = caf::atom_constant<caf::atom("drop")>;
 using fault_atom = caf::atom_constant<caf::atom("fault")>; // also transport
 using restore_atom = caf::atom_constant<caf::atom("restore")>;
+using resume_atom = caf::atom_constant<caf::atom("resume")>;
 // supervisor actor
 using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;

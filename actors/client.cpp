@@ -1,9 +1,13 @@
 #include "actors/client.hpp"
 
+#include "actors/responsive_unit.hpp"
 #include "log.hpp"
+#include "mcp/cost.hpp"
 
 #include <caf/all.hpp>
 
+#include <functional>
+#include <memory>
 #include <variant>
 
 namespace ttm::actors {
@@ -46,6 +50,35 @@ void report(self_ptr self, mcp::rpc_step& step) {
 
 void advance(self_ptr self, mcp::rpc_step step);
 
+/// The responsive unit (an HTTP I/O thread, responsive_unit.hpp) this turn
+/// runs on when the paused frame is heavy; nullptr: go on here.
+responsive_unit* hold_unit(self_ptr self) {
+  return self->state.heavy ? as_responsive(self->context()) : nullptr;
+}
+
+/// Holds the paused frame's next step for a worker: `resume`, sent after
+/// this turn through the scheduler, runs it there.
+void hold(self_ptr self, responsive_unit& unit,
+          std::function<mcp::rpc_step()> next) {
+  self->state.held = std::move(next);
+  unit.send_after_turn(self->ctrl(), caf::make_message(resume_atom::value));
+}
+
+/// Starts frame `f` (its promise is `paused`): notes whether it is heavy
+/// and holds it for a worker when this turn runs on an I/O thread. True:
+/// held.
+bool start_or_hold(self_ptr self, protocol::frame& f) {
+  auto& st = self->state;
+  st.heavy = st.registry && mcp::heavy_frame(f, *st.registry);
+  auto* unit = hold_unit(self);
+  if (unit == nullptr)
+    return false;
+  hold(self, *unit, [self, f = std::move(f)]() mutable {
+    return self->state.mcp->handle(f);
+  });
+  return true;
+}
+
 /// The deadline of a frame arriving now (0: no --request-timeout).
 std::int64_t deadline_from_now(const client_actor_state& st) {
   if (st.request_timeout.count() == 0)
@@ -75,6 +108,15 @@ void ask(self_ptr self, Atom atom, Payload payload, Resume resume,
   self->request(st.journal, caf::infinite, atom, std::move(payload), extra...)
     .then(
       [=](Reply& r) { // a history page's strings move on, not copied
+        if (auto* unit = hold_unit(self)) {
+          // A heavy frame's data, answered to an I/O thread: its work
+          // (e.g. rendering a long history) goes on on a worker.
+          auto kept = std::make_shared<Reply>(std::move(r));
+          hold(self, *unit, [self, resume, kept] {
+            return resume(*self->state.mcp, kept.get(), std::string{});
+          });
+          return;
+        }
         advance(self, resume(*self->state.mcp, &r, std::string{}));
       },
       [=](caf::error& err) {
@@ -191,6 +233,8 @@ void advance(self_ptr self, mcp::rpc_step step) {
         }
       }
       st.paused = std::move(promise);
+      if (start_or_hold(self, frame))
+        return;
       step = st.mcp->handle(frame);
       break;
     }
@@ -206,6 +250,7 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
   self->set_default_handler(caf::drop);
   self->state.clock = cfg.clock;
   self->state.request_timeout = cfg.request_timeout;
+  self->state.registry = cfg.registry;
   self->state.mcp.emplace(std::move(cfg));
   self->state.supervisor = std::move(supervisor);
   self->state.journal = std::move(journal);
@@ -228,6 +273,10 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
         return promise;
       }
       st.deadline_ns = deadline_from_now(st);
+      if (start_or_hold(self, in)) {
+        st.paused = self->make_response_promise<rpc_output>();
+        return *st.paused;
+      }
       auto step = st.mcp->handle(in);
       if (!step.waiting()) {
         report(self, step);
@@ -237,6 +286,20 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
       auto promise = *st.paused;
       advance(self, std::move(step));
       return promise;
+    },
+    [=](resume_atom) {
+      auto& st = self->state;
+      if (!st.held)
+        return;
+      // Woken by another I/O thread meanwhile? Held again, for later.
+      if (auto* unit = hold_unit(self)) {
+        unit->send_after_turn(self->ctrl(),
+                              caf::make_message(resume_atom::value));
+        return;
+      }
+      auto next = std::move(st.held);
+      st.held = nullptr;
+      advance(self, next());
     },
     [=](expire_atom) -> caf::result<std::vector<std::string>> {
       auto& st = self->state;

@@ -9,6 +9,7 @@
 #include <caf/typed_response_promise.hpp>
 
 #include <deque>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -36,6 +37,13 @@ struct client_actor_state {
   std::chrono::nanoseconds request_timeout{0};
   std::int64_t deadline_ns = 0;
   domain::lazy_deque<std::int64_t> queued_deadlines;
+  /// Whether the paused frame is heavy (mcp::heavy_frame); then its next
+  /// step, due on an HTTP I/O thread, is `held` and runs on `resume`, on a
+  /// worker (responsive_unit.hpp). Null: nothing held.
+  bool heavy = false;
+  std::function<mcp::rpc_step()> held;
+  /// The declared cost of frames (mcp::heavy_frame).
+  tools::registry_ptr registry;
   static inline const char* name = "ttm.client";
 
   /// Runs when the actor ends, however it ends: answers the paused and

@@ -32,7 +32,8 @@ using rpc_output = mcp::rpc_output;
 /// session this actor does not hold answers STORAGE_UNAVAILABLE meanwhile.
 /// `restore` (from the transport): the MCP session's state as the journal
 /// has it now (another server changed it: its log level), before the next
-/// frame.
+/// frame. `resume` (from itself, through the scheduler): run the held heavy
+/// frame now, on a worker (responsive_unit.hpp).
 using client_actor = caf::typed_actor<
   caf::replies_to<rpc_atom, protocol::frame>::with<rpc_output>,
   caf::replies_to<expire_atom>::with<std::vector<std::string>>,
@@ -40,7 +41,8 @@ using client_actor = caf::typed_actor<
   caf::reacts_to<idle_atom, caf::timespan>,
   caf::reacts_to<drop_atom, std::string>,
   caf::reacts_to<fault_atom, std::string>,
-  caf::reacts_to<restore_atom, std::string>>;
+  caf::reacts_to<restore_atom, std::string>,
+  caf::reacts_to<resume_atom>>;
 
 } // namespace ttm::actors
 

@@ -7,6 +7,11 @@
 // CAF actors: whoever unblocks an actor's mailbox schedules it, so timers,
 // the journal's replies and other threads still run them on the
 // scheduler's workers, and an actor never runs on two threads at once.
+// A call declared heavy (tools::cost) is not run here: the client actor
+// sees a responsive unit and holds it for a worker (responsive_unit.hpp),
+// so a long call never holds up this thread's other connections.
+
+#include "actors/responsive_unit.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
@@ -21,10 +26,10 @@
 
 namespace ttm::edge {
 
-class http_inline_unit final : public caf::execution_unit {
+class http_inline_unit final : public actors::responsive_unit {
 public:
   explicit http_inline_unit(caf::actor_system& sys)
-    : caf::execution_unit(&sys) {
+    : actors::responsive_unit(&sys) {
   }
 
   /// Called by actors this unit is running, and by `send_inline`'s enqueue.
@@ -50,6 +55,7 @@ public:
         case caf::resumable::shutdown_execution_unit:
           break; // only the scheduler's own jobs say so
       }
+      flush_after_turn();
     }
   }
 

@@ -226,6 +226,11 @@ const tool* registry::find(std::string_view name) const {
   return nullptr;
 }
 
+bool registry::heavy(std::string_view name) const {
+  const auto* t = find(name);
+  return t != nullptr && t->about().cost == cost::heavy;
+}
+
 const tool* registry::find_role(role r) const {
   if (r == role::none)
     return nullptr;

@@ -45,6 +45,9 @@ public:
   /// The enabled tool with that role; nullptr when its toolset is off.
   const tool* find_role(role r) const;
 
+  /// Whether `name` is an enabled tool declared heavy (tools::cost).
+  bool heavy(std::string_view name) const;
+
   /// A declared tool with that role, enabled or not (for naming it and its
   /// toolset; call only what find gives); nullptr when none has it.
   const tool* declared(role r) const;

@@ -52,6 +52,7 @@ tool make_time_session_end() {
   add_summary_args(*in);
   tool_spec<session_end_args, summary_result> spec;
   spec.name = "time_session_end";
+  spec.cost = cost::heavy; // grows with the session's tasks
   spec.toolset = "tracking";
   spec.role = role::session_end;
   spec.instructions = {phase::end, "time_session_end at the end"};
@@ -71,6 +72,7 @@ tool make_time_session_summary() {
   add_summary_args(*in);
   tool_spec<session_end_args, summary_result> spec;
   spec.name = "time_session_summary";
+  spec.cost = cost::heavy; // grows with the session's tasks
   spec.toolset = "tracking";
   spec.role = role::session_summary;
   spec.instructions = {phase::periodic, "time_session_summary for progress"};

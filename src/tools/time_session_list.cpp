@@ -285,6 +285,7 @@ tool make_time_session_list() {
   out->add("timezone", &r::timezone, "The zone of the times shown.");
   tool_spec<a, r> spec;
   spec.name = "time_session_list";
+  spec.cost = cost::heavy; // reads every session of the range
   spec.toolset = "history";
   // zone argument, omitted = local, locale, week_start
   spec.preferences = preference_defaults{"timezone", true, false, false};

@@ -135,6 +135,7 @@ tool make_time_session_report() {
            "The report text (for 'json', a JSON document as a string).");
   tool_spec<a, r> spec;
   spec.name = "time_session_report";
+  spec.cost = cost::heavy; // grows with the session's tasks
   spec.toolset = "history";
   // zone argument, omitted = local, locale, week_start
   spec.preferences = preference_defaults{"timezone", false, false, false};

@@ -335,6 +335,7 @@ tool make_time_stats() {
            "range.");
   tool_spec<a, r> spec;
   spec.name = "time_stats";
+  spec.cost = cost::heavy; // reads every session of the range
   spec.toolset = "history";
   // zone argument, omitted = local, locale, week_start
   spec.preferences = preference_defaults{"timezone", true, false, true};

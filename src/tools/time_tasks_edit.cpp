@@ -347,6 +347,7 @@ tool make_time_tasks_edit() {
   add_counts(*out);
   tool_spec<a, r> spec;
   spec.name = "time_tasks_edit";
+  spec.cost = cost::heavy; // up to 100 operations, each re-checked
   spec.toolset = "edit";
   spec.title = "Edit a session's tasks (bulk, atomic)";
   spec.description

@@ -154,6 +154,7 @@ tool make_time_undo() {
   add_counts(*out);
   tool_spec<a, r> spec;
   spec.name = "time_undo";
+  spec.cost = cost::heavy; // replays the session's tasks
   spec.toolset = "edit";
   spec.title = "Undo a session's last change";
   spec.description

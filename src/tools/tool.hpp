@@ -209,6 +209,13 @@ struct instructions_note {
 inline constexpr std::string_view timeline_view_uri
   = "ui://time-tracker/timeline.html";
 
+/// What a call of a tool costs: `light` stays about the same whatever the
+/// caller has stored; `heavy` grows with the data it reads or writes (a
+/// summary of every task, a bulk edit). An HTTP I/O thread runs light calls
+/// itself and leaves heavy ones to the scheduler's workers, so a long call
+/// never holds up other connections (docs/architecture.md).
+enum class cost : std::uint8_t { light, heavy };
+
 /// What the registry knows about a tool without compiling its schemas.
 struct tool_about {
   std::string toolset; ///< a name of toolsets(); required
@@ -218,6 +225,7 @@ struct tool_about {
   /// The ui:// resource the tool's results show in (`_meta.ui.resourceUri`
   /// for clients that render MCP Apps); empty: none.
   std::string ui_resource = {};
+  tools::cost cost = cost::light;
 };
 
 /// How a call ended (or paused).
@@ -552,6 +560,8 @@ struct tool_spec {
   instructions_note instructions;
   /// Set when its results show in an MCP App (timeline_view_uri).
   std::string ui_resource;
+  /// `heavy` when its work grows with the caller's data (see `cost`).
+  tools::cost cost = cost::light;
 };
 
 /// Builds the registry's tool from its declaration; its schemas are
@@ -581,7 +591,8 @@ tool make_tool(tool_spec<Args, Result> spec) {
                      ctx);
   };
   tool_about about{std::move(spec.toolset), spec.preferences, spec.role,
-                   std::move(spec.instructions), std::move(spec.ui_resource)};
+                   std::move(spec.instructions), std::move(spec.ui_resource),
+                   spec.cost};
   return tool{std::move(spec.name),        std::move(spec.title),
               std::move(spec.description), spec.annotations,
               std::move(about),            std::move(schemas),
