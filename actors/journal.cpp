@@ -62,6 +62,9 @@ std::string public_reason(const storage::error& e) {
            + std::to_string(e.holder_pid)
            + " holds its write lock, stopped or frozen?; reads still work, "
              "writes wait until it resumes or exits)";
+  if (e.kind == storage::error_kind::sync_failed)
+    return "the session journal refuses every change since a sync of it to "
+           "disk failed; reads still work; restart the server (see its log)";
   return std::string{"the session journal failed (storage "}
          + storage::to_string(e.kind) + ")";
 }

@@ -98,6 +98,7 @@ struct journal_state {
   std::uint64_t tickets = 0;
   bool sync_in_flight = false;
   bool sync_checked = false; ///< start_syncer looked at the store
+  bool sync_failed = false; ///< a sync failed: logged, writes refused
   std::uint64_t syncs = 0;
   /// `open` came (the transport to tell) / the store was opened.
   transport_actor transport;

@@ -99,12 +99,14 @@ storage::append_answer settle(const journal_state& st, const wait_bound& b,
   return a;
 }
 
-/// What an append whose change committed but whose sync failed is told.
+/// What an append whose change committed but whose sync failed is told:
+/// not "nothing changed" (readers see the change), not stored (it may not
+/// survive a crash).
 storage::append_answer sync_failed() {
-  return {storage::append_answer::failed,
-          "the session journal failed (storage io: its sync to disk failed, "
-          "so the change was not acknowledged; it may still be in the "
-          "journal)"};
+  return {storage::append_answer::unknown,
+          "the change was written to the session journal but could not be "
+          "made durable (its sync to disk failed), so its outcome is unknown "
+          "until the server restarts"};
 }
 
 /// Asks the syncer for a sync covering every commit so far, unless one is
@@ -270,12 +272,21 @@ void on_synced(self_ptr self, std::uint64_t ticket, const std::string& error) {
   auto& w = st.waiting_sync;
   auto done = std::find_if(w.begin(), w.end(),
                            [&](const auto& u) { return u.ticket > ticket; });
-  if (!error.empty())
+  // A failed sync is never retried (the store refuses writes from now
+  // on; sqlite_wal_sync::sync): said once, loudly, naming the error.
+  if (!error.empty() && !st.sync_failed)
     TTM_LOG(error, "journal",
-            "cannot sync the journal to disk: " + error + "; "
-              + std::to_string(done - w.begin())
-              + " committed changes are not acknowledged (their clients are "
-                "told the journal failed), though they may be in it");
+            "CRITICAL: cannot sync the journal to disk: " + error
+              + "; the changes committed since the last sync have an "
+                "unknown outcome (their clients are told so); the journal refuses every change from now on "
+                "and reads go on: restart the server, which reads what the "
+                "file holds (a retried sync proves nothing, see "
+                "docs/durability.md)");
+  else if (!error.empty() && done != w.begin())
+    TTM_LOG(error, "journal",
+            "more committed changes have an unknown outcome: the journal's "
+            "sync failed before; restart the server");
+  st.sync_failed = st.sync_failed || !error.empty();
   // Out of the queue before they are answered: the queue stays whole
   // whatever an answer sets off.
   std::vector<journal_state::unsynced> ready{std::make_move_iterator(w.begin()),

@@ -261,6 +261,21 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
       claims_.stored(tracker_);
     else
       claims_.abandon();
+  } else if (answer.kind == append_answer::unknown) {
+    // Committed but maybe not durable: kept here as the journal (and every
+    // reader of it) holds it, and the client told the outcome is unknown,
+    // not that nothing changed. The journal writes nothing more.
+    tracker_.commit();
+    claims_.stored(tracker_);
+    TTM_LOG(error, "journal", "request " + msg.id.json
+                                + " has an unknown outcome: " + answer.error);
+    mode_ = mode_for(msg);
+    reply = tool_error_reply(
+      msg, request_stamp(j.view), "STORAGE_UNAVAILABLE",
+      "Outcome unknown: " + answer.error
+        + ". The change may or may not be there after the restart: check "
+          "before repeating it. Until then the server refuses changes; "
+          "reads and time_get_current still work.");
   } else {
     undo_held(j);
     TTM_LOG(error, "journal", "request " + msg.id.json

@@ -167,6 +167,10 @@ struct append_answer {
     /// Past the request's --request-timeout before its transaction began
     /// (or while it waited for another instance's): nothing written.
     timed_out,
+    /// Committed (readers see it), but the sync to disk after it failed:
+    /// whether it survives is unknown until the server restarts, and the
+    /// journal writes nothing more (see `error`).
+    unknown,
   };
   kind_t kind = stored;
   std::string error;

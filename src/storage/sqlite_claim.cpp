@@ -71,7 +71,7 @@ result<claim_result> sqlite_store::claim(const claim_request& req) {
       // Best effort, never for long: a read must not wait for a writer
       // (a stopped server holding the write lock); the next call records
       // the activity then.
-      if (writer_stuck_)
+      if (writer_stuck_ || writes_refused())
         return std::nullopt;
       busy_->limit_us = stuck_wait_us;
       stmt_use use{touch_held_};

@@ -253,7 +253,7 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
     st->defer_instance(opts.instance, pid > 0);
   if (own_sync) {
     // The migration and the registration above committed unsynced.
-    auto wal = std::make_shared<sqlite_wal_sync>(path);
+    auto wal = std::make_shared<sqlite_wal_sync>(path, opts.sync_file);
     if (auto s = wal->sync(); std::holds_alternative<error>(s))
       return std::move(std::get<error>(s));
     // Checkpoints run off the journal's thread (the journal's

@@ -50,6 +50,10 @@ struct sqlite_options {
   /// write but append_unsynced() still syncs before it returns. The server
   /// sets it; SQLite's own sync (FULL) otherwise.
   bool defer_sync = false;
+  /// defer_sync: the call that syncs the WAL file, fdatasync(2) when null.
+  /// The fault tests inject a failing one here (the fault VFS does not see
+  /// this sync: SQLite makes no call for it).
+  int (*sync_file)(int fd) = nullptr;
 };
 
 /// Creates `opts.dir` (0700, parents too) if missing and locks it, waiting

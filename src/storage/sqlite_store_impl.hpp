@@ -197,6 +197,8 @@ private:
   /// names the lock's holder. Registers a deferred instance first.
   template <class T, class F>
   result<T> writing(F&& f) {
+    if (auto err = writes_refused())
+      return std::move(*err);
     if (auto err = before_write())
       return std::move(*err);
     // The write lock's hold: the transaction, less its waits for it.
@@ -227,6 +229,18 @@ private:
   }
   std::optional<error> before_write();
   void after_write(error* err);
+  /// After a failed deferred sync (sqlite_wal_sync::sync) the store writes
+  /// nothing more: which commits are durable is unknown until a restart,
+  /// and no later sync could be trusted to say. Reads go on.
+  std::optional<error> writes_refused() const {
+    auto failed = wal_sync_ ? wal_sync_->failed() : std::nullopt;
+    if (!failed)
+      return std::nullopt;
+    return error{error_kind::sync_failed,
+                 "journal " + path_ + ": writes are refused since a sync of "
+                   "its WAL to disk failed (" + failed->message
+                   + "); restart the server"};
+  }
 
   error rejected(const std::string& why) const {
     return {error_kind::rejected,

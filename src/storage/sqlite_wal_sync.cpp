@@ -10,8 +10,10 @@
 
 namespace ttm::storage::detail {
 
-sqlite_wal_sync::sqlite_wal_sync(std::string db_path)
-  : db_(std::move(db_path)), wal_(db_ + "-wal") {
+sqlite_wal_sync::sqlite_wal_sync(std::string db_path, int (*sync_file)(int))
+  : db_(std::move(db_path)),
+    wal_(db_ + "-wal"),
+    sync_file_(sync_file != nullptr ? sync_file : &::fdatasync) {
   // nop
 }
 
@@ -34,6 +36,10 @@ int sqlite_wal_sync::on_commit(void* self, sqlite3*, const char*, int pages) {
 }
 
 bool sqlite_wal_sync::checkpoint_due() {
+  // After a failed sync, nothing copies the WAL (whose frames may not be
+  // on disk) into the database: the restart decides.
+  if (failed())
+    return false;
   if (wal_pages_.load(std::memory_order_relaxed) < checkpoint_pages)
     return false;
   bool idle = false;
@@ -89,6 +95,8 @@ result<ok> sqlite_wal_sync::checkpoint() {
 
 result<ok> sqlite_wal_sync::sync() {
   std::lock_guard<std::mutex> guard{m_};
+  if (failed_) // never retried: see the header
+    return *failed_;
   // The file SQLite writes now: the descriptor is this process's own (no
   // POSIX lock is ever taken on a WAL, so closing it drops none of
   // SQLite's), reopened if the WAL was deleted and created anew.
@@ -109,10 +117,22 @@ result<ok> sqlite_wal_sync::sync() {
     }
     fd_ = std::move(fd);
   }
-  if (::fdatasync(fd_.get()) != 0)
-    return errno_error(errno, "cannot sync the journal's WAL", wal_);
+  if (sync_file_(fd_.get()) != 0) {
+    failed_ = errno_error(errno, "cannot sync the journal's WAL", wal_);
+    failed_->kind = error_kind::sync_failed;
+    has_failed_.store(true);
+    return *failed_;
+  }
   ++syncs_;
   return ok{};
+}
+
+std::optional<error> sqlite_wal_sync::failed() const {
+  // Set once and never cleared: past the flag, m_ is no longer held long.
+  if (!has_failed_.load())
+    return std::nullopt;
+  std::lock_guard<std::mutex> guard{m_};
+  return failed_;
 }
 
 std::uint64_t sqlite_wal_sync::count() const {

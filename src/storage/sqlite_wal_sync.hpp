@@ -15,18 +15,29 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace ttm::storage::detail {
 
 class sqlite_wal_sync final : public store::commit_sync {
 public:
-  /// `db_path`: the journal; its WAL is db_path + "-wal".
-  explicit sqlite_wal_sync(std::string db_path);
+  /// `db_path`: the journal; its WAL is db_path + "-wal". `sync_file`:
+  /// the call that syncs it (sqlite_options::sync_file; null: fdatasync).
+  explicit sqlite_wal_sync(std::string db_path,
+                           int (*sync_file)(int) = nullptr);
 
   /// fdatasync of the WAL. A WAL that is gone (the last connection
   /// checkpointed it fully and deleted it) has nothing left to sync.
+  /// Once a sync failed, every later one fails with the same error and
+  /// none is tried: after a failed fsync Linux may have dropped the
+  /// dirty pages' error (and the pages), so a later success proves
+  /// nothing (PostgreSQL's "fsyncgate"). Only a restart, which reads
+  /// what the file holds, knows what is durable.
   result<ok> sync() override;
+  /// The failed sync's error (sync() latched it), if any; never waits for
+  /// a sync under way.
+  std::optional<error> failed() const;
 
   /// Syncs so far (for the log).
   std::uint64_t count() const;
@@ -53,6 +64,9 @@ private:
   std::string wal_;
   mutable std::mutex m_;
   unique_fd fd_;
+  int (*sync_file_)(int);
+  std::optional<error> failed_; ///< see sync(); set once, under m_
+  std::atomic<bool> has_failed_{false};
   std::uint64_t syncs_ = 0;
   std::atomic<int> wal_pages_{0};
   std::atomic<bool> checkpointing_{false};

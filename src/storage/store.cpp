@@ -64,6 +64,8 @@ const char* to_string(error_kind k) {
       return "fenced";
     case error_kind::rejected:
       return "rejected";
+    case error_kind::sync_failed:
+      return "sync_failed";
     case error_kind::io:
       return "io";
   }

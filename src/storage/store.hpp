@@ -39,6 +39,9 @@ enum class error_kind {
   /// second session_started, a payload that is not JSON): nothing written,
   /// the storage itself is fine. A bug upstream, not an outage.
   rejected,
+  /// A sync of committed changes to disk failed (deferred sync): their
+  /// outcome is unknown until a restart, and the store writes no more.
+  sync_failed,
   io,           ///< anything else the backend reports
 };
 

@@ -14,7 +14,12 @@
 #include <catch2/catch.hpp>
 
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -152,4 +157,114 @@ TEST_CASE("journal sync: the journal actor answers an append once its "
   REQUIRE(std::holds_alternative<std::vector<storage::stored_session>>(h));
   CHECK(std::get<std::vector<storage::stored_session>>(h).size() == 3);
   caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+}
+
+namespace {
+
+// The injected fault: the WAL's sync (sqlite_options::sync_file) fails with
+// EIO while armed, as fdatasync does when the disk loses a write. The fault
+// VFS cannot reach it: SQLite makes no call for this sync.
+std::atomic<bool> sync_fails{false};
+std::atomic<int> sync_calls{0};
+
+int faulty_sync(int fd) {
+  ++sync_calls;
+  if (sync_fails.load()) {
+    errno = EIO;
+    return -1;
+  }
+  return ::fdatasync(fd);
+}
+
+std::vector<std::string> ids_of(const std::shared_ptr<storage::store>& s) {
+  storage::history_query all;
+  auto h = s->history(all);
+  REQUIRE(std::holds_alternative<std::vector<storage::stored_session>>(h));
+  std::vector<std::string> out;
+  for (const auto& x : std::get<std::vector<storage::stored_session>>(h))
+    out.push_back(x.session_id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("journal sync: a failed sync answers 'outcome unknown', then "
+          "every write is refused, reads go on, nothing acknowledged is "
+          "lost",
+          "[journal][fault]") {
+  temp_dir dir;
+  auto clock = std::make_shared<domain::fake_clock>(ttm::test::test_now());
+  caf::actor_system_config cfg;
+  cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  cfg.set("scheduler.max-threads", 2);
+  caf::actor_system sys{cfg};
+  sync_fails = false;
+  auto o = deferred(dir.path().string());
+  o.sync_file = &faulty_sync;
+  auto opened = storage::open_sqlite(o);
+  REQUIRE(std::holds_alternative<storage::store_ptr>(opened));
+  std::shared_ptr<storage::store> store
+    = std::move(std::get<storage::store_ptr>(opened));
+  actors::journal_config jc;
+  jc.store = store;
+  jc.clock = clock;
+  auto journal = sys.spawn<caf::detached>(actors::journal_behavior, jc);
+  caf::scoped_actor self{sys};
+  auto append = [&](const char* id) {
+    storage::append_answer out;
+    self->request(journal, caf::infinite, actors::append_atom::value,
+                  std::vector<storage::event>{started(*clock, id)})
+      .receive([&](const storage::append_answer& a) { out = a; },
+               [&](caf::error& e) { FAIL(caf::to_string(e)); });
+    return out;
+  };
+  REQUIRE(append("acked").kind == storage::append_answer::stored);
+  // The disk fails the next sync: the change is committed (readers see
+  // it) but not durable, so it is neither stored nor "nothing changed".
+  sync_fails = true;
+  auto lost = append("unknown");
+  CHECK(lost.kind == storage::append_answer::unknown);
+  CHECK_THAT(lost.error, Catch::Contains("outcome is unknown"));
+  auto calls = sync_calls.load();
+  // The fault clears, yet no later sync is trusted: every write is
+  // refused, with the reason, and no sync is tried again.
+  sync_fails = false;
+  auto refused = append("refused");
+  CHECK(refused.kind == storage::append_answer::failed);
+  CHECK_THAT(refused.error, Catch::Contains("restart the server"));
+  CHECK(sync_calls.load() == calls);
+  auto sync = store->deferred_sync();
+  REQUIRE(sync != nullptr);
+  auto again = sync->sync();
+  REQUIRE(std::holds_alternative<storage::error>(again));
+  CHECK(std::get<storage::error>(again).kind
+        == storage::error_kind::sync_failed);
+  CHECK_THAT(std::get<storage::error>(again).message,
+             Catch::Contains(std::strerror(EIO)));
+  CHECK_FALSE(sync->checkpoint_due());
+  // Reads answer, through the journal too.
+  storage::list_query q;
+  self->request(journal, caf::infinite, actors::history_atom::value, q)
+    .receive(
+      [&](const actors::list_reply& r) {
+        CHECK(r.error.empty());
+        CHECK(r.page.rows.size() == 2);
+      },
+      [&](caf::error& e) { FAIL(caf::to_string(e)); });
+  CHECK(ids_of(store) == std::vector<std::string>{"acked", "unknown"});
+  // The restart reads what the file holds: the acknowledged change is
+  // there, the refused one is not, and writes work again.
+  caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+  self->wait_for(journal);
+  store.reset();
+  auto reopened = storage::open_sqlite(o);
+  REQUIRE(std::holds_alternative<storage::store_ptr>(reopened));
+  store = std::move(std::get<storage::store_ptr>(reopened));
+  auto ids = ids_of(store);
+  CHECK(std::count(ids.begin(), ids.end(), "acked") == 1);
+  CHECK(std::count(ids.begin(), ids.end(), "refused") == 0);
+  CHECK(std::holds_alternative<storage::ok>(
+    store->append_unsynced({started(*clock, "after")})));
+  CHECK(std::holds_alternative<storage::ok>(store->deferred_sync()->sync()));
 }

@@ -636,6 +636,23 @@ TEST_CASE("journal: a client's reply waits for the journal, and a refused "
     REQUIRE_FALSE(step.journal().empty());
     CHECK(step.journal()[0].epoch == 1);
   }
+  SECTION("a write whose sync failed is STORAGE_UNAVAILABLE with an "
+          "unknown outcome, not 'nothing was changed', and kept as the "
+          "journal holds it") {
+    auto step = s.handle(mcp::decode(tools_call(
+      "time_task_start", R"({"session_id":")" + sid + R"(","task_id":"a"})",
+      2)));
+    REQUIRE_FALSE(step.journal().empty());
+    step = s.resume_journal(
+      {storage::append_answer::unknown, "written but not durable"});
+    auto d = parse(step.output.response);
+    CHECK(str(sc_of(d)["error_code"]) == "STORAGE_UNAVAILABLE");
+    auto text = step.output.response;
+    CHECK(text.find("Outcome unknown: written but not durable")
+          != std::string::npos);
+    CHECK(text.find("nothing was changed") == std::string::npos);
+    CHECK_FALSE(s.tracker().find(sid)->tasks[0].runs.empty());
+  }
 }
 
 TEST_CASE("journal: a retention under an hour is kept, and the purge runs "
