@@ -341,8 +341,10 @@ start_http() {
       # Its journal in a directory of this run, never the user's own
       # (server_storage: another one, or --ephemeral).
       [ ${#server_storage[@]} -gt 0 ] || server_storage=(--data-dir "$WORK/journal-$1")
+      # --rate-limit off: the default 1000/s per principal is an abuse bound
+      # (every bench client shares one address), not what is measured here.
       "$(our_binary "$1")" http --listen "127.0.0.1:$port" --log-level warning \
-        "${server_storage[@]}" "${server_extra[@]}" 2>>"$log" &
+        --rate-limit off "${server_storage[@]}" "${server_extra[@]}" 2>>"$log" &
       ;;
     mcp-time)
       "$PEERS/start.sh" mcp-time "$port" 2>>"$log" &
@@ -371,7 +373,7 @@ start_http() {
 # start-up to the cold start.
 stdio_command() { # SYSTEM -> the server command, in cmd[]
   case "$1" in
-    ours|base) cmd=("$(our_binary "$1")" stdio --log-level warning --data-dir "$WORK/journal-$1") ;;
+    ours|base) cmd=("$(our_binary "$1")" stdio --log-level warning --rate-limit off --data-dir "$WORK/journal-$1") ;;
     mcp-time) cmd=("$MCP_TIME" --transport stdio) ;;
     echo) cmd=("$PEERS/.build/echo_stdio") ;;
   esac
