@@ -149,14 +149,15 @@ describe('kill -9 of a node: its sessions go on through the others (nodes on one
     // response is sent, so answers the victim sent before it died (while
     // the kill was on its way, or logged a moment later) come after
     // `killedAt`. A dead node answers nothing: those are its last calls in
-    // flight, at most one per client.
+    // flight, at most one per client; and a client whose answer was logged
+    // late may then have its next call lost (502): each bound on its own.
     const victimAddr = `127.0.0.1:${victim.port}`;
     const answeredBy = (e) => e.node.split(', ').at(-1);
     const lastOfVictim = afterKill.filter((e) => e.status === 200 && answeredBy(e) === victimAddr);
     const served = afterKill.filter((e) => e.status === 200 && answeredBy(e) !== victimAddr);
     const failed = afterKill.filter((e) => e.status !== 200);
-    assert.ok(lastOfVictim.length + failed.length <= 8,
-      `at most the calls in flight (8 clients) were answered by the victim or fail: ${JSON.stringify([...lastOfVictim, ...failed])}`);
+    assert.ok(lastOfVictim.length <= 8 && failed.length <= 8,
+      `at most the calls in flight (8 clients) were answered by the victim, and at most as many fail: ${JSON.stringify([...lastOfVictim, ...failed])}`);
     assert.ok(failed.every((e) => e.status === 502), `only 502 for the dead node: ${JSON.stringify(failed)}`);
     assert.ok(served.length > 20, `the load went on after the kill: ${served.length} calls served`);
     assert.equal(new Set(served.map(answeredBy)).size, live.length - 1, 'every other node served after the kill');
