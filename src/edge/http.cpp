@@ -16,6 +16,8 @@
 
 #include <stdexcept>
 
+#include <sys/ioctl.h>
+
 namespace ttm::edge {
 
 void http_server::make_access_policy() {
@@ -53,36 +55,64 @@ void http_server::do_accept() {
       }
       error_code ignored;
       socket.set_option(tcp::no_delay{true}, ignored);
-      std::shared_ptr<connection> conn, victim;
-      {
-        std::lock_guard<std::mutex> guard{mtx};
-        if (make_room(victim)) {
-          auto id = next_conn_id++;
-          conn = std::make_shared<connection>(std::move(socket), *this, id);
-          conns.emplace(id, conn_entry{conn, conn_phase::waiting,
-                                       std::chrono::steady_clock::now()});
-        }
-      }
-      if (victim) {
-        net::post(victim->executor(), [victim] { victim->close_now(); });
-        if (warn_limited())
-          TTM_LOG(info, "http",
-                  "closed a stalled, unserved or idle connection to admit a "
-                  "new one: "
-                    + std::to_string(opts.max_connections)
-                    + " are open (--max-connections)");
-      }
-      if (!conn) {
-        refuse_connection(socket);
-        do_accept();
-        return;
-      }
-      conn->start();
-      do_accept();
+      admit(std::move(socket), std::chrono::steady_clock::now());
     });
 }
 
-bool http_server::make_room(std::shared_ptr<connection>& victim) {
+void http_server::admit(socket_type socket,
+                        std::chrono::steady_clock::time_point held_since) {
+  std::shared_ptr<connection> conn, victim;
+  auto kind = admission::refuse;
+  {
+    std::lock_guard<std::mutex> guard{mtx};
+    kind = make_room(victim);
+    if (kind == admission::admit || kind == admission::evict) {
+      auto id = next_conn_id++;
+      int fd = socket.native_handle();
+      conn = std::make_shared<connection>(std::move(socket), *this, id);
+      auto& e = conns[id];
+      e = conn_entry{conn, conn_phase::waiting, std::chrono::steady_clock::now()};
+      e.fd = fd;
+    }
+  }
+  if (victim) {
+    net::post(victim->executor(), [victim] { victim->close_now(); });
+    if (warn_limited())
+      TTM_LOG(info, "http",
+              "closed a stalled, unserved or idle connection to admit a "
+              "new one: "
+                + std::to_string(opts.max_connections)
+                + " are open (--max-connections)");
+  }
+  if (kind == admission::wait
+      && std::chrono::steady_clock::now() - held_since < slow_header_grace) {
+    // The listener's backlog waits (no accept) while the connections read
+    // what has come; decided again on this strand.
+    auto held = std::make_shared<socket_type>(std::move(socket));
+    accept_backoff.expires_after(std::chrono::milliseconds{2});
+    accept_backoff.async_wait([this, held, held_since](error_code ec) {
+      if (!ec && acceptor.is_open())
+        admit(std::move(*held), held_since);
+    });
+    return;
+  }
+  if (!conn) {
+    refuse_connection(socket);
+    do_accept();
+    return;
+  }
+  conn->start();
+  do_accept();
+}
+
+void http_server::closed(std::uint64_t id) {
+  std::lock_guard<std::mutex> guard{mtx};
+  if (auto it = conns.find(id); it != conns.end())
+    it->second.fd = -1;
+}
+
+admission::kind_t
+http_server::make_room(std::shared_ptr<connection>& victim) {
   std::vector<idle_connection> idle;
   auto open = conns.size() - evicting;
   if (!admit_connection(open, opts.max_connections)) {
@@ -92,14 +122,19 @@ bool http_server::make_room(std::shared_ptr<connection>& victim) {
         if (auto c = evictable(id, e.phase, e.served, e.since, now))
           idle.push_back(*c);
   }
-  auto a = decide_admission(open, opts.max_connections, idle);
+  auto unread = [this](std::uint64_t id) {
+    int fd = conns.at(id).fd;
+    int pending = 0;
+    return fd >= 0 && ::ioctl(fd, FIONREAD, &pending) == 0 && pending > 0;
+  };
+  auto a = decide_admission(open, opts.max_connections, idle, unread);
   if (a.kind == admission::evict) {
     auto& e = conns.at(a.victim);
     e.evicting = true;
     ++evicting;
     victim = e.conn.lock(); // null: it is being destroyed anyway
   }
-  return a.kind != admission::refuse;
+  return a.kind;
 }
 
 void http_server::audit_refusal(const refusal& why, const std::string& address,

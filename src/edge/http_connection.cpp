@@ -176,6 +176,8 @@ void connection::close_now() {
   if (closed_)
     return;
   closed_ = true;
+  // First: the descriptor's number may be reused once it is closed.
+  srv_.closed(id_);
   error_code ec;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
   stream_.close();

@@ -64,6 +64,8 @@ struct http_server {
     bool served = false;
     /// Chosen to make room at the cap: it closes instead of reading on.
     bool evicting = false;
+    /// Its socket, for the unread-input probe only; -1 once closed.
+    int fd = -1;
   };
   std::unordered_map<std::uint64_t, conn_entry> conns;
   /// Entries of `conns` marked evicting (not counted against the cap).
@@ -107,8 +109,13 @@ struct http_server {
   bool enter(std::uint64_t id, conn_phase phase);
   /// Under `mtx`: room for one more connection, by closing one that is
   /// stalled, not yet served or idle if need be (see decide_admission).
-  /// False: none may go, refuse the new one.
-  bool make_room(std::shared_ptr<connection>& victim);
+  admission::kind_t make_room(std::shared_ptr<connection>& victim);
+  /// Admits an accepted socket (held since `held_since` while the answer
+  /// was `wait`), or refuses it; accepts the next one when decided.
+  void admit(socket_type socket,
+             std::chrono::steady_clock::time_point held_since);
+  /// Connection `id` closed its socket (see conn_entry::fd).
+  void closed(std::uint64_t id);
 
   void add_busy(int delta) {
     {

@@ -495,7 +495,9 @@ evictable(std::uint64_t id, conn_phase phase, bool served,
   if (!served)
     return idle_connection{id, since,
                            late ? idle_connection::stalled
-                                : idle_connection::unserved};
+                           : now - since < first_request_chance
+                             ? idle_connection::fresh
+                             : idle_connection::unserved};
   if (phase == conn_phase::waiting)
     return idle_connection{id, since, idle_connection::kept_alive};
   if (late)
@@ -504,19 +506,37 @@ evictable(std::uint64_t id, conn_phase phase, bool served,
 }
 
 admission decide_admission(std::size_t open, std::size_t max_connections,
-                           const std::vector<idle_connection>& idle) {
+                           const std::vector<idle_connection>& idle,
+                           const unread_probe& unread) {
   if (admit_connection(open, max_connections))
     return {admission::admit, 0};
-  if (idle.empty())
-    return {admission::refuse, 0};
-  auto first = std::min_element(
-    idle.begin(), idle.end(), [](const auto& x, const auto& y) {
-      if (x.standing != y.standing)
-        return x.standing < y.standing;
-      return x.idle_since < y.idle_since
-             || (x.idle_since == y.idle_since && x.id < y.id);
-    });
-  return {admission::evict, first->id};
+  auto order = [](const idle_connection* x, const idle_connection* y) {
+    if (x->standing != y->standing)
+      return x->standing < y->standing;
+    return x->idle_since < y->idle_since
+           || (x->idle_since == y->idle_since && x->id < y->id);
+  };
+  std::vector<const idle_connection*> ranked;
+  ranked.reserve(idle.size());
+  for (const auto& c : idle)
+    ranked.push_back(&c);
+  std::sort(ranked.begin(), ranked.end(), order);
+  // The probe is a system call: asked in order, only until one may go.
+  bool owed = false;
+  for (const auto* c : ranked) {
+    if (c->standing == idle_connection::fresh) {
+      owed = true;
+      continue;
+    }
+    if (owed && c->standing == idle_connection::kept_alive)
+      return {admission::wait, 0};
+    if (c->standing != idle_connection::stalled && unread && unread(c->id)) {
+      owed = true;
+      continue;
+    }
+    return {admission::evict, c->id};
+  }
+  return {owed ? admission::wait : admission::refuse, 0};
 }
 
 const std::string& connection_refusal_response() {

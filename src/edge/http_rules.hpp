@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -268,12 +269,20 @@ enum class conn_phase {
 /// header at once.
 inline constexpr std::chrono::milliseconds slow_header_grace{1000};
 
+/// At the cap, a new connection is not closed for another one sooner than
+/// this after its accept: time for a client to send what it has queued
+/// (a loaded client may write its request tens of ms after the connect).
+/// Under a flood of new connections the accepts wait for it instead.
+inline constexpr std::chrono::milliseconds first_request_chance{250};
+
 /// A connection the cap may close to admit a new one.
 struct idle_connection {
   /// In the order they go: one stalled inside a request header (or a new
   /// one silent) past `slow_header_grace`; one not yet served (new, within
-  /// the grace); one kept alive between requests, having been served.
-  enum standing_t { stalled, unserved, kept_alive };
+  /// the grace); one kept alive between requests, having been served. A
+  /// `fresh` one (not yet served, within `first_request_chance` of its
+  /// accept) does not go: it is waited for, before a kept-alive one goes.
+  enum standing_t { stalled, unserved, fresh, kept_alive };
   std::uint64_t id = 0;
   /// Since when it waits: accepted (not yet served), its request began
   /// (inside a header), or its last response ended (kept alive).
@@ -293,18 +302,32 @@ struct admission {
   enum kind_t {
     admit,  ///< below the cap
     evict,  ///< at the cap: close `victim` (see idle_connection), admit
+    wait,   ///< at the cap, owing reads: hold the new one, accept no more,
+            ///< decide again shortly (at most `slow_header_grace`)
     refuse  ///< at the cap with none to close: 503
   } kind = admit;
   std::uint64_t victim = 0;
 };
+
+/// Whether a connection has input the server has not read yet.
+using unread_probe = std::function<bool(std::uint64_t id)>;
 
 /// A new connection while `open` are (not counting those being evicted):
 /// at the cap one of `idle` makes room, the first by standing, then the one
 /// waiting longest, so that neither silent sockets nor sockets stuck
 /// inside a header can lock out clients that send requests, or push out an
 /// established one.
+///
+/// Within the grace, a connection with input not yet read (`unread`) is
+/// not taken: the delay is the server's, not the client's. After a stall
+/// the listener hands over a burst of connections at once; taking the
+/// oldest unserved one then would close a client whose request is waiting
+/// in its socket. If such a connection, or a fresh one, is all that stands
+/// before a kept-alive one, the answer is `wait`: a new connection's turn
+/// comes before an established client is pushed out.
 admission decide_admission(std::size_t open, std::size_t max_connections,
-                           const std::vector<idle_connection>& idle);
+                           const std::vector<idle_connection>& idle,
+                           const unread_probe& unread = {});
 
 /// The whole response (bytes) to a connection over the cap: 503.
 const std::string& connection_refusal_response();

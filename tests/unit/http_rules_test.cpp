@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace ttm::edge;
 namespace protocol = ttm::protocol;
 
@@ -594,15 +596,20 @@ TEST_CASE("http rules: at the connection cap a socket stalled inside its "
     return c->standing;
   };
   // Not yet served: stalled past the grace since the accept, silent or
-  // inside its header; unserved before.
+  // inside its header; unserved before; fresh within its first chance.
   CHECK(standing(conn_phase::in_header, false, now - grace)
         == idle_connection::stalled);
   CHECK(standing(conn_phase::waiting, false, now - grace)
         == idle_connection::stalled);
   CHECK(standing(conn_phase::in_header, false, now - grace / 2)
         == idle_connection::unserved);
-  CHECK(standing(conn_phase::waiting, false, now - milliseconds{1})
+  CHECK(standing(conn_phase::waiting, false, now - first_request_chance)
         == idle_connection::unserved);
+  CHECK(standing(conn_phase::waiting, false, now - milliseconds{1})
+        == idle_connection::fresh);
+  CHECK(standing(conn_phase::in_header, false,
+                 now - first_request_chance + milliseconds{1})
+        == idle_connection::fresh);
   // Served: kept alive between requests however long; stalled inside a
   // header past the grace.
   CHECK(standing(conn_phase::waiting, true, now - seconds{50})
@@ -632,4 +639,71 @@ TEST_CASE("http rules: at the connection cap a socket stalled inside its "
   CHECK(pick(conns) == 2);
   conns.pop_back();
   CHECK(pick(conns) == 1);
+}
+
+TEST_CASE("http rules: at the connection cap a connection whose input the "
+          "server has not read yet is not taken within the grace",
+          "[http_rules][issue34]") {
+  using std::chrono::seconds;
+  auto t = std::chrono::steady_clock::time_point{} + seconds{100};
+  std::vector<std::uint64_t> unread_ids;
+  std::vector<std::uint64_t> probed;
+  unread_probe unread = [&](std::uint64_t id) {
+    probed.push_back(id);
+    return std::find(unread_ids.begin(), unread_ids.end(), id)
+           != unread_ids.end();
+  };
+  std::vector<idle_connection> conns{
+    {1, t + seconds{1}, idle_connection::unserved},
+    {2, t + seconds{2}, idle_connection::unserved},
+    {3, t, idle_connection::kept_alive},
+    {4, t + seconds{3}, idle_connection::stalled}};
+  auto decide = [&] { return decide_admission(4, 4, conns, unread); };
+  SECTION("a stalled one goes whatever it has sent; nothing is probed") {
+    unread_ids = {4};
+    auto a = decide();
+    CHECK(a.kind == admission::evict);
+    CHECK(a.victim == 4);
+    CHECK(probed.empty());
+  }
+  conns.pop_back();
+  SECTION("the oldest unserved one with its request still in the socket "
+          "stays; the next goes") {
+    unread_ids = {1};
+    auto a = decide();
+    CHECK(a.kind == admission::evict);
+    CHECK(a.victim == 2);
+    CHECK(probed == std::vector<std::uint64_t>{1, 2});
+  }
+  SECTION("owed reads come before a kept-alive client: wait") {
+    unread_ids = {1, 2};
+    CHECK(decide().kind == admission::wait);
+  }
+  SECTION("a kept-alive client whose next request has come stays") {
+    conns = {{3, t, idle_connection::kept_alive}};
+    unread_ids = {3};
+    CHECK(decide().kind == admission::wait);
+    unread_ids.clear();
+    auto a = decide();
+    CHECK(a.kind == admission::evict);
+    CHECK(a.victim == 3);
+  }
+  SECTION("a fresh one stays; before a kept-alive client goes, wait") {
+    conns = {{1, t + seconds{1}, idle_connection::fresh},
+             {2, t + seconds{2}, idle_connection::unserved},
+             {3, t, idle_connection::kept_alive}};
+    auto a = decide();
+    CHECK(a.kind == admission::evict);
+    CHECK(a.victim == 2);
+    conns.erase(conns.begin() + 1);
+    CHECK(decide().kind == admission::wait);
+    conns.pop_back();
+    CHECK(decide().kind == admission::wait);
+    CHECK(probed == std::vector<std::uint64_t>{2});
+  }
+  SECTION("without a probe, the order alone") {
+    auto a = decide_admission(4, 4, conns);
+    CHECK(a.kind == admission::evict);
+    CHECK(a.victim == 1);
+  }
 }
