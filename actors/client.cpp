@@ -1,6 +1,6 @@
 #include "actors/client.hpp"
 
-#include "actors/responsive_unit.hpp"
+#include "actors/inline_unit.hpp"
 #include "log.hpp"
 #include "mcp/cost.hpp"
 
@@ -50,15 +50,15 @@ void report(self_ptr self, mcp::rpc_step& step) {
 
 void advance(self_ptr self, mcp::rpc_step step);
 
-/// The responsive unit (an HTTP I/O thread, responsive_unit.hpp) this turn
+/// The responsive unit (an HTTP I/O thread, inline_unit.hpp) this turn
 /// runs on when the paused frame is heavy; nullptr: go on here.
-responsive_unit* hold_unit(self_ptr self) {
+inline_unit* hold_unit(self_ptr self) {
   return self->state.heavy ? as_responsive(self->context()) : nullptr;
 }
 
 /// Holds the paused frame's next step for a worker: `resume`, sent after
 /// this turn through the scheduler, runs it there.
-void hold(self_ptr self, responsive_unit& unit,
+void hold(self_ptr self, inline_unit& unit,
           std::function<mcp::rpc_step()> next) {
   self->state.held = std::move(next);
   unit.send_after_turn(self->ctrl(), caf::make_message(resume_atom::value));

@@ -39,7 +39,7 @@ struct client_actor_state {
   domain::lazy_deque<std::int64_t> queued_deadlines;
   /// Whether the paused frame is heavy (mcp::heavy_frame); then its next
   /// step, due on an HTTP I/O thread, is `held` and runs on `resume`, on a
-  /// worker (responsive_unit.hpp). Null: nothing held.
+  /// worker (inline_unit.hpp). Null: nothing held.
   bool heavy = false;
   std::function<mcp::rpc_step()> held;
   /// The declared cost of frames (mcp::heavy_frame).

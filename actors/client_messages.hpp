@@ -33,7 +33,7 @@ using rpc_output = mcp::rpc_output;
 /// `restore` (from the transport): the MCP session's state as the journal
 /// has it now (another server changed it: its log level), before the next
 /// frame. `resume` (from itself, through the scheduler): run the held heavy
-/// frame now, on a worker (responsive_unit.hpp).
+/// frame now, on a worker (inline_unit.hpp).
 using client_actor = caf::typed_actor<
   caf::replies_to<rpc_atom, protocol::frame>::with<rpc_output>,
   caf::replies_to<expire_atom>::with<std::vector<std::string>>,

@@ -1,5 +1,6 @@
 #include "edge/stdio.hpp"
 
+#include "actors/inline_unit.hpp"
 #include "log.hpp"
 #include "mcp/wire.hpp"
 #include "protocol/json_rpc.hpp"
@@ -12,12 +13,12 @@
 #include <climits>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <mutex>
 #include <thread>
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace ttm::edge {
@@ -73,8 +74,11 @@ struct flow_control {
   }
 };
 
-/// Writes each reply as one line to the protocol fd. Called from the
-/// transport actor only.
+/// Writes each reply as one line to the protocol fd. Replies that the
+/// reader thread produces while other frames of the same read still wait
+/// to be answered are held and written together (`hold`/`release`): a
+/// client that pipelines requests gets one write(2) per read instead of one
+/// per reply, and a reply is never held once no other input waits.
 class line_writer final : public actors::reply_sink {
 public:
   line_writer(int fd, std::shared_ptr<flow_control> flow,
@@ -82,17 +86,126 @@ public:
     : fd_(fd), flow_(std::move(flow)), on_closed_(std::move(on_closed)) {
   }
 
+  /// Called by the transport's thread (the reader's, or a worker's), and by
+  /// the reader for rate-limit refusals: one line at a time.
   void deliver(std::string json) override {
-    // The transport writes from its thread; the reader writes rate-limit
-    // refusals from its own: one line at a time.
     std::lock_guard<std::mutex> guard{mtx_};
-    json += '\n';
-    const char* p = json.data();
-    std::size_t left = json.size();
+    if (std::this_thread::get_id() == reader_ && holding_ > 1) {
+      held_.append(json);
+      held_ += '\n';
+      return;
+    }
+    if (!held_.empty()) {
+      held_.append(json);
+      held_ += '\n';
+      flush_held();
+      return;
+    }
+    static const char newline = '\n';
+    iovec iov[2] = {{json.data(), json.size()},
+                    {const_cast<char*>(&newline), 1}};
+    write_all(iov, 2);
+  }
+
+  void frame_done() override {
+    // holding_ is the reader's: only it changes it, here or in hold/release.
+    if (std::this_thread::get_id() == reader_ && holding_ > 0) {
+      std::lock_guard<std::mutex> guard{mtx_};
+      // The last frame of the read still runs: what is held goes out now.
+      if (--holding_ <= 1)
+        flush_held();
+    }
+    flow_->release();
+  }
+
+  void close() override {
+    auto f = std::move(on_closed_);
+    on_closed_ = nullptr;
+    if (f)
+      f();
+  }
+
+  /// Names the reader thread: called by it before it sends any frame.
+  void set_reader() {
+    reader_ = std::this_thread::get_id();
+  }
+
+  /// The reader is about to run `frames` (> 1) frames of one read: until
+  /// `release`, it holds their replies while more than one is unanswered.
+  void hold(std::size_t frames) {
+    std::lock_guard<std::mutex> guard{mtx_};
+    holding_ = frames;
+  }
+
+  /// Writes what `hold` kept (the reader ran everything it could).
+  void release() {
+    std::lock_guard<std::mutex> guard{mtx_};
+    holding_ = 0;
+    flush_held();
+  }
+
+  void abandon() {
+    abandoned_ = true;
+  }
+
+private:
+  void flush_held() {
+    if (held_.empty())
+      return;
+    iovec iov{held_.data(), held_.size()};
+    write_all(&iov, 1);
+    held_.clear(); // keeps its capacity for the next read's replies
+  }
+
+  /// Writes all of `iov`. First without blocking and without a poll(2)
+  /// (RWF_NOWAIT: the usual case, a pipe with room, costs one syscall);
+  /// when the pipe is full, waits for room with a timeout so that
+  /// abandon() can end a write to a client that stopped reading.
+  void write_all(iovec* iov, int count) {
+    if (broken_ || abandoned_)
+      return;
+    std::size_t left = 0;
+    for (int i = 0; i < count; ++i)
+      left += iov[i].iov_len;
+    if (nowait_) {
+      auto n = ::pwritev2(fd_, iov, count, -1, RWF_NOWAIT);
+      if (n >= 0 && static_cast<std::size_t>(n) == left)
+        return;
+      if (n < 0 && errno != EAGAIN && errno != EINTR) {
+        if (errno != EOPNOTSUPP && errno != EINVAL) {
+          fail();
+          return;
+        }
+        nowait_ = false; // not a pipe or socket (a tty): poll first
+        n = 0;
+      }
+      if (n < 0)
+        n = 0;
+      // Partly written (or not at all): the rest waits for room below.
+      std::string rest;
+      rest.reserve(left - static_cast<std::size_t>(n));
+      auto skip = static_cast<std::size_t>(n);
+      for (int i = 0; i < count; ++i) {
+        auto len = iov[i].iov_len;
+        auto from = std::min(skip, len);
+        rest.append(static_cast<const char*>(iov[i].iov_base) + from,
+                    len - from);
+        skip -= from;
+      }
+      write_slowly(rest.data(), rest.size());
+      return;
+    }
+    std::string all;
+    all.reserve(left);
+    for (int i = 0; i < count; ++i)
+      all.append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
+    write_slowly(all.data(), all.size());
+  }
+
+  void write_slowly(const char* p, std::size_t left) {
     while (left > 0 && !broken_ && !abandoned_) {
-      // Wait for room with a timeout so that abandon() can end a write to a
-      // client that stopped reading; at most PIPE_BUF bytes per write(2), as
-      // POLLOUT on a pipe guarantees that much room (no blocking write).
+      // At most PIPE_BUF bytes per write(2), as POLLOUT on a pipe
+      // guarantees that much room (no blocking write).
       pollfd pfd{fd_, POLLOUT, 0};
       auto rc = ::poll(&pfd, 1, 100);
       if (rc < 0 && errno != EINTR)
@@ -111,22 +224,6 @@ public:
     }
   }
 
-  void frame_done() override {
-    flow_->release();
-  }
-
-  void close() override {
-    auto f = std::move(on_closed_);
-    on_closed_ = nullptr;
-    if (f)
-      f();
-  }
-
-  void abandon() {
-    abandoned_ = true;
-  }
-
-private:
   void fail() {
     // The client closed its end: nobody reads replies any more.
     if (!broken_)
@@ -140,50 +237,13 @@ private:
   std::shared_ptr<flow_control> flow_;
   std::function<void()> on_closed_;
   bool broken_ = false;
+  bool nowait_ = true; // pwritev2(RWF_NOWAIT) works on fd_
   std::atomic<bool> abandoned_{false};
-};
-
-/// Runs the actors that the reader thread's messages wake on the reader
-/// thread itself. A stdio client sends one request and waits for its reply,
-/// so every hand-off to a scheduler thread is a wake-up (10-15 us each on a
-/// small VM) on the critical path; inline, a call costs none. The actors
-/// stay ordinary CAF actors: whoever unblocks an actor's mailbox schedules
-/// it, so timers and other threads still run them on the scheduler's
-/// workers, and an actor never runs on two threads at once.
-class inline_unit final : public caf::execution_unit {
-public:
-  explicit inline_unit(caf::actor_system& sys) : caf::execution_unit(&sys) {
-  }
-
-  /// Called by actors this unit is running, and by the reader's enqueue.
-  void exec_later(caf::resumable* job) override {
-    jobs_.push_back(job);
-  }
-
-  /// Runs every job until all of them wait for messages again.
-  void run_all() {
-    while (!jobs_.empty()) {
-      auto* job = jobs_.front();
-      jobs_.pop_front();
-      switch (job->resume(this, max_throughput)) {
-        case caf::resumable::resume_later:
-          jobs_.push_back(job); // keeps its reference
-          break;
-        case caf::resumable::done:
-        case caf::resumable::awaiting_message:
-          intrusive_ptr_release(job);
-          break;
-        case caf::resumable::shutdown_execution_unit:
-          break; // only the scheduler's own jobs say so
-      }
-    }
-  }
-
-private:
-  /// Messages per actor before the next job gets a turn (CAF's default).
-  static constexpr std::size_t max_throughput = 300;
-
-  std::deque<caf::resumable*> jobs_;
+  /// Frames of the reader's current read not yet done (> 1: hold replies).
+  /// Written by the reader only, under mtx_.
+  std::size_t holding_ = 0;
+  std::thread::id reader_; // set before any frame is sent
+  std::string held_;
 };
 
 } // namespace
@@ -196,18 +256,31 @@ struct stdio_edge::impl {
   std::thread reader;
   int wake_pipe[2] = {-1, -1};
   std::atomic<bool> stopping{false};
-  std::unique_ptr<inline_unit> unit; // the reader thread's
+  /// The reader thread's: it runs the actors its lines wake (`keep`: it
+  /// serves the one client, so a busy actor or a heavy call runs here too).
+  std::unique_ptr<actors::inline_unit> unit;
+  /// Frames sent since the last `run_woken`.
+  std::size_t sent = 0;
 
   /// Hands a message to the transport; the actors it wakes run at the next
-  /// `unit->run_all()`, once every line of the chunk read is queued. So a
-  /// request and its notifications/cancelled in one write still meet, as
-  /// they would on the scheduler's threads.
+  /// `run_woken`, once every line of the chunk read is queued. So a request
+  /// and its notifications/cancelled in one write still meet, as they would
+  /// on the scheduler's threads.
   template <class... Ts>
   void enqueue(Ts&&... xs) {
-    auto* dest = caf::actor_cast<caf::abstract_actor*>(transport);
-    dest->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(),
-                                            {}, std::forward<Ts>(xs)...),
-                  unit.get());
+    unit->send(transport, std::forward<Ts>(xs)...);
+  }
+
+  /// Runs what the lines read woke; the replies of a read of several frames
+  /// go out together once only one of them is still running.
+  void run_woken() {
+    bool several = sent > 1;
+    if (several)
+      writer->hold(sent);
+    sent = 0;
+    unit->run_all();
+    if (several)
+      writer->release();
   }
 
   /// Over --rate-limit: the frame's requests are answered with -32050 and
@@ -246,12 +319,13 @@ struct stdio_edge::impl {
       return;
     if (!flow->try_acquire(opts.max_in_flight)) {
       // The frames holding the slots may be queued right here.
-      unit->run_all();
+      run_woken();
       if (!flow->acquire(opts.max_in_flight))
         return;
     }
     enqueue(actors::inbound_atom::value, std::string{stdio_route},
             std::move(f), actors::sink_ptr{writer});
+    ++sent;
   }
 
   /// One complete line, without its '\n'.
@@ -308,6 +382,13 @@ struct stdio_edge::impl {
       while (!data.empty() && !stopping) {
         auto nl = data.find('\n');
         auto part = data.substr(0, nl);
+        if (nl != std::string_view::npos && buf.empty() && discarding == 0
+            && part.size() <= cap) {
+          // The whole line is in this chunk: decoded from it, no copy.
+          data.remove_prefix(nl + 1);
+          on_line(part);
+          continue;
+        }
         if (discarding > 0) {
           discarding += part.size();
         } else if (buf.size() + part.size() > cap) {
@@ -330,7 +411,7 @@ struct stdio_edge::impl {
           buf.clear();
         }
       }
-      unit->run_all();
+      run_woken();
     }
     // At EOF a last line without a trailing newline still counts.
     if (!stopping) {
@@ -341,14 +422,15 @@ struct stdio_edge::impl {
     }
     enqueue(actors::eof_atom::value, std::string{stdio_route},
             actors::sink_ptr{writer});
-    unit->run_all();
+    run_woken();
   }
 };
 
 stdio_edge::stdio_edge(actors::transport_actor transport, stdio_options opts,
                        std::function<void()> on_closed)
   : impl_(std::make_unique<impl>()) {
-  impl_->unit = std::make_unique<inline_unit>(transport->home_system());
+  impl_->unit = std::make_unique<actors::inline_unit>(
+    transport->home_system(), actors::inline_policy::keep);
   impl_->transport = std::move(transport);
   impl_->opts = opts;
   impl_->writer = std::make_shared<line_writer>(opts.out_fd, impl_->flow,
@@ -367,7 +449,10 @@ stdio_edge::~stdio_edge() {
 }
 
 void stdio_edge::start() {
-  impl_->reader = std::thread{[this] { impl_->run(); }};
+  impl_->reader = std::thread{[this] {
+    impl_->writer->set_reader();
+    impl_->run();
+  }};
 }
 
 void stdio_edge::stop() {

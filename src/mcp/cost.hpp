@@ -3,7 +3,7 @@
 // Whether a frame's work may grow with the caller's data: derived from the
 // tools' declarations (tools::cost), never from a list kept here. The
 // client actor asks before it runs a frame on an HTTP I/O thread
-// (actors/responsive_unit.hpp).
+// (actors/inline_unit.hpp).
 
 #include "protocol/json_rpc.hpp"
 #include "tools/registry.hpp"

@@ -309,8 +309,12 @@ call_result tool::call(const rapidjson::Value& given,
                        tool_context& ctx) const {
   const auto& schemas = compiled();
   // Lax input (lax_input.hpp): a copy with the unambiguous values retyped
-  // as the schema declares them, validated and decoded instead.
-  rapidjson::Document lax;
+  // as the schema declares them, validated and decoded instead. Its pool
+  // starts on this stack: the usual arguments (a few short values) take no
+  // heap, where a default Document allocates and frees 64 KiB per call.
+  char pool_buffer[1024];
+  rapidjson::MemoryPoolAllocator<> pool{pool_buffer, sizeof pool_buffer};
+  rapidjson::Document lax{&pool};
   lax.CopyFrom(given, lax.GetAllocator());
   bool retyped = coerce_lax(lax, *schemas.input_doc, lax.GetAllocator());
   const rapidjson::Value& args = retyped ? lax : given;
