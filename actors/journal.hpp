@@ -57,9 +57,10 @@ struct journal_config {
   /// long (plus the coalescing of their use) are removed by the sweep of
   /// whichever server sees it first; zero: never.
   std::chrono::seconds mcp_idle_timeout{0};
-  /// SQLite: bumped after each committed change to an MCP session's record
-  /// (storage/change_signal.hpp), so that other servers on the directory
-  /// ask again; null: they ask on every request.
+  /// Bumped after each committed change to an MCP session's record
+  /// (storage/change_signal.hpp): on SQLite, so that other servers on the
+  /// directory ask again; on PostgreSQL this node's own counters (other
+  /// nodes hear the commit's NOTIFY). Null: they ask on every request.
   storage::change_signal_ptr mcp_changes;
   /// Set once the store is open (for /readyz); may be null.
   std::shared_ptr<std::atomic<bool>> opened_flag;

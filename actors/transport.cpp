@@ -377,7 +377,9 @@ struct read_mark {
 read_mark mark_now(self_ptr self, const std::string& key) {
   const auto& cfg = self->state.cfg;
   read_mark m;
-  if (!cfg.mcp_changes || !cfg.client.clock)
+  // Not listening (PostgreSQL's listener lost its connection): a change
+  // may go unheard, so no copy read now is trusted.
+  if (!cfg.mcp_changes || !cfg.client.clock || !cfg.mcp_changes->listening())
     return m; // never current: every frame asks
   m.changes = cfg.mcp_changes->load(storage::change_signal::slot_of(key));
   m.at_ns = domain::to_ns(cfg.client.clock->mono_now());
@@ -387,7 +389,8 @@ read_mark mark_now(self_ptr self, const std::string& key) {
 /// Whether a frame on stored route `r` may go on without asking the journal
 /// (issue 32, per-request read): its record was read here less than
 /// `mcp_recheck` ago, and no server on the directory has committed a change
-/// to a record of its slot since. A DELETE, expiry or setLevel through any
+/// to a record of its slot since (on PostgreSQL: none was notified, and the
+/// listener has been listening throughout). A DELETE, expiry or setLevel through any
 /// server bumps the slot after its commit and before it is answered, so a
 /// frame that arrives after the client heard of it asks the journal, as
 /// before. The re-check interval also bounds how long a change whose

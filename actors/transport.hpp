@@ -26,10 +26,11 @@ struct transport_config {
   supervisor_actor supervisor;
   /// Invalid with --ephemeral (then `client.journal` is false).
   journal_actor journal;
-  /// SQLite journal (HTTP): the directory's MCP-session change signal. A
-  /// frame on a stored route goes on without asking the journal while its
-  /// record was read here less than `mcp_recheck` ago and no server on the
-  /// directory changed a record of its slot since (see `check_route`).
+  /// HTTP: the MCP-session change signal (the SQLite directory's, or this
+  /// node's PostgreSQL listener's). A frame on a stored route goes on
+  /// without asking the journal while its record was read here less than
+  /// `mcp_recheck` ago and no server changed a record of its slot since
+  /// (see `check_route`).
   /// Null: every such frame asks the journal first.
   storage::change_signal_ptr mcp_changes;
   caf::timespan mcp_recheck{std::chrono::seconds{30}};

@@ -7,12 +7,19 @@
 // Reports per operation the median wall time (ms) and the server's CPU
 // time (utime + stime from /proc/PID/stat, us), medians over the rounds.
 //
+// With HANDSHAKE_JOURNAL=pg: each build on its own database of one
+// throw-away PostgreSQL (tests/scripts/pg_server.sh) instead, and also the
+// statements each operation ran there (pg_stat_statements, as
+// bench/scaleout.mjs: a statement is at most one round trip).
+//
 // Usage: node bench/handshake_ab.mjs BINARY_A BINARY_B [ROUNDS=6] [N=300]
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { Postgres } from '../tests/scaleout/lib/cluster.mjs';
 
 const [binA, binB, roundsArg = '6', nArg = '300'] = process.argv.slice(2);
 if (!binA || !binB) {
@@ -23,9 +30,42 @@ const ROUNDS = Number(roundsArg);
 const N = Number(nArg);
 const TICK_US = 1e6 / 100; // USER_HZ
 
-async function start(binary) {
+const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const pg = process.env.HANDSHAKE_JOURNAL === 'pg' ? Postgres.start() : null;
+
+/** SQL on the throw-away server (database `db`); the rows, tab-separated. */
+function psql(sql, db) {
+  const u = new URL(pg.url);
+  const r = spawnSync(join(PG_BIN, 'psql'), ['-h', u.hostname, '-p', u.port, '-U', decodeURIComponent(u.username),
+    '-d', db ?? u.pathname.slice(1), '-AtqF', '\t', '-c', sql], { encoding: 'utf8', timeout: 30_000 });
+  if (r.status !== 0) throw new Error(`psql: ${r.stderr || r.error}`);
+  return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t'));
+}
+
+if (pg) {
+  psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+  pg.stop();
+  pg.restartAfterStop();
+  psql('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  for (const db of ['bench_a', 'bench_b']) psql(`CREATE DATABASE ${db}`);
+}
+
+/** Statements run so far in `db` (pg_stat_statements; 0 on SQLite). */
+function statementsIn(db) {
+  if (!pg) return 0;
+  return Number(psql('SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE dbid ='
+    + ` (SELECT oid FROM pg_database WHERE datname = '${db}')`)[0][0]);
+}
+
+async function start(binary, db) {
   const dir = mkdtempSync(join(tmpdir(), 'ttm-handshake-'));
-  const child = spawn(binary, ['http', '--listen', '127.0.0.1:0', '--data-dir', dir],
+  let storage = ['--data-dir', dir];
+  if (pg) {
+    const u = new URL(pg.url);
+    u.pathname = `/${db}`;
+    storage = ['--journal', u.toString()];
+  }
+  const child = spawn(binary, ['http', '--listen', '127.0.0.1:0', ...storage],
     { stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
   const url = await new Promise((resolve, reject) => {
@@ -36,7 +76,7 @@ async function start(binary) {
     });
     child.once('exit', () => reject(new Error(`${binary} exited: ${text}`)));
   });
-  return { child, url, dir };
+  return { child, url, dir, db };
 }
 
 function cpuUs(pid) {
@@ -73,6 +113,7 @@ const CALL = JSON.stringify({
 
 async function round(server) {
   const pid = server.child.pid;
+  let st0 = statementsIn(server.db);
   let cpu0 = cpuUs(pid);
   let t0 = process.hrtime.bigint();
   let session;
@@ -92,7 +133,9 @@ async function round(server) {
     }
   }
   const handshake = { ms: Number(process.hrtime.bigint() - t0) / 1e6 / N, cpu: (cpuUs(pid) - cpu0) / N };
+  handshake.st = (statementsIn(server.db) - st0) / N; // with its DELETE
   const h = { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-11-25' };
+  st0 = statementsIn(server.db);
   cpu0 = cpuUs(pid);
   t0 = process.hrtime.bigint();
   for (let i = 0; i < N; i += 1) {
@@ -100,13 +143,14 @@ async function round(server) {
     if (r.status !== 200) throw new Error(`call: ${r.status} ${r.body}`);
   }
   const call = { ms: Number(process.hrtime.bigint() - t0) / 1e6 / N, cpu: (cpuUs(pid) - cpu0) / N };
+  call.st = (statementsIn(server.db) - st0) / N;
   return { handshake, call };
 }
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
-const a = await start(binA);
-const b = await start(binB);
+const a = await start(binA, 'bench_a');
+const b = await start(binB, 'bench_b');
 const res = { A: [], B: [] };
 try {
   await round(a); await round(b); // warm-up
@@ -117,14 +161,18 @@ try {
 } finally {
   for (const s of [a, b]) { s.child.kill('SIGTERM'); }
   agent.destroy();
+  if (pg) await new Promise((resolve) => { setTimeout(resolve, 500); });
+  pg?.remove();
 }
 for (const op of ['handshake', 'call']) {
   const row = (name) => ({
     ms: median(res[name].map((x) => x[op].ms)), cpu: median(res[name].map((x) => x[op].cpu)),
+    st: median(res[name].map((x) => x[op].st)),
   });
   const ra = row('A');
   const rb = row('B');
-  console.log(`${op.padEnd(9)} A ${ra.ms.toFixed(3)} ms ${ra.cpu.toFixed(0)} us CPU | B ${rb.ms.toFixed(3)} ms `
-    + `${rb.cpu.toFixed(0)} us CPU | B-A ${(rb.ms - ra.ms).toFixed(3)} ms ${(rb.cpu - ra.cpu).toFixed(0)} us CPU`);
+  const st = (r) => (pg ? ` ${r.st.toFixed(2)} statements` : '');
+  console.log(`${op.padEnd(9)} A ${ra.ms.toFixed(3)} ms ${ra.cpu.toFixed(0)} us CPU${st(ra)} | B ${rb.ms.toFixed(3)} ms `
+    + `${rb.cpu.toFixed(0)} us CPU${st(rb)} | B-A ${(rb.ms - ra.ms).toFixed(3)} ms ${(rb.cpu - ra.cpu).toFixed(0)} us CPU`);
 }
 for (const s of [a, b]) rmSync(s.dir, { recursive: true, force: true });

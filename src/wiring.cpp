@@ -119,6 +119,12 @@ void lock_journal(const config& cfg, prepared_config& p) {
       return;
     }
     p.journal_summary = "journal " + storage::describe_postgresql(pg);
+    // HTTP's MCP sessions live in the journal: cached here until another
+    // node's change is notified (storage/pg_listener.hpp).
+    if (cfg.mode == "http")
+      if ((p.mcp_changes = storage::change_signal::in_memory()))
+        p.mcp_listener =
+          std::make_shared<storage::pg_listener>(pg, p.mcp_changes);
     p.open_store = [pg] { return storage::open_postgresql(pg); };
     return;
   }

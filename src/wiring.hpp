@@ -10,6 +10,7 @@
 #include "domain/clock.hpp"
 #include "domain/rate_limit.hpp"
 #include "storage/change_signal.hpp"
+#include "storage/pg_listener.hpp"
 #include "storage/store.hpp"
 
 #include <atomic>
@@ -33,10 +34,13 @@ struct prepared_config {
   /// directory is locked already), or why it cannot.
   std::function<storage::result<storage::store_ptr>()> open_store;
   std::string journal_summary; ///< for the start-up log line
-  /// HTTP on SQLite: the data directory's MCP-session change signal
-  /// (storage/change_signal.hpp); null: every request on a stored MCP
-  /// session asks the journal (PostgreSQL, or the file could not be mapped).
+  /// HTTP: the MCP-session change signal (storage/change_signal.hpp): on
+  /// SQLite the data directory's file; on PostgreSQL this process's
+  /// counters, which `mcp_listener` bumps. Null: every request on a stored
+  /// MCP session asks the journal (the file could not be mapped).
   storage::change_signal_ptr mcp_changes;
+  /// HTTP on PostgreSQL: LISTENs for other nodes' MCP session changes.
+  std::shared_ptr<storage::pg_listener> mcp_listener;
   /// Set by the journal actor once the store is open (/readyz).
   std::shared_ptr<std::atomic<bool>> journal_open =
     std::make_shared<std::atomic<bool>>(false);

@@ -48,7 +48,17 @@ std::shared_ptr<change_signal> change_signal::open(const std::string& path,
     return nullptr;
   }
   return std::shared_ptr<change_signal>(
-    new change_signal(static_cast<std::atomic<std::uint64_t>*>(p)));
+    new change_signal(static_cast<std::atomic<std::uint64_t>*>(p), true));
+}
+
+std::shared_ptr<change_signal> change_signal::in_memory() {
+  // Mapped as the file is, so that the destructor is the same.
+  void* p = ::mmap(nullptr, file_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return nullptr;
+  return std::shared_ptr<change_signal>(
+    new change_signal(static_cast<std::atomic<std::uint64_t>*>(p), false));
 }
 
 std::size_t change_signal::slot_of(const std::string& id) {

@@ -116,10 +116,9 @@ result<ok> pg_store::append(const std::vector<event>& batch) {
       std::vector<std::string> notes;
       for (const auto& [id, epoch] : moved)
         notes.push_back(id + " " + std::to_string(epoch));
-      auto r = conn_.exec("SELECT pg_notify($1, n) FROM unnest($2::text[]) n",
-                          pg_params{}.add(pg_channel).add_text_array(notes),
-                          what);
-      if (auto* err = std::get_if<error>(&r))
+      if (auto err = conn_.query(
+            "SELECT pg_notify($1, n) FROM unnest($2::text[]) n",
+            pg_params{}.add(pg_channel).add_text_array(notes), what))
         return std::move(*err);
       return ok{};
     },
@@ -132,14 +131,14 @@ std::optional<error> pg_store::room_for_open(const std::string& principal,
     return std::nullopt;
   // Serializes the starts of all servers while one counts: two cannot
   // both take the last place (released at commit).
-  auto r = conn_.exec(
-    "SELECT pg_advisory_xact_lock($2), count(*),"
-    " count(*) FILTER (WHERE principal = $1) FROM sessions"
-    " WHERE state = 'open'",
-    pg_params{}.add(principal).add(pg_open_count_lock), what);
-  if (auto* err = std::get_if<error>(&r))
-    return std::move(*err);
-  pg_row row{std::get<pg_res>(r).get(), 0};
+  pg_rows rows;
+  if (auto err = conn_.query(
+        "SELECT pg_advisory_xact_lock($2), count(*),"
+        " count(*) FILTER (WHERE principal = $1) FROM sessions"
+        " WHERE state = 'open'",
+        pg_params{}.add(principal).add(pg_open_count_lock), what, &rows))
+    return err;
+  auto row = rows[0];
   auto all = static_cast<std::size_t>(row.int64(1));
   auto own = static_cast<std::size_t>(row.int64(2));
   if (max_open_ > 0 && all >= max_open_)
@@ -163,16 +162,15 @@ std::optional<error> pg_store::room_for_open(const std::string& principal,
 
 result<std::vector<stored_event_row>>
 pg_store::event_rows(std::int64_t sid, const std::string& what) {
-  auto r = conn_.exec("SELECT seq, kind, task_id, wall_ns, mono_ns, boot_id,"
-                      " payload, undone_by IS NOT NULL FROM events"
-                      " WHERE sid = $1 ORDER BY seq",
-                      pg_params{}.add(sid), what);
-  if (auto* err = std::get_if<error>(&r))
+  pg_rows rows;
+  if (auto err = conn_.query("SELECT seq, kind, task_id, wall_ns, mono_ns,"
+                             " boot_id, payload, undone_by IS NOT NULL FROM"
+                             " events WHERE sid = $1 ORDER BY seq",
+                             pg_params{}.add(sid), what, &rows))
     return std::move(*err);
-  const auto& res = std::get<pg_res>(r);
   std::vector<stored_event_row> out;
-  for (int i = 0; i < rows_of(res); ++i) {
-    pg_row row{res.get(), i};
+  for (int i = 0; i < rows.size(); ++i) {
+    auto row = rows[i];
     stored_event_row e;
     e.seq = row.int64(0);
     e.kind = row.text(1);
@@ -194,12 +192,13 @@ std::optional<error> pg_store::store_closing_runs(const event& ev,
   } else {
     // Kept only if no event came after it but this close (which moved the
     // epoch on by one).
-    auto kept = conn_.exec("SELECT runs, epoch FROM sessions WHERE sid = $1",
-                           pg_params{}.add(sid), what);
-    if (auto* err = std::get_if<error>(&kept))
-      return std::move(*err);
+    pg_rows kept;
+    if (auto err = conn_.query("SELECT runs, epoch FROM sessions WHERE"
+                               " sid = $1",
+                               pg_params{}.add(sid), what, &kept))
+      return err;
     std::optional<std::vector<stored_run>> got;
-    pg_row row{std::get<pg_res>(kept).get(), 0};
+    auto row = kept[0];
     if (!row.null(0)) {
       auto packed = row.bytes(0);
       if (packed_epoch(packed) == row.int64(1) - 1)
@@ -221,11 +220,8 @@ std::optional<error> pg_store::store_closing_runs(const event& ev,
       runs = pair_runs(evs);
     }
   }
-  auto r = conn_.exec("UPDATE sessions SET runs = $2 WHERE sid = $1",
-                      pg_params{}.add(sid).add_bytes(pack_runs(runs)), what);
-  if (auto* err = std::get_if<error>(&r))
-    return std::move(*err);
-  return std::nullopt;
+  return conn_.query("UPDATE sessions SET runs = $2 WHERE sid = $1",
+                     pg_params{}.add(sid).add_bytes(pack_runs(runs)), what);
 }
 
 std::optional<error> pg_store::append_one(const event& ev,
@@ -235,9 +231,9 @@ std::optional<error> pg_store::append_one(const event& ev,
                     + " event of session " + ev.session_id + " is not JSON");
   std::int64_t sid = 0;
   std::int64_t epoch = ev.epoch;
-  auto exec = [&](const std::string& sql,
-                  const pg_params& p) -> result<pg_res> {
-    return conn_.exec(sql, p, what);
+  auto query = [&](const std::string& sql, const pg_params& p,
+                   pg_rows* rows = nullptr) {
+    return conn_.query(sql, p, what, rows);
   };
   if (ev.kind == event_kind::session_started) {
     auto sum = summarize_start(ev.payload);
@@ -252,20 +248,20 @@ std::optional<error> pg_store::append_one(const event& ev,
       // started it since the lookup. An older one (past the age limit, or
       // expired) lets go of the key's slot for this one.
       auto since = max_age_ns_ > 0 ? ev.at.wall_ns - max_age_ns_ : INT64_MIN;
-      auto held = exec(
-        "SELECT session_id, started_wall_ns >= $4 AND state <> 'expired'"
-        " FROM sessions WHERE principal = $1 AND scope = $2"
-        " AND key_slot = $3 FOR UPDATE",
-        pg_params{}
-          .add(ev.principal)
-          .add(sum.scope)
-          .add(*sum.idempotency_key)
-          .add(since));
-      if (auto* err = std::get_if<error>(&held))
-        return std::move(*err);
-      const auto& h = std::get<pg_res>(held);
-      if (rows_of(h) > 0) {
-        pg_row row{h.get(), 0};
+      pg_rows held;
+      if (auto err = query(
+            "SELECT session_id, started_wall_ns >= $4 AND state <> 'expired'"
+            " FROM sessions WHERE principal = $1 AND scope = $2"
+            " AND key_slot = $3 FOR UPDATE",
+            pg_params{}
+              .add(ev.principal)
+              .add(sum.scope)
+              .add(*sum.idempotency_key)
+              .add(since),
+            &held))
+        return err;
+      if (!held.empty()) {
+        auto row = held[0];
         if (row.boolean(1))
           return error{error_kind::fenced,
                        "journal " + where_ + ": session " + ev.session_id
@@ -273,15 +269,15 @@ std::optional<error> pg_store::append_one(const event& ev,
                          + row.text(0)
                          + ", started since the key was looked up; the batch"
                            " was not written"};
-        auto freed = exec("UPDATE sessions SET key_slot = NULL"
-                          " WHERE session_id = $1",
-                          pg_params{}.add(row.text(0)));
-        if (auto* err = std::get_if<error>(&freed))
-          return std::move(*err);
+        if (auto err = query("UPDATE sessions SET key_slot = NULL"
+                             " WHERE session_id = $1",
+                             pg_params{}.add(row.text(0))))
+          return err;
       }
       slot = sum.idempotency_key;
     }
-    auto ins = exec(
+    pg_rows ins;
+    if (auto err = query(
       "INSERT INTO sessions (session_id, principal, milestone_id, state,"
       " epoch, holder, started_wall_ns, last_wall_ns, scope,"
       " idempotency_key, key_slot, milestone_name, tags, tasks_total,"
@@ -299,17 +295,16 @@ std::optional<error> pg_store::append_one(const event& ev,
         .add(sum.milestone_name)
         .add(sum.tags)
         .add(sum.tasks_total)
-        .add(sum.search));
-    if (auto* err = std::get_if<error>(&ins))
-      return std::move(*err);
-    const auto& res = std::get<pg_res>(ins);
-    if (rows_of(res) == 0) {
+        .add(sum.search),
+      &ins))
+      return err;
+    if (ins.empty()) {
       // Which conflict: the id, or a key another node took meanwhile.
-      auto dup = exec("SELECT 1 FROM sessions WHERE session_id = $1",
-                      pg_params{}.add(ev.session_id));
-      if (auto* err = std::get_if<error>(&dup))
-        return std::move(*err);
-      if (rows_of(std::get<pg_res>(dup)) > 0)
+      pg_rows dup;
+      if (auto err = query("SELECT 1 FROM sessions WHERE session_id = $1",
+                           pg_params{}.add(ev.session_id), &dup))
+        return err;
+      if (!dup.empty())
         return rejected("session " + ev.session_id
                         + " is already in the journal");
       return error{error_kind::fenced,
@@ -317,19 +312,19 @@ std::optional<error> pg_store::append_one(const event& ev,
                      + " has the idempotency key of a session started since"
                        " the key was looked up; the batch was not written"};
     }
-    sid = pg_row{res.get(), 0}.int64(0);
+    sid = ins[0].int64(0);
     epoch = 1;
   } else {
-    auto own = exec("SELECT state, epoch, sid, started_wall_ns, last_wall_ns"
-                    " FROM sessions WHERE session_id = $1 FOR UPDATE",
-                    pg_params{}.add(ev.session_id));
-    if (auto* err = std::get_if<error>(&own))
-      return std::move(*err);
-    const auto& res = std::get<pg_res>(own);
-    if (rows_of(res) == 0)
+    pg_rows own;
+    if (auto err = query("SELECT state, epoch, sid, started_wall_ns,"
+                         " last_wall_ns FROM sessions WHERE session_id = $1"
+                         " FOR UPDATE",
+                         pg_params{}.add(ev.session_id), &own))
+      return err;
+    if (own.empty())
       return rejected("session " + ev.session_id
                       + " is not open in the journal");
-    pg_row row{res.get(), 0};
+    auto row = own[0];
     if (auto current = row.int64(1); current != ev.epoch)
       return error{error_kind::fenced,
                    "journal " + where_ + ": session " + ev.session_id
@@ -354,29 +349,28 @@ std::optional<error> pg_store::append_one(const event& ev,
                          " call since); the batch was not written"};
     }
   }
-  auto ins = exec("INSERT INTO events (sid, kind, task_id, wall_ns, mono_ns,"
-                  " boot_id, epoch, payload) VALUES ($1, $2, $3, $4, $5, $6,"
-                  " $7, $8) RETURNING seq",
-                  pg_params{}
-                    .add(sid)
-                    .add(to_string(ev.kind))
-                    .add(ev.task_id.empty() ? std::optional<std::string>{}
-                                            : ev.task_id)
-                    .add(ev.at.wall_ns)
-                    .add(ev.at.mono_ns)
-                    .add(ev.at.boot_id)
-                    .add(epoch)
-                    .add(ev.payload));
-  if (auto* err = std::get_if<error>(&ins))
-    return std::move(*err);
-  auto seq = pg_row{std::get<pg_res>(ins).get(), 0}.int64(0);
-  auto advance = [&]() -> std::optional<error> {
-    auto r = exec("UPDATE sessions SET epoch = epoch + 1, holder = $3,"
-                  " last_wall_ns = greatest(last_wall_ns, $2) WHERE sid = $1",
-                  pg_params{}.add(sid).add(ev.at.wall_ns).add(instance_));
-    if (auto* err = std::get_if<error>(&r))
-      return std::move(*err);
-    return std::nullopt;
+  pg_rows ins;
+  if (auto err = query("INSERT INTO events (sid, kind, task_id, wall_ns,"
+                       " mono_ns, boot_id, epoch, payload) VALUES ($1, $2,"
+                       " $3, $4, $5, $6, $7, $8) RETURNING seq",
+                       pg_params{}
+                         .add(sid)
+                         .add(to_string(ev.kind))
+                         .add(ev.task_id.empty()
+                                ? std::optional<std::string>{}
+                                : ev.task_id)
+                         .add(ev.at.wall_ns)
+                         .add(ev.at.mono_ns)
+                         .add(ev.at.boot_id)
+                         .add(epoch)
+                         .add(ev.payload),
+                       &ins))
+    return err;
+  auto seq = ins[0].int64(0);
+  auto advance = [&] {
+    return query("UPDATE sessions SET epoch = epoch + 1, holder = $3,"
+                 " last_wall_ns = greatest(last_wall_ns, $2) WHERE sid = $1",
+                 pg_params{}.add(sid).add(ev.at.wall_ns).add(instance_));
   };
   if (ev.kind == event_kind::change_undone) {
     if (auto err = undo_latest(ev, sid, seq, what))
@@ -386,18 +380,17 @@ std::optional<error> pg_store::append_one(const event& ev,
     auto state = ev.kind == event_kind::session_ended ? session_state::ended
                                                       : session_state::expired;
     // An expired session's key is free again (a claim by it skips it).
-    auto r = exec(
-      "UPDATE sessions SET state = $2, closed_wall_ns = $3,"
-      " last_wall_ns = greatest(last_wall_ns, $3), epoch = epoch + 1,"
-      " holder = $4, key_slot = CASE WHEN $2 = 'expired' THEN NULL"
-      " ELSE key_slot END WHERE sid = $1",
-      pg_params{}
-        .add(sid)
-        .add(to_string(state))
-        .add(ev.at.wall_ns)
-        .add(instance_));
-    if (auto* err = std::get_if<error>(&r))
-      return std::move(*err);
+    if (auto err = query(
+          "UPDATE sessions SET state = $2, closed_wall_ns = $3,"
+          " last_wall_ns = greatest(last_wall_ns, $3), epoch = epoch + 1,"
+          " holder = $4, key_slot = CASE WHEN $2 = 'expired' THEN NULL"
+          " ELSE key_slot END WHERE sid = $1",
+          pg_params{}
+            .add(sid)
+            .add(to_string(state))
+            .add(ev.at.wall_ns)
+            .add(instance_)))
+      return err;
     if (auto err = store_closing_runs(ev, sid, what))
       return err;
   } else if (ev.kind != event_kind::session_started) {
@@ -406,32 +399,30 @@ std::optional<error> pg_store::append_one(const event& ev,
   }
   if (ev.runs && ev.kind != event_kind::session_ended
       && ev.kind != event_kind::session_expired) {
-    auto r = exec("UPDATE sessions SET runs = $2 WHERE sid = $1",
-                  pg_params{}.add(sid).add_bytes(
-                    pack_runs(*ev.runs, epoch + 1)));
-    if (auto* err = std::get_if<error>(&r))
-      return std::move(*err);
+    if (auto err = query("UPDATE sessions SET runs = $2 WHERE sid = $1",
+                         pg_params{}.add(sid).add_bytes(
+                           pack_runs(*ev.runs, epoch + 1))))
+      return err;
   }
   if (ev.kind == event_kind::tasks_edited) {
     auto eff = edit_of(ev.payload);
-    auto r = exec("UPDATE sessions SET started_wall_ns = least(started_wall_ns,"
-                  " COALESCE($2, started_wall_ns)), tasks_total = tasks_total"
-                  " + $3, search = search || $4 WHERE sid = $1",
-                  pg_params{}
-                    .add(sid)
-                    .add(eff.earliest_correction)
-                    .add(eff.tasks_delta)
-                    .add(eff.search_add));
-    if (auto* err = std::get_if<error>(&r))
-      return std::move(*err);
+    if (auto err = query("UPDATE sessions SET started_wall_ns ="
+                         " least(started_wall_ns, COALESCE($2,"
+                         " started_wall_ns)), tasks_total = tasks_total + $3,"
+                         " search = search || $4 WHERE sid = $1",
+                         pg_params{}
+                           .add(sid)
+                           .add(eff.earliest_correction)
+                           .add(eff.tasks_delta)
+                           .add(eff.search_add)))
+      return err;
   }
   if (ev.kind == event_kind::task_started) {
     if (auto name = task_name_of(ev.payload)) {
-      auto r = exec("UPDATE sessions SET search = search || E'\\n' || $2"
-                    " WHERE sid = $1 AND strpos(search, $2) = 0",
-                    pg_params{}.add(sid).add(*name));
-      if (auto* err = std::get_if<error>(&r))
-        return std::move(*err);
+      if (auto err = query("UPDATE sessions SET search = search || E'\\n'"
+                           " || $2 WHERE sid = $1 AND strpos(search, $2) = 0",
+                           pg_params{}.add(sid).add(*name)))
+        return err;
     }
   }
   return std::nullopt;
@@ -440,36 +431,32 @@ std::optional<error> pg_store::append_one(const event& ev,
 std::optional<error> pg_store::undo_latest(const event& ev, std::int64_t sid,
                                            std::int64_t event_seq,
                                            const std::string& what) {
-  auto target = conn_.exec(
-    "SELECT seq, kind, payload FROM events WHERE sid = $1 AND kind IN"
-    " ('task_started', 'task_ended', 'tasks_edited', 'session_ended')"
-    " AND undone_by IS NULL ORDER BY seq DESC LIMIT 1",
-    pg_params{}.add(sid), what);
-  if (auto* err = std::get_if<error>(&target))
-    return std::move(*err);
-  const auto& res = std::get<pg_res>(target);
-  if (rows_of(res) == 0)
+  pg_rows target;
+  if (auto err = conn_.query(
+        "SELECT seq, kind, payload FROM events WHERE sid = $1 AND kind IN"
+        " ('task_started', 'task_ended', 'tasks_edited', 'session_ended')"
+        " AND undone_by IS NULL ORDER BY seq DESC LIMIT 1",
+        pg_params{}.add(sid), what, &target))
+    return err;
+  if (target.empty())
     return rejected("session " + ev.session_id
                     + " has no change left to undo in the journal");
-  pg_row row{res.get(), 0};
+  auto row = target[0];
   auto seq = row.int64(0);
   auto kind = row.text(1);
   auto payload = row.text(2);
-  auto mark = conn_.exec("UPDATE events SET undone_by = $2 WHERE seq = $1",
-                         pg_params{}.add(seq).add(event_seq), what);
-  if (auto* err = std::get_if<error>(&mark))
-    return std::move(*err);
+  if (auto err = conn_.query("UPDATE events SET undone_by = $2 WHERE"
+                             " seq = $1",
+                             pg_params{}.add(seq).add(event_seq), what))
+    return err;
   if (kind == "session_ended") {
     if (auto err = room_for_open(ev.principal, what))
       return err;
-    auto r = conn_.exec(
+    return conn_.query(
       "UPDATE sessions SET state = 'open', closed_wall_ns = NULL,"
       " runs = NULL, epoch = epoch + 1, holder = $3,"
       " last_wall_ns = greatest(last_wall_ns, $2) WHERE sid = $1",
       pg_params{}.add(sid).add(ev.at.wall_ns).add(instance_), what);
-    if (auto* err = std::get_if<error>(&r))
-      return std::move(*err);
-    return std::nullopt;
   }
   if (kind == "tasks_edited") {
     // The start is the earliest of the session's own and its standing
@@ -487,26 +474,22 @@ std::optional<error> pg_store::undo_latest(const event& ev, std::int64_t sid,
           correction = std::min(correction.value_or(INT64_MAX), *c);
     }
     auto eff = edit_of(payload);
-    auto r = conn_.exec(
-      "UPDATE sessions SET started_wall_ns = least($2::bigint, $3::bigint),"
-      " tasks_total = tasks_total - $4 WHERE sid = $1",
-      pg_params{}
-        .add(sid)
-        .add(start)
-        .add(correction.value_or(INT64_MAX))
-        .add(eff.tasks_delta),
-      what);
-    if (auto* err = std::get_if<error>(&r))
-      return std::move(*err);
+    if (auto err = conn_.query(
+          "UPDATE sessions SET started_wall_ns = least($2::bigint,"
+          " $3::bigint), tasks_total = tasks_total - $4 WHERE sid = $1",
+          pg_params{}
+            .add(sid)
+            .add(start)
+            .add(correction.value_or(INT64_MAX))
+            .add(eff.tasks_delta),
+          what))
+      return err;
   }
-  auto r = conn_.exec("UPDATE sessions SET epoch = epoch + 1, holder = $3,"
-                      " last_wall_ns = greatest(last_wall_ns, $2)"
-                      " WHERE sid = $1",
-                      pg_params{}.add(sid).add(ev.at.wall_ns).add(instance_),
-                      what);
-  if (auto* err = std::get_if<error>(&r))
-    return std::move(*err);
-  return std::nullopt;
+  return conn_.query("UPDATE sessions SET epoch = epoch + 1, holder = $3,"
+                     " last_wall_ns = greatest(last_wall_ns, $2)"
+                     " WHERE sid = $1",
+                     pg_params{}.add(sid).add(ev.at.wall_ns).add(instance_),
+                     what);
 }
 
 } // namespace ttm::storage::detail

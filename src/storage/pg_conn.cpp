@@ -17,6 +17,14 @@ namespace {
 /// When shutdown asked waits to end (steady clock, ns; 0: not asked).
 std::atomic<std::int64_t> stop_waiting_ns{0};
 
+/// The SQLSTATE of a failed result ("" when none).
+std::string state_of(const PGresult* r) {
+  if (!r)
+    return {};
+  auto* s = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  return s ? s : "";
+}
+
 std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
            std::chrono::steady_clock::now().time_since_epoch())
@@ -196,20 +204,6 @@ std::optional<error> pg_conn::ensure(bool* fresh) {
   return std::nullopt;
 }
 
-std::string pg_conn::state_of(const PGresult* r) {
-  if (!r)
-    return {};
-  auto* s = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-  return s ? s : "";
-}
-
-std::string pg_conn::constraint_of(const PGresult* r) {
-  if (!r)
-    return {};
-  auto* s = PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME);
-  return s ? s : "";
-}
-
 error pg_conn::fail(const PGresult* r, const std::string& what) {
   std::string why = r ? PQresultErrorMessage(r) : "";
   if (why.empty() && conn_)
@@ -238,7 +232,7 @@ error pg_conn::fail(const PGresult* r, const std::string& what) {
   return error{kind, what + " " + where_ + ": " + why};
 }
 
-bool pg_conn::await_result() {
+std::optional<error> pg_conn::await_result(const std::string& what) {
   // libpq's own wait (PQgetResult) polls with no timeout: a server that
   // stops answering but whose kernel still acknowledges (stopped, hung on
   // its disk) would hold the journal's thread, and with it ~actor_system
@@ -250,21 +244,18 @@ bool pg_conn::await_result() {
     pollfd p{PQsocket(conn_), POLLIN, 0};
     int n = ::poll(&p, 1, slice_ms);
     if (n < 0 && errno != EINTR)
-      return true; // PQgetResult reports the broken socket
+      return std::nullopt; // PQgetResult reports the broken socket
     if (n > 0 && PQconsumeInput(conn_) == 0)
-      return true; // likewise a read that failed
+      return std::nullopt; // likewise a read that failed
     auto asked = stop_waiting_ns.load();
-    if (asked != 0 && steady_ns() - asked > grace_ns)
-      return false;
+    if (asked != 0 && steady_ns() - asked > grace_ns) {
+      drop(); // the statement's fate is the server's; this connection is done
+      return error{error_kind::io, what + " " + where_
+                                     + ": PostgreSQL did not answer before"
+                                       " shutdown; the connection was closed"};
+    }
   }
-  return true;
-}
-
-error pg_conn::abandon(const std::string& what) {
-  drop(); // the statement's fate is the server's; this connection is done
-  return error{error_kind::io, what + " " + where_
-                                 + ": PostgreSQL did not answer before"
-                                   " shutdown; the connection was closed"};
+  return std::nullopt;
 }
 
 result<pg_res> pg_conn::finish(const std::string& what) {
@@ -272,8 +263,8 @@ result<pg_res> pg_conn::finish(const std::string& what) {
   pg_res kept;
   bool failed = false;
   while (true) {
-    if (!await_result())
-      return abandon(what);
+    if (auto err = await_result(what))
+      return std::move(*err);
     pg_res r{PQgetResult(conn_)};
     if (!r)
       break;
@@ -300,6 +291,21 @@ result<pg_res> pg_conn::exec(const std::string& sql, const pg_params& params,
       != 1)
     return fail(nullptr, what);
   return finish(what);
+}
+
+std::optional<error> pg_conn::query(const std::string& sql,
+                                    const pg_params& params,
+                                    const std::string& what, pg_rows* rows) {
+  auto r = exec(sql, params, what);
+  if (auto* err = std::get_if<error>(&r))
+    return std::move(*err);
+  if (rows)
+    *rows = pg_rows{std::move(std::get<pg_res>(r))};
+  return std::nullopt;
+}
+
+std::int64_t pg_rows::affected() const {
+  return res_ ? std::strtoll(PQcmdTuples(res_.get()), nullptr, 10) : 0;
 }
 
 std::optional<error> pg_conn::run(const std::string& sql,
@@ -343,10 +349,8 @@ result<std::vector<pg_res>> pg_conn::pipeline(
   // Each statement's result then a null; aborted ones report
   // PGRES_PIPELINE_ABORTED; the sync's result ends it.
   while (true) {
-    if (!await_result()) {
-      auto err = abandon(what);
-      return err;
-    }
+    if (auto err = await_result(what))
+      return std::move(*err);
     pg_res r{PQgetResult(conn_)};
     if (!r) {
       if (PQstatus(conn_) != CONNECTION_OK) {

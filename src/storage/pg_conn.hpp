@@ -83,6 +83,28 @@ inline int rows_of(const pg_res& r) {
   return PQntuples(r.get());
 }
 
+/// A statement's rows, read by index (none before a statement set them).
+class pg_rows {
+public:
+  pg_rows() = default;
+  explicit pg_rows(pg_res r) : res_(std::move(r)) {
+  }
+  int size() const {
+    return res_ ? PQntuples(res_.get()) : 0;
+  }
+  bool empty() const {
+    return size() == 0;
+  }
+  pg_row operator[](int i) const {
+    return pg_row{res_.get(), i};
+  }
+  /// The rows an INSERT, UPDATE or DELETE touched.
+  std::int64_t affected() const;
+
+private:
+  pg_res res_;
+};
+
 class pg_conn {
 public:
   /// `conninfo`: a libpq URI or key=value string ("" for the PG*
@@ -106,12 +128,14 @@ public:
   std::uint64_t connects() const {
     return connects_;
   }
-  const std::string& where() const {
-    return where_;
-  }
 
-  /// Runs one statement; a result with rows or a command status, or the
-  /// error (`what`: "cannot append to the journal").
+  /// Runs one statement; its rows in `*rows` (when given), or the error
+  /// (`what`: "cannot append to the journal"). The one way to run a
+  /// statement: `if (auto err = conn_.query(...)) return std::move(*err);`
+  std::optional<error> query(const std::string& sql, const pg_params& params,
+                             const std::string& what,
+                             pg_rows* rows = nullptr);
+  /// As `query`, the result itself (the callers not moved to `query` yet).
   result<pg_res> exec(const std::string& sql, const pg_params& params,
                       const std::string& what);
   result<pg_res> exec(const std::string& sql, const std::string& what) {
@@ -120,15 +144,10 @@ public:
   /// Runs statements without parameters (several, ';'-separated).
   std::optional<error> run(const std::string& sql, const std::string& what);
 
-  /// The storage error for a failed result (nullptr: the connection's).
-  error fail(const PGresult* r, const std::string& what);
-  /// The SQLSTATE of the last failure `fail` saw ("" when none).
+  /// The SQLSTATE of the last failure ("" when none).
   const std::string& last_state() const {
     return last_state_;
   }
-  /// The SQLSTATE of a failed result ("" when none).
-  static std::string state_of(const PGresult* r);
-  static std::string constraint_of(const PGresult* r);
 
   /// Closes the connection (the next `ensure` opens a new one).
   void drop();
@@ -150,11 +169,12 @@ public:
   }
 
 private:
-  /// Waits until a result can be read without blocking; false when
-  /// shutdown asked to stop waiting and its grace is over.
-  bool await_result();
-  /// The error of a wait given up (the connection is dropped).
-  error abandon(const std::string& what);
+  /// The storage error for a failed result (nullptr: the connection's).
+  error fail(const PGresult* r, const std::string& what);
+  /// Waits until a result can be read without blocking; the error (the
+  /// connection dropped) when shutdown asked to stop waiting and its
+  /// grace is over.
+  std::optional<error> await_result(const std::string& what);
   /// Reads a sent query's results (as PQexec would).
   result<pg_res> finish(const std::string& what);
 

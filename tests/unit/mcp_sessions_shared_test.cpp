@@ -7,6 +7,8 @@
 #include "actor_fixture.hpp"
 #include "actors/journal.hpp"
 #include "storage/change_signal.hpp"
+#include "storage/pg_listener.hpp"
+#include "storage/pg_store.hpp"
 #include "storage/sqlite_store.hpp"
 #include "test_client_state.hpp"
 #include "test_json.hpp"
@@ -17,7 +19,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <libpq-fe.h>
+
+#include <cstdlib>
+#include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace ttm;
@@ -43,11 +50,32 @@ std::string set_level(int id, const char* level) {
          + "\"}}";
 }
 
+/// The PostgreSQL of ctest unit.storage_pg (tests/scripts/storage_pg.sh),
+/// or null: the [.pg] cases need it.
+const char* pg_uri() {
+  auto* v = std::getenv("TTM_TEST_PG_URI");
+  return v && *v ? v : nullptr;
+}
+
 struct node {
   actors::supervisor_actor supervisor;
   actors::journal_actor journal;
   actors::transport_actor transport;
+  /// On PostgreSQL: the node's own change signal and its listener.
+  storage::change_signal_ptr signal;
+  std::shared_ptr<storage::pg_listener> listener;
 };
+
+/// Waits (bounded) until `done` holds: for a notification's delivery, or
+/// a listener's connection, which take real time on another thread.
+bool eventually(const std::function<bool()>& done) {
+  for (int i = 0; i < 1000; ++i) {
+    if (done())
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  }
+  return done();
+}
 
 struct two_nodes : ttm::test::actor_fixture {
   temp_dir dir;
@@ -57,9 +85,14 @@ struct two_nodes : ttm::test::actor_fixture {
   node a;
   node b;
 
-  explicit two_nodes(std::size_t max_clients_b = 10, bool with_signal = false)
-    : actor_fixture(ttm::test::test_client_config(), {}) {
-    if (with_signal)
+  /// On PostgreSQL (one schema per directory) instead, each node with its
+  /// listener and change signal, as HTTP servers there.
+  bool on_pg = false;
+
+  explicit two_nodes(std::size_t max_clients_b = 10, bool with_signal = false,
+                     bool pg = false)
+    : actor_fixture(ttm::test::test_client_config(), {}), on_pg(pg) {
+    if (with_signal && !on_pg)
       signal = open_signal();
     caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
     a = spawn_node(10);
@@ -82,14 +115,18 @@ struct two_nodes : ttm::test::actor_fixture {
     sup.max_clients = max_clients;
     n.supervisor = sys.spawn(actors::supervisor_behavior, sup);
     actors::journal_config jc;
-    auto path = dir.path().string();
-    jc.open = [path]() -> storage::result<storage::store_ptr> {
-      return storage::open_sqlite(
-        {path, storage::sync_mode::normal, "mcp-sessions-test"});
-    };
+    jc.open = [this] { return open_store("mcp-sessions-test"); };
     jc.clock = clock;
     jc.mcp_idle_timeout = std::chrono::minutes{30};
-    jc.mcp_changes = signal;
+    auto sig = signal;
+    if (on_pg) {
+      n.signal = sig = storage::change_signal::in_memory();
+      REQUIRE(sig != nullptr);
+      n.listener = std::make_shared<storage::pg_listener>(pg_options(""),
+                                                          sig);
+      REQUIRE(eventually([&] { return sig->listening(); }));
+    }
+    jc.mcp_changes = sig;
     n.journal = sys.spawn(actors::journal_behavior, jc);
     actors::transport_config tc;
     tc.client = ttm::test::test_client_config();
@@ -97,8 +134,8 @@ struct two_nodes : ttm::test::actor_fixture {
     tc.client.journal = true;
     tc.supervisor = n.supervisor;
     tc.journal = n.journal;
-    if (signal)
-      actors::set_mcp_recheck(tc, signal, jc.mcp_idle_timeout);
+    if (sig)
+      actors::set_mcp_recheck(tc, sig, jc.mcp_idle_timeout);
     n.transport = sys.spawn(actors::transport_behavior, std::move(tc));
     caf::anon_send(n.journal, actors::open_atom::value, n.transport);
     return n;
@@ -149,10 +186,26 @@ struct two_nodes : ttm::test::actor_fixture {
     return s;
   }
 
+  storage::pg_options pg_options(const std::string& instance) const {
+    REQUIRE(pg_uri() != nullptr);
+    storage::pg_options o;
+    o.conninfo = pg_uri();
+    o.schema = "m_" + std::to_string(std::hash<std::string>{}(
+                        dir.path().string()));
+    o.instance = instance;
+    return o;
+  }
+
+  storage::result<storage::store_ptr> open_store(const char* instance) {
+    if (on_pg)
+      return storage::open_postgresql(pg_options(instance));
+    return storage::open_sqlite(
+      {dir.path().string(), storage::sync_mode::normal, instance});
+  }
+
   /// The MCP session as the journal has it (a store of its own).
   std::optional<storage::mcp_session_record> stored(const std::string& id) {
-    auto st = storage::open_sqlite(
-      {dir.path().string(), storage::sync_mode::normal, "inspect"});
+    auto st = open_store("inspect");
     REQUIRE(std::holds_alternative<storage::store_ptr>(st));
     auto r = std::get<storage::store_ptr>(st)->get_mcp_session(id);
     REQUIRE(std::holds_alternative<std::optional<storage::mcp_session_record>>(
@@ -164,6 +217,20 @@ struct two_nodes : ttm::test::actor_fixture {
 /// Removes MCP session `id` from the journal the way no server does: without
 /// bumping the change signal.
 void remove_unsignalled(two_nodes& f, const std::string& id) {
+  if (f.on_pg) {
+    // No server deletes without notifying: SQL of our own.
+    PGconn* c = PQconnectdb(pg_uri());
+    REQUIRE(PQstatus(c) == CONNECTION_OK);
+    auto sql = "DELETE FROM " + f.pg_options("").schema
+               + ".mcp_sessions WHERE id = '" + id + "'";
+    PGresult* r = PQexec(c, sql.c_str());
+    INFO(PQresultErrorMessage(r));
+    CHECK(PQresultStatus(r) == PGRES_COMMAND_OK);
+    CHECK(std::string{PQcmdTuples(r)} == "1");
+    PQclear(r);
+    PQfinish(c);
+    return;
+  }
   auto st = storage::open_sqlite(
     {f.dir.path().string(), storage::sync_mode::normal, "behind"});
   REQUIRE(std::holds_alternative<storage::store_ptr>(st));
@@ -351,4 +418,89 @@ TEST_CASE("mcp sessions: the session state round-trips through the journal's "
   CHECK_FALSE(bad.restore("{}"));
   CHECK_FALSE(bad.restore(R"({"revision":"2025-06-18","log_level":"loud"})"));
   CHECK_FALSE(bad.initialized());
+}
+
+namespace {
+
+/// tests/scripts/pg_server.sh `cmd` (stop, start) on ctest's server.
+int pg_script(const char* cmd) {
+  auto* script = std::getenv("TTM_TEST_PG_SCRIPT");
+  auto* dir = std::getenv("TTM_TEST_PG_DIR");
+  REQUIRE(script != nullptr);
+  REQUIRE(dir != nullptr);
+  auto line = std::string{"bash '"} + script + "' " + cmd + " '" + dir
+              + "' >/dev/null";
+  return std::system(line.c_str());
+}
+
+/// Waits until node `n` heard of a change to `key` since its slot's count
+/// was `before` (another node's NOTIFY, delivered to its listener).
+void heard_of(node& n, const std::string& key, std::uint64_t before) {
+  auto slot = storage::change_signal::slot_of(key);
+  REQUIRE(eventually([&] { return n.signal->load(slot) != before; }));
+}
+
+std::uint64_t count_of(node& n, const std::string& key) {
+  return n.signal->load(storage::change_signal::slot_of(key));
+}
+
+} // namespace
+
+TEST_CASE("mcp sessions on postgresql: a node serves a known MCP session "
+          "from its copy until another node's change is notified (DELETE, "
+          "setLevel); while it is not listening every copy is stale",
+          "[.pg][issue32]") {
+  two_nodes f{10, true, true};
+  const std::string key = "00000000000000000000000000000007";
+  // (B hears of the initialize too; a copy made before that is read again
+  // once: waited for here, so that what follows is exact.)
+  auto before = count_of(f.b, key);
+  f.open(f.a, key, "alice");
+  heard_of(f.b, key, before);
+  result_of(*f.forward(f.b, key, "alice", get_current(2))); // restored
+  // The cache-hit case: B reads nothing. Removed behind every listener's
+  // back (no server does that), B's copy still answers.
+  remove_unsignalled(f, key);
+  result_of(*f.forward(f.b, key, "alice", get_current(3)));
+  result_of(*f.forward(f.b, key, "alice", get_current(4)));
+
+  // logging/setLevel on A: B's next frame has the new level.
+  const std::string other = "00000000000000000000000000000008";
+  before = count_of(f.b, other);
+  f.open(f.a, other, "alice");
+  heard_of(f.b, other, before);
+  result_of(*f.forward(f.b, other, "alice", get_current(5)));
+  before = count_of(f.b, other);
+  result_of(*f.forward(f.a, other, "alice", set_level(6, "debug")));
+  heard_of(f.b, other, before);
+  auto logged = f.forward(f.b, other, "alice", get_current(7));
+  result_of(*logged);
+  CHECK_FALSE(logged->notification_lines.empty());
+
+  // DELETE on A: B's next request gets what an unknown id gets (404).
+  before = count_of(f.b, other);
+  auto ended = f.end(f.a, other, "alice");
+  CHECK(ended->closed == 1);
+  heard_of(f.b, other, before);
+  auto gone = f.forward(f.b, other, "alice", get_current(8));
+  REQUIRE(gone->refusals.size() == 1);
+  CHECK(gone->refusals[0] == actors::route_refusal::unknown_route);
+
+  // PostgreSQL restarted: B's listener lost its connection, so what was
+  // notified meanwhile went unheard. No copy is trusted until it listens
+  // again, and none made before then after: B asks, and finds `key` gone.
+  REQUIRE(pg_script("stop") == 0);
+  CHECK(eventually([&] { return !f.b.signal->listening(); }));
+  REQUIRE(pg_script("start") == 0);
+  REQUIRE(eventually([&] { return f.b.signal->listening(); }));
+  CHECK(f.b.listener->listens() >= 2);
+  // B's journal finds its own connection lost at its first call (an id it
+  // does not know, answered as unknown) and reconnects at the next.
+  const std::string unknown = "ffffffffffffffffffffffffffffffff";
+  for (int id : {10, 11})
+    CHECK(f.forward(f.b, unknown, "alice", get_current(id))->refusals.size()
+          == 1);
+  auto stale = f.forward(f.b, key, "alice", get_current(9));
+  REQUIRE(stale->refusals.size() == 1);
+  CHECK(stale->refusals[0] == actors::route_refusal::unknown_route);
 }
