@@ -14,6 +14,7 @@
 
 #include <caf/send.hpp>
 
+#include <future>
 #include <stdexcept>
 
 namespace ttm::edge {
@@ -35,10 +36,23 @@ void http_server::make_access_policy() {
 }
 
 void http_server::do_accept() {
+  accepting = true;
   acceptor.async_accept(
-    net::make_strand(ioc), [this](error_code ec, socket_type socket) {
+    net::make_strand(ioc),
+    [this, round = accept_round](error_code ec, socket_type socket) {
+      // A drain's sweep cancelled this accept (and accepts on itself): a
+      // connection it had taken already waited in the backlog at the drain.
+      bool swept = round != accept_round;
+      if (!swept)
+        accepting = false;
       if (ec == net::error::operation_aborted || !acceptor.is_open())
         return;
+      if (swept) {
+        if (!ec && take_waiting(std::move(socket)))
+          TTM_LOG(debug, "http", "drain: closed an idle connection accepted "
+                                 "before it began");
+        return;
+      }
       if (ec) {
         // E.g. out of file descriptors: back off instead of spinning, and
         // say so once a second at most.
@@ -51,35 +65,88 @@ void http_server::do_accept() {
         });
         return;
       }
-      error_code ignored;
-      socket.set_option(tcp::no_delay{true}, ignored);
-      std::shared_ptr<connection> conn, victim;
-      {
-        std::lock_guard<std::mutex> guard{mtx};
-        if (make_room(victim)) {
-          auto id = next_conn_id++;
-          conn = std::make_shared<connection>(std::move(socket), *this, id);
-          conns.emplace(id, conn_entry{conn, conn_phase::waiting,
-                                       std::chrono::steady_clock::now()});
-        }
-      }
-      if (victim) {
-        net::post(victim->executor(), [victim] { victim->close_now(); });
-        if (warn_limited())
-          TTM_LOG(info, "http",
-                  "closed a stalled, unserved or idle connection to admit a "
-                  "new one: "
-                    + std::to_string(opts.max_connections)
-                    + " are open (--max-connections)");
-      }
-      if (!conn) {
-        refuse_connection(socket);
-        do_accept();
-        return;
-      }
-      conn->start();
+      admit(std::move(socket));
       do_accept();
     });
+}
+
+void http_server::admit(socket_type socket) {
+  error_code ignored;
+  socket.set_option(tcp::no_delay{true}, ignored);
+  std::shared_ptr<connection> conn, victim;
+  {
+    std::lock_guard<std::mutex> guard{mtx};
+    if (make_room(victim)) {
+      auto id = next_conn_id++;
+      conn = std::make_shared<connection>(std::move(socket), *this, id);
+      conns.emplace(id, conn_entry{conn, conn_phase::waiting,
+                                   std::chrono::steady_clock::now()});
+    }
+  }
+  if (victim) {
+    net::post(victim->executor(), [victim] { victim->close_now(); });
+    if (warn_limited())
+      TTM_LOG(info, "http",
+              "closed a stalled, unserved or idle connection to admit a "
+              "new one: "
+                + std::to_string(opts.max_connections)
+                + " are open (--max-connections)");
+  }
+  if (!conn) {
+    refuse_connection(socket);
+    return;
+  }
+  conn->start();
+}
+
+void http_server::begin_drain() {
+  // Connections accepted before this runs (on the acceptor's strand) are
+  // registered: the idle ones close now.
+  for_each_connection([](connection& c) { c.on_drain(); });
+  if (!acceptor.is_open())
+    return;
+  bool rearm = accepting;
+  if (accepting) {
+    ++accept_round;
+    accepting = false;
+    error_code ignored;
+    acceptor.cancel(ignored);
+  }
+  // The clients opened these before the drain, as they did the idle
+  // connections just closed: not accepting them yet was our delay, and a
+  // client waiting for its idle connection to close must not wait for
+  // --header-timeout. Bounded: a flood keeps the backlog full.
+  error_code ec;
+  acceptor.non_blocking(true, ec);
+  std::size_t closed = 0;
+  for (std::size_t taken = 0; !ec && taken < max_swept; ++taken) {
+    socket_type socket{net::make_strand(ioc)};
+    acceptor.accept(socket, ec);
+    if (!ec && take_waiting(std::move(socket)))
+      ++closed;
+  }
+  if (closed > 0)
+    TTM_LOG(debug, "http", "drain: closed " + std::to_string(closed)
+                             + " idle connection(s) still in the listen "
+                               "backlog");
+  error_code ignored;
+  acceptor.non_blocking(false, ignored);
+  if (rearm)
+    do_accept();
+}
+
+bool http_server::take_waiting(socket_type socket) {
+  error_code ec;
+  auto pending = socket.available(ec);
+  if (!ec && pending > 0) {
+    // A request is here already: it gets its one answer, as on a
+    // connection opened during the drain.
+    admit(std::move(socket));
+    return false;
+  }
+  // Idle (or closed by the client): no unread input, so a plain close.
+  socket.close(ec);
+  return true;
 }
 
 bool http_server::make_room(std::shared_ptr<connection>& victim) {
@@ -243,15 +310,31 @@ std::string http_edge::url() const {
          + server_->opts.path;
 }
 
-bool http_edge::drain(std::chrono::milliseconds timeout) {
+void http_edge::begin_drain(std::chrono::milliseconds timeout) {
   auto& s = *server_;
-  if (s.threads.empty())
-    return true;
+  if (s.threads.empty() || s.drain_begun)
+    return;
+  s.drain_begun = true;
   // The listener stays open until `stop`: new connections get one answer
   // each (/readyz 503, /healthz 200, 503 on the MCP endpoint), so probes
   // see the drain instead of a refused connection.
   s.draining = true;
-  s.for_each_connection([](connection& c) { c.on_drain(); });
+  // On the acceptor's strand: each connection is either registered (and
+  // closed if idle) or still in the listen backlog (swept), none in between.
+  auto begun = std::make_shared<std::promise<void>>();
+  auto done = begun->get_future();
+  net::post(s.acceptor.get_executor(), [&s, begun] {
+    s.begin_drain();
+    begun->set_value();
+  });
+  done.wait_for(timeout);
+}
+
+bool http_edge::drain(std::chrono::milliseconds timeout) {
+  auto& s = *server_;
+  if (s.threads.empty())
+    return true;
+  begin_drain(timeout);
   std::unique_lock<std::mutex> guard{s.mtx};
   return s.cv.wait_for(guard, timeout, [&s] { return s.busy == 0; });
 }
