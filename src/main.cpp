@@ -460,6 +460,9 @@ int run_http(const config& cfg) {
     auto reason = shutdown.wait();
     notifier->stopping(reason);
     if (rc == 0) {
+      // Logged once idle connections are closed and probes get 503: tests
+      // and scripts wait for this line.
+      http->begin_drain(std::chrono::seconds{cfg.drain_timeout_s});
       TTM_LOG(info, "main", std::string{"shutting down: "} + reason
                               + "; finishing requests in flight");
       if (!http->drain(std::chrono::seconds{cfg.drain_timeout_s})) {

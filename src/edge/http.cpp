@@ -14,6 +14,7 @@
 
 #include <caf/send.hpp>
 
+#include <future>
 #include <stdexcept>
 
 #include <sys/ioctl.h>
@@ -37,10 +38,23 @@ void http_server::make_access_policy() {
 }
 
 void http_server::do_accept() {
+  accepting = true;
   acceptor.async_accept(
-    net::make_strand(ioc), [this](error_code ec, socket_type socket) {
+    net::make_strand(ioc),
+    [this, round = accept_round](error_code ec, socket_type socket) {
+      // A drain's sweep cancelled this accept (and accepts on itself): a
+      // connection it had taken already waited in the backlog at the drain.
+      bool swept = round != accept_round;
+      if (!swept)
+        accepting = false;
       if (ec == net::error::operation_aborted || !acceptor.is_open())
         return;
+      if (swept) {
+        if (!ec && take_waiting(std::move(socket)))
+          TTM_LOG(debug, "http", "drain: closed an idle connection accepted "
+                                 "before it began");
+        return;
+      }
       if (ec) {
         // E.g. out of file descriptors: back off instead of spinning, and
         // say so once a second at most.
@@ -53,14 +67,15 @@ void http_server::do_accept() {
         });
         return;
       }
-      error_code ignored;
-      socket.set_option(tcp::no_delay{true}, ignored);
-      admit(std::move(socket), std::chrono::steady_clock::now());
+      admit(std::move(socket), std::chrono::steady_clock::now(), true);
     });
 }
 
 void http_server::admit(socket_type socket,
-                        std::chrono::steady_clock::time_point held_since) {
+                        std::chrono::steady_clock::time_point held_since,
+                        bool then_accept) {
+  error_code ignored;
+  socket.set_option(tcp::no_delay{true}, ignored);
   std::shared_ptr<connection> conn, victim;
   auto kind = admission::refuse;
   {
@@ -84,7 +99,7 @@ void http_server::admit(socket_type socket,
                 + std::to_string(opts.max_connections)
                 + " are open (--max-connections)");
   }
-  if (kind == admission::wait
+  if (kind == admission::wait && then_accept
       && std::chrono::steady_clock::now() - held_since < slow_header_grace) {
     // The listener's backlog waits (no accept) while the connections read
     // what has come; decided again on this strand.
@@ -92,23 +107,72 @@ void http_server::admit(socket_type socket,
     accept_backoff.expires_after(std::chrono::milliseconds{2});
     accept_backoff.async_wait([this, held, held_since](error_code ec) {
       if (!ec && acceptor.is_open())
-        admit(std::move(*held), held_since);
+        admit(std::move(*held), held_since, true);
     });
     return;
   }
-  if (!conn) {
+  if (conn)
+    conn->start();
+  else
     refuse_connection(socket);
+  if (then_accept)
     do_accept();
-    return;
-  }
-  conn->start();
-  do_accept();
 }
 
 void http_server::closed(std::uint64_t id) {
   std::lock_guard<std::mutex> guard{mtx};
   if (auto it = conns.find(id); it != conns.end())
     it->second.fd = -1;
+}
+
+void http_server::begin_drain() {
+  // Connections accepted before this runs (on the acceptor's strand) are
+  // registered: the idle ones close now.
+  for_each_connection([](connection& c) { c.on_drain(); });
+  if (!acceptor.is_open())
+    return;
+  bool rearm = accepting;
+  if (accepting) {
+    ++accept_round;
+    accepting = false;
+    error_code ignored;
+    acceptor.cancel(ignored);
+  }
+  // The clients opened these before the drain, as they did the idle
+  // connections just closed: not accepting them yet was our delay, and a
+  // client waiting for its idle connection to close must not wait for
+  // --header-timeout. Bounded: a flood keeps the backlog full.
+  error_code ec;
+  acceptor.non_blocking(true, ec);
+  std::size_t idle_closed = 0;
+  for (std::size_t taken = 0; !ec && taken < max_swept; ++taken) {
+    socket_type socket{net::make_strand(ioc)};
+    acceptor.accept(socket, ec);
+    if (!ec && take_waiting(std::move(socket)))
+      ++idle_closed;
+  }
+  if (idle_closed > 0)
+    TTM_LOG(debug, "http", "drain: closed " + std::to_string(idle_closed)
+                             + " idle connection(s) still in the listen "
+                               "backlog");
+  error_code ignored;
+  acceptor.non_blocking(false, ignored);
+  if (rearm)
+    do_accept();
+}
+
+bool http_server::take_waiting(socket_type socket) {
+  error_code ec;
+  auto pending = socket.available(ec);
+  if (!ec && pending > 0) {
+    // A request is here already: it gets its one answer, as on a
+    // connection opened during the drain.
+    admit(std::move(socket), std::chrono::steady_clock::now(), false);
+    return false;
+  }
+  // Idle (or closed by the client): no unread input, so a plain close.
+  socket.close(ec);
+  return true;
 }
 
 admission::kind_t
@@ -278,15 +342,31 @@ std::string http_edge::url() const {
          + server_->opts.path;
 }
 
-bool http_edge::drain(std::chrono::milliseconds timeout) {
+void http_edge::begin_drain(std::chrono::milliseconds timeout) {
   auto& s = *server_;
-  if (s.threads.empty())
-    return true;
+  if (s.threads.empty() || s.drain_begun)
+    return;
+  s.drain_begun = true;
   // The listener stays open until `stop`: new connections get one answer
   // each (/readyz 503, /healthz 200, 503 on the MCP endpoint), so probes
   // see the drain instead of a refused connection.
   s.draining = true;
-  s.for_each_connection([](connection& c) { c.on_drain(); });
+  // On the acceptor's strand: each connection is either registered (and
+  // closed if idle) or still in the listen backlog (swept), none in between.
+  auto begun = std::make_shared<std::promise<void>>();
+  auto done = begun->get_future();
+  net::post(s.acceptor.get_executor(), [&s, begun] {
+    s.begin_drain();
+    begun->set_value();
+  });
+  done.wait_for(timeout);
+}
+
+bool http_edge::drain(std::chrono::milliseconds timeout) {
+  auto& s = *server_;
+  if (s.threads.empty())
+    return true;
+  begin_drain(timeout);
   std::unique_lock<std::mutex> guard{s.mtx};
   return s.cv.wait_for(guard, timeout, [&s] { return s.busy == 0; });
 }

@@ -47,10 +47,16 @@ public:
   /// The endpoint's URL, e.g. http://127.0.0.1:8787/mcp (after `start`).
   std::string url() const;
 
-  /// Graceful stop: /readyz answers 503, idle connections close, new ones
-  /// get one answer each (503 on the MCP endpoint) and close, and requests
-  /// in flight finish (each response says `Connection: close`). Returns
-  /// true when none is left within `timeout`.
+  /// Graceful stop: /readyz answers 503, idle connections close (also
+  /// those the clients opened that still wait in the listen backlog), new
+  /// ones get one answer each (503 on the MCP endpoint) and close, and
+  /// requests in flight finish (each response says `Connection: close`).
+  /// Returns once that has begun (or after `timeout`); `drain` begins it
+  /// too when not called before.
+  void begin_drain(std::chrono::milliseconds timeout);
+
+  /// Drains (see begin_drain): returns true when no request is left in
+  /// flight within `timeout`.
   bool drain(std::chrono::milliseconds timeout);
 
   /// Closes every connection and joins the I/O threads. Replies the

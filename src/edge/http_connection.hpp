@@ -81,6 +81,8 @@ struct http_server {
   auth_throttle throttle;
   refusal_audit audit;
   std::atomic<bool> draining{false};
+  /// http_edge::begin_drain ran (main thread only).
+  bool drain_begun = false;
   std::uint16_t bound_port = 0;
   /// Bound to a loopback address (see decide_metrics).
   bool loopback = false;
@@ -110,10 +112,14 @@ struct http_server {
   /// Under `mtx`: room for one more connection, by closing one that is
   /// stalled, not yet served or idle if need be (see decide_admission).
   admission::kind_t make_room(std::shared_ptr<connection>& victim);
-  /// Admits an accepted socket (held since `held_since` while the answer
-  /// was `wait`), or refuses it; accepts the next one when decided.
+  /// Registers an accepted socket as a connection and starts it, or
+  /// refuses it (--max-connections). The accept loop's own call
+  /// (`then_accept`) holds it while the answer is `wait` (since
+  /// `held_since`, within slow_header_grace) and accepts the next one
+  /// when it is decided; a drain's sweep decides at once.
   void admit(socket_type socket,
-             std::chrono::steady_clock::time_point held_since);
+             std::chrono::steady_clock::time_point held_since,
+             bool then_accept);
   /// Connection `id` closed its socket (see conn_entry::fd).
   void closed(std::uint64_t id);
 
@@ -134,6 +140,18 @@ struct http_server {
 
   void make_access_policy();
   void do_accept();
+  /// On the acceptor's strand: idle connections close, and so do those
+  /// still waiting in the listen backlog (see take_waiting).
+  void begin_drain();
+  /// A connection from the listen backlog at a drain's start: true when
+  /// closed (idle), false when admitted (it sent a request already).
+  bool take_waiting(socket_type socket);
+  /// The accept under way is of this round; a drain's sweep of the backlog
+  /// cancels it and starts the next (acceptor strand only, as `accepting`).
+  std::uint64_t accept_round = 0;
+  bool accepting = false;
+  /// Connections taken from the backlog at a drain, at most.
+  static constexpr std::size_t max_swept = 4096;
   void refuse_connection(socket_type& socket);
   /// Rate limit for warnings a flood could repeat (on the acceptor strand).
   bool warn_limited();

@@ -441,6 +441,68 @@ describe('connections and lifecycle', () => {
     }
   });
 
+  // The server stopped (SIGSTOP) while idle connections are opened: they
+  // wait in the listen backlog when SIGTERM comes, and whether the I/O
+  // thread accepts each before the drain begins is a race. Either way they
+  // were opened before the drain and close at once (not after
+  // --header-timeout, which would outlast --drain-timeout here), and the
+  // request in flight is answered.
+  test('SIGTERM: an idle connection still in the listen backlog closes too; the request in flight is answered', T, async () => {
+    const server = await HttpServer.start({ binary: BINARY, args: ['--header-timeout', '60'] });
+    try {
+      const session = await openSession(server);
+      const body = rpc(1, 'tools/call', { name: 'time_get_current', arguments: { timezone: 'UTC' } });
+      const socket = net.connect(server.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let received = '';
+      socket.on('data', (chunk) => { received += chunk; });
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
+        `Content-Type: application/json\r\nAccept: application/json\r\n` +
+        `Mcp-Session-Id: ${session}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Expect: 100-continue\r\n\r\n`);
+      await new Promise((resolve) => {
+        const check = () => {
+          if (received.includes('\r\n\r\n')) {
+            socket.off('data', check);
+            resolve();
+          }
+        };
+        socket.on('data', check);
+        check();
+      });
+      assert.match(received, /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+      server.child.kill('SIGSTOP');
+      // Many: accepting them takes the I/O thread longer than the signal
+      // takes to start the drain.
+      const idle = Array.from({ length: 500 }, () => {
+        const s = net.connect(server.port, '127.0.0.1');
+        s.on('error', () => {}); // a reset is a close too
+        return {
+          connected: new Promise((resolve) => s.once('connect', resolve)), // the kernel's handshake
+          closed: new Promise((resolve) => s.once('close', resolve)),
+        };
+      });
+      await Promise.all(idle.map((i) => i.connected));
+      server.child.kill('SIGTERM');
+      server.child.kill('SIGCONT');
+      await server.waitForStderr(/finishing requests in flight/);
+      await Promise.all(idle.map((i) => i.closed));
+      assert.equal(server.exitInfo, null, 'still draining: the request waits for its body');
+      socket.write(body);
+      await closed;
+      const [head, payload] = received.slice(received.indexOf('\r\n\r\n') + 4).split('\r\n\r\n');
+      assert.match(head, /^HTTP\/1\.1 200 /, server.context());
+      assert.match(head, /\r\nConnection: close/i);
+      assertTimeResult(JSON.parse(payload).result);
+      const { code } = await server.terminate('SIGTERM');
+      assert.equal(code, 0);
+    } finally {
+      server.child.kill('SIGCONT');
+      await server.stop();
+    }
+  });
+
   /** Sends `text` on a fresh socket and returns everything the server writes until it closes. */
   async function exchange(port, text) {
     const socket = net.connect(port, '127.0.0.1');
