@@ -57,9 +57,9 @@
 #   --keep               keep the work dir (every run's bench JSON and logs)
 #   -h, --help
 source "$(dirname "$0")/../scripts/common.sh"
-# Capacity from one address: no per-client rate limit (docs/operations.md);
-# the environment, which builds without the option ignore.
-export TIME_TRACKER_MCP_RATE_LIMIT=off
+# No per-client rate limit (capacity from one address), stop_server,
+# rotate, record.
+source "$ROOT/bench/smoke/common.sh"
 # Failures are handled where they happen: a peer that fails is skipped, a
 # run that fails is recorded.
 set +e
@@ -290,19 +290,6 @@ tree_hwm() {
   echo "$total"
 }
 
-stop_server() {
-  [ -n "$server_pid" ] || return 0
-  kill -TERM "$server_pid" 2>/dev/null
-  local i
-  for i in $(seq 100); do
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  kill -KILL "$server_pid" 2>/dev/null
-  wait "$server_pid" 2>/dev/null
-  server_pid=
-}
-
 # The static reply nginx serves: ours to the same call, with id 1 (so the
 # ceiling sends the same bytes), or an empty result for ping.
 nginx_body() {
@@ -385,18 +372,7 @@ tool_args() { # SYSTEM -> the bench's --tool/--args, in targs[]
   return 0
 }
 
-record() { # SECTION SYSTEM ROUND FILE RSS EXIT
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$MANIFEST"
-}
-
-# Prints SYSTEMS rotated left by N.
-rotate() {
-  local n="$1"; shift
-  local a=("$@") k i
-  k=${#a[@]}
-  [ "$k" -gt 0 ] || return 0
-  for ((i = 0; i < k; ++i)); do printf '%s ' "${a[$(((i + n) % k))]}"; done
-}
+# record SECTION SYSTEM ROUND FILE RSS EXIT (bench/smoke/common.sh)
 
 present() { # SYSTEM...: those available
   local s

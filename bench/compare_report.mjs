@@ -57,64 +57,32 @@ function generator(d, cores) {
   return { bench_cpu_pct: (100 * d.bench_cpu_s) / d.window_s, saturated: share >= SATURATED_SHARE };
 }
 
-// One run's figures.
-function httpFigures(run, system) {
+// One run's figures under load, read alike for every section: the bench's
+// ROW (its total, or the handshake's operation), its req/s as RPS, the
+// server's CPU per reply unless CPU is false, the generator's share of
+// CORES; the offered RATE (open loop) and RSS (a peak in KiB) where asked.
+function loadFigures(run, { row = run.doc?.total, rps = 'throughput_rps', rate = false, cpu = true, cores = Number(arg.threads) || 1, ...o } = {}) {
   const d = run.doc;
-  const row = arg.scenario === 'handshake' ? op(d, '[handshake]') : d?.total;
   return {
     round: run.round,
-    throughput_rps: row?.throughput_rps ?? null,
+    ...(rate ? { rate: d?.config?.rate ?? null } : {}),
+    [rps]: row?.throughput_rps ?? null,
     p50_us: row?.latency_us?.p50 ?? null,
     p99_us: row?.latency_us?.p99 ?? null,
-    rss_peak_kib: run.rss,
-    // The bench reads one pid: nginx's master, not its workers.
-    cpu_per_reply_us: system === 'nginx' ? null : d?.server?.cpu_per_reply_us ?? null,
-    ...generator(d, Number(arg.threads) || 1),
+    ...('rss' in o ? { rss_peak_kib: o.rss } : {}),
+    cpu_per_reply_us: cpu ? d?.server?.cpu_per_reply_us ?? null : null,
+    ...generator(d, cores),
     errors: d ? d.errors : null,
     exit: run.exit,
   };
 }
-function stdioFigures(run) {
-  const d = run.doc;
-  return {
-    round: run.round,
-    calls_per_s: d?.total?.throughput_rps ?? null,
-    p50_us: d?.total?.latency_us?.p50 ?? null,
-    p99_us: d?.total?.latency_us?.p99 ?? null,
-    rss_peak_kib: d?.server?.rss_kib?.peak ?? null,
-    cpu_per_reply_us: d?.server?.cpu_per_reply_us ?? null,
-    ...generator(d, 1),
-    errors: d ? d.errors : null,
-    exit: run.exit,
-  };
-}
-function openFigures(run) {
-  const d = run.doc;
-  return {
-    round: run.round,
-    rate: d?.config?.rate ?? null,
-    throughput_rps: d?.total?.throughput_rps ?? null,
-    p50_us: d?.total?.latency_us?.p50 ?? null,
-    p99_us: d?.total?.latency_us?.p99 ?? null,
-    cpu_per_reply_us: d?.server?.cpu_per_reply_us ?? null,
-    ...generator(d, Number(arg.threads) || 1),
-    errors: d ? d.errors : null,
-    exit: run.exit,
-  };
-}
-function journalFigures(run) {
-  const d = run.doc;
-  return {
-    round: run.round,
-    calls_per_s: d?.total?.throughput_rps ?? null,
-    p50_us: d?.total?.latency_us?.p50 ?? null,
-    p99_us: d?.total?.latency_us?.p99 ?? null,
-    cpu_per_reply_us: d?.server?.cpu_per_reply_us ?? null,
-    ...generator(d, Number(arg.threads) || 1),
-    errors: d ? d.errors : null,
-    exit: run.exit,
-  };
-}
+// Closed loop over HTTP. The bench reads one pid: nginx's master, not its
+// workers (no CPU per reply).
+const httpFigures = (run, system) =>
+  loadFigures(run, { row: arg.scenario === 'handshake' ? op(run.doc, '[handshake]') : run.doc?.total, rss: run.rss, cpu: system !== 'nginx' });
+const stdioFigures = (run) => loadFigures(run, { rps: 'calls_per_s', rss: run.doc?.server?.rss_kib?.peak ?? null, cores: 1 });
+const openFigures = (run) => loadFigures(run, { rate: true });
+const journalFigures = (run) => loadFigures(run, { rps: 'calls_per_s' });
 function memoryFigures(run) {
   const d = run.doc;
   return {

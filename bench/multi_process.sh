@@ -41,9 +41,8 @@
 #   --keep               keep the work dir (every run's files)
 #   -h, --help
 source "$(dirname "$0")/../scripts/common.sh"
-# Capacity from one address: no per-client rate limit (docs/operations.md);
-# the environment, which builds without the option ignore.
-export TIME_TRACKER_MCP_RATE_LIMIT=off
+# Capacity from one address: no per-client rate limit.
+source "$ROOT/bench/smoke/common.sh"
 set +e
 
 usage() {

@@ -44,8 +44,9 @@
 #   --keep               keep the work dir
 #   -h, --help
 source "$(dirname "$0")/../scripts/common.sh"
-# Capacity from one address: no per-client rate limit (docs/operations.md).
-export TIME_TRACKER_MCP_RATE_LIMIT=off
+# No per-client rate limit (capacity from one address), wait_for_url,
+# stop_server, rotate, record.
+source "$ROOT/bench/smoke/common.sh"
 set +e
 
 usage() { sed -n '2,/^source /p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -136,23 +137,7 @@ start_server() {
   [ -n "$url" ] || { say "the server did not start:"; tail -20 "$WORK/server-$n.log" >&2; stop_server; return 1; }
 }
 started=0
-stop_server() {
-  [ -n "$server_pid" ] || return 0
-  kill -TERM "$server_pid" 2>/dev/null
-  local i
-  for i in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done
-  kill -KILL "$server_pid" 2>/dev/null
-  wait "$server_pid" 2>/dev/null
-  server_pid=
-}
-source "$ROOT/bench/smoke/common.sh"  # wait_for_url
-record() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$MANIFEST"; }  # STAGE X ROUND FILE LOAD EXIT
-rotate() {
-  local n="$1"; shift
-  local a=("$@") k i
-  k=${#a[@]}
-  for ((i = 0; i < k; ++i)); do printf '%s ' "${a[$(((i + n) % k))]}"; done
-}
+# record STAGE X ROUND FILE LOAD EXIT (bench/smoke/common.sh)
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 # plus_seconds DURATION N: DURATION (500ms, 10s, 2m, or seconds) + N s, in ms.
 plus_seconds() {

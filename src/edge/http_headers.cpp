@@ -1,5 +1,7 @@
 #include "edge/http_headers.hpp"
 
+#include "protocol/base64.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -75,38 +77,10 @@ std::optional<std::string> decode_header_value(std::string_view value) {
     return std::string{value};
   auto b64 = value.substr(open.size(),
                           value.size() - open.size() - close.size());
-  auto digit = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z')
-      return c - 'A';
-    if (c >= 'a' && c <= 'z')
-      return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-      return c - '0' + 52;
-    if (c == '+')
-      return 62;
-    if (c == '/')
-      return 63;
-    return -1;
-  };
   while (!b64.empty() && b64.back() == '=')
     b64.remove_suffix(1);
-  if (b64.size() % 4 == 1)
-    return std::nullopt;
-  std::string out;
-  unsigned acc = 0;
-  int bits = 0;
-  for (char c : b64) {
-    int d = digit(c);
-    if (d < 0)
-      return std::nullopt;
-    acc = (acc << 6) | static_cast<unsigned>(d);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  return out;
+  return protocol::base64_decode(b64, protocol::base64_alphabet::standard,
+                                 false);
 }
 
 std::string new_session_id() {

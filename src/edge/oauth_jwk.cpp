@@ -1,5 +1,7 @@
 #include "edge/oauth_jwk.hpp"
 
+#include "protocol/base64.hpp"
+
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
@@ -13,40 +15,7 @@
 namespace ttm::edge::oauth {
 
 std::optional<std::string> base64url_decode(std::string_view text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z')
-      return c - 'A';
-    if (c >= 'a' && c <= 'z')
-      return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-      return c - '0' + 52;
-    if (c == '-')
-      return 62;
-    if (c == '_')
-      return 63;
-    return -1;
-  };
-  if (text.size() % 4 == 1)
-    return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  unsigned acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v = value(c);
-    if (v < 0)
-      return std::nullopt;
-    acc = (acc << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  // Leftover bits must be zero (a canonical encoding).
-  if (bits > 0 && (acc & ((1u << bits) - 1)) != 0)
-    return std::nullopt;
-  return out;
+  return protocol::base64_decode(text, protocol::base64_alphabet::url, true);
 }
 
 std::string_view alg_of(key_type t) noexcept {

@@ -475,22 +475,37 @@ void fill_sample(store& st) {
           == nullptr);
 }
 
-} // namespace
-
-TEST_CASE("admin audit on PostgreSQL (--journal): the same lines and exit "
-          "codes as on SQLite",
-          "[.pg][pg_admin]") {
+bool require_pg_server() {
   REQUIRE(pg_uri() != nullptr);
+  return true;
+}
+
+/// The set-up of the cases below: the test server (required), a SQLite
+/// journal directory, a PostgreSQL schema named for a directory of the case
+/// and the --journal URI that reaches it.
+struct pg_admin_case {
+  bool has_server = require_pg_server(); // before pg_uri() is read below
   temp_dir tmp;
-  auto lite = (tmp.path() / "sqlite").string();
-  auto pgdir = (tmp.path() / "pg").string();
-  auto uri = uri_with_schema(pg_schema_for(pgdir));
-  {
+  std::string lite = (tmp.path() / "sqlite").string();
+  std::string pgdir = (tmp.path() / "pg").string();
+  std::string uri = uri_with_schema(pg_schema_for(pgdir));
+
+  /// The sample journal in both.
+  void fill_both() const {
     auto s = open_sqlite(options_for(lite));
     REQUIRE(std::holds_alternative<store_ptr>(s));
     fill_sample(*std::get<store_ptr>(s));
     fill_sample(*must_open(pgdir)); // PostgreSQL: TTM_TEST_PG_URI is set
   }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(pg_admin_case,
+                 "admin audit on PostgreSQL (--journal): the same lines and "
+                 "exit codes as on SQLite",
+                 "[.pg][pg_admin]") {
+  fill_both();
   for (std::vector<std::string> extra :
        {std::vector<std::string>{"--since", "2024-12-01"},
         {"--since", "2024-12-01", "--format", "json"},
@@ -536,14 +551,10 @@ TEST_CASE("admin audit on PostgreSQL (--journal): the same lines and exit "
   CHECK(contains(newer.err, "schema version 99"));
 }
 
-TEST_CASE("admin check on PostgreSQL (--journal): integrity, schema and "
-          "durability lines, exit 1 on any fault",
-          "[.pg][pg_admin]") {
-  REQUIRE(pg_uri() != nullptr);
-  temp_dir tmp;
-  auto lite = (tmp.path() / "sqlite").string();
-  auto pgdir = (tmp.path() / "pg").string();
-  auto uri = uri_with_schema(pg_schema_for(pgdir));
+TEST_CASE_METHOD(pg_admin_case,
+                 "admin check on PostgreSQL (--journal): integrity, schema "
+                 "and durability lines, exit 1 on any fault",
+                 "[.pg][pg_admin]") {
   auto check = [&] {
     return run_admin({"check", "--data-dir", lite, "--journal", uri});
   };
@@ -553,12 +564,7 @@ TEST_CASE("admin check on PostgreSQL (--journal): integrity, schema and "
   CHECK(contains(fresh.out, "ok    journal: none yet in postgresql://"));
   CHECK_FALSE(contains(fresh.out, "FAULT journal"));
 
-  {
-    auto s = open_sqlite(options_for(lite));
-    REQUIRE(std::holds_alternative<store_ptr>(s));
-    fill_sample(*std::get<store_ptr>(s));
-    fill_sample(*must_open(pgdir));
-  }
+  fill_both();
   auto lite_check = run_admin({"check", "--data-dir", lite});
   auto pg_check = check();
   INFO(lite_check.out << pg_check.out << pg_check.err);
@@ -634,13 +640,10 @@ bool restart_pg(const std::string& env) {
 
 } // namespace
 
-TEST_CASE("admin check on a healthy PostgreSQL journal (fsync and "
-          "synchronous_commit on): no fault, exit 0",
-          "[.pg][pg_admin]") {
-  REQUIRE(pg_uri() != nullptr);
-  temp_dir tmp;
-  auto lite = (tmp.path() / "sqlite").string();
-  auto pgdir = (tmp.path() / "pg").string();
+TEST_CASE_METHOD(pg_admin_case,
+                 "admin check on a healthy PostgreSQL journal (fsync and "
+                 "synchronous_commit on): no fault, exit 0",
+                 "[.pg][pg_admin]") {
   fill_sample(*must_open(pgdir));
   // The test server runs without fsync (pg_server.sh): this case alone
   // runs on one with PostgreSQL's durable settings, then back.
@@ -650,8 +653,7 @@ TEST_CASE("admin check on a healthy PostgreSQL journal (fsync and "
       CHECK(restart_pg(""));
     }
   } back;
-  auto healthy = run_admin({"check", "--data-dir", lite, "--journal",
-                            uri_with_schema(pg_schema_for(pgdir))});
+  auto healthy = run_admin({"check", "--data-dir", lite, "--journal", uri});
   INFO(healthy.out << healthy.err);
   CHECK(contains(healthy.out, "every row read: ok (2 sessions, 5 events)"));
   CHECK(contains(healthy.out, "ok    journal WAL: fsync on,"

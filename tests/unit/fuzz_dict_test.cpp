@@ -3,6 +3,8 @@
 // the declarations. Every method of the method table, every declared tool
 // and every name in a tool's input schema must be in it.
 
+#include "golden.hpp"
+
 #include "mcp/methods.hpp"
 #include "tools/registry.hpp"
 
@@ -21,7 +23,7 @@ namespace {
 /// The dictionary's entries: the quoted value of each line (`"x"` or
 /// `name="x"`), with `\\` and `\"` unescaped; `\xNN` kept as written.
 std::set<std::string> dict_entries() {
-  std::ifstream in{std::string{TTM_GOLDEN_DIR} + "/../fuzz/mcp.dict"};
+  std::ifstream in{test::golden_path("../fuzz/mcp.dict")};
   REQUIRE(in);
   std::set<std::string> out;
   std::string line;

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -17,9 +18,31 @@
 
 namespace ttm::test {
 
+/// tests/golden/ of the checkout: $TTM_GOLDEN_DIR, else the line CMake
+/// wrote beside the test binary (golden_dir.txt). Read at run time, not
+/// compiled in, so that no compile command names the checkout (ccache hits
+/// across checkouts).
+inline std::string golden_dir() {
+  if (const char* dir = std::getenv("TTM_GOLDEN_DIR"); dir && *dir)
+    return dir;
+  static const std::string from_file = [] {
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    std::ifstream in{exe.parent_path() / "golden_dir.txt"};
+    std::string line;
+    std::getline(in, line);
+    return line;
+  }();
+  return from_file;
+}
+
 /// tests/golden/`name`.
 inline std::string golden_path(const std::string& name) {
-  return std::string{TTM_GOLDEN_DIR} + "/" + name;
+  auto dir = golden_dir();
+  INFO("the golden files' directory: $TTM_GOLDEN_DIR, else the line of "
+       "golden_dir.txt beside the test binary");
+  REQUIRE(!dir.empty());
+  return dir + "/" + name;
 }
 
 /// The file's bytes; nullopt when it cannot be read.

@@ -62,6 +62,47 @@ std::int64_t pragma(const std::string& db, const char* sql) {
   return v;
 }
 
+/// An actor system of two threads, quiet.
+struct quiet_config : caf::actor_system_config {
+  quiet_config() {
+    set("logger.console-verbosity", caf::atom("quiet"));
+    set("scheduler.max-threads", 2);
+  }
+};
+
+/// The set-up of the journal actor's cases: a store opened with `o`, a
+/// journal actor (detached, as the server runs it) on it with a fake clock,
+/// and a scoped actor to ask it.
+struct journal_on_store {
+  std::shared_ptr<domain::fake_clock> clock
+    = std::make_shared<domain::fake_clock>(ttm::test::test_now());
+  quiet_config cfg;
+  caf::actor_system sys{cfg};
+  std::shared_ptr<storage::store> store;
+  actors::journal_actor journal;
+  caf::scoped_actor self{sys};
+
+  explicit journal_on_store(const storage::sqlite_options& o) {
+    auto opened = storage::open_sqlite(o);
+    REQUIRE(std::holds_alternative<storage::store_ptr>(opened));
+    store = std::move(std::get<storage::store_ptr>(opened));
+    actors::journal_config jc;
+    jc.store = store;
+    jc.clock = clock;
+    journal = sys.spawn<caf::detached>(actors::journal_behavior, jc);
+  }
+
+  /// The journal's answer to an append of session `id`'s start.
+  storage::append_answer append(const char* id) {
+    storage::append_answer out;
+    self->request(journal, caf::infinite, actors::append_atom::value,
+                  std::vector<storage::event>{started(*clock, id)})
+      .receive([&](const storage::append_answer& a) { out = a; },
+               [&](caf::error& e) { FAIL(caf::to_string(e)); });
+    return out;
+  }
+};
+
 } // namespace
 
 TEST_CASE("journal sync: a deferred-sync store commits with NORMAL, syncs "
@@ -123,40 +164,21 @@ TEST_CASE("journal sync: the journal actor answers an append once its "
           "syncer synced the WAL",
           "[journal]") {
   temp_dir dir;
-  auto clock = std::make_shared<domain::fake_clock>(ttm::test::test_now());
-  caf::actor_system_config cfg;
-  cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  cfg.set("scheduler.max-threads", 2);
-  caf::actor_system sys{cfg};
-  auto opened = storage::open_sqlite(deferred(dir.path().string()));
-  REQUIRE(std::holds_alternative<storage::store_ptr>(opened));
-  std::shared_ptr<storage::store> store
-    = std::move(std::get<storage::store_ptr>(opened));
-  actors::journal_config jc;
-  jc.store = store;
-  jc.clock = clock;
-  auto journal = sys.spawn<caf::detached>(actors::journal_behavior, jc);
-  caf::scoped_actor self{sys};
+  journal_on_store j{deferred(dir.path().string())};
   std::vector<storage::append_answer> answers;
   for (auto id : {"s1", "s2", "s3"})
-    self->request(journal, caf::infinite, actors::append_atom::value,
-                  std::vector<storage::event>{started(*clock, id)})
-      .receive([&](const storage::append_answer& a) { answers.push_back(a); },
-               [&](caf::error& e) { FAIL(caf::to_string(e)); });
+    answers.push_back(j.append(id));
   // A duplicate is refused before any sync: answered at once, not stored.
-  self->request(journal, caf::infinite, actors::append_atom::value,
-                std::vector<storage::event>{started(*clock, "s1")})
-    .receive([&](const storage::append_answer& a) { answers.push_back(a); },
-             [&](caf::error& e) { FAIL(caf::to_string(e)); });
+  answers.push_back(j.append("s1"));
   REQUIRE(answers.size() == 4);
   for (int i = 0; i < 3; ++i)
     CHECK(answers[i].kind == storage::append_answer::stored);
   CHECK(answers[3].kind == storage::append_answer::failed);
   storage::history_query all;
-  auto h = store->history(all);
+  auto h = j.store->history(all);
   REQUIRE(std::holds_alternative<std::vector<storage::stored_session>>(h));
   CHECK(std::get<std::vector<storage::stored_session>>(h).size() == 3);
-  caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(j.journal, caf::exit_reason::user_shutdown);
 }
 
 namespace {
@@ -194,47 +216,26 @@ TEST_CASE("journal sync: a failed sync answers 'outcome unknown', then "
           "lost",
           "[journal][fault]") {
   temp_dir dir;
-  auto clock = std::make_shared<domain::fake_clock>(ttm::test::test_now());
-  caf::actor_system_config cfg;
-  cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  cfg.set("scheduler.max-threads", 2);
-  caf::actor_system sys{cfg};
   sync_fails = false;
   auto o = deferred(dir.path().string());
   o.sync_file = &faulty_sync;
-  auto opened = storage::open_sqlite(o);
-  REQUIRE(std::holds_alternative<storage::store_ptr>(opened));
-  std::shared_ptr<storage::store> store
-    = std::move(std::get<storage::store_ptr>(opened));
-  actors::journal_config jc;
-  jc.store = store;
-  jc.clock = clock;
-  auto journal = sys.spawn<caf::detached>(actors::journal_behavior, jc);
-  caf::scoped_actor self{sys};
-  auto append = [&](const char* id) {
-    storage::append_answer out;
-    self->request(journal, caf::infinite, actors::append_atom::value,
-                  std::vector<storage::event>{started(*clock, id)})
-      .receive([&](const storage::append_answer& a) { out = a; },
-               [&](caf::error& e) { FAIL(caf::to_string(e)); });
-    return out;
-  };
-  REQUIRE(append("acked").kind == storage::append_answer::stored);
+  journal_on_store j{o};
+  REQUIRE(j.append("acked").kind == storage::append_answer::stored);
   // The disk fails the next sync: the change is committed (readers see
   // it) but not durable, so it is neither stored nor "nothing changed".
   sync_fails = true;
-  auto lost = append("unknown");
+  auto lost = j.append("unknown");
   CHECK(lost.kind == storage::append_answer::unknown);
   CHECK_THAT(lost.error, Catch::Contains("outcome is unknown"));
   auto calls = sync_calls.load();
   // The fault clears, yet no later sync is trusted: every write is
   // refused, with the reason, and no sync is tried again.
   sync_fails = false;
-  auto refused = append("refused");
+  auto refused = j.append("refused");
   CHECK(refused.kind == storage::append_answer::failed);
   CHECK_THAT(refused.error, Catch::Contains("restart the server"));
   CHECK(sync_calls.load() == calls);
-  auto sync = store->deferred_sync();
+  auto sync = j.store->deferred_sync();
   REQUIRE(sync != nullptr);
   auto again = sync->sync();
   REQUIRE(std::holds_alternative<storage::error>(again));
@@ -245,26 +246,27 @@ TEST_CASE("journal sync: a failed sync answers 'outcome unknown', then "
   CHECK_FALSE(sync->checkpoint_due());
   // Reads answer, through the journal too.
   storage::list_query q;
-  self->request(journal, caf::infinite, actors::history_atom::value, q)
+  j.self->request(j.journal, caf::infinite, actors::history_atom::value, q)
     .receive(
       [&](const actors::list_reply& r) {
         CHECK(r.error.empty());
         CHECK(r.page.rows.size() == 2);
       },
       [&](caf::error& e) { FAIL(caf::to_string(e)); });
-  CHECK(ids_of(store) == std::vector<std::string>{"acked", "unknown"});
+  CHECK(ids_of(j.store) == std::vector<std::string>{"acked", "unknown"});
   // The restart reads what the file holds: the acknowledged change is
   // there, the refused one is not, and writes work again.
-  caf::anon_send_exit(journal, caf::exit_reason::user_shutdown);
-  self->wait_for(journal);
-  store.reset();
+  caf::anon_send_exit(j.journal, caf::exit_reason::user_shutdown);
+  j.self->wait_for(j.journal);
+  j.store.reset();
   auto reopened = storage::open_sqlite(o);
   REQUIRE(std::holds_alternative<storage::store_ptr>(reopened));
-  store = std::move(std::get<storage::store_ptr>(reopened));
-  auto ids = ids_of(store);
+  j.store = std::move(std::get<storage::store_ptr>(reopened));
+  auto ids = ids_of(j.store);
   CHECK(std::count(ids.begin(), ids.end(), "acked") == 1);
   CHECK(std::count(ids.begin(), ids.end(), "refused") == 0);
   CHECK(std::holds_alternative<storage::ok>(
-    store->append_unsynced({started(*clock, "after")})));
-  CHECK(std::holds_alternative<storage::ok>(store->deferred_sync()->sync()));
+    j.store->append_unsynced({started(*j.clock, "after")})));
+  CHECK(std::holds_alternative<storage::ok>(
+    j.store->deferred_sync()->sync()));
 }
