@@ -83,6 +83,8 @@ struct journal_state {
   };
   std::vector<pending> batch;
   bool flush_scheduled = false;
+  /// The batch waits for the sync in flight; on_synced sends the flush.
+  bool flush_after_sync = false;
   /// Deferred sync (storage::store::deferred_sync): the detached actor
   /// that syncs the WAL, and the answers of committed batches waiting for
   /// it (in ticket order; a ticket per flush). One sync in flight at a

@@ -295,6 +295,9 @@ void on_synced(self_ptr self, std::uint64_t ticket, const std::string& error) {
   for (auto& u : ready)
     u.deliver(error);
   request_sync(self);
+  // The appends that came meanwhile: behind those now in the mailbox.
+  if (std::exchange(st.flush_after_sync, false))
+    self->send(self, flush_atom::value);
 }
 
 namespace {
@@ -357,10 +360,18 @@ enqueue_append(self_ptr self, std::vector<storage::event> events,
   auto promise = self->make_response_promise<storage::append_answer>();
   st.batch.push_back({std::move(events), promise, deadline_ns});
   // The flush queues behind every append already in the mailbox: under
-  // load they share one transaction; alone, one waits for nothing.
+  // load they share one transaction; alone, one waits for nothing. While
+  // a sync is in flight (deferred sync), the appends wait for it anyway
+  // (their answers need the sync after their commit): they commit
+  // together once it returns, one transaction, not one per mailbox turn
+  // meanwhile (each rewrites the same B-tree pages into the WAL, takes
+  // the write lock and SQLite's WAL-index locks again).
   if (!st.flush_scheduled) {
     st.flush_scheduled = true;
-    self->send(self, flush_atom::value);
+    if (st.sync_in_flight)
+      st.flush_after_sync = true;
+    else
+      self->send(self, flush_atom::value);
   }
   return promise;
 }
