@@ -73,7 +73,7 @@ const TASKS = Object.freeze([
 /** Summary fields that depend on when the summary was taken. */
 const NOW_DEPENDENT = [
   'end_time', 'end_time_friendly', 'total_duration', 'total_duration_ms', 'total_duration_iso',
-  'busy_duration', 'busy_duration_ms', 'task_time', 'task_time_ms',
+  'busy_duration', 'busy_duration_ms', 'busy_duration_iso', 'task_time', 'task_time_ms', 'task_time_iso',
   // issue 17: the projected end moves with "now" and the running task.
   'forecast',
 ];
