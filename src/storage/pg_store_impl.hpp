@@ -116,9 +116,12 @@ private:
   // pg_read.cpp
   std::optional<error> read_events_of(std::vector<stored_session>& sessions,
                                       const std::string& what);
-  std::optional<error> list_focus(const list_query& q, std::int64_t limit,
-                                  list_page& out);
+
   bool alive(std::int64_t holder, const std::string& what);
+
+  // pg_list.cpp: a list page's rows from its one statement's result.
+  std::optional<error> read_page(const list_query& q, std::int64_t limit,
+                                 const pg_res& res, list_page& out);
 
   pg_options opts_;
   std::string where_;

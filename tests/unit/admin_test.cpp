@@ -547,7 +547,16 @@ TEST_CASE("admin check on PostgreSQL (--journal): integrity, schema and "
   auto check = [&] {
     return run_admin({"check", "--data-dir", lite, "--journal", uri});
   };
+  // No schema the URL's search_path names: a server could not create the
+  // journal, and check says what to create (issue 32).
+  auto nowhere = check();
+  INFO(nowhere.out << nowhere.err);
+  CHECK(contains(nowhere.out, "FAULT journal: there is no journal in"
+                              " postgresql://"));
+  CHECK(contains(nowhere.out, "CREATE SCHEMA"));
+  CHECK(nowhere.code == 1);
   // Nothing there yet: fine, a server creates it (as SQLite's "none yet").
+  raw_pg{pgdir}.text("CREATE SCHEMA " + pg_schema_for(pgdir));
   auto fresh = check();
   INFO(fresh.out << fresh.err);
   CHECK(contains(fresh.out, "ok    journal: none yet in postgresql://"));
