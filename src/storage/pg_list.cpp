@@ -1,9 +1,9 @@
-// store::list, preferences and focus sessions, and audit records for
-// PostgreSQL: as sqlite_list.cpp and sqlite_principal.cpp. A list page is
-// one statement (one round trip, one snapshot): its rows with their
-// tasks-done counts, or for statistics with the events of the rows whose
-// runs are not packed (paired here); focus sessions beside them share a
-// read-only transaction sent in one pipeline.
+// store::list, preferences and focus sessions for PostgreSQL: as
+// sqlite_list.cpp and sqlite_principal.cpp. A list page is one statement
+// (one round trip, one snapshot): its rows with their tasks-done counts,
+// or for statistics with the events of the rows whose runs are not packed
+// (paired here); focus sessions beside them share a read-only transaction
+// sent in one pipeline, as a preferences read does.
 
 #include "storage/pg_store_impl.hpp"
 
@@ -574,43 +574,6 @@ result<principal_state> pg_store::principal(const principal_op& op) {
       return out;
     },
     !writes);
-}
-
-result<ok> pg_store::record_audit(const std::vector<audit_entry>& entries) {
-  static const std::string what = "cannot write audit records to";
-  if (entries.empty())
-    return ok{};
-  return in_transaction<ok>(
-    what,
-    [&]() -> result<ok> {
-      for (const auto& e : entries) {
-        auto r = conn_.exec("INSERT INTO audit (kind, wall_ns, principal,"
-                            " payload) VALUES ($1, $2, $3, $4)",
-                            pg_params{}
-                              .add(e.kind)
-                              .add(e.wall_ns)
-                              .add(e.principal)
-                              .add(e.payload),
-                            what);
-        if (auto* err = std::get_if<error>(&r))
-          return std::move(*err);
-      }
-      return ok{};
-    },
-    false);
-}
-
-result<std::size_t> pg_store::open_focus_sessions() {
-  static const std::string what = "cannot count open focus sessions in";
-  if (auto err = connect())
-    return std::move(*err);
-  auto r = conn_.exec("SELECT count(*) FROM focus_sessions"
-                      " WHERE ended_wall_ns IS NULL",
-                      what);
-  if (auto* err = std::get_if<error>(&r))
-    return std::move(*err);
-  return static_cast<std::size_t>(
-    pg_row{std::get<pg_res>(r).get(), 0}.int64(0));
 }
 
 } // namespace ttm::storage::detail

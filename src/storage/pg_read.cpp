@@ -441,4 +441,17 @@ pg_store::purge_closed_before(std::int64_t cutoff_wall_ns,
     false);
 }
 
+result<std::size_t> pg_store::open_focus_sessions() {
+  static const std::string what = "cannot count open focus sessions in";
+  if (auto err = connect())
+    return std::move(*err);
+  auto r = conn_.exec("SELECT count(*) FROM focus_sessions"
+                      " WHERE ended_wall_ns IS NULL",
+                      what);
+  if (auto* err = std::get_if<error>(&r))
+    return std::move(*err);
+  return static_cast<std::size_t>(
+    pg_row{std::get<pg_res>(r).get(), 0}.int64(0));
+}
+
 } // namespace ttm::storage::detail

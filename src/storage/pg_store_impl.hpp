@@ -1,8 +1,9 @@
 #pragma once
 
 // The PostgreSQL store's class, shared by its files: pg_open.cpp (schema,
-// instances and leases), pg_append.cpp (writes), pg_read.cpp (claims,
-// history, expiry), pg_list.cpp (list, preferences, focus, audit).
+// instances and leases), pg_append.cpp (writes, audit records),
+// pg_read.cpp (claims, history, expiry, counts), pg_list.cpp (list,
+// preferences, focus), pg_probe.cpp (what a schema holds).
 // Internal to src/storage.
 
 #include "storage/pg_conn.hpp"
