@@ -3,6 +3,7 @@
 
 #include "storage/pg_admin.hpp"
 
+#include "storage/pg_probe.hpp"
 #include "storage/pg_store_impl.hpp"
 
 #include <unordered_map>
@@ -206,6 +207,18 @@ result<std::size_t> import_journal_pg(const pg_options& opts,
 
 std::optional<error> dump_journal_pg(const pg_options& opts,
                                      const dump_visitor& v) {
+  {
+    // An export creates no journal: one that is not there is named, with
+    // how to make it.
+    auto where = detail::pg_describe(opts.conninfo)
+                 + (opts.schema.empty() ? "" : " schema " + opts.schema);
+    detail::pg_conn probe{opts.conninfo, opts.schema, where};
+    if (auto err = probe.ensure())
+      return err;
+    if (auto err = detail::pg_readable(probe, where,
+                                       "cannot read the journal"))
+      return err;
+  }
   auto st = open_for_admin(opts);
   if (auto* err = std::get_if<error>(&st))
     return std::move(*err);

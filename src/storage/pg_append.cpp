@@ -492,4 +492,28 @@ std::optional<error> pg_store::undo_latest(const event& ev, std::int64_t sid,
                      what);
 }
 
+result<ok> pg_store::record_audit(const std::vector<audit_entry>& entries) {
+  static const std::string what = "cannot write audit records to";
+  if (entries.empty())
+    return ok{};
+  return in_transaction<ok>(
+    what,
+    [&]() -> result<ok> {
+      for (const auto& e : entries) {
+        auto r = conn_.exec("INSERT INTO audit (kind, wall_ns, principal,"
+                            " payload) VALUES ($1, $2, $3, $4)",
+                            pg_params{}
+                              .add(e.kind)
+                              .add(e.wall_ns)
+                              .add(e.principal)
+                              .add(e.payload),
+                            what);
+        if (auto* err = std::get_if<error>(&r))
+          return std::move(*err);
+      }
+      return ok{};
+    },
+    false);
+}
+
 } // namespace ttm::storage::detail

@@ -6,6 +6,7 @@
 #include "storage/pg_admin.hpp"
 
 #include "storage/pg_conn.hpp"
+#include "storage/pg_probe.hpp"
 #include "storage/sqlite_store.hpp" // journal_schema_version
 
 
@@ -18,45 +19,9 @@ using detail::pg_params;
 using detail::pg_res;
 using detail::pg_row;
 
-constexpr const char* application = "time-tracker-mcp journal";
-
 std::string where_of(const pg_options& opts) {
   return detail::pg_describe(opts.conninfo)
          + (opts.schema.empty() ? "" : " schema " + opts.schema);
-}
-
-/// What the schema holds: no journal (nullopt, `foreign` set when it has
-/// tables of another application), or the journal's schema version.
-struct found_journal {
-  std::optional<std::int64_t> version;
-  bool foreign = false;
-};
-
-result<found_journal> find_journal(pg_conn& conn, const std::string& what) {
-  auto found = conn.exec(
-    "SELECT to_regclass('meta') IS NOT NULL, (SELECT count(*) FROM"
-    " pg_tables WHERE schemaname = current_schema())",
-    what);
-  if (auto* err = std::get_if<error>(&found))
-    return std::move(*err);
-  pg_row r0{std::get<pg_res>(found).get(), 0};
-  found_journal out;
-  if (!r0.boolean(0)) {
-    out.foreign = r0.int64(1) > 0;
-    return out;
-  }
-  auto meta = conn.exec(
-    "SELECT (SELECT value FROM meta WHERE key = 'application'),"
-    " (SELECT value FROM meta WHERE key = 'schema_version')",
-    what);
-  if (auto* err = std::get_if<error>(&meta))
-    return std::move(*err);
-  pg_row m{std::get<pg_res>(meta).get(), 0};
-  if (m.null(0) || m.text(0) != application || m.null(1))
-    out.foreign = true;
-  else
-    out.version = m.int64(1);
-  return out;
 }
 
 /// Connects and opens a read-only snapshot; `f(conn)` reads in it.
@@ -73,28 +38,7 @@ result<T> in_snapshot(const pg_options& opts, const std::string& what, F&& f) {
   return r;
 }
 
-/// The journal's version when it is one this build reads; else why not.
-std::optional<error> readable(pg_conn& conn, const std::string& where,
-                              const std::string& what) {
-  auto found = find_journal(conn, what);
-  if (auto* err = std::get_if<error>(&found))
-    return std::move(*err);
-  auto& j = std::get<found_journal>(found);
-  if (!j.version)
-    return error{j.foreign ? error_kind::corrupt : error_kind::io,
-                 j.foreign ? "the journal " + where
-                               + " holds tables of another application"
-                           : "there is no journal in " + where
-                               + " yet (a server creates it)"};
-  if (*j.version > journal_schema_version)
-    return error{error_kind::newer_schema,
-                 "the journal " + where + " has schema version "
-                   + std::to_string(*j.version)
-                   + ", newer than this time-tracker-mcp supports ("
-                   + std::to_string(journal_schema_version)
-                   + "): run a newer time-tracker-mcp"};
-  return std::nullopt;
-}
+using detail::pg_readable;
 
 /// A failure of the read itself (a damaged page: SQLSTATE class XX) is the
 /// journal's integrity; any other (the connection) is the caller's error.
@@ -120,10 +64,12 @@ result<pg_journal_health> pg_health(const pg_options& opts) {
       h.server_version = s.text(0);
       h.fsync = s.text(1);
       h.synchronous_commit = s.text(2);
-      auto found = find_journal(conn, what);
+      auto found = detail::pg_find_journal(conn, what);
       if (auto* err = std::get_if<error>(&found))
         return std::move(*err);
-      auto& j = std::get<found_journal>(found);
+      auto& j = std::get<detail::pg_found_journal>(found);
+      if (j.schema.empty())
+        return detail::pg_missing_schema(j, where);
       if (!j.version && !j.foreign)
         return h; // none yet
       h.exists = true;
@@ -195,7 +141,7 @@ result<std::vector<event>> pg_events_by(const pg_options& opts,
   auto where = where_of(opts);
   return in_snapshot<std::vector<event>>(
     opts, what, [&](pg_conn& conn) -> result<std::vector<event>> {
-      if (auto err = readable(conn, where, what))
+      if (auto err = pg_readable(conn, where, what))
         return std::move(*err);
       // The payload is JSON text (a CHECK says so); `by` as SQLite's
       // json_type / json_extract read it.
@@ -238,7 +184,7 @@ result<std::vector<audit_entry>> pg_audit(const pg_options& opts,
   auto where = where_of(opts);
   return in_snapshot<std::vector<audit_entry>>(
     opts, what, [&](pg_conn& conn) -> result<std::vector<audit_entry>> {
-      if (auto err = readable(conn, where, what))
+      if (auto err = pg_readable(conn, where, what))
         return std::move(*err);
       auto r = conn.exec(
         "SELECT kind, wall_ns, principal, payload FROM audit"

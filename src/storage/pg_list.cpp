@@ -1,7 +1,9 @@
-// store::list, preferences and focus sessions, and audit records for
-// PostgreSQL: as sqlite_list.cpp and sqlite_principal.cpp, with a list
-// page's tasks-done counts and runs paired in C++ from one read of its
-// rows' events.
+// store::list, preferences and focus sessions for PostgreSQL: as
+// sqlite_list.cpp and sqlite_principal.cpp. A list page is one statement
+// (one round trip, one snapshot): its rows with their tasks-done counts,
+// or for statistics with the events of the rows whose runs are not packed
+// (paired here); focus sessions beside them share a read-only transaction
+// sent in one pipeline, as a preferences read does.
 
 #include "storage/pg_store_impl.hpp"
 
@@ -38,12 +40,10 @@ struct query_text {
   }
 };
 
-} // namespace
-
-std::optional<error> pg_store::list_focus(const list_query& q,
-                                          std::int64_t limit,
-                                          list_page& out) {
-  static const std::string what = "cannot list the focus sessions in";
+/// The focus sessions' page (list_query::focus), or nothing to ask
+/// (filters no focus session passes).
+std::optional<query_text> focus_statement(const list_query& q,
+                                          std::int64_t limit) {
   if (q.milestone_id || !q.tags.empty()
       || (q.state && *q.state == session_state::expired))
     return std::nullopt;
@@ -84,10 +84,10 @@ std::optional<error> pg_store::list_focus(const list_query& q,
   }
   t.sql += " ORDER BY started_wall_ns DESC, session_id DESC LIMIT " + t.next();
   t.params.add(limit + 1);
-  auto r = conn_.exec(t.sql, t.params, what);
-  if (auto* err = std::get_if<error>(&r))
-    return std::move(*err);
-  const auto& res = std::get<pg_res>(r);
+  return t;
+}
+
+void read_focus(const pg_res& res, std::int64_t limit, list_page& out) {
   for (int i = 0; i < rows_of(res); ++i) {
     if (static_cast<std::int64_t>(out.focus.size()) == limit) {
       out.focus_more = true;
@@ -103,164 +103,346 @@ std::optional<error> pg_store::list_focus(const list_query& q,
     f.summary = row.text(4);
     out.focus.push_back(std::move(f));
   }
+}
+
+/// A session's task events as (ord, kind, task_id, status), a bulk edit's
+/// starts and ends among them, undone ones left out: sqlite_runs.cpp's
+/// task_events_cte in PostgreSQL's words, for the session `p.sid`.
+const char* const task_events_of_p
+  = "SELECT e.seq * 1000 AS ord, e.kind, COALESCE(e.task_id, '') AS task_id,"
+    " CASE WHEN e.kind = 'task_ended' THEN e.payload::json ->> 'status' END"
+    " AS status FROM events e WHERE e.sid = p.sid AND e.kind IN"
+    " ('task_started', 'task_ended') AND e.undone_by IS NULL"
+    " UNION ALL SELECT e.seq * 1000 + o.k, CASE o.v ->> 'op' WHEN 'start'"
+    " THEN 'task_started' ELSE 'task_ended' END, COALESCE(o.v ->> 'task_id',"
+    " ''), CASE o.v ->> 'op' WHEN 'end' THEN COALESCE(o.v ->> 'status',"
+    " 'completed') END FROM events e, json_array_elements(CASE WHEN"
+    " json_typeof(e.payload::json -> 'ops') = 'array' THEN e.payload::json"
+    " -> 'ops' ELSE '[]' END) WITH ORDINALITY AS o (v, k) WHERE e.sid = p.sid"
+    " AND e.kind = 'tasks_edited' AND e.undone_by IS NULL"
+    " AND o.v ->> 'op' IN ('start', 'end')";
+
+/// The packed runs' version byte of a closed session (runs.cpp): its runs
+/// need no events. Any other (open, none, damaged) reads them.
+constexpr int packed_closed = 1;
+
+/// The tracking sessions' page as one statement (one round trip, one
+/// snapshot): part 0, the rows with their number in the page (`rn`) and,
+/// for a list, each row's tasks done (the count sqlite_list.cpp takes per
+/// row); part 1, for statistics (`with_runs`), the events of the rows whose
+/// runs are not packed closed. Columns:
+///   0 part, 1 rn, 2 sid, 3 session_id, 4 milestone_id, 5 milestone_name,
+///   6 state, 7 started_wall_ns, 8 closed_wall_ns, 9 tags, 10 tasks_total,
+///   11 runs, 12 epoch, 13 principal, 14 tasks_done,
+///   15 seq, 16 kind, 17 task_id, 18 wall_ns, 19 mono_ns, 20 boot_id,
+///   21 payload, 22 undone.
+query_text tracking_statement(const list_query& q, std::int64_t limit) {
+  query_text t;
+  t.sql = "WITH page AS MATERIALIZED (SELECT row_number() OVER (ORDER BY"
+          " started_wall_ns DESC, session_id DESC) AS rn, sid, session_id,"
+          " milestone_id, milestone_name, state, started_wall_ns,"
+          " closed_wall_ns, tags, tasks_total, runs, epoch, principal"
+          " FROM sessions WHERE true";
+  if (!q.principal.empty()) {
+    t.sql += " AND principal = " + t.next();
+    t.params.add(q.principal);
+  }
+  if (!q.scope.empty()) {
+    t.sql += " AND scope = " + t.next();
+    t.params.add(q.scope);
+  }
+  if (q.state) {
+    t.sql += " AND state = " + t.next();
+    t.params.add(to_string(*q.state));
+  }
+  if (q.milestone_id) {
+    t.sql += " AND milestone_id = " + t.next();
+    t.params.add(*q.milestone_id);
+  }
+  if (q.since_wall_ns) {
+    t.sql += " AND started_wall_ns >= " + t.next();
+    t.params.add(*q.since_wall_ns);
+  }
+  if (q.until_wall_ns) {
+    t.sql += " AND started_wall_ns < " + t.next();
+    t.params.add(*q.until_wall_ns);
+  }
+  if (q.before) {
+    auto a = t.next();
+    auto b = t.next();
+    t.sql += " AND (started_wall_ns, session_id) < (" + a + "::bigint, " + b
+             + "::text)";
+    t.params.add(q.before->first).add(q.before->second);
+  }
+  // The tag and text tests as the planner cannot take them for rare ones
+  // (its default guess for `?` is 1 row in 200, and it would then sort
+  // the matches of a scan of every row: 10,000 strpos for a page): the
+  // page walks the index from the cursor and stops at its last row, as on
+  // SQLite.
+  for (const auto& tag : q.tags) {
+    t.sql += " AND CASE WHEN tags::jsonb ? " + t.next()
+             + " THEN true ELSE false END";
+    t.params.add(tag);
+  }
+  if (q.text) {
+    t.sql += " AND strpos(search, " + t.next() + ") > 0";
+    t.params.add(*q.text);
+  }
+  t.sql += " ORDER BY started_wall_ns DESC, session_id DESC LIMIT " + t.next();
+  t.params.add(limit + 1);
+  t.sql += ") SELECT 0, p.rn, p.sid, p.session_id, p.milestone_id,"
+           " p.milestone_name, p.state, p.started_wall_ns, p.closed_wall_ns,"
+           " p.tags, p.tasks_total, p.runs, p.epoch, p.principal, ";
+  if (q.with_runs) {
+    t.sql += "NULL::bigint, NULL::bigint, NULL, NULL, NULL::bigint,"
+             " NULL::bigint, NULL, NULL, NULL::boolean FROM page p"
+             " UNION ALL SELECT 1, p.rn, p.sid, NULL, NULL, NULL, NULL,"
+             " NULL::bigint, NULL::bigint, NULL, NULL::bigint, NULL::bytea,"
+             " NULL::bigint, NULL, NULL::bigint, e.seq, e.kind, e.task_id,"
+             " e.wall_ns, e.mono_ns, e.boot_id, e.payload,"
+             " e.undone_by IS NOT NULL FROM page p JOIN events e"
+             " ON e.sid = p.sid WHERE e.kind NOT IN ('session_started',"
+             " 'change_undone') AND (p.runs IS NULL OR octet_length(p.runs)"
+             " = 0 OR get_byte(p.runs, 0) <> "
+             + std::to_string(packed_closed) + ")";
+  } else {
+    // A task is done when its latest event is an end as `completed`.
+    t.sql += std::string{"(SELECT count(*) FROM (SELECT DISTINCT ON"
+                         " (task_id) kind, status FROM ("}
+             + task_events_of_p
+             + ") ev WHERE task_id <> '' ORDER BY task_id, ord DESC) l"
+               " WHERE kind = 'task_ended' AND status = 'completed'),"
+               " NULL::bigint, NULL, NULL, NULL::bigint, NULL::bigint, NULL,"
+               " NULL, NULL::boolean FROM page p";
+  }
+  return t;
+}
+
+} // namespace
+
+std::optional<error> pg_store::read_page(const list_query& q,
+                                         std::int64_t limit, const pg_res& res,
+                                         list_page& out) {
+  static const std::string what = "cannot list the sessions in";
+  // Part 0 in page order (rn), part 1 grouped by session, in journal order.
+  std::vector<int> page;
+  std::map<std::int64_t, std::vector<std::pair<std::int64_t, int>>> events;
+  for (int i = 0; i < rows_of(res); ++i) {
+    pg_row row{res.get(), i};
+    if (row.int64(0) == 0)
+      page.push_back(i);
+    else
+      events[row.int64(2)].emplace_back(row.int64(15), i);
+  }
+  std::sort(page.begin(), page.end(), [&](int a, int b) {
+    return pg_row{res.get(), a}.int64(1) < pg_row{res.get(), b}.int64(1);
+  });
+  std::vector<std::int64_t> unread; // sids whose packed runs did not unpack
+  std::vector<std::optional<std::vector<stored_run>>> kept;
+  std::vector<std::int64_t> sids;
+  for (int i : page) {
+    if (static_cast<std::int64_t>(out.rows.size()) == limit) {
+      out.more = true;
+      break;
+    }
+    pg_row row{res.get(), i};
+    session_row s;
+    s.session_id = row.text(3);
+    s.milestone_id = row.text(4);
+    if (!row.null(5))
+      s.milestone_name = row.text(5);
+    auto st = session_state_from(row.text(6));
+    if (!st)
+      return error{error_kind::io, "journal " + where_ + ": session "
+                                     + s.session_id.substr(0, 8)
+                                     + "... has unknown state '"
+                                     + row.text(6) + "'"};
+    s.state = *st;
+    s.started_wall_ns = row.int64(7);
+    if (!row.null(8))
+      s.closed_wall_ns = row.int64(8);
+    s.tags = tags_of(row.text(9));
+    s.tasks_total = row.int64(10);
+    s.principal = row.text(13);
+    auto sid = row.int64(2);
+    sids.push_back(sid);
+    std::optional<std::vector<stored_run>> runs;
+    if (q.with_runs) {
+      if (!row.null(11)) {
+        auto packed = row.bytes(11);
+        auto at = packed_epoch(packed);
+        if (!at || *at == row.int64(12))
+          runs = unpack_runs(packed);
+        // Packed closed yet damaged: its events were not read with it.
+        if (!runs && !packed.empty() && packed[0] == packed_closed)
+          unread.push_back(sid);
+      }
+    } else {
+      s.tasks_done = row.int64(14);
+    }
+    kept.push_back(std::move(runs));
+    out.rows.push_back(std::move(s));
+  }
+  if (!q.with_runs)
+    return std::nullopt;
+  std::map<std::int64_t, std::vector<stored_event_row>> read;
+  for (auto& [sid, rows] : events) {
+    std::sort(rows.begin(), rows.end());
+    auto& into = read[sid];
+    for (const auto& [seq, i] : rows) {
+      pg_row row{res.get(), i};
+      stored_event_row e;
+      e.seq = seq;
+      e.kind = row.text(16);
+      e.task_id = row.null(17) ? "" : row.text(17);
+      e.at = {row.int64(18), row.int64(19), row.text(20)};
+      e.payload = row.text(21);
+      e.undone = row.boolean(22);
+      into.push_back(std::move(e));
+    }
+  }
+  if (!unread.empty()) {
+    // Damage only (a closed session's runs that do not unpack): their
+    // events in a read of their own.
+    auto ev = conn_.exec(
+      "SELECT sid, seq, kind, task_id, wall_ns, mono_ns, boot_id,"
+      " payload, undone_by IS NOT NULL FROM events"
+      " WHERE sid = ANY($1::bigint[]) AND kind NOT IN"
+      " ('session_started', 'change_undone') ORDER BY sid, seq",
+      pg_params{}.add_int_array(unread), what);
+    if (auto* err = std::get_if<error>(&ev))
+      return std::move(*err);
+    const auto& er = std::get<pg_res>(ev);
+    for (int i = 0; i < rows_of(er); ++i) {
+      pg_row row{er.get(), i};
+      stored_event_row e;
+      e.seq = row.int64(1);
+      e.kind = row.text(2);
+      e.task_id = row.null(3) ? "" : row.text(3);
+      e.at = {row.int64(4), row.int64(5), row.text(6)};
+      e.payload = row.text(7);
+      e.undone = row.boolean(8);
+      read[row.int64(0)].push_back(std::move(e));
+    }
+  }
+  for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    if (kept[i]) {
+      out.runs.push_back(std::move(*kept[i]));
+      continue;
+    }
+    std::vector<run_event> evs;
+    std::string bad_kind;
+    if (!run_events_of(read[sids[i]], evs, bad_kind))
+      return error{error_kind::io, "journal " + where_ + ": session "
+                                     + out.rows[i].session_id.substr(0, 8)
+                                     + "... has an event of unknown"
+                                       " kind '"
+                                     + bad_kind + "'"};
+    out.runs.push_back(pair_runs(evs));
+  }
   return std::nullopt;
 }
 
 result<list_page> pg_store::list(const list_query& q) {
   static const std::string what = "cannot list the sessions in";
-  return in_transaction<list_page>(
-    what,
-    [&]() -> result<list_page> {
-      list_page out;
-      auto limit = static_cast<std::int64_t>(std::min<std::size_t>(
-        q.limit, static_cast<std::size_t>(INT64_MAX - 1)));
-      if (q.tracking) {
-        query_text t;
-        t.sql = "SELECT session_id, milestone_id, milestone_name, state,"
-                " started_wall_ns, closed_wall_ns, tags, tasks_total, sid,"
-                " runs, epoch, principal FROM sessions WHERE true";
-        if (!q.principal.empty()) {
-          t.sql += " AND principal = " + t.next();
-          t.params.add(q.principal);
-        }
-        if (!q.scope.empty()) {
-          t.sql += " AND scope = " + t.next();
-          t.params.add(q.scope);
-        }
-        if (q.state) {
-          t.sql += " AND state = " + t.next();
-          t.params.add(to_string(*q.state));
-        }
-        if (q.milestone_id) {
-          t.sql += " AND milestone_id = " + t.next();
-          t.params.add(*q.milestone_id);
-        }
-        if (q.text) {
-          t.sql += " AND strpos(search, " + t.next() + ") > 0";
-          t.params.add(*q.text);
-        }
-        if (q.since_wall_ns) {
-          t.sql += " AND started_wall_ns >= " + t.next();
-          t.params.add(*q.since_wall_ns);
-        }
-        if (q.until_wall_ns) {
-          t.sql += " AND started_wall_ns < " + t.next();
-          t.params.add(*q.until_wall_ns);
-        }
-        if (q.before) {
-          auto a = t.next();
-          auto b = t.next();
-          t.sql += " AND (started_wall_ns, session_id) < (" + a
-                   + "::bigint, " + b + "::text)";
-          t.params.add(q.before->first).add(q.before->second);
-        }
-        for (const auto& tag : q.tags) {
-          t.sql += " AND tags::jsonb ? " + t.next();
-          t.params.add(tag);
-        }
-        t.sql += " ORDER BY started_wall_ns DESC, session_id DESC LIMIT "
-                 + t.next();
-        t.params.add(limit + 1);
-        auto r = conn_.exec(t.sql, t.params, what);
-        if (auto* err = std::get_if<error>(&r))
-          return std::move(*err);
-        const auto& res = std::get<pg_res>(r);
-        std::vector<std::int64_t> need_events; // sids
-        std::vector<std::optional<std::vector<stored_run>>> kept;
-        std::vector<std::int64_t> sids;
-        for (int i = 0; i < rows_of(res); ++i) {
-          if (static_cast<std::int64_t>(out.rows.size()) == limit) {
-            out.more = true;
-            break;
-          }
-          pg_row row{res.get(), i};
-          session_row s;
-          s.session_id = row.text(0);
-          s.milestone_id = row.text(1);
-          if (!row.null(2))
-            s.milestone_name = row.text(2);
-          auto st = session_state_from(row.text(3));
-          if (!st)
-            return error{error_kind::io, "journal " + where_ + ": session "
-                                           + s.session_id.substr(0, 8)
-                                           + "... has unknown state '"
-                                           + row.text(3) + "'"};
-          s.state = *st;
-          s.started_wall_ns = row.int64(4);
-          if (!row.null(5))
-            s.closed_wall_ns = row.int64(5);
-          s.tags = tags_of(row.text(6));
-          s.tasks_total = row.int64(7);
-          s.principal = row.text(11);
-          auto sid = row.int64(8);
-          sids.push_back(sid);
-          std::optional<std::vector<stored_run>> runs;
-          if (q.with_runs && !row.null(9)) {
-            auto packed = row.bytes(9);
-            auto at = packed_epoch(packed);
-            if (!at || *at == row.int64(10))
-              runs = unpack_runs(packed);
-          }
-          if (!q.with_runs || !runs)
-            need_events.push_back(sid);
-          kept.push_back(std::move(runs));
-          out.rows.push_back(std::move(s));
-        }
-        // The rows' events in one read, paired here.
-        std::map<std::int64_t, std::vector<stored_event_row>> events;
-        if (!need_events.empty()) {
-          auto ev = conn_.exec(
-            "SELECT sid, seq, kind, task_id, wall_ns, mono_ns, boot_id,"
-            " payload, undone_by IS NOT NULL FROM events"
-            " WHERE sid = ANY($1::bigint[]) AND kind NOT IN"
-            " ('session_started', 'change_undone') ORDER BY sid, seq",
-            pg_params{}.add_int_array(need_events), what);
-          if (auto* err = std::get_if<error>(&ev))
-            return std::move(*err);
-          const auto& er = std::get<pg_res>(ev);
-          for (int i = 0; i < rows_of(er); ++i) {
-            pg_row row{er.get(), i};
-            stored_event_row e;
-            e.seq = row.int64(1);
-            e.kind = row.text(2);
-            e.task_id = row.null(3) ? "" : row.text(3);
-            e.at = {row.int64(4), row.int64(5), row.text(6)};
-            e.payload = row.text(7);
-            e.undone = row.boolean(8);
-            events[row.int64(0)].push_back(std::move(e));
-          }
-        }
-        for (std::size_t i = 0; i < out.rows.size(); ++i) {
-          auto& r = out.rows[i];
-          if (q.with_runs && kept[i]) {
-            out.runs.push_back(std::move(*kept[i]));
-            continue;
-          }
-          std::vector<run_event> evs;
-          std::string bad_kind;
-          if (!run_events_of(events[sids[i]], evs, bad_kind))
-            return error{error_kind::io, "journal " + where_ + ": session "
-                                           + r.session_id.substr(0, 8)
-                                           + "... has an event of unknown"
-                                             " kind '"
-                                           + bad_kind + "'"};
-          if (q.with_runs)
-            out.runs.push_back(pair_runs(evs));
-          else
-            r.tasks_done = tasks_done_of(evs);
-        }
-      }
-      if (q.focus)
-        if (auto err = list_focus(q, limit, out))
-          return std::move(*err);
-      return out;
-    },
-    true);
+  if (auto err = connect())
+    return std::move(*err);
+  list_page out;
+  auto limit = static_cast<std::int64_t>(
+    std::min<std::size_t>(q.limit, static_cast<std::size_t>(INT64_MAX - 1)));
+  std::optional<query_text> tracking;
+  if (q.tracking)
+    tracking = tracking_statement(q, limit);
+  std::optional<query_text> focus;
+  if (q.focus)
+    focus = focus_statement(q, limit);
+  if (!tracking && !focus)
+    return out;
+  // One statement is one snapshot on its own; two (tracking and focus)
+  // share a read-only one, sent together: one round trip either way.
+  const pg_res* tracked = nullptr;
+  const pg_res* focused = nullptr;
+  std::vector<pg_res> results;
+  if (!tracking || !focus) {
+    const auto& t = tracking ? *tracking : *focus;
+    auto r = conn_.exec(t.sql, t.params, what);
+    if (auto* err = std::get_if<error>(&r))
+      return std::move(*err);
+    results.push_back(std::move(std::get<pg_res>(r)));
+    (tracking ? tracked : focused) = &results.front();
+  } else {
+    auto r = conn_.pipeline({{"BEGIN ISOLATION LEVEL REPEATABLE READ READ"
+                              " ONLY",
+                              pg_params{}},
+                             {tracking->sql, tracking->params},
+                             {focus->sql, focus->params},
+                             {"COMMIT", pg_params{}}},
+                            what);
+    if (auto* err = std::get_if<error>(&r)) {
+      conn_.rollback_if_open();
+      return std::move(*err);
+    }
+    results = std::move(std::get<std::vector<pg_res>>(r));
+    if (results.size() != 4)
+      return error{error_kind::io, "journal " + where_
+                                     + ": a list read answered "
+                                     + std::to_string(results.size())
+                                     + " results of 4"};
+    tracked = &results[1];
+    focused = &results[2];
+  }
+  if (tracked)
+    if (auto err = read_page(q, limit, *tracked, out))
+      return std::move(*err);
+  if (focused)
+    read_focus(*focused, limit, out);
+  return out;
 }
 
 result<principal_state> pg_store::principal(const principal_op& op) {
   static const std::string what = "cannot read or write preferences in";
   bool writes = op.kind != principal_op::read;
+  if (!writes) {
+    // A read (every call's preferences): its two reads in one snapshot,
+    // sent in one pipeline: one round trip instead of four.
+    if (auto err = connect())
+      return std::move(*err);
+    auto r = conn_.pipeline(
+      {{"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", pg_params{}},
+       {"SELECT session_id, intent, started_wall_ns FROM focus_sessions"
+        " WHERE principal = $1 AND ended_wall_ns IS NULL ORDER BY"
+        " started_wall_ns DESC, fid DESC LIMIT 1",
+        pg_params{}.add(op.principal)},
+       {"SELECT key, value FROM preferences WHERE principal = $1 ORDER BY"
+        " key COLLATE \"C\"",
+        pg_params{}.add(op.principal)},
+       {"COMMIT", pg_params{}}},
+      what);
+    if (auto* err = std::get_if<error>(&r)) {
+      conn_.rollback_if_open();
+      return std::move(*err);
+    }
+    auto& res = std::get<std::vector<pg_res>>(r);
+    if (res.size() != 4)
+      return error{error_kind::io, "journal " + where_
+                                     + ": a preferences read answered "
+                                     + std::to_string(res.size())
+                                     + " results of 4"};
+    principal_state out;
+    if (rows_of(res[1]) > 0) {
+      pg_row row{res[1].get(), 0};
+      focus_record f;
+      f.session_id = row.text(0);
+      f.intent = row.text(1);
+      f.started_wall_ns = row.int64(2);
+      out.open = std::move(f);
+    }
+    for (int i = 0; i < rows_of(res[2]); ++i) {
+      pg_row row{res[2].get(), i};
+      out.prefs.emplace_back(row.text(0), row.text(1));
+    }
+    return out;
+  }
   return in_transaction<principal_state>(
     what,
     [&]() -> result<principal_state> {
@@ -392,43 +574,6 @@ result<principal_state> pg_store::principal(const principal_op& op) {
       return out;
     },
     !writes);
-}
-
-result<ok> pg_store::record_audit(const std::vector<audit_entry>& entries) {
-  static const std::string what = "cannot write audit records to";
-  if (entries.empty())
-    return ok{};
-  return in_transaction<ok>(
-    what,
-    [&]() -> result<ok> {
-      for (const auto& e : entries) {
-        auto r = conn_.exec("INSERT INTO audit (kind, wall_ns, principal,"
-                            " payload) VALUES ($1, $2, $3, $4)",
-                            pg_params{}
-                              .add(e.kind)
-                              .add(e.wall_ns)
-                              .add(e.principal)
-                              .add(e.payload),
-                            what);
-        if (auto* err = std::get_if<error>(&r))
-          return std::move(*err);
-      }
-      return ok{};
-    },
-    false);
-}
-
-result<std::size_t> pg_store::open_focus_sessions() {
-  static const std::string what = "cannot count open focus sessions in";
-  if (auto err = connect())
-    return std::move(*err);
-  auto r = conn_.exec("SELECT count(*) FROM focus_sessions"
-                      " WHERE ended_wall_ns IS NULL",
-                      what);
-  if (auto* err = std::get_if<error>(&r))
-    return std::move(*err);
-  return static_cast<std::size_t>(
-    pg_row{std::get<pg_res>(r).get(), 0}.int64(0));
 }
 
 } // namespace ttm::storage::detail

@@ -126,30 +126,86 @@ result<claim_result> pg_store::claim(const claim_request& req) {
       return out;
     }
   }
-  auto loaded = in_transaction<bool>(
-    what,
-    [&]() -> result<bool> {
-      auto found = read_row(sid, scope, out.session);
-      if (auto* err = std::get_if<error>(&found))
-        return std::move(*err);
-      if (!std::get<bool>(found))
-        return false;
-      auto& s = out.session;
-      if (s.state == session_state::open && s.holder != instance_) {
-        out.previous_holder = s.holder;
-        out.previous_alive = alive(s.holder, what);
-      }
-      std::vector<stored_session> one{std::move(s)};
-      if (auto err = read_events_of(one, what))
-        return std::move(*err);
-      s = std::move(one.front());
-      return true;
-    },
-    true);
-  if (auto* err = std::get_if<error>(&loaded))
+  // The row, whether its holder's lease runs, and its events: one
+  // statement (one snapshot, one round trip). Part 0 the row, part 1 its
+  // events (columns from 14), in any order: sorted here.
+  const std::string ev_cols = ", NULL::bigint, NULL, NULL, NULL::bigint,"
+                              " NULL::bigint, NULL, NULL, NULL::boolean";
+  pg_params p;
+  std::string which;
+  if (req.session_id.empty()) {
+    which = "principal = $3 AND scope = $4 AND idempotency_key = $5"
+            " AND started_wall_ns >= $6 AND state <> 'expired'"
+            " ORDER BY started_wall_ns DESC LIMIT 1";
+    p.add(instance_).add(now_ns()).add(req.principal).add(req.scope).add(
+      req.idempotency_key).add(req.since_wall_ns);
+  } else {
+    which = "session_id = $3";
+    p.add(instance_).add(now_ns()).add(req.session_id);
+  }
+  auto r = conn_.exec(
+    "WITH s AS MATERIALIZED (SELECT " + cols
+      + ", CASE WHEN holder = 0 THEN false WHEN holder = $1 THEN true ELSE"
+        " EXISTS (SELECT 1 FROM instances i WHERE i.id = holder AND"
+        " i.lease_until_ns >= $2) END AS alive FROM sessions WHERE "
+      + which + ") SELECT 0, s.*" + ev_cols
+      + " FROM s UNION ALL SELECT 1, s.sid, NULL, NULL, NULL, NULL, NULL,"
+        " NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint,"
+        " NULL::bigint, NULL::boolean, e.seq, e.kind, e.task_id, e.wall_ns,"
+        " e.mono_ns, e.boot_id, e.payload, e.undone_by IS NOT NULL FROM s"
+        " JOIN events e ON e.sid = s.sid",
+    p, what);
+  if (auto* err = std::get_if<error>(&r))
     return std::move(*err);
-  if (!std::get<bool>(loaded))
+  const auto& res = std::get<pg_res>(r);
+  int at = -1;
+  std::vector<std::pair<std::int64_t, int>> evs; // (seq, row)
+  for (int i = 0; i < rows_of(res); ++i) {
+    pg_row row{res.get(), i};
+    if (row.int64(0) == 0)
+      at = i;
+    else
+      evs.emplace_back(row.int64(13), i);
+  }
+  if (at < 0)
     return claim_result{};
+  {
+    pg_row row{res.get(), at};
+    sid = row.int64(1);
+    scope = row.text(2);
+    auto& s = out.session;
+    if (!pg_read_session(row, 3, s))
+      return error{error_kind::io, "journal " + where_ + ": session "
+                                     + s.session_id.substr(0, 8)
+                                     + "... has an unknown state"};
+    if (s.principal != req.principal || scope != req.scope)
+      return claim_result{};
+    if (s.state == session_state::open && s.holder != instance_) {
+      out.previous_holder = s.holder;
+      out.previous_alive = row.boolean(12);
+    }
+  }
+  std::sort(evs.begin(), evs.end());
+  for (const auto& [seq, i] : evs) {
+    pg_row row{res.get(), i};
+    auto& s = out.session;
+    event ev;
+    ev.session_id = s.session_id;
+    ev.principal = s.principal;
+    auto kind = event_kind_from(row.text(14));
+    if (!kind)
+      return error{error_kind::io, "journal " + where_ + ": session "
+                                     + s.session_id.substr(0, 8)
+                                     + "... has an event of unknown kind '"
+                                     + row.text(14) + "'"};
+    ev.kind = *kind;
+    ev.task_id = row.null(15) ? "" : row.text(15);
+    ev.at = {row.int64(16), row.int64(17), row.text(18)};
+    ev.payload = row.text(19);
+    ev.undone = row.boolean(20);
+    ev.epoch = s.epoch;
+    s.events.push_back(std::move(ev));
+  }
   out.outcome = claim_result::loaded;
   touch(sid, out.session);
   return out;
@@ -383,6 +439,19 @@ pg_store::purge_closed_before(std::int64_t cutoff_wall_ns,
       return res_t{static_cast<std::size_t>(n)};
     },
     false);
+}
+
+result<std::size_t> pg_store::open_focus_sessions() {
+  static const std::string what = "cannot count open focus sessions in";
+  if (auto err = connect())
+    return std::move(*err);
+  auto r = conn_.exec("SELECT count(*) FROM focus_sessions"
+                      " WHERE ended_wall_ns IS NULL",
+                      what);
+  if (auto* err = std::get_if<error>(&r))
+    return std::move(*err);
+  return static_cast<std::size_t>(
+    pg_row{std::get<pg_res>(r).get(), 0}.int64(0));
 }
 
 } // namespace ttm::storage::detail

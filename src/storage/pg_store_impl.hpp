@@ -1,8 +1,9 @@
 #pragma once
 
 // The PostgreSQL store's class, shared by its files: pg_open.cpp (schema,
-// instances and leases), pg_append.cpp (writes), pg_read.cpp (claims,
-// history, expiry), pg_list.cpp (list, preferences, focus, audit).
+// instances and leases), pg_append.cpp (writes, audit records),
+// pg_read.cpp (claims, history, expiry, counts), pg_list.cpp (list,
+// preferences, focus), pg_probe.cpp (what a schema holds).
 // Internal to src/storage.
 
 #include "storage/pg_conn.hpp"
@@ -116,9 +117,12 @@ private:
   // pg_read.cpp
   std::optional<error> read_events_of(std::vector<stored_session>& sessions,
                                       const std::string& what);
-  std::optional<error> list_focus(const list_query& q, std::int64_t limit,
-                                  list_page& out);
+
   bool alive(std::int64_t holder, const std::string& what);
+
+  // pg_list.cpp: a list page's rows from its one statement's result.
+  std::optional<error> read_page(const list_query& q, std::int64_t limit,
+                                 const pg_res& res, list_page& out);
 
   pg_options opts_;
   std::string where_;

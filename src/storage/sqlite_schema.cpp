@@ -200,6 +200,14 @@ constexpr const char* migrations[] = {
     CREATE INDEX IF NOT EXISTS mcp_sessions_by_last
       ON mcp_sessions (last_wall_ns);
   )sql",
+  // 10: PostgreSQL's history step (pg_open.cpp: an index of the audit
+  // command's events). Nothing to do here: SQLite's audit read stays a
+  // scan (the index would cost every append a JSON parse, where the
+  // journal's cost is measured). The version moves on with it: the number
+  // is shared.
+  R"sql(
+    SELECT 1;
+  )sql",
 };
 
 static_assert(std::size(migrations) == current_schema + 1);

@@ -186,7 +186,7 @@ TEST_CASE("export lines: read back the same, each bad line named",
   CHECK(first_error({lines[0]}).rfind("line 1: not an export", 0) == 0);
   CHECK(first_error({ttm::journal::dump_header(99)})
         == "line 1: schema version 99 is not one this time-tracker-mcp reads"
-           " (1 to 9)");
+           " (1 to 10)");
   CHECK(first_error({header, "{"}).rfind("line 2: not JSON", 0) == 0);
   CHECK(first_error({header, lines[2]})
         == "line 2: session s-a has no session_started event before this"
@@ -558,7 +558,16 @@ TEST_CASE_METHOD(pg_admin_case,
   auto check = [&] {
     return run_admin({"check", "--data-dir", lite, "--journal", uri});
   };
+  // No schema the URL's search_path names: a server could not create the
+  // journal, and check says what to create (issue 32).
+  auto nowhere = check();
+  INFO(nowhere.out << nowhere.err);
+  CHECK(contains(nowhere.out, "FAULT journal: there is no journal in"
+                              " postgresql://"));
+  CHECK(contains(nowhere.out, "CREATE SCHEMA"));
+  CHECK(nowhere.code == 1);
   // Nothing there yet: fine, a server creates it (as SQLite's "none yet").
+  raw_pg{pgdir}.text("CREATE SCHEMA " + pg_schema_for(pgdir));
   auto fresh = check();
   INFO(fresh.out << fresh.err);
   CHECK(contains(fresh.out, "ok    journal: none yet in postgresql://"));

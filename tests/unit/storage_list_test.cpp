@@ -283,3 +283,166 @@ TEST_CASE("storage: a schema-2 journal migrates to the current schema, its list 
   q.text = "fresh";
   CHECK(ids(must(st->list(q))) == ids_t{"OPEN"});
 }
+
+// -- issue 32: the history on PostgreSQL, one statement a page ---------------
+// The same assertions on both backends ([backends]): tasks done counted
+// where the server computes them (bulk edits, undone events), the text
+// filter as a literal substring, pages that end exactly at the last match,
+// and statistics' runs from packed rows, from events, and from events when
+// a packed value is damaged.
+
+TEST_CASE("storage: list counts tasks done through bulk edits and undone "
+          "events, and filters text literally",
+          "[storage][history][backends][issue32]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  // t1 completed. t4 completed, its end undone, then ended again. A bulk
+  // edit starts and ends t2 (completed by default: done), ends t3 as
+  // failed, and passes over an op that is neither (rename).
+  must_append(*st, chained({begun("S1", t0, "alice", "M-1", "Release 1",
+                                  R"(["x"])"),
+                            named_task("S1", "t1", t0 + 1, "50% Done_OK"),
+                            ended_task("S1", "t1", t0 + 2, "completed"),
+                            named_task("S1", "t4", t0 + 3, "Four"),
+                            ended_task("S1", "t4", t0 + 4, "completed")}));
+  auto undo = at_epoch(make_event(event_kind::change_undone, "S1", t0 + 5), 5);
+  undo.principal = "alice";
+  must_append(*st, {undo}); // t4's end
+  auto redo = at_epoch(ended_task("S1", "t4", t0 + 6, "completed"), 6);
+  redo.principal = "alice";
+  auto edit = at_epoch(
+    make_event(event_kind::tasks_edited, "S1", t0 + 7,
+               R"({"ops":[{"op":"start","task_id":"t2"},)"
+               R"({"op":"rename","task_id":"t2","name":"Two"},)"
+               R"({"op":"end","task_id":"t2"},)"
+               R"({"op":"end","task_id":"t3","status":"failed"}]})"),
+    7);
+  edit.principal = "alice";
+  must_append(*st, {redo, edit});
+  auto row = must(st->list(of("alice")));
+  REQUIRE(ids(row) == ids_t{"S1"});
+  CHECK(row.rows[0].tasks_done == 3); // t1, t4 (ended again), t2
+  // Undo the bulk edit: t2 and t3 as they were (t2 never started).
+  auto undo2 = at_epoch(make_event(event_kind::change_undone, "S1", t0 + 8),
+                        8);
+  undo2.principal = "alice";
+  must_append(*st, {undo2});
+  CHECK(must(st->list(of("alice"))).rows[0].tasks_done == 2);
+
+  // The text is a substring, never a pattern: % and _ are themselves.
+  auto q = of("alice");
+  for (const char* hit : {"50% done_ok", "% done", "_ok", "%", "release 1"}) {
+    q.text = hit;
+    INFO(hit);
+    CHECK(ids(must(st->list(q))) == ids_t{"S1"});
+  }
+  for (const char* miss : {"0%_", "50%done", "d_ne", "%%"}) {
+    q.text = miss;
+    INFO(miss);
+    CHECK(must(st->list(q)).rows.empty());
+  }
+}
+
+TEST_CASE("storage: list pages of a filtered history end exactly at the last "
+          "match, with or without tasks done",
+          "[storage][history][backends][issue32]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  // 12 ended sessions; every third is M-7 and tagged team:1 (4 match).
+  for (int i = 0; i < 12; ++i) {
+    auto id = "S" + std::string(i < 10 ? "0" : "") + std::to_string(i);
+    auto m = i % 3 == 0 ? "M-7" : "M-1" + std::to_string(i);
+    auto tags = i % 3 == 0 ? R"(["team:1","area:2"])" : R"(["team:2"])";
+    must_append(*st, chained({begun(id, t0 + i * 10, "local", m, "n", tags),
+                              named_task(id, "t1", t0 + i * 10 + 1, "Task"),
+                              ended_task(id, "t1", t0 + i * 10 + 2,
+                                         i % 2 ? "completed" : "failed"),
+                              closing(event_kind::session_ended, id,
+                                      t0 + i * 10 + 5)}));
+  }
+  auto q = of("local");
+  q.state = session_state::ended;
+  q.tags = {"team:1"};
+  q.text = "m-7";
+  q.limit = 4; // exactly the matches: no more
+  auto all = must(st->list(q));
+  CHECK(ids(all) == ids_t{"S09", "S06", "S03", "S00"});
+  CHECK_FALSE(all.more);
+  std::vector<std::int64_t> done;
+  for (const auto& r : all.rows)
+    done.push_back(r.tasks_done);
+  CHECK(done == std::vector<std::int64_t>{1, 0, 1, 0});
+  q.limit = 2;
+  auto p1 = must(st->list(q));
+  CHECK(ids(p1) == ids_t{"S09", "S06"});
+  CHECK(p1.more);
+  q.before = std::make_pair(p1.rows.back().started_wall_ns,
+                            p1.rows.back().session_id);
+  auto p2 = must(st->list(q));
+  CHECK(ids(p2) == ids_t{"S03", "S00"});
+  CHECK_FALSE(p2.more); // the page ends at the last match
+  q.before = std::make_pair(p2.rows.back().started_wall_ns,
+                            p2.rows.back().session_id);
+  auto p3 = must(st->list(q));
+  CHECK(p3.rows.empty());
+  CHECK_FALSE(p3.more);
+  // A cursor within a time window: the rows older than it in the window.
+  q = of("local");
+  q.text = "m-7";
+  q.before = std::make_pair(t0 + 60, std::string{"S06"});
+  q.since_wall_ns = t0;
+  q.until_wall_ns = t0 + 40;
+  CHECK(ids(must(st->list(q))) == ids_t{"S03", "S00"});
+
+  // Statistics over the same page: packed runs, one damaged (read from its
+  // events instead), and an open session's (from its events).
+  must_append(*st, chained({begun("OPEN", t0 + 500, "local", "M-7", "n",
+                                  R"(["team:1"])"),
+                            named_task("OPEN", "t9", t0 + 501, "Nine")}));
+  exec_sql(tmp.journal(),
+           dialect("UPDATE sessions SET runs = X'01FF' WHERE session_id ="
+                   " 'S03'",
+                   "UPDATE sessions SET runs = '\\x01ff'::bytea WHERE"
+                   " session_id = 'S03'"));
+  q = of("local");
+  q.tags = {"team:1"};
+  q.with_runs = true;
+  auto stats = must(st->list(q));
+  REQUIRE(ids(stats) == ids_t{"OPEN", "S09", "S06", "S03", "S00"});
+  REQUIRE(stats.runs.size() == 5);
+  REQUIRE(stats.runs[0].size() == 1);
+  CHECK(stats.runs[0][0].task_id == "t9");
+  CHECK(stats.runs[0][0].status == run_end::in_progress);
+  for (std::size_t i = 1; i < 5; ++i) {
+    INFO(stats.rows[i].session_id);
+    REQUIRE(stats.runs[i].size() == 1);
+    CHECK(stats.runs[i][0].task_id == "t1");
+    CHECK(stats.runs[i][0].start_wall_ns == stats.rows[i].started_wall_ns + 1);
+    CHECK(stats.runs[i][0].status
+          == (i % 2 ? run_end::completed : run_end::failed));
+  }
+}
+
+TEST_CASE("storage: schema 10 (PostgreSQL's history step) opens a journal of "
+          "schema 9 unchanged",
+          "[storage][issue32]") {
+  temp_dir tmp;
+  {
+    auto st = must_open(tmp.data());
+    must_append(*st, chained({begun("S1", t0, "local", "M-7", "n", "[]"),
+                              named_task("S1", "t1", t0 + 1, "Task"),
+                              ended_task("S1", "t1", t0 + 2, "completed")}));
+  }
+  {
+    raw_db db{tmp.journal()};
+    db.exec("PRAGMA user_version = 9");
+  }
+  auto st = must_open(tmp.data());
+  CHECK(count(tmp.journal(), "PRAGMA user_version") == 10);
+  CHECK(journal_schema_version == 10);
+  auto q = of("local");
+  q.text = "task";
+  auto page = must(st->list(q));
+  REQUIRE(ids(page) == ids_t{"S1"});
+  CHECK(page.rows[0].tasks_done == 1);
+}

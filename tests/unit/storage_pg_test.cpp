@@ -7,6 +7,8 @@
 
 #include "storage_fixture.hpp"
 
+#include "storage/pg_admin.hpp"
+
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -275,4 +277,105 @@ TEST_CASE("postgresql: while the server is down every call fails (io, "
       std::this_thread::sleep_for(std::chrono::milliseconds{10}); // delivery
   }
   CHECK(stale == names{"S1"});
+}
+
+namespace {
+
+std::vector<std::string> page_ids(const list_page& p) {
+  std::vector<std::string> out;
+  for (const auto& r : p.rows)
+    out.push_back(r.session_id + "/" + std::to_string(r.tasks_done));
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("postgresql: schema 10 migrates a journal of schema 9: the audit "
+          "command's index of events done by another principal; the same "
+          "pages",
+          "[.pg][issue32]") {
+  temp_dir tmp;
+  test_wall wall;
+  auto o = pg_for(tmp, wall);
+  list_query q;
+  q.principal = "local";
+  q.scope = "2025";
+  q.text = "number 7";
+  q.tags = {"a"};
+  list_page before;
+  {
+    auto st = must_open_pg(o);
+    for (const char* id : {"S1", "S2", "S3"}) {
+      std::vector<event> batch{started(id, t0)};
+      for (int n = 0; n < 10; ++n)
+        batch.push_back(make_event(
+          event_kind::task_started, id, t0 + n,
+          R"({"task_name":"task number )" + std::to_string(n) + R"("})",
+          "t" + std::to_string(n)));
+      must_append(*st, chained(batch));
+    }
+    before = must(st->list(q));
+    REQUIRE(before.rows.size() == 3);
+  }
+  const std::string indexed = "SELECT count(*) FROM pg_indexes WHERE"
+                              " schemaname = current_schema() AND indexname"
+                              " = 'events_by_actor'";
+  REQUIRE(count(tmp.journal(), indexed) == 1);
+  raw_pg{tmp.journal()}.text(
+    "DROP INDEX events_by_actor;"
+    " UPDATE meta SET value = '9' WHERE key = 'schema_version'");
+  auto st = must_open_pg(o);
+  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key ="
+                             " 'schema_version'")
+        == 10);
+  CHECK(count(tmp.journal(), indexed) == 1);
+  CHECK(page_ids(must(st->list(q))) == page_ids(before));
+}
+
+TEST_CASE("postgresql: a journal URL whose search_path names no schema, or a "
+          "schema without a journal: the server and the admin commands say "
+          "what is missing and how to create it",
+          "[.pg][issue32]") {
+  temp_dir tmp;
+  test_wall wall;
+  auto o = pg_for(tmp, wall);
+  // The URL's search_path (as an operator writes it), naming no schema.
+  auto missing = o;
+  missing.schema.clear();
+  missing.conninfo = std::string{pg_uri()} + "?options=-csearch_path%3D"
+                     + o.schema + "_nowhere";
+  auto opened = open_postgresql(missing);
+  auto* e = err_of(opened);
+  REQUIRE(e != nullptr);
+  CHECK(e->kind == error_kind::io);
+  CHECK(contains(e->message, "search_path (" + o.schema + "_nowhere)"));
+  CHECK(contains(e->message, "names none that exists"));
+  CHECK(contains(e->message, "CREATE SCHEMA"));
+  auto health = pg_health(missing);
+  auto audit = pg_audit(missing, audit_query{});
+  auto events = pg_events_by(missing, audit_query{});
+  for (const error* r :
+       {err_of(health), err_of(audit), err_of(events)}) {
+    REQUIRE(r != nullptr);
+    CHECK(contains(r->message, "CREATE SCHEMA"));
+  }
+  // A schema that exists with no journal in it: export creates none, and
+  // says how one is made.
+  raw_pg{tmp.journal()}.text("CREATE SCHEMA " + o.schema + "_empty");
+  auto empty = missing;
+  empty.conninfo = std::string{pg_uri()} + "?options=-csearch_path%3D"
+                   + o.schema + "_empty";
+  dump_visitor v;
+  auto none = dump_journal_pg(empty, v);
+  REQUIRE(none);
+  CHECK(contains(none->message, "there is no journal in"));
+  CHECK(contains(none->message, "--journal"));
+  CHECK(contains(none->message, "import"));
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM pg_tables WHERE"
+                             " schemaname = '"
+                               + o.schema + "_empty'")
+        == 0);
+  auto empty_audit = pg_audit(empty, audit_query{});
+  REQUIRE(err_of(empty_audit) != nullptr);
+  CHECK(contains(err_of(empty_audit)->message, "there is no journal in"));
 }
