@@ -69,7 +69,8 @@ void hold(self_ptr self, inline_unit& unit,
 /// held.
 bool start_or_hold(self_ptr self, protocol::frame& f) {
   auto& st = self->state;
-  st.heavy = st.registry && mcp::heavy_frame(f, *st.registry);
+  const auto& registry = st.mcp->config().registry;
+  st.heavy = registry && mcp::heavy_frame(f, *registry);
   auto* unit = hold_unit(self);
   if (unit == nullptr)
     return false;
@@ -81,14 +82,17 @@ bool start_or_hold(self_ptr self, protocol::frame& f) {
 
 /// The deadline of a frame arriving now (0: no --request-timeout).
 std::int64_t deadline_from_now(const client_actor_state& st) {
-  if (st.request_timeout.count() == 0)
+  const auto& cfg = st.mcp->config();
+  if (cfg.request_timeout.count() == 0)
     return 0;
-  return domain::to_ns(st.clock->mono_now()) + st.request_timeout.count();
+  return domain::to_ns(cfg.clock->mono_now())
+         + std::chrono::nanoseconds{cfg.request_timeout}.count();
 }
 
 bool past_deadline(const client_actor_state& st) {
   return st.deadline_ns != 0
-         && domain::to_ns(st.clock->mono_now()) >= st.deadline_ns;
+         && domain::to_ns(st.mcp->config().clock->mono_now())
+              >= st.deadline_ns;
 }
 
 /// The one request path to the journal: sends `payload` (as `atom`) for the
@@ -245,13 +249,11 @@ void advance(self_ptr self, mcp::rpc_step step) {
 
 client_actor::behavior_type
 client_behavior(client_actor::stateful_pointer<client_actor_state> self,
-                client_config cfg, supervisor_actor supervisor,
+                std::shared_ptr<const client_config> server,
+                mcp::session_identity own, supervisor_actor supervisor,
                 journal_actor journal) {
   self->set_default_handler(caf::drop);
-  self->state.clock = cfg.clock;
-  self->state.request_timeout = cfg.request_timeout;
-  self->state.registry = cfg.registry;
-  self->state.mcp.emplace(std::move(cfg));
+  self->state.mcp.emplace(std::move(server), std::move(own));
   self->state.supervisor = std::move(supervisor);
   self->state.journal = std::move(journal);
   // However the MCP session ends (HTTP DELETE, end of stdio input,
@@ -366,7 +368,7 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
       // expire on their own limits (hours), which an MCP idle timeout
       // (minutes) must not cut.
       if (st.paused || !st.queued.empty() || st.mcp->idle_time() < timeout
-          || (!st.journal && st.mcp->tracker().size() > 0))
+          || (!st.journal && st.mcp->tracked_count() > 0))
         return;
       TTM_LOG(info, "client",
               "MCP session ended: no request for "

@@ -10,6 +10,7 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -31,10 +32,9 @@ struct client_actor_state {
   /// lazy_deque: allocates only while frames wait (memory per idle session).
   domain::lazy_deque<std::pair<protocol::frame, caf::typed_response_promise<rpc_output>>>
     queued;
-  /// --request-timeout: each frame's deadline (the clock's monotonic ns,
-  /// 0: none), the paused frame's and, in order, the queued ones'.
-  domain::clock_ptr clock;
-  std::chrono::nanoseconds request_timeout{0};
+  /// --request-timeout (the session's configuration): each frame's
+  /// deadline (the clock's monotonic ns, 0: none), the paused frame's and,
+  /// in order, the queued ones'.
   std::int64_t deadline_ns = 0;
   domain::lazy_deque<std::int64_t> queued_deadlines;
   /// Whether the paused frame is heavy (mcp::heavy_frame); then its next
@@ -42,8 +42,6 @@ struct client_actor_state {
   /// worker (inline_unit.hpp). Null: nothing held.
   bool heavy = false;
   std::function<mcp::rpc_step()> held;
-  /// The declared cost of frames (mcp::heavy_frame).
-  tools::registry_ptr registry;
   static inline const char* name = "ttm.client";
 
   /// Runs when the actor ends, however it ends: answers the paused and
@@ -52,10 +50,13 @@ struct client_actor_state {
   ~client_actor_state();
 };
 
-/// The behavior of a client actor: one per MCP client session.
+/// The behavior of a client actor: one per MCP client session. `server`
+/// is the configuration all of the server's sessions share; `own` is this
+/// session's (mcp::session_identity).
 client_actor::behavior_type
 client_behavior(client_actor::stateful_pointer<client_actor_state> self,
-                client_config cfg, supervisor_actor supervisor,
+                std::shared_ptr<const client_config> server,
+                mcp::session_identity own, supervisor_actor supervisor,
                 journal_actor journal);
 
 } // namespace ttm::actors

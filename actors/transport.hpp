@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -93,6 +94,8 @@ std::string principal_key(const std::string& principal);
 
 struct transport_state {
   transport_config cfg;
+  /// `cfg.client` as its client actors share it (made at the first admit).
+  std::shared_ptr<const client_config> shared_client;
   std::unordered_map<std::string, route_state> routes;
   /// The route of each client actor (monitored), to forget it when the
   /// actor ends on its own.

@@ -63,12 +63,15 @@ void maybe_finish(self_ptr self, const std::string& key) {
 }
 
 void admit(self_ptr self, const std::string& key) {
-  auto& r = self->state.routes[key];
-  auto client_cfg = self->state.cfg.client;
-  client_cfg.principal = r.principal_name;
-  client_cfg.client_label = domain::log_id(key);
-  client_cfg.restored_state = r.state; // empty unless from the journal
-  r.client = self->spawn(client_behavior, std::move(client_cfg),
+  auto& st = self->state;
+  auto& r = st.routes[key];
+  // One copy of the configuration for all client actors (issue 33).
+  if (!st.shared_client)
+    st.shared_client = std::make_shared<const client_config>(st.cfg.client);
+  mcp::session_identity own{r.principal_name, domain::log_id(key),
+                            st.cfg.client.storage_fault,
+                            r.state}; // empty unless from the journal
+  r.client = self->spawn(client_behavior, st.shared_client, std::move(own),
                          self->state.cfg.supervisor,
                          self->state.cfg.journal);
   // A client actor may end on its own (idle timeout, crash): then its route

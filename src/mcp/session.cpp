@@ -134,37 +134,73 @@ const storage::principal_op* rpc_step::principal() const noexcept {
   return p != nullptr ? &p->op : nullptr;
 }
 
-session::session(session_config cfg)
-  : cfg_(std::move(cfg)),
-    tracker_(cfg_.limits),
-    last_active_(cfg_.clock->mono_now()),
-    // The boot the clock's monotonic times belong to, for the journal.
-    claims_(cfg_.principal, cfg_.journal ? cfg_.clock->boot_id() : "",
-            cfg_.client_label) {
-  trace_.principal = cfg_.principal;
-  tracker_.set_storage_fault(cfg_.storage_fault);
-  if (cfg_.journal)
-    tracker_.record_changes(true);
-  if (!cfg_.restored_state.empty() && !restore(cfg_.restored_state))
+namespace {
+
+std::pair<std::shared_ptr<const session_config>, session_identity>
+split(session_config cfg) {
+  session_identity own{std::move(cfg.principal), std::move(cfg.client_label),
+                       std::move(cfg.storage_fault),
+                       std::move(cfg.restored_state)};
+  return {std::make_shared<const session_config>(std::move(cfg)),
+          std::move(own)};
+}
+
+} // namespace
+
+session::session(session_config cfg) : session(split(std::move(cfg))) {
+}
+
+session::session(
+  std::pair<std::shared_ptr<const session_config>, session_identity> parts)
+  : session(std::move(parts.first), std::move(parts.second)) {
+}
+
+session::session(std::shared_ptr<const session_config> server,
+                 session_identity own)
+  : cfg_(std::move(server)),
+    principal_(std::move(own.principal)),
+    client_label_(std::move(own.client_label)),
+    last_active_(cfg_->clock->mono_now()) {
+  trace_.principal = principal_;
+  set_storage_fault(std::move(own.storage_fault));
+  if (!own.restored_state.empty() && !restore(own.restored_state))
     TTM_LOG(warning, "mcp", "an MCP session's stored state was not "
                             "understood; it starts uninitialized");
 }
 
+session::tracking_part::tracking_part(const session_config& cfg,
+                                      const std::string& principal,
+                                      const std::string& client_label)
+  : tracker(cfg.limits),
+    // The boot the clock's monotonic times belong to, for the journal.
+    claims(principal, cfg.journal ? cfg.clock->boot_id() : "",
+           client_label) {
+  if (cfg.journal)
+    tracker.record_changes(true);
+}
+
+session::tracking_part& session::tracking() {
+  if (!tracking_)
+    tracking_ = std::make_unique<tracking_part>(*cfg_, principal_,
+                                                client_label_);
+  return *tracking_;
+}
+
 std::chrono::nanoseconds session::idle_time() const {
-  return cfg_.clock->mono_now() - last_active_;
+  return cfg_->clock->mono_now() - last_active_;
 }
 
 rpc_step session::handle(const protocol::frame& in) {
   if (job_)
     throw std::logic_error("session::handle while a frame is paused");
-  last_active_ = cfg_.clock->mono_now();
+  last_active_ = cfg_->clock->mono_now();
   trace_.begin_frame(in.trace, last_active_);
   auto in_scope = scope();
   rpc_output out;
   if (in.error_code != 0) {
     out.response = encode_error(protocol::request_id::make_null(),
                                 in.error_code, in.error_message);
-    complete_request(trace_, out.response, cfg_.clock->mono_now(), true);
+    complete_request(trace_, out.response, cfg_->clock->mono_now(), true);
     return finish_step(std::move(out));
   }
   if (in.batch && revision_ != protocol::batching_revision) {
@@ -178,7 +214,7 @@ rpc_step session::handle(const protocol::frame& in) {
             + std::string{protocol::batching_revision} + ")"
         : std::string{"Invalid Request: JSON-RPC batches are not allowed "
                       "before initialization"});
-    complete_request(trace_, out.response, cfg_.clock->mono_now(), true);
+    complete_request(trace_, out.response, cfg_->clock->mono_now(), true);
     return finish_step(std::move(out));
   }
   job_ = std::make_unique<job>(*this);
@@ -204,7 +240,7 @@ void session::next_message(job& j) {
 
 void session::complete(job& j, std::string reply) {
   const auto& msg = j.frame.messages[j.next];
-  auto now = cfg_.clock->mono_now();
+  auto now = cfg_->clock->mono_now();
   complete_request(trace_, reply, now,
                    msg.kind == protocol::message::request
                      || msg.kind == protocol::message::invalid);
@@ -219,7 +255,7 @@ rpc_step session::run_job() {
     const auto& msg = j.frame.messages[j.next];
     if (!j.started) {
       j.started = true;
-      trace_.begin_message(msg, cfg_.clock->mono_now());
+      trace_.begin_message(msg, cfg_->clock->mono_now());
     }
     if (!j.claimed) {
       j.claimed = true;
@@ -237,10 +273,10 @@ rpc_step session::run_job() {
     }
     if (!j.prefs_checked) {
       j.prefs_checked = true;
-      if (principal_prefs::needs_zone(msg, *cfg_.registry)) {
+      if (principal_prefs::needs_zone(msg, *cfg_->registry)) {
         domain::principal_state st;
         const pref_entries* cached
-          = cfg_.journal ? prefs_.cached(cfg_.clock->mono_now()) : nullptr;
+          = cfg_->journal ? prefs_.cached(cfg_->clock->mono_now()) : nullptr;
         if (cached != nullptr) {
           st.prefs = *cached; // read lately: no journal wait
         } else {
@@ -249,7 +285,7 @@ rpc_step session::run_job() {
             return std::move(*step);
         }
         j.prefs_pending = false;
-        prefs_.take(cfg_.defaults, &st.prefs, cfg_.local_zone);
+        prefs_.take(cfg_->defaults, &st.prefs, cfg_->local_zone);
       }
     }
     std::string reply;
@@ -267,20 +303,20 @@ rpc_step session::run_job() {
     if (j.history) {
       auto filter = std::move(*j.history);
       j.history.reset();
-      if (cfg_.journal) {
+      if (cfg_->journal) {
         rpc_step step;
         step.pause = history_pause{
-          journal::to_list_query(filter, cfg_.principal, j.history_scope)};
+          journal::to_list_query(filter, principal_, j.history_scope)};
         return step;
       }
       // --ephemeral: what this client holds is all there is.
-      auto page = domain::list_held(tracker_, filter);
+      auto page = domain::list_held(tracked(), filter);
       if (filter.runs)
-        page.runs = domain::runs_held(tracker_, filter,
-                                      domain::now_of(*cfg_.clock));
+        page.runs = domain::runs_held(tracked(), filter,
+                                      domain::now_of(*cfg_->clock));
       if (filter.kind != domain::history_kind::tracking)
         domain::list_focus_held(
-          journal::to_focus_rows(board().memory().focus_of(cfg_.principal)),
+          journal::to_focus_rows(board().memory().focus_of(principal_)),
           filter, page);
       history_answer answer{std::move(page), {}};
       auto then = std::exchange(j.after_history, {});
@@ -302,14 +338,14 @@ rpc_step session::run_job() {
     if (j.paused.resume) {
       rpc_step step;
       step.pause = slot_pause{j.paused.slot_id};
-      step.expired = take_expired(tracker_, gone_);
-      step.ended = tracker_.take_ended();
-      step.reopened = tracker_.take_reopened();
+      step.expired = take_expired(tracked(), gone_);
+      step.ended = tracked().take_ended();
+      step.reopened = tracked().take_reopened();
       step.adopted = std::exchange(adopted_, {});
       return step;
     }
     rpc_step step;
-    if (j.verify && !tracker_.has_changes()) {
+    if (j.verify && !tracked().has_changes()) {
       j.held_reply = std::move(reply);
       j.verifying = true;
       step.pause = claim_pause{std::move(*j.verify)};
@@ -333,7 +369,7 @@ rpc_step session::run_job() {
 rpc_step session::resume(const domain::slot_answer& slot) {
   if (!job_ || !job_->paused.resume)
     throw std::logic_error("session::resume without a paused call");
-  last_active_ = cfg_.clock->mono_now();
+  last_active_ = cfg_->clock->mono_now();
   auto in_scope = scope();
   auto& j = *job_;
   const auto& msg = j.frame.messages[j.next];
@@ -343,13 +379,13 @@ rpc_step session::resume(const domain::slot_answer& slot) {
   std::string reply;
   try {
     auto ctx = j.view.tool_context(j.out.notifications);
-    tracker_.set_origin({j.paused_tool, cfg_.client_label});
+    tracked().set_origin({j.paused_tool, client_label_});
     // A slot for a session held already: time_undo reopening it.
-    if (slot.granted && tracker_.find(paused.slot_id) != nullptr)
+    if (slot.granted && tracked().find(paused.slot_id) != nullptr)
       reopen_granted_.push_back(paused.slot_id);
     reply = call_reply(j.view, msg, j.paused_tool, paused.resume(slot, ctx),
                        j.out.notifications);
-    if (slot.granted && tracker_.find(paused.slot_id) != nullptr)
+    if (slot.granted && tracked().find(paused.slot_id) != nullptr)
       created_.push_back(paused.slot_id);
   } catch (const std::exception& e) {
     TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
@@ -385,13 +421,19 @@ std::string session::finish(
 
 rpc_step session::finish_step(rpc_output out) {
   rpc_step step;
-  step.expired = take_expired(tracker_, gone_);
+  // No tracker yet: nothing expired, ended or reopened.
+  auto* tracker = tracking_ ? &tracking_->tracker : nullptr;
+  if (tracker != nullptr)
+    step.expired = take_expired(*tracker, gone_);
   append(step.expired, std::exchange(released_, {}));
-  step.ended = tracker_.take_ended();
+  if (tracker != nullptr)
+    step.ended = tracker->take_ended();
   for (auto& id : std::exchange(reopen_granted_, {}))
-    if (const auto* s = tracker_.find(id); s != nullptr && s->ended())
+    if (const auto* s = tracker != nullptr ? tracker->find(id) : nullptr;
+        s != nullptr && s->ended())
       step.ended.push_back(std::move(id));
-  step.reopened = tracker_.take_reopened();
+  if (tracker != nullptr)
+    step.reopened = tracker->take_reopened();
   step.adopted = std::exchange(adopted_, {});
   append(out.created, std::exchange(created_, {}));
   append(out.gone, std::exchange(gone_, {}));
@@ -403,11 +445,13 @@ rpc_step session::finish_step(rpc_output out) {
 }
 
 std::vector<std::string> session::expire_due() {
-  auto ids = tracker_.expire_due(domain::now_of(*cfg_.clock));
+  if (!tracking_)
+    return {};
+  auto ids = tracked().expire_due(domain::now_of(*cfg_->clock));
   for (const auto& id : ids)
     TTM_LOG(info, "tracking",
             "session " + domain::log_id(id)
-              + (tracker_.remembers_expired(id)
+              + (tracked().remembers_expired(id)
                    ? " expired"
                    : " (ended) left memory; the journal keeps it"));
   gone_.insert(gone_.end(), ids.begin(), ids.end());
@@ -419,11 +463,13 @@ void session::evict(const std::string& session_id) {
                               + " dropped to make room for a new one");
   // With a journal this is a cache entry: it loads again, ended, when a
   // call names it (as in every other server). Without one it is gone.
-  if (cfg_.journal)
-    tracker_.drop(session_id);
-  else
-    tracker_.evict(session_id);
-  claims_.forget(session_id);
+  if (tracking_) {
+    if (cfg_->journal)
+      tracked().drop(session_id);
+    else
+      tracked().evict(session_id);
+    claims().forget(session_id);
+  }
   gone_.push_back(session_id);
 }
 
@@ -454,10 +500,10 @@ std::string session::handle_message(const protocol::message& msg,
       try {
         if (!log::enabled(log::level::debug))
           return dispatch(msg, notes);
-        auto started = cfg_.clock->mono_now();
+        auto started = cfg_->clock->mono_now();
         auto reply = dispatch(msg, notes);
         auto took = std::chrono::duration_cast<std::chrono::microseconds>(
-          cfg_.clock->mono_now() - started);
+          cfg_->clock->mono_now() - started);
         log::write(log::level::debug, "mcp",
                    "request " + msg.id.json + " " + msg.method
                      + (job_->paused.resume ? " waits for a session slot after "
@@ -518,7 +564,7 @@ std::string session::dispatch(const protocol::message& msg,
   rapidjson::Document params;
   // The params as the frame parsed them, when they are what the method
   // takes as they are: no second parse.
-  const result_stamp stamp{mode_.modern ? &cfg_.info : nullptr, m->cacheable};
+  const result_stamp stamp{mode_.modern ? &cfg_->info : nullptr, m->cacheable};
   if (m->decode == nullptr && msg.params_value != nullptr
       && msg.params_value->IsObject())
     return m->handle(job_->view,

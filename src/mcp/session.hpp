@@ -71,6 +71,16 @@ struct session_config {
   std::string restored_state{};
 };
 
+/// What one session has of its own: the rest of a session_config is the
+/// server's, the same for all its sessions, and shared by them (a copy per
+/// idle MCP session cost ~700 B: issue 33).
+struct session_identity {
+  std::string principal = "local";
+  std::string client_label{};
+  std::string storage_fault{};
+  std::string restored_state{};
+};
+
 /// Why a frame paused, and what resumes it.
 /// Ask the supervisor for a slot for this tracking session, then call
 /// `session::resume`.
@@ -152,7 +162,13 @@ std::optional<rpc_output> timed_out_frame(const protocol::frame& f,
 /// tested without an actor system.
 class session final {
 public:
+  /// A session with a configuration of its own (stdio, tests).
   explicit session(session_config cfg);
+  /// One of a server's sessions: `server` is shared with the others (its
+  /// principal, client_label, storage_fault and restored_state are not
+  /// read: `own` has this session's), and must have its `board` when the
+  /// sessions are to share one.
+  session(std::shared_ptr<const session_config> server, session_identity own);
 
   /// Starts on a frame. Only one frame is handled at a time: after a
   /// waiting step, call the `resume*` its pause names before the next
@@ -186,7 +202,9 @@ public:
   /// The open sessions this client holds and their epochs: what it lets go
   /// of in the journal when it ends without ending them.
   std::vector<std::pair<std::string, std::int64_t>> held() const {
-    return claims_.held(tracker_);
+    if (!tracking_)
+      return {};
+    return tracking_->claims.held(tracking_->tracker);
   }
 
   /// Changes made outside a frame (the expiry sweep), for the journal.
@@ -199,7 +217,8 @@ public:
   /// The journal became unavailable (`reason`) or available again (empty):
   /// see domain::tracker::set_storage_fault.
   void set_storage_fault(std::string reason) {
-    tracker_.set_storage_fault(std::move(reason));
+    if (tracking_ || !reason.empty())
+      tracked().set_storage_fault(std::move(reason));
   }
 
   /// The supervisor dropped this ended session to make room.
@@ -219,11 +238,19 @@ public:
   /// An expiry this client recorded was fenced (another server holds the
   /// session now): no longer answer SESSION_EXPIRED for it here.
   void forget_expired(const std::string& session_id) {
-    tracker_.drop(session_id);
+    if (tracking_)
+      tracking_->tracker.drop(session_id);
   }
 
-  const domain::tracker& tracker() const noexcept {
-    return tracker_;
+  /// The tracking sessions held here (made on first use: the const view
+  /// makes them too, empty).
+  const domain::tracker& tracker() const {
+    return const_cast<session*>(this)->tracked();
+  }
+
+  /// How many tracking sessions are held here (makes nothing).
+  std::size_t tracked_count() const noexcept {
+    return tracking_ ? tracking_->tracker.size() : 0;
   }
 
   bool initialized() const noexcept {
@@ -250,6 +277,11 @@ public:
   /// session goes on as if it had been initialized here. False (nothing
   /// changed): not such a state.
   bool restore(const std::string& json);
+
+  /// The configuration this session runs with (the server's, shared).
+  const session_config& config() const noexcept {
+    return *cfg_;
+  }
 
   /// Monotonic time since the last frame started or a paused one resumed
   /// (or since construction): what the MCP-session idle timeout measures.
@@ -409,8 +441,34 @@ private:
   rpc_step continue_with(job& j, std::string reply);
   principal_board& board();
 
-  session_config cfg_;
-  domain::tracker tracker_;
+  /// The tracking sessions this client holds and their journal claims: on
+  /// the heap, made on first use (a tool call, a storage fault). An MCP
+  /// session that never tracks, such as an idle one, has neither (~0.7 KB:
+  /// issue 33); the paths every frame or sweep takes skip them then.
+  struct tracking_part {
+    tracking_part(const session_config& cfg, const std::string& principal,
+                  const std::string& client_label);
+    domain::tracker tracker;
+    journal_claims claims;
+  };
+  tracking_part& tracking();
+  domain::tracker& tracked() {
+    return tracking().tracker;
+  }
+  journal_claims& claims() {
+    return tracking().claims;
+  }
+
+  session(std::pair<std::shared_ptr<const session_config>, session_identity>
+            parts);
+
+  /// The server's configuration (shared) and what is this session's own.
+  std::shared_ptr<const session_config> cfg_;
+  std::string principal_;
+  std::string client_label_;
+  /// The board when the configuration has none (made on first use).
+  std::shared_ptr<principal_board> own_board_;
+  std::unique_ptr<tracking_part> tracking_;
   domain::mono_time last_active_;
   /// The frame in progress, on the heap: a job is ~2.1 KB (its frame, the
   /// replies, a paused call) and an idle session has none; inline, every
@@ -430,8 +488,6 @@ private:
   /// still ended when the frame is done (the undo failed, the journal
   /// refused it), they are reported ended again.
   std::vector<std::string> reopen_granted_;
-  /// The journal epochs of the sessions held here, and their claims.
-  journal_claims claims_;
   /// The caller's preferences: the current message's, and the cache.
   principal_prefs prefs_;
   std::string client_name_;

@@ -12,7 +12,7 @@
 namespace ttm::mcp {
 
 method_env session::handler_view::env() const {
-  const auto& cfg = s_->cfg_;
+  const auto& cfg = *s_->cfg_;
   return {*cfg.registry, *cfg.clock, cfg.info, cfg.local_zone};
 }
 
@@ -38,7 +38,7 @@ void session::handler_view::notify(std::vector<std::string>& notes,
   const auto& level = s_->mode_.level;
   if (!level || lvl < *level)
     return;
-  notes.push_back(log_notification(lvl, s_->cfg_.info.name, text));
+  notes.push_back(log_notification(lvl, s_->cfg_->info.name, text));
 }
 
 void session::handler_view::open(std::string revision,
@@ -62,17 +62,17 @@ session::handler_view::tool_context(std::vector<std::string>& notes) {
   // The caller's zone, when its preferences were read for this call.
   const auto& prefs = s_->prefs_;
   const std::string& zone
-    = !prefs.zone().empty() ? prefs.zone() : s_->cfg_.local_zone;
+    = !prefs.zone().empty() ? prefs.zone() : s_->cfg_->local_zone;
   tools::tool_context ctx{
-    *s_->cfg_.clock,
+    *s_->cfg_->clock,
     zone,
     [this, &notes](protocol::log_level lvl, std::string text) {
       notify(notes, lvl, std::move(text));
     },
-    s_->tracker_,
-    s_->cfg_.defaults,
+    s_->tracked(),
+    s_->cfg_->defaults,
     s_->job_ ? s_->job_->previous_request : std::nullopt,
-    !prefs.locale().empty() ? prefs.locale() : s_->cfg_.defaults.locale};
+    !prefs.locale().empty() ? prefs.locale() : s_->cfg_->defaults.locale};
   ctx.ui_view = s_->mode_.ui;
   return ctx;
 }
@@ -82,10 +82,10 @@ void session::handler_view::begin_call(const std::string& tool) {
   if (!j.touched) { // once per message: a fenced retry runs it again
     j.touched = true;
     j.previous_request
-      = s_->board().touch(s_->cfg_.principal, s_->cfg_.clock->wall_now());
+      = s_->board().touch(s_->principal_, s_->cfg_->clock->wall_now());
   }
   // The audit trail: the changes this call makes are its tool's.
-  s_->tracker_.set_origin({tool, s_->cfg_.client_label});
+  s_->tracked().set_origin({tool, s_->client_label_});
 }
 
 std::optional<rapidjson::Document>

@@ -16,13 +16,13 @@ rpc_step session::resume_history(storage::list_page page,
                                  const std::string& error) {
   if (!job_ || !job_->after_history)
     throw std::logic_error("session::resume_history without a paused query");
-  last_active_ = cfg_.clock->mono_now();
+  last_active_ = cfg_->clock->mono_now();
   auto in_scope = scope();
   auto& j = *job_;
   history_answer answer;
   if (error.empty())
     answer.page = journal::to_history_page(std::move(page),
-                                           cfg_.clock->wall_now());
+                                           cfg_->clock->wall_now());
   else
     answer.error = error;
   auto then = std::exchange(j.after_history, {});

@@ -35,7 +35,9 @@ void touch_from(domain::tracker& tracker, const domain::clock_source& clock,
 
 bool session::hold_for_journal(job& j, std::string reply,
                                rpc_step& step) {
-  auto changes = tracker_.take_changes();
+  // No tracker yet: nothing changed.
+  auto changes = tracking_ ? tracking_->tracker.take_changes()
+                           : std::vector<domain::change>{};
   if (changes.empty()) {
     complete(j, std::move(reply));
     return false;
@@ -57,8 +59,8 @@ bool session::hold_for_journal(job& j, std::string reply,
   const auto& tool = j.next < j.frame.messages.size()
                       ? j.frame.messages[j.next].name
                       : std::string{};
-  step.pause = journal_pause{claims_.to_events(
-    std::move(changes), tracker_,
+  step.pause = journal_pause{claims().to_events(
+    std::move(changes), tracked(),
     mode_.modern ? protocol::era::modern : protocol::era::legacy, tool,
     true)};
   step.adopted = std::exchange(adopted_, {});
@@ -67,26 +69,29 @@ bool session::hold_for_journal(job& j, std::string reply,
 
 std::optional<storage::claim_request>
 session::claim_for(const protocol::message& msg) {
-  if (!cfg_.journal)
+  if (!cfg_->journal)
     return std::nullopt;
   auto mode = mode_for(msg);
   // Requests the method table refuses anyway claim nothing.
   if (mode.modern ? era_ == protocol::era::legacy
                   : !initialized() || era_ == protocol::era::modern)
     return std::nullopt;
-  return claims_.claim_for(
+  // Only a call naming a session (by handle or key) claims one.
+  if (msg.handle.empty() && msg.lookup.empty())
+    return std::nullopt;
+  return claims().claim_for(
     msg, mode.modern ? protocol::era::modern : protocol::era::legacy,
-    tracker_, *cfg_.clock);
+    tracked(), *cfg_->clock);
 }
 
 void session::take_over(const storage::stored_session& s) {
   const auto& id = s.session_id;
-  bool had = tracker_.find(id) != nullptr;
+  bool had = tracked().find(id) != nullptr;
   if (had)
-    tracker_.drop(id);
-  claims_.forget(id);
+    tracked().drop(id);
+  claims().forget(id);
   std::vector<std::string> problems;
-  auto ids = journal::replay(tracker_, {s}, *cfg_.clock, cfg_.local_zone,
+  auto ids = journal::replay(tracked(), {s}, *cfg_->clock, cfg_->local_zone,
                              problems);
   for (const auto& p : problems)
     TTM_LOG(error, "journal", "cannot load " + p);
@@ -98,9 +103,9 @@ void session::take_over(const storage::stored_session& s) {
     }
     return;
   }
-  claims_.hold(id, s.epoch);
+  claims().hold(id, s.epoch);
   adopted_.push_back(id);
-  touch_from(tracker_, *cfg_.clock, s);
+  touch_from(tracked(), *cfg_->clock, s);
   if (!had)
     created_.push_back(id);
   if (!had)
@@ -119,7 +124,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
                                const std::string& error) {
   if (!job_ || !job_->claimed || job_->next >= job_->frame.messages.size())
     throw std::logic_error("session::resume_claim without a paused claim");
-  last_active_ = cfg_.clock->mono_now();
+  last_active_ = cfg_->clock->mono_now();
   auto in_scope = scope();
   auto& j = *job_;
   const auto& msg = j.frame.messages[j.next];
@@ -141,7 +146,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
   }
   // Calls through other servers count as activity here too.
   if (r.outcome == storage::claim_result::current)
-    touch_from(tracker_, *cfg_.clock, r.session);
+    touch_from(tracked(), *cfg_->clock, r.session);
   if (j.verifying) {
     j.verifying = false;
     if (r.outcome == storage::claim_result::current) {
@@ -169,7 +174,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
       break;
     case storage::claim_result::not_found:
       // Gone from the journal (purged) while this client held a copy.
-      if (!msg.handle.empty() && tracker_.find(msg.handle) != nullptr) {
+      if (!msg.handle.empty() && tracked().find(msg.handle) != nullptr) {
         drop(msg.handle);
         released_.push_back(msg.handle);
       }
@@ -181,7 +186,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
 std::vector<std::string> session::drop_stale(
   const std::vector<std::pair<std::string, std::int64_t>>& asked,
   const std::vector<std::string>& stale) {
-  auto out = claims_.stale(asked, stale);
+  auto out = claims().stale(asked, stale);
   for (const auto& id : out) {
     TTM_LOG(debug, "journal", "session " + domain::log_id(id)
                                 + " changed through another server: copy "
@@ -192,23 +197,23 @@ std::vector<std::string> session::drop_stale(
 }
 
 void session::drop(const std::string& session_id) {
-  if (tracker_.find(session_id) == nullptr)
+  if (!tracking_ || tracked().find(session_id) == nullptr)
     return;
-  tracker_.drop(session_id);
-  claims_.forget(session_id);
+  tracked().drop(session_id);
+  claims().forget(session_id);
   gone_.push_back(session_id);
 }
 
 void session::undo_held(job& j) {
-  claims_.abandon();
-  tracker_.rollback();
+  claims().abandon();
+  tracked().rollback();
   // Sessions this call started are gone again: free their slots.
   for (const auto& id : j.held_started) {
     auto c = std::find(created_.begin(), created_.end(), id);
     if (c != created_.end())
       created_.erase(c);
     released_.push_back(id);
-    claims_.forget(id);
+    claims().forget(id);
   }
   j.held_started.clear();
 }
@@ -229,7 +234,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
   if (answer.kind == append_answer::fenced && j.fenced_retries < 5) {
     undo_held(j);
     for (const auto& id : j.held_expired)
-      tracker_.drop(id);
+      tracked().drop(id);
     j.held_expired.clear();
     TTM_LOG(debug, "journal", "request " + msg.id.json
                                 + ": its session changed through another "
@@ -255,18 +260,18 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
       TTM_LOG(info, "journal", "an expiry was not recorded (the journal "
                                "expires the session itself): "
                                  + answer.error);
-    tracker_.commit();
+    tracked().commit();
     // The epochs the sessions are at now, for those still held.
     if (answer.kind == append_answer::stored)
-      claims_.stored(tracker_);
+      claims().stored(tracked());
     else
-      claims_.abandon();
+      claims().abandon();
   } else if (answer.kind == append_answer::unknown) {
     // Committed but maybe not durable: kept here as the journal (and every
     // reader of it) holds it, and the client told the outcome is unknown,
     // not that nothing changed. The journal writes nothing more.
-    tracker_.commit();
-    claims_.stored(tracker_);
+    tracked().commit();
+    claims().stored(tracked());
     TTM_LOG(error, "journal", "request " + msg.id.json
                                 + " has an unknown outcome: " + answer.error);
     mode_ = mode_for(msg);
@@ -295,7 +300,7 @@ rpc_step session::resume_journal(const storage::append_answer& answer) {
     else if (answer.kind == append_answer::limit)
       reply = tool_error_reply(
         msg, request_stamp(j.view), "LIMIT_REACHED",
-        "The limit of " + std::to_string(tracker_.limits().max_sessions)
+        "The limit of " + std::to_string(tracked().limits().max_sessions)
           + " open tracking sessions (max_tracking_sessions) is reached "
             "over all servers sharing this data directory. End sessions "
             "you no longer need with time_session_end: ended sessions make "
@@ -341,12 +346,12 @@ std::optional<rpc_output> timed_out_frame(const protocol::frame& f,
 }
 
 std::vector<storage::event> session::take_journal() {
-  if (!tracker_.recording())
+  if (!tracking_ || !tracked().recording())
     return {};
   // Only expiry happens outside a frame, and it has nothing to undo: a
   // paused frame's undo log (and the epochs it waits for) stay as they are.
-  return claims_.to_events(
-    tracker_.take_changes(), tracker_,
+  return claims().to_events(
+    tracked().take_changes(), tracked(),
     mode_.modern ? protocol::era::modern : protocol::era::legacy, {}, false);
 }
 

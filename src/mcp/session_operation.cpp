@@ -18,11 +18,11 @@ void session::observe_operation(const protocol::message& msg,
   // Responses from the client are no operation of ours.
   if (msg.kind == protocol::message::response)
     return;
-  auto op = describe(msg, reply, *cfg_.registry);
+  auto op = describe(msg, reply, *cfg_->registry);
   auto version = mode_for(msg).modern ? protocol::modern_revision
                                       : std::string_view{revision_};
   metrics::observe_operation(
-    op.method, op.tool, op.error_type, version, cfg_.network_transport,
+    op.method, op.tool, op.error_type, version, cfg_->network_transport,
     std::chrono::duration<double>(now - trace_.start).count());
 }
 

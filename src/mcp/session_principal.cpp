@@ -17,17 +17,19 @@
 namespace ttm::mcp {
 
 principal_board& session::board() {
-  if (!cfg_.board)
-    cfg_.board = std::make_shared<principal_board>();
-  return *cfg_.board;
+  if (cfg_->board)
+    return *cfg_->board;
+  if (!own_board_)
+    own_board_ = std::make_shared<principal_board>();
+  return *own_board_;
 }
 
 std::optional<rpc_step>
 session::principal_step(domain::principal_op op,
                         domain::principal_state& state) {
   // The principal is the caller's identity, never a tool's choice.
-  op.principal = cfg_.principal;
-  if (cfg_.journal) {
+  op.principal = principal_;
+  if (cfg_->journal) {
     rpc_step step;
     step.pause = principal_pause{journal::to_store(op)};
     return step;
@@ -41,7 +43,7 @@ rpc_step session::resume_principal(const storage::principal_state& state,
   if (!job_ || (!job_->prefs_pending && !job_->after_principal))
     throw std::logic_error("session::resume_principal without a paused "
                            "operation");
-  last_active_ = cfg_.clock->mono_now();
+  last_active_ = cfg_->clock->mono_now();
   auto in_scope = scope();
   auto& j = *job_;
   domain::principal_state st;
@@ -49,15 +51,15 @@ rpc_step session::resume_principal(const storage::principal_state& state,
     st = journal::from_store(state);
     // Every answer carries the principal's preferences as of its
     // transaction: after a change of its own, the cache holds the new ones.
-    prefs_.remember(st.prefs, cfg_.clock->mono_now());
+    prefs_.remember(st.prefs, cfg_->clock->mono_now());
   }
   if (j.prefs_pending) {
     if (!error.empty())
       TTM_LOG(warning, "mcp", "preferences unreadable, the server's zone "
                               "stands in: " + error);
     j.prefs_pending = false;
-    prefs_.take(cfg_.defaults, error.empty() ? &st.prefs : nullptr,
-                cfg_.local_zone);
+    prefs_.take(cfg_->defaults, error.empty() ? &st.prefs : nullptr,
+                cfg_->local_zone);
     return run_job();
   }
   auto then = std::exchange(j.after_principal, {});
