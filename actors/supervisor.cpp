@@ -257,19 +257,19 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
   self->state.cfg = cfg;
   self->set_down_handler([=](const caf::down_msg& dm) {
     auto& st = self->state;
-    if (st.clients.erase(dm.source) == 0)
+    auto info = st.client_info.find(dm.source);
+    if (info == st.client_info.end())
       return;
-    if (st.counted_clients.erase(dm.source) > 0) {
+    if (info->second.counted) {
+      --st.counted;
       metrics::add_mcp_sessions(-1);
-      auto info = st.client_info.find(dm.source);
-      if (st.cfg.clock && info != st.client_info.end())
+      if (st.cfg.clock)
         metrics::observe_session(
           st.cfg.network_transport,
           std::chrono::duration<double>(st.cfg.clock->mono_now()
                                         - info->second.since)
             .count());
     }
-    st.idle_expiring.erase(dm.source);
     // Its tracking sessions end with it.
     if (st.owners.count(dm.source) > 0) {
       std::vector<std::string> ids;
@@ -282,7 +282,7 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
     }
     st.client_info.erase(dm.source);
     TTM_LOG(debug, "supervisor",
-            "client ended; " + std::to_string(st.clients.size())
+            "client ended; " + std::to_string(st.client_info.size())
               + " active, " + std::to_string(st.slots.size())
               + " tracking sessions");
   });
@@ -291,7 +291,7 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
     [=](admit_atom, const client_actor& client, bool idle_expiry,
         bool counted, const std::string& principal) -> bool {
       auto& st = self->state;
-      if (counted && st.counted_clients.size() >= st.cfg.max_clients) {
+      if (counted && st.counted >= st.cfg.max_clients) {
         TTM_LOG(warning, "supervisor",
                 "refused a client: limit of "
                   + std::to_string(st.cfg.max_clients)
@@ -299,27 +299,28 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
         return false;
       }
       self->monitor(client);
-      st.clients.insert(client.address());
-      if (counted && st.counted_clients.insert(client.address()).second)
+      auto& e = st.client_info[client.address()];
+      if (counted && !e.counted) {
+        e.counted = true;
+        ++st.counted;
         metrics::add_mcp_sessions(1);
-      st.client_info.insert_or_assign(
-        client.address(),
-        client_entry{principal, counted,
-                     st.cfg.clock ? st.cfg.clock->mono_now()
-                                  : domain::mono_time{}});
+      }
+      e.principal = principal;
+      e.mcp_session = counted;
+      e.since = st.cfg.clock ? st.cfg.clock->mono_now() : domain::mono_time{};
       if (idle_expiry)
-        st.idle_expiring.emplace(client.address(), client);
+        e.idle_expiring = client;
       return true;
     },
     [=](count_atom) -> std::uint64_t {
-      return self->state.counted_clients.size();
+      return self->state.counted;
     },
     [=](acquire_atom, const std::string& id,
         const client_actor& owner) -> caf::result<domain::slot_answer> {
       // Only for a client actor still alive: a slot granted to one that has
       // ended would never be freed (its down message has come and gone).
       auto alive = [=] {
-        return self->state.clients.count(owner.address()) > 0;
+        return self->state.client_info.count(owner.address()) > 0;
       };
       if (!alive())
         return domain::slot_answer{false};
@@ -380,8 +381,10 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       // Each client judges its own idleness: only it knows when its last
       // frame started and whether one is still in progress.
       if (st.cfg.mcp_idle_timeout.count() > 0)
-        for (auto& [addr, client] : st.idle_expiring)
-          self->send(client, idle_atom::value, st.cfg.mcp_idle_timeout);
+        for (auto& [addr, e] : st.client_info)
+          if (e.idle_expiring)
+            self->send(e.idle_expiring, idle_atom::value,
+                       st.cfg.mcp_idle_timeout);
       expire_all(self, [=] {
         // Forget ended ids whose slots are gone (expired, released).
         auto& st = self->state;
@@ -402,7 +405,7 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
       // count of open sessions is what the cap promises). Another client
       // actor here that held one lets go of its copy.
       auto& st = self->state;
-      if (st.clients.count(owner.address()) == 0)
+      if (st.client_info.count(owner.address()) == 0)
         return;
       for (const auto& id : ids) {
         if (auto i = st.slots.find(id);

@@ -60,22 +60,24 @@ struct owner_entry {
 struct client_entry {
   std::string principal;
   bool mcp_session = false;
+  /// Counted against `max_clients` (supervisor_state::counted).
+  bool counted = false;
   /// When it was admitted (an MCP session's start, for the metrics).
   domain::mono_time since{};
+  /// Valid when it ends when idle: told so at each sweep.
+  client_actor idle_expiring;
 };
 
 struct supervisor_state {
   supervisor_config cfg;
-  /// Every admitted client actor (alive), and those counted against
-  /// `max_clients` (MCP sessions, not principals).
-  std::unordered_set<caf::actor_addr> clients;
-  std::unordered_set<caf::actor_addr> counted_clients;
-  /// The admitted clients that end when idle, told so at each sweep.
-  std::unordered_map<caf::actor_addr, client_actor> idle_expiring;
   std::unordered_map<std::string, slot_entry> slots;
   std::unordered_map<caf::actor_addr, owner_entry> owners;
-  /// What `admit` said about each client actor.
+  /// Every admitted client actor (alive) and what `admit` said about it:
+  /// one map, one entry per MCP session (issue 33, memory per session).
   std::unordered_map<caf::actor_addr, client_entry> client_info;
+  /// Of those, how many count against `max_clients` (MCP sessions, not
+  /// principals).
+  std::size_t counted = 0;
   /// Open tracking sessions by principal, over all its client actors.
   std::unordered_map<std::string, std::size_t> open_by_principal;
   /// Ended sessions in the order they ended: the first to reclaim.

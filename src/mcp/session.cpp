@@ -179,6 +179,17 @@ session::tracking_part::tracking_part(const session_config& cfg,
     tracker.record_changes(true);
 }
 
+principal_prefs& session::prefs() {
+  if (!prefs_)
+    prefs_ = std::make_unique<principal_prefs>();
+  return *prefs_;
+}
+
+const principal_prefs& session::prefs_view() const {
+  static const principal_prefs none;
+  return prefs_ ? *prefs_ : none;
+}
+
 session::tracking_part& session::tracking() {
   if (!tracking_)
     tracking_ = std::make_unique<tracking_part>(*cfg_, principal_,
@@ -219,7 +230,8 @@ rpc_step session::handle(const protocol::frame& in) {
   }
   job_ = std::make_unique<job>(*this);
   job_->frame = in;
-  prefs_.clear();
+  if (prefs_)
+    prefs_->clear();
   return run_job();
 }
 
@@ -232,7 +244,8 @@ void session::next_message(job& j) {
   j.force_load = false;
   j.prefs_checked = false;
   j.prefs_pending = false;
-  prefs_.clear();
+  if (prefs_)
+    prefs_->clear();
   j.touched = false;
   j.previous_request.reset();
   j.started = false;
@@ -276,7 +289,8 @@ rpc_step session::run_job() {
       if (principal_prefs::needs_zone(msg, *cfg_->registry)) {
         domain::principal_state st;
         const pref_entries* cached
-          = cfg_->journal ? prefs_.cached(cfg_->clock->mono_now()) : nullptr;
+          = cfg_->journal && prefs_ ? prefs_->cached(cfg_->clock->mono_now())
+                                    : nullptr;
         if (cached != nullptr) {
           st.prefs = *cached; // read lately: no journal wait
         } else {
@@ -285,7 +299,7 @@ rpc_step session::run_job() {
             return std::move(*step);
         }
         j.prefs_pending = false;
-        prefs_.take(cfg_->defaults, &st.prefs, cfg_->local_zone);
+        prefs().take(cfg_->defaults, &st.prefs, cfg_->local_zone);
       }
     }
     std::string reply;
@@ -338,10 +352,10 @@ rpc_step session::run_job() {
     if (j.paused.resume) {
       rpc_step step;
       step.pause = slot_pause{j.paused.slot_id};
-      step.expired = take_expired(tracked(), gone_);
+      step.expired = take_expired(tracked(), tracking().gone);
       step.ended = tracked().take_ended();
       step.reopened = tracked().take_reopened();
-      step.adopted = std::exchange(adopted_, {});
+      step.adopted = std::exchange(tracking().adopted, {});
       return step;
     }
     rpc_step step;
@@ -382,11 +396,11 @@ rpc_step session::resume(const domain::slot_answer& slot) {
     tracked().set_origin({j.paused_tool, client_label_});
     // A slot for a session held already: time_undo reopening it.
     if (slot.granted && tracked().find(paused.slot_id) != nullptr)
-      reopen_granted_.push_back(paused.slot_id);
+      tracking().reopen_granted.push_back(paused.slot_id);
     reply = call_reply(j.view, msg, j.paused_tool, paused.resume(slot, ctx),
                        j.out.notifications);
     if (slot.granted && tracked().find(paused.slot_id) != nullptr)
-      created_.push_back(paused.slot_id);
+      tracking().created.push_back(paused.slot_id);
   } catch (const std::exception& e) {
     TTM_LOG(error, "mcp", "request " + msg.id.json + " (" + msg.method
                             + ") failed: " + e.what());
@@ -421,22 +435,20 @@ std::string session::finish(
 
 rpc_step session::finish_step(rpc_output out) {
   rpc_step step;
-  // No tracker yet: nothing expired, ended or reopened.
-  auto* tracker = tracking_ ? &tracking_->tracker : nullptr;
-  if (tracker != nullptr)
-    step.expired = take_expired(*tracker, gone_);
-  append(step.expired, std::exchange(released_, {}));
-  if (tracker != nullptr)
-    step.ended = tracker->take_ended();
-  for (auto& id : std::exchange(reopen_granted_, {}))
-    if (const auto* s = tracker != nullptr ? tracker->find(id) : nullptr;
-        s != nullptr && s->ended())
-      step.ended.push_back(std::move(id));
-  if (tracker != nullptr)
-    step.reopened = tracker->take_reopened();
-  step.adopted = std::exchange(adopted_, {});
-  append(out.created, std::exchange(created_, {}));
-  append(out.gone, std::exchange(gone_, {}));
+  // No tracking part yet: nothing expired, ended, reopened or adopted.
+  if (tracking_) {
+    auto& t = *tracking_;
+    step.expired = take_expired(t.tracker, t.gone);
+    append(step.expired, std::exchange(t.released, {}));
+    step.ended = t.tracker.take_ended();
+    for (auto& id : std::exchange(t.reopen_granted, {}))
+      if (const auto* s = t.tracker.find(id); s != nullptr && s->ended())
+        step.ended.push_back(std::move(id));
+    step.reopened = t.tracker.take_reopened();
+    step.adopted = std::exchange(t.adopted, {});
+    append(out.created, std::exchange(t.created, {}));
+    append(out.gone, std::exchange(t.gone, {}));
+  }
   if (std::exchange(state_changed_, false) && initialized()
       && era_ == protocol::era::legacy)
     out.mcp_state = state_json();
@@ -454,7 +466,7 @@ std::vector<std::string> session::expire_due() {
               + (tracked().remembers_expired(id)
                    ? " expired"
                    : " (ended) left memory; the journal keeps it"));
-  gone_.insert(gone_.end(), ids.begin(), ids.end());
+  tracking().gone.insert(tracking().gone.end(), ids.begin(), ids.end());
   return ids;
 }
 
@@ -470,7 +482,7 @@ void session::evict(const std::string& session_id) {
       tracked().evict(session_id);
     claims().forget(session_id);
   }
-  gone_.push_back(session_id);
+  tracking().gone.push_back(session_id);
 }
 
 std::string session::handle_message(const protocol::message& msg,

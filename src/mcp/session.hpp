@@ -441,15 +441,27 @@ private:
   rpc_step continue_with(job& j, std::string reply);
   principal_board& board();
 
-  /// The tracking sessions this client holds and their journal claims: on
-  /// the heap, made on first use (a tool call, a storage fault). An MCP
-  /// session that never tracks, such as an idle one, has neither (~0.7 KB:
-  /// issue 33); the paths every frame or sweep takes skip them then.
+  /// The tracking sessions this client holds, their journal claims and
+  /// the news about them for the next output: on the heap, made on first
+  /// use (a tool call, a storage fault). An MCP session that never tracks,
+  /// such as an idle one, has none of it (~0.8 KB: issue 33); the paths
+  /// every frame or sweep takes skip it then.
   struct tracking_part {
     tracking_part(const session_config& cfg, const std::string& principal,
                   const std::string& client_label);
     domain::tracker tracker;
     journal_claims claims;
+    /// Directory news for the next output (see rpc_output).
+    std::vector<std::string> created;
+    std::vector<std::string> gone;
+    /// Slots to give back: sessions whose start the journal refused.
+    std::vector<std::string> released;
+    /// Sessions taken over from the journal since the last step.
+    std::vector<std::string> adopted;
+    /// Ended sessions the supervisor granted a slot to reopen (time_undo):
+    /// still ended when the frame is done (the undo failed, the journal
+    /// refused it), they are reported ended again.
+    std::vector<std::string> reopen_granted;
   };
   tracking_part& tracking();
   domain::tracker& tracked() {
@@ -477,19 +489,12 @@ private:
   std::string revision_;
   std::optional<protocol::era> era_;
   request_mode mode_;
-  /// Directory news for the next output (see rpc_output).
-  std::vector<std::string> created_;
-  std::vector<std::string> gone_;
-  /// Slots to give back: sessions whose start the journal refused.
-  std::vector<std::string> released_;
-  /// Sessions taken over from the journal since the last step.
-  std::vector<std::string> adopted_;
-  /// Ended sessions the supervisor granted a slot to reopen (time_undo):
-  /// still ended when the frame is done (the undo failed, the journal
-  /// refused it), they are reported ended again.
-  std::vector<std::string> reopen_granted_;
-  /// The caller's preferences: the current message's, and the cache.
-  principal_prefs prefs_;
+  /// The caller's preferences: the current message's, and the cache (made
+  /// by the first call that reads them).
+  std::unique_ptr<principal_prefs> prefs_;
+  principal_prefs& prefs();
+  /// prefs_, or none read (makes nothing).
+  const principal_prefs& prefs_view() const;
   std::string client_name_;
   /// No client logging until the client picks a level (logging/setLevel).
   std::optional<protocol::log_level> client_log_level_;

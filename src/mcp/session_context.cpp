@@ -60,7 +60,7 @@ void session::handler_view::set_log_level(protocol::log_level level) {
 tools::tool_context
 session::handler_view::tool_context(std::vector<std::string>& notes) {
   // The caller's zone, when its preferences were read for this call.
-  const auto& prefs = s_->prefs_;
+  const auto& prefs = s_->prefs_view();
   const std::string& zone
     = !prefs.zone().empty() ? prefs.zone() : s_->cfg_->local_zone;
   tools::tool_context ctx{
@@ -91,7 +91,7 @@ void session::handler_view::begin_call(const std::string& tool) {
 std::optional<rapidjson::Document>
 session::handler_view::with_preferences(const tools::tool& tool,
                                         const rapidjson::Value& args) const {
-  return s_->prefs_.with_preferences(tool, args);
+  return s_->prefs_view().with_preferences(tool, args);
 }
 
 void session::handler_view::wait_for_slot(tools::call_result paused,

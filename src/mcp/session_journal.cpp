@@ -63,7 +63,7 @@ bool session::hold_for_journal(job& j, std::string reply,
     std::move(changes), tracked(),
     mode_.modern ? protocol::era::modern : protocol::era::legacy, tool,
     true)};
-  step.adopted = std::exchange(adopted_, {});
+  step.adopted = std::exchange(tracking().adopted, {});
   return true;
 }
 
@@ -98,16 +98,16 @@ void session::take_over(const storage::stored_session& s) {
   if (ids.empty()) {
     // Expired (or unreadable): no longer held here.
     if (had) {
-      released_.push_back(id);
-      gone_.push_back(id);
+      tracking().released.push_back(id);
+      tracking().gone.push_back(id);
     }
     return;
   }
   claims().hold(id, s.epoch);
-  adopted_.push_back(id);
+  tracking().adopted.push_back(id);
   touch_from(tracked(), *cfg_->clock, s);
   if (!had)
-    created_.push_back(id);
+    tracking().created.push_back(id);
   if (!had)
     TTM_LOG(info, "journal",
             "took over session " + domain::log_id(id) + " from the journal ("
@@ -176,7 +176,7 @@ rpc_step session::resume_claim(const storage::claim_result& r,
       // Gone from the journal (purged) while this client held a copy.
       if (!msg.handle.empty() && tracked().find(msg.handle) != nullptr) {
         drop(msg.handle);
-        released_.push_back(msg.handle);
+        tracking().released.push_back(msg.handle);
       }
       break;
   }
@@ -201,7 +201,7 @@ void session::drop(const std::string& session_id) {
     return;
   tracked().drop(session_id);
   claims().forget(session_id);
-  gone_.push_back(session_id);
+  tracking().gone.push_back(session_id);
 }
 
 void session::undo_held(job& j) {
@@ -209,10 +209,10 @@ void session::undo_held(job& j) {
   tracked().rollback();
   // Sessions this call started are gone again: free their slots.
   for (const auto& id : j.held_started) {
-    auto c = std::find(created_.begin(), created_.end(), id);
-    if (c != created_.end())
-      created_.erase(c);
-    released_.push_back(id);
+    auto c = std::find(tracking().created.begin(), tracking().created.end(), id);
+    if (c != tracking().created.end())
+      tracking().created.erase(c);
+    tracking().released.push_back(id);
     claims().forget(id);
   }
   j.held_started.clear();

@@ -51,14 +51,14 @@ rpc_step session::resume_principal(const storage::principal_state& state,
     st = journal::from_store(state);
     // Every answer carries the principal's preferences as of its
     // transaction: after a change of its own, the cache holds the new ones.
-    prefs_.remember(st.prefs, cfg_->clock->mono_now());
+    prefs().remember(st.prefs, cfg_->clock->mono_now());
   }
   if (j.prefs_pending) {
     if (!error.empty())
       TTM_LOG(warning, "mcp", "preferences unreadable, the server's zone "
                               "stands in: " + error);
     j.prefs_pending = false;
-    prefs_.take(cfg_->defaults, error.empty() ? &st.prefs : nullptr,
+    prefs().take(cfg_->defaults, error.empty() ? &st.prefs : nullptr,
                 cfg_->local_zone);
     return run_job();
   }
