@@ -41,7 +41,7 @@ const T = { timeout: 40_000 };
 const NY = 'America/New_York';
 const JOURNAL_FILE = 'journal.sqlite3';
 /** The schema version this server writes (PRAGMA user_version). */
-const CURRENT_SCHEMA = 9;
+const CURRENT_SCHEMA = 10;
 
 after(async () => {
   await stopAllServers();
