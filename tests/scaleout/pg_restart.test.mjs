@@ -64,9 +64,11 @@ describe('PostgreSQL restarted under load: STORAGE_UNAVAILABLE while it is down,
       const run = await pattern1FirstHalf(route.driver, { window: 'pg restart' });
       const bench = runBench(['--url', cluster.url, '--protocol-version', '2026-07-28', '--scenario', 'workflow',
         '--clients', '4', '--duration', '6s', '--warmup', '0', '--ack-log', benchAcks.file, '--show-errors', '3']);
-      // The load runs on the database first (an event: requests logged), bounded.
-      const deadline = Date.now() + 10_000;
-      while (cluster.nginx.accessLog().filter((e) => e.status === 200).length < 200) {
+      // The load runs on the database first (an event: requests logged),
+      // bounded. 50 answered, not more: on a loaded 2-core machine the
+      // bench's 6 s may see only ~100 (calls of 0.5-1 s were logged).
+      const deadline = Date.now() + 20_000;
+      while (cluster.nginx.accessLog().filter((e) => e.status === 200).length < 50) {
         assert.ok(Date.now() < deadline, `the bench made no progress${cluster.context()}`);
         await new Promise((r) => setTimeout(r, 50));
       }
