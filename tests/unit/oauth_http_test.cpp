@@ -80,7 +80,9 @@ public:
 
   /// Reads stderr until a line holds `text` (10 s at most, 60 s in a
   /// ThreadSanitizer build: its server starts 5-15 times slower, and took
-  /// 10 s on a loaded machine); that line.
+  /// 10 s on a loaded machine); that line. Every line logged so far counts,
+  /// not only those after the last wait's: the keys may be logged before
+  /// the "serving" line that the start waits for.
   std::string wait_for(const std::string& text) {
 #if defined(__SANITIZE_THREAD__)
     constexpr auto most = std::chrono::seconds{60};
@@ -88,6 +90,7 @@ public:
     constexpr auto most = std::chrono::seconds{10};
 #endif
     auto deadline = std::chrono::steady_clock::now() + most;
+    scanned_ = 0;
     while (std::chrono::steady_clock::now() < deadline) {
       auto nl = log_.find('\n', scanned_);
       if (nl != std::string::npos) {
