@@ -25,9 +25,14 @@ struct counting {
   caf::actor counter;
 
   counting() {
-    counter = sys.spawn([seen = seen](caf::event_based_actor*) {
-      return caf::behavior{[seen](int) { ++*seen; }};
-    });
+    // `seen` as a spawn argument, not a capture: CAF 0.17 spawns a function
+    // without arguments through a null argument tuple (UBSan: reference
+    // binding to null pointer).
+    counter = sys.spawn(
+      [](caf::event_based_actor*, std::shared_ptr<int> n) {
+        return caf::behavior{[n](int) { ++*n; }};
+      },
+      seen);
     sched.run();
   }
 
