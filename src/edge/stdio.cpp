@@ -93,6 +93,11 @@ public:
     if (std::this_thread::get_id() == reader_ && holding_ > 1) {
       held_.append(json);
       held_ += '\n';
+      // Bounded: a read of many small requests (10,000 tools/list lines)
+      // would otherwise hold all their large replies at once, and a client
+      // that does not read its replies must stop the reader at the pipe.
+      if (held_.size() >= max_held)
+        flush_held();
       return;
     }
     if (!held_.empty()) {
@@ -149,6 +154,9 @@ public:
   }
 
 private:
+  /// Replies held for one write at most (bytes; one reply may exceed it).
+  static constexpr std::size_t max_held = 64 * 1024;
+
   void flush_held() {
     if (held_.empty())
       return;
