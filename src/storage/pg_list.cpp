@@ -40,6 +40,25 @@ struct query_text {
   }
 };
 
+/// The start-time window and the page's cursor, as both pages filter them.
+void add_window_and_cursor(const list_query& q, query_text& t) {
+  if (q.since_wall_ns) {
+    t.sql += " AND started_wall_ns >= " + t.next();
+    t.params.add(*q.since_wall_ns);
+  }
+  if (q.until_wall_ns) {
+    t.sql += " AND started_wall_ns < " + t.next();
+    t.params.add(*q.until_wall_ns);
+  }
+  if (q.before) {
+    auto a = t.next();
+    auto b = t.next();
+    t.sql += " AND (started_wall_ns, session_id) < (" + a + "::bigint, " + b
+             + "::text)";
+    t.params.add(q.before->first).add(q.before->second);
+  }
+}
+
 /// The focus sessions' page (list_query::focus), or nothing to ask
 /// (filters no focus session passes).
 std::optional<query_text> focus_statement(const list_query& q,
@@ -67,21 +86,7 @@ std::optional<query_text> focus_statement(const list_query& q,
              "summary), " + p + ") > 0)";
     t.params.add(*q.text);
   }
-  if (q.since_wall_ns) {
-    t.sql += " AND started_wall_ns >= " + t.next();
-    t.params.add(*q.since_wall_ns);
-  }
-  if (q.until_wall_ns) {
-    t.sql += " AND started_wall_ns < " + t.next();
-    t.params.add(*q.until_wall_ns);
-  }
-  if (q.before) {
-    auto a = t.next();
-    auto b = t.next();
-    t.sql += " AND (started_wall_ns, session_id) < (" + a + "::bigint, " + b
-             + "::text)";
-    t.params.add(q.before->first).add(q.before->second);
-  }
+  add_window_and_cursor(q, t);
   t.sql += " ORDER BY started_wall_ns DESC, session_id DESC LIMIT " + t.next();
   t.params.add(limit + 1);
   return t;
@@ -159,21 +164,7 @@ query_text tracking_statement(const list_query& q, std::int64_t limit) {
     t.sql += " AND milestone_id = " + t.next();
     t.params.add(*q.milestone_id);
   }
-  if (q.since_wall_ns) {
-    t.sql += " AND started_wall_ns >= " + t.next();
-    t.params.add(*q.since_wall_ns);
-  }
-  if (q.until_wall_ns) {
-    t.sql += " AND started_wall_ns < " + t.next();
-    t.params.add(*q.until_wall_ns);
-  }
-  if (q.before) {
-    auto a = t.next();
-    auto b = t.next();
-    t.sql += " AND (started_wall_ns, session_id) < (" + a + "::bigint, " + b
-             + "::text)";
-    t.params.add(q.before->first).add(q.before->second);
-  }
+  add_window_and_cursor(q, t);
   // The tag and text tests as the planner cannot take them for rare ones
   // (its default guess for `?` is 1 row in 200, and it would then sort
   // the matches of a scan of every row: 10,000 strpos for a page): the
