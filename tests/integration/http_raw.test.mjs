@@ -393,33 +393,51 @@ describe('connections and lifecycle', () => {
     });
   }
 
+  /**
+   * A time_get_current call in flight on a fresh socket: its header (with
+   * Expect: 100-continue) is sent and taken, the interim 100 being the event
+   * that says the server took it; `finish()` sends the body and checks the
+   * answer: 200, the time, and Connection: close (it comes during a drain).
+   */
+  async function callInFlight(server) {
+    const session = await openSession(server);
+    const body = rpc(1, 'tools/call', { name: 'time_get_current', arguments: { timezone: 'UTC' } });
+    const socket = net.connect(server.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let received = '';
+    socket.on('data', (chunk) => { received += chunk; });
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
+      `Content-Type: application/json\r\nAccept: application/json\r\n` +
+      `Mcp-Session-Id: ${session}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Expect: 100-continue\r\n\r\n`);
+    await new Promise((resolve) => {
+      const check = () => {
+        if (received.includes('\r\n\r\n')) {
+          socket.off('data', check);
+          resolve();
+        }
+      };
+      socket.on('data', check);
+      check();
+    });
+    assert.match(received, /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    return {
+      async finish() {
+        socket.write(body);
+        await closed;
+        const [head, payload] = received.slice(received.indexOf('\r\n\r\n') + 4).split('\r\n\r\n');
+        assert.match(head, /^HTTP\/1\.1 200 /, server.context());
+        assert.match(head, /\r\nConnection: close/i);
+        assertTimeResult(JSON.parse(payload).result);
+      },
+    };
+  }
+
   test('SIGTERM lets a request in flight finish (Connection: close), then exits 0', T, async () => {
     const server = await HttpServer.start({ binary: BINARY });
     try {
-      const session = await openSession(server);
-      const body = rpc(1, 'tools/call', { name: 'time_get_current', arguments: { timezone: 'UTC' } });
-      const socket = net.connect(server.port, '127.0.0.1');
-      await new Promise((resolve) => socket.once('connect', resolve));
-      let received = '';
-      socket.on('data', (chunk) => { received += chunk; });
-      const closed = new Promise((resolve) => socket.once('close', resolve));
-      // The header with Expect: 100-continue: the interim 100 is the event
-      // that says the server took the header, so the request is in flight.
-      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
-        `Content-Type: application/json\r\nAccept: application/json\r\n` +
-        `Mcp-Session-Id: ${session}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Expect: 100-continue\r\n\r\n`);
-      await new Promise((resolve) => {
-        const check = () => {
-          if (received.includes('\r\n\r\n')) {
-            socket.off('data', check);
-            resolve();
-          }
-        };
-        socket.on('data', check);
-        check();
-      });
-      assert.match(received, /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+      const call = await callInFlight(server);
       // An idle connection's close is an event that says the drain began.
       const idle = net.connect(server.port, '127.0.0.1');
       idle.on('error', () => {}); // a reset is a close too
@@ -428,12 +446,7 @@ describe('connections and lifecycle', () => {
       server.child.kill('SIGTERM');
       await server.waitForStderr(/finishing requests in flight/);
       await idleClosed;
-      socket.write(body);
-      await closed;
-      const [head, payload] = received.slice(received.indexOf('\r\n\r\n') + 4).split('\r\n\r\n');
-      assert.match(head, /^HTTP\/1\.1 200 /);
-      assert.match(head, /\r\nConnection: close/i);
-      assertTimeResult(JSON.parse(payload).result);
+      await call.finish();
       const { code } = await server.terminate('SIGTERM');
       assert.equal(code, 0);
     } finally {
@@ -450,28 +463,7 @@ describe('connections and lifecycle', () => {
   test('SIGTERM: an idle connection still in the listen backlog closes too; the request in flight is answered', T, async () => {
     const server = await HttpServer.start({ binary: BINARY, args: ['--header-timeout', '60'] });
     try {
-      const session = await openSession(server);
-      const body = rpc(1, 'tools/call', { name: 'time_get_current', arguments: { timezone: 'UTC' } });
-      const socket = net.connect(server.port, '127.0.0.1');
-      await new Promise((resolve) => socket.once('connect', resolve));
-      let received = '';
-      socket.on('data', (chunk) => { received += chunk; });
-      const closed = new Promise((resolve) => socket.once('close', resolve));
-      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
-        `Content-Type: application/json\r\nAccept: application/json\r\n` +
-        `Mcp-Session-Id: ${session}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Expect: 100-continue\r\n\r\n`);
-      await new Promise((resolve) => {
-        const check = () => {
-          if (received.includes('\r\n\r\n')) {
-            socket.off('data', check);
-            resolve();
-          }
-        };
-        socket.on('data', check);
-        check();
-      });
-      assert.match(received, /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+      const call = await callInFlight(server);
       server.child.kill('SIGSTOP');
       // Many: accepting them takes the I/O thread longer than the signal
       // takes to start the drain.
@@ -489,12 +481,7 @@ describe('connections and lifecycle', () => {
       await server.waitForStderr(/finishing requests in flight/);
       await Promise.all(idle.map((i) => i.closed));
       assert.equal(server.exitInfo, null, 'still draining: the request waits for its body');
-      socket.write(body);
-      await closed;
-      const [head, payload] = received.slice(received.indexOf('\r\n\r\n') + 4).split('\r\n\r\n');
-      assert.match(head, /^HTTP\/1\.1 200 /, server.context());
-      assert.match(head, /\r\nConnection: close/i);
-      assertTimeResult(JSON.parse(payload).result);
+      await call.finish();
       const { code } = await server.terminate('SIGTERM');
       assert.equal(code, 0);
     } finally {
