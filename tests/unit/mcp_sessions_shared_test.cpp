@@ -14,6 +14,7 @@
 #include "test_json.hpp"
 
 #include "temp_dir.hpp"
+#include "pg_server_script.hpp"
 
 #include <caf/all.hpp>
 
@@ -422,17 +423,6 @@ TEST_CASE("mcp sessions: the session state round-trips through the journal's "
 
 namespace {
 
-/// tests/scripts/pg_server.sh `cmd` (stop, start) on ctest's server.
-int pg_script(const char* cmd) {
-  auto* script = std::getenv("TTM_TEST_PG_SCRIPT");
-  auto* dir = std::getenv("TTM_TEST_PG_DIR");
-  REQUIRE(script != nullptr);
-  REQUIRE(dir != nullptr);
-  auto line = std::string{"bash '"} + script + "' " + cmd + " '" + dir
-              + "' >/dev/null";
-  return std::system(line.c_str());
-}
-
 /// Waits until node `n` heard of a change to `key` since its slot's count
 /// was `before` (another node's NOTIFY, delivered to its listener).
 void heard_of(node& n, const std::string& key, std::uint64_t before) {
@@ -489,9 +479,9 @@ TEST_CASE("mcp sessions on postgresql: a node serves a known MCP session "
   // PostgreSQL restarted: B's listener lost its connection, so what was
   // notified meanwhile went unheard. No copy is trusted until it listens
   // again, and none made before then after: B asks, and finds `key` gone.
-  REQUIRE(pg_script("stop") == 0);
+  REQUIRE(ttm::test::pg_server_script("stop") == 0);
   CHECK(eventually([&] { return !f.b.signal->listening(); }));
-  REQUIRE(pg_script("start") == 0);
+  REQUIRE(ttm::test::pg_server_script("start") == 0);
   REQUIRE(eventually([&] { return f.b.signal->listening(); }));
   CHECK(f.b.listener->listens() >= 2);
   // B's journal finds its own connection lost at its first call (an id it

@@ -6,6 +6,7 @@
 // storage tests ([backends]) against the same server.
 
 #include "storage_fixture.hpp"
+#include "pg_server_script.hpp"
 
 #include "storage/pg_admin.hpp"
 
@@ -41,16 +42,6 @@ store_ptr must_open_pg(const pg_options& o) {
   INFO(describe(err_of(r)));
   REQUIRE(std::holds_alternative<store_ptr>(r));
   return std::move(std::get<store_ptr>(r));
-}
-
-int run_script(const char* cmd) {
-  auto* script = std::getenv("TTM_TEST_PG_SCRIPT");
-  auto* dir = std::getenv("TTM_TEST_PG_DIR");
-  REQUIRE(script != nullptr);
-  REQUIRE(dir != nullptr);
-  auto line = std::string{"bash '"} + script + "' " + cmd + " '" + dir
-              + "' >/dev/null";
-  return std::system(line.c_str());
 }
 
 } // namespace
@@ -247,7 +238,7 @@ TEST_CASE("postgresql: while the server is down every call fails (io, "
   auto o = pg_for(tmp, wall);
   auto a = must_open_pg(o);
   must_append(*a, {started("S1", t0)});
-  REQUIRE(run_script("stop") == 0);
+  REQUIRE(ttm::test::pg_server_script("stop") == 0);
   auto write = a->append(
     {at_epoch(task(event_kind::task_started, "S1", "T1", t0 + 1), 1)});
   auto e = must_fail(write, error_kind::io, tmp.journal());
@@ -256,7 +247,7 @@ TEST_CASE("postgresql: while the server is down every call fails (io, "
   must_fail(a->history({}), error_kind::io, tmp.journal());
   must_fail(a->stale({{"S1", 1}}), error_kind::io, tmp.journal());
   must_fail(a->renew_lease(), error_kind::io, tmp.journal());
-  REQUIRE(run_script("start") == 0);
+  REQUIRE(ttm::test::pg_server_script("start") == 0);
   // The next call reconnects; the refused write was not written.
   auto back = must(a->claim(local_claim("S1")));
   REQUIRE(back.outcome == claim_result::loaded);
