@@ -70,7 +70,10 @@ input.on('line', async (line) => {
   if (line !== 'stop') return;
   stopping = true;
   await done;
-  console.log(JSON.stringify({ calls: latencies.length, failures, latencies, errors }));
+  const report = JSON.stringify({ calls: latencies.length, failures, latencies, errors });
   await conn.close().catch(() => {});
-  process.exit(0);
+  // A pipe's writes are asynchronous in Node: exit only once the report
+  // (hundreds of KB after a quiet run's ~20,000 calls) is flushed, or the
+  // harness reads it cut off.
+  process.stdout.write(report + '\n', () => process.exit(0));
 });
