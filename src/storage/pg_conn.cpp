@@ -203,8 +203,10 @@ std::optional<error> pg_conn::ensure(bool* fresh) {
     *fresh = true;
   // A statement waits for other nodes' row locks at most this long (then
   // `busy`, as SQLite's busy timeout).
+  // No JIT: the statements are short, and a plan estimated dear (a join
+  // the executor never runs) made PostgreSQL compile one for ~100 ms.
   std::string setup = "SET lock_timeout = '2s'; SET client_min_messages"
-                      " = warning";
+                      " = warning; SET jit = off";
   if (!schema_.empty()) {
     char* quoted = PQescapeIdentifier(conn_, schema_.c_str(), schema_.size());
     setup += std::string{"; CREATE SCHEMA IF NOT EXISTS "} + quoted
