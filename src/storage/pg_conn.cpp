@@ -114,10 +114,22 @@ std::vector<const char*> pg_params::pointers() const {
 }
 
 std::int64_t pg_row::int64(int col) const {
-  return std::strtoll(PQgetvalue(r, row, col), nullptr, 10);
+  const auto* v = PQgetvalue(r, row, col);
+  if (PQfformat(r, col) != 1)
+    return std::strtoll(v, nullptr, 10);
+  // Binary: big-endian two's complement of the column type's width.
+  auto n = PQgetlength(r, row, col);
+  std::uint64_t u = 0;
+  for (int i = 0; i < n; ++i)
+    u = (u << 8) | static_cast<unsigned char>(v[i]);
+  if (n > 0 && n < 8 && (static_cast<unsigned char>(v[0]) & 0x80))
+    u |= ~std::uint64_t{0} << (8 * n); // sign-extend
+  return static_cast<std::int64_t>(u);
 }
 
 std::string pg_row::bytes(int col) const {
+  if (PQfformat(r, col) == 1)
+    return text(col);
   std::size_t n = 0;
   auto* raw = PQunescapeBytea(
     reinterpret_cast<const unsigned char*>(PQgetvalue(r, row, col)), &n);
@@ -191,8 +203,10 @@ std::optional<error> pg_conn::ensure(bool* fresh) {
     *fresh = true;
   // A statement waits for other nodes' row locks at most this long (then
   // `busy`, as SQLite's busy timeout).
+  // No JIT: the statements are short, and a plan estimated dear (a join
+  // the executor never runs) made PostgreSQL compile one for ~100 ms.
   std::string setup = "SET lock_timeout = '2s'; SET client_min_messages"
-                      " = warning";
+                      " = warning; SET jit = off";
   if (!schema_.empty()) {
     char* quoted = PQescapeIdentifier(conn_, schema_.c_str(), schema_.size());
     setup += std::string{"; CREATE SCHEMA IF NOT EXISTS "} + quoted
@@ -287,7 +301,7 @@ result<pg_res> pg_conn::exec(const std::string& sql, const pg_params& params,
   auto ptrs = params.pointers();
   if (PQsendQueryParams(conn_, sql.c_str(), params.size(), nullptr,
                         ptrs.data(), params.lengths().data(),
-                        params.formats().data(), 0)
+                        params.formats().data(), params.result_format())
       != 1)
     return fail(nullptr, what);
   return finish(what);
@@ -333,7 +347,8 @@ result<std::vector<pg_res>> pg_conn::pipeline(
     auto ptrs = params.pointers();
     if (PQsendQueryParams(conn_, sql.c_str(), params.size(), nullptr,
                           ptrs.data(), params.lengths().data(),
-                          params.formats().data(), 0)
+                          params.formats().data(),
+                          params.result_format())
         != 1) {
       sent = false;
       break;

@@ -1,7 +1,8 @@
 #pragma once
 
 // A libpq connection as the PostgreSQL store uses it: text parameters and
-// results, errors mapped to storage errors, and a connection that broke
+// results (binary results where a statement asks: pg_params::binary),
+// errors mapped to storage errors, and a connection that broke
 // (server restarted, network) dropped so that the next call reconnects.
 // Internal to src/storage.
 
@@ -13,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ttm::storage::detail {
@@ -42,6 +44,16 @@ public:
   /// A bigint[] literal.
   pg_params& add_int_array(const std::vector<std::int64_t>& items);
 
+  /// The statement's rows in binary format (a bytea as its bytes, not
+  /// hex text: half the wire and no unescaping; pg_row reads either).
+  pg_params& binary() {
+    result_format_ = 1;
+    return *this;
+  }
+  int result_format() const {
+    return result_format_;
+  }
+
   int size() const {
     return static_cast<int>(values_.size());
   }
@@ -57,9 +69,11 @@ private:
   std::vector<std::optional<std::string>> values_;
   std::vector<int> lengths_;
   std::vector<int> formats_;
+  int result_format_ = 0;
 };
 
-/// Reads a result's cells.
+/// Reads a result's cells, in text or binary format (PQfformat): a text
+/// column's bytes are the same in both.
 struct pg_row {
   const PGresult* r;
   int row;
@@ -67,15 +81,22 @@ struct pg_row {
     return PQgetisnull(r, row, col) != 0;
   }
   std::string text(int col) const {
-    return std::string{PQgetvalue(r, row, col),
-                       static_cast<std::size_t>(PQgetlength(r, row, col))};
+    return std::string{view(col)};
   }
+  /// A text or (binary format) bytea cell's bytes, valid while the result.
+  std::string_view view(int col) const {
+    return {PQgetvalue(r, row, col),
+            static_cast<std::size_t>(PQgetlength(r, row, col))};
+  }
+  /// A smallint, integer or bigint.
   std::int64_t int64(int col) const;
   bool boolean(int col) const {
     auto* v = PQgetvalue(r, row, col);
+    if (PQfformat(r, col) == 1)
+      return PQgetlength(r, row, col) == 1 && v[0] != 0;
     return v && v[0] == 't';
   }
-  /// A bytea column (text format: hex).
+  /// A bytea column (text format: hex, unescaped; binary: its bytes).
   std::string bytes(int col) const;
 };
 

@@ -172,9 +172,13 @@ std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
   // Each run takes at least 4 bytes: a count beyond that is damage.
   if (!in.ok || n > packed.size() / 4)
     return std::nullopt;
-  std::vector<stored_run> out(static_cast<std::size_t>(n));
+  // Each run written once as it is read (a vector of n default runs
+  // first was half of this function's time: zeroing a month's 22 MB).
+  std::vector<stored_run> out;
+  out.reserve(static_cast<std::size_t>(n));
   std::int64_t previous = 0;
-  for (auto& r : out) {
+  for (std::uint64_t i = 0; i < n; ++i) {
+    auto& r = out.emplace_back();
     r.task_id = in.bytes(static_cast<std::size_t>(in.varint()));
     r.start_wall_ns = previous + in.signed_varint();
     r.as_of_wall_ns = r.start_wall_ns;

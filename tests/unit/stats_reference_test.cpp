@@ -7,8 +7,11 @@
 #include "domain/stats.hpp"
 
 #include <catch2/catch.hpp>
+#include <date/date.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -166,4 +169,124 @@ TEST_CASE("stats: compute_stats gives the reference's numbers for random "
       }
     }
   }
+}
+
+TEST_CASE("stats: day and week groups across a change of daylight saving "
+          "time, sessions in any order",
+          "[stats]") {
+  // compute_stats finds a session's day group once per run of sessions on
+  // one day: each must still land on its own local day, on either side of
+  // the change, however the sessions come.
+  auto iso = [](const char* text) { // YYYY-MM-DDTHH:MM:00Z
+    int y = 0;
+    unsigned mo = 0, d = 0, h = 0, mi = 0;
+    REQUIRE(std::sscanf(text, "%d-%u-%uT%u:%u", &y, &mo, &d, &h, &mi) == 5);
+    return wall_time{date::sys_days{date::year{y} / date::month{mo}
+                                    / date::day{d}}
+                     + std::chrono::hours{h} + std::chrono::minutes{mi}};
+  };
+  auto groups_of = [](const std::vector<session_runs>& sessions,
+                      stats_group by, const zone& z, unsigned week_start) {
+    std::map<std::string, std::int64_t> out;
+    for (const auto& g : compute_stats(sessions, by, z, week_start).groups)
+      out[g.key] = g.numbers.sessions;
+    return out;
+  };
+  auto make = [&](std::vector<const char*> starts) {
+    std::vector<session_runs> out;
+    for (const auto* s : starts) {
+      session_runs r;
+      r.session_id = s;
+      r.start = iso(s);
+      r.end = r.start + std::chrono::minutes{10};
+      out.push_back(std::move(r));
+    }
+    return out;
+  };
+  SECTION("New York, the end of summer time (2026-11-01 02:00 EDT)") {
+    auto ny = resolve_zone("America/New_York", "UTC").found;
+    REQUIRE(ny);
+    // 23:30 EDT Oct 31; 00:30 EDT and 23:30 EST Nov 1; 00:30 EST Nov 2;
+    // newest first (the journal's order), then shuffled.
+    for (auto starts : {std::vector<const char*>{"2026-11-02T05:30:00Z",
+                                                 "2026-11-02T04:30:00Z",
+                                                 "2026-11-01T04:30:00Z",
+                                                 "2026-11-01T03:30:00Z"},
+                        std::vector<const char*>{"2026-11-01T04:30:00Z",
+                                                 "2026-11-02T05:30:00Z",
+                                                 "2026-11-01T03:30:00Z",
+                                                 "2026-11-02T04:30:00Z"}}) {
+      auto sessions = make(starts);
+      CHECK(groups_of(sessions, stats_group::day, *ny, 1)
+            == std::map<std::string, std::int64_t>{{"2026-10-31", 1},
+                                                   {"2026-11-01", 2},
+                                                   {"2026-11-02", 1}});
+      // Weeks from Sunday: Nov 1 is one.
+      CHECK(groups_of(sessions, stats_group::week, *ny, 0)
+            == std::map<std::string, std::int64_t>{{"2026-10-25", 1},
+                                                   {"2026-11-01", 3}});
+    }
+  }
+  SECTION("Berlin, the start of summer time (2026-03-29 02:00 CET)") {
+    auto berlin = resolve_zone("Europe/Berlin", "UTC").found;
+    REQUIRE(berlin);
+    // 23:30 CET Mar 28; 00:30 CET and 23:30 CEST Mar 29; 00:30 CEST Mar 30.
+    auto sessions = make({"2026-03-29T22:30:00Z", "2026-03-29T21:30:00Z",
+                          "2026-03-28T23:30:00Z", "2026-03-28T22:30:00Z"});
+    CHECK(groups_of(sessions, stats_group::day, *berlin, 1)
+          == std::map<std::string, std::int64_t>{{"2026-03-28", 1},
+                                                 {"2026-03-29", 2},
+                                                 {"2026-03-30", 1}});
+    CHECK(groups_of(sessions, stats_group::week, *berlin, 1)
+          == std::map<std::string, std::int64_t>{{"2026-03-23", 3},
+                                                 {"2026-03-30", 1}});
+  }
+}
+
+TEST_CASE("stats: median and p90 of many runs (bucketed selection) are the "
+          "nearest ranks a sort gives, whatever the spread",
+          "[stats]") {
+  // Above a few thousand ended runs the ranks are found by counting the
+  // durations into buckets first: wide, narrow, skewed and equal values,
+  // and counts on either side of that threshold.
+  std::mt19937_64 rng{3232};
+  auto utc = resolve_zone("UTC", "UTC").found;
+  REQUIRE(utc);
+  using gen = std::function<std::int64_t()>;
+  std::vector<std::pair<const char*, gen>> spreads{
+    {"wide", [&] { return static_cast<std::int64_t>(rng() % 1'000'000'000'000); }},
+    {"narrow", [&] { return static_cast<std::int64_t>(5'000 + rng() % 90'000); }},
+    {"few values", [&] { return static_cast<std::int64_t>(rng() % 7); }},
+    {"equal", [&] { return std::int64_t{42'000}; }},
+    {"one outlier in many", [&] {
+       return rng() % 20'000 == 0 ? std::int64_t{1} << 50
+                                  : static_cast<std::int64_t>(rng() % 100);
+     }},
+  };
+  for (auto& [name, next] : spreads)
+    for (std::size_t n : {4607u, 4608u, 4610u, 70'001u}) { // 4095, 4096, 4097 ended, ...
+      INFO(name << ", " << n << " runs");
+      std::vector<session_runs> sessions(3);
+      std::vector<ms> all;
+      for (std::size_t i = 0; i < n; ++i) {
+        run_span r;
+        r.task_id = "t" + std::to_string(i % 50);
+        r.start = at_ms(1'700'000'000'000);
+        r.end = r.start;
+        r.duration = ms{next()};
+        // Runs in progress count in neither rank.
+        r.status = i % 9 == 0 ? run_status::in_progress
+                              : run_status::completed;
+        if (r.status != run_status::in_progress)
+          all.push_back(r.duration);
+        sessions[i % 3].runs.push_back(std::move(r));
+      }
+      std::sort(all.begin(), all.end());
+      auto want = [&](std::size_t p) {
+        return all[std::max<std::size_t>((all.size() * p + 99) / 100, 1) - 1];
+      };
+      auto got = compute_stats(sessions, stats_group::milestone, *utc, 1);
+      CHECK(got.totals.median == want(50));
+      CHECK(got.totals.p90 == want(90));
+    }
 }

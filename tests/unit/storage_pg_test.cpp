@@ -9,6 +9,7 @@
 #include "pg_server_script.hpp"
 
 #include "storage/pg_admin.hpp"
+#include "storage/pg_conn.hpp"
 
 #include <atomic>
 #include <memory>
@@ -369,4 +370,44 @@ TEST_CASE("postgresql: a journal URL whose search_path names no schema, or a "
   auto empty_audit = pg_audit(empty, audit_query{});
   REQUIRE(err_of(empty_audit) != nullptr);
   CHECK(contains(err_of(empty_audit)->message, "there is no journal in"));
+}
+
+TEST_CASE("postgresql: a statement's rows in binary format read as in text: "
+          "integers of every width and sign, booleans, text, bytea, NULL",
+          "[.pg][issue32]") {
+  // time_stats's page (pg_list.cpp) asks for binary rows: its packed runs
+  // as bytes, not hex; pg_row reads either format.
+  REQUIRE(pg_uri() != nullptr);
+  detail::pg_conn conn{pg_uri(), "", "test"};
+  REQUIRE_FALSE(conn.ensure().has_value());
+  const std::string sql
+    = "SELECT 0, -1, 70000::int4, -70000::int4, (-3)::int2, 300::int2,"
+      " 1700000000123456789::bigint, (-1700000000123456789)::bigint,"
+      " true, false, 'naïve'::text, '\\x00ff0a'::bytea, NULL::bigint, ''";
+  for (bool binary : {false, true}) {
+    INFO("binary " << binary);
+    detail::pg_params params;
+    if (binary)
+      params.binary();
+    detail::pg_rows rows;
+    REQUIRE_FALSE(conn.query(sql, params, "cannot test", &rows).has_value());
+    REQUIRE(rows.size() == 1);
+    auto row = rows[0];
+    CHECK(PQfformat(row.r, 11) == (binary ? 1 : 0));
+    CHECK(row.int64(0) == 0);
+    CHECK(row.int64(1) == -1);
+    CHECK(row.int64(2) == 70000);
+    CHECK(row.int64(3) == -70000);
+    CHECK(row.int64(4) == -3);
+    CHECK(row.int64(5) == 300);
+    CHECK(row.int64(6) == 1700000000123456789);
+    CHECK(row.int64(7) == -1700000000123456789);
+    CHECK(row.boolean(8));
+    CHECK_FALSE(row.boolean(9));
+    CHECK(row.text(10) == "naïve");
+    CHECK(row.bytes(11) == std::string{"\x00\xff\n", 3});
+    CHECK(row.null(12));
+    CHECK_FALSE(row.null(13));
+    CHECK(row.text(13).empty());
+  }
 }
