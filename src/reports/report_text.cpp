@@ -2,7 +2,9 @@
 
 #include "domain/time_format.hpp"
 
+#include <charconv>
 #include <cstdio>
+#include <system_error>
 
 namespace ttm::reports::text {
 
@@ -121,9 +123,15 @@ std::string shorten(const std::string& s, std::size_t max) {
 }
 
 std::string px(double v) {
+  // Three per bar of a timeline: to_chars, exact as printf's "%.1f" is
+  // (correctly rounded), without its format parsing and locale.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 1);
+  if (res.ec != std::errc{}) {
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+  }
+  return {buf, static_cast<std::size_t>(res.ptr - buf)};
 }
 
 } // namespace ttm::reports::text

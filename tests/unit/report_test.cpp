@@ -5,12 +5,14 @@
 // sanitising, active sessions.
 
 #include "reports/report.hpp"
+#include "reports/report_text.hpp"
 
 #include "golden.hpp"
 #include "report_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <string>
 
 using namespace ttm;
@@ -143,4 +145,24 @@ TEST_CASE("report: times shown in another zone", "[report]") {
   auto md = render_markdown(build_report(*f.s, f.now(), *utc.found), {});
   CHECK(md.find("**Start Time:** 2:45:32 PM UTC") != std::string::npos);
   CHECK(md.find("times in UTC") != std::string::npos);
+}
+
+TEST_CASE("report: px prints as printf's %.1f, halves and all",
+          "[report]") {
+  // The timeline's coordinates: to_chars, which must round as printf did.
+  auto printf_1 = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return std::string{buf};
+  };
+  for (double v : {0.0, -0.0, 0.05, 0.15, 0.25, 0.35, 2.45, 1e-9, 123.45,
+                   999.95, 1e15 + 0.25, -3.75, 1.0 / 3, 2.0 / 3, 640.0})
+    CHECK(text::px(v) == printf_1(v));
+  for (int k = 0; k < 200'000; ++k) {
+    double v = k * 0.0137 + k / 7.0; // fractions of every kind
+    if (text::px(v) != printf_1(v)) {
+      CHECK(text::px(v) == printf_1(v));
+      break;
+    }
+  }
 }
