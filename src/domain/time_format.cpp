@@ -51,14 +51,21 @@ local_parts split(wall_time t, const zone& z) {
 class text_builder {
 public:
   // `v` (>= 0) in decimal, zero-padded to `width` digits.
+  // Straight into the buffer: a memcpy call per number cost more than its
+  // two digits.
   void number(long long v, int width) {
-    char digits[24];
-    char* d = digits + sizeof digits;
-    do {
+    int n = 1;
+    for (long long x = v; x >= 10; x /= 10)
+      ++n;
+    n = std::max(n, width);
+    if (buf_ + sizeof buf_ - p_ < n) // never for the texts built here
+      return;
+    p_ += n;
+    char* d = p_;
+    for (int k = 0; k < n; ++k) {
       *--d = static_cast<char>('0' + v % 10);
       v /= 10;
-    } while (v > 0 || digits + sizeof digits - d < width);
-    text(std::string_view(d, static_cast<std::size_t>(digits + sizeof digits - d)));
+    }
   }
   void text(std::string_view s) {
     auto n = std::min(s.size(), static_cast<std::size_t>(buf_ + sizeof buf_ - p_));
