@@ -166,3 +166,32 @@ TEST_CASE("report: px prints as printf's %.1f, halves and all",
     }
   }
 }
+
+TEST_CASE("report: the gantt guards a keyword behind JavaScript spaces",
+          "[report]") {
+  // Mermaid skips any JavaScript whitespace before its keywords (the
+  // reports fuzz target's finding); the scan's early exit must not.
+  auto m = fixed_model();
+  m.runs.resize(1);
+  m.runs[0].run = 1;
+  m.runs[0].status = domain::run_status::completed;
+  m.runs[0].running = false;
+  struct named {
+    const char* name;
+    const char* shown;
+  };
+  for (auto [name, shown] :
+       {named{"\xC2\xA0title x", "\xE2\x80\xA3 \xC2\xA0title x"},
+        named{"  Section y", "\xE2\x80\xA3 Section y"},
+        named{"\v\vgantt", "\xE2\x80\xA3 \v\vgantt"},
+        named{"\xE2\x80\x83\xC2\xA0weekday z", "\xE2\x80\xA3 \xE2\x80\x83\xC2\xA0weekday z"},
+        named{"\xEF\xBB\xBF" "ClickMe", "\xE2\x80\xA3 \xEF\xBB\xBF" "ClickMe"},
+        named{"titled plainly", "\xE2\x80\xA3 titled plainly"},
+        named{"a title later", "a title later"},
+        named{"\xC3\xA9t\xC3\xA9 title", "\xC3\xA9t\xC3\xA9 title"}}) {
+    m.runs[0].task_name = std::string{name};
+    auto g = render_mermaid_gantt(m);
+    INFO(g);
+    CHECK(g.find(std::string{"\n    "} + shown + " :") != std::string::npos);
+  }
+}
