@@ -87,29 +87,37 @@ std::string run_duration(const report_run& r) {
 }
 
 std::string esc(std::string_view s) {
+  // Clean stretches are appended whole: a report escapes every label and
+  // time, nearly all without a character to replace.
   std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
+  out.reserve(s.size() + 16);
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char* entity;
+    switch (s[i]) {
       case '&':
-        out += "&amp;";
+        entity = "&amp;";
         break;
       case '<':
-        out += "&lt;";
+        entity = "&lt;";
         break;
       case '>':
-        out += "&gt;";
+        entity = "&gt;";
         break;
       case '"':
-        out += "&quot;";
+        entity = "&quot;";
         break;
       case '\'':
-        out += "&#39;";
+        entity = "&#39;";
         break;
       default:
-        out += c;
+        continue;
     }
+    out.append(s.data() + from, i - from);
+    out += entity;
+    from = i + 1;
   }
+  out.append(s.data() + from, s.size() - from);
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -193,5 +194,37 @@ TEST_CASE("report: the gantt guards a keyword behind JavaScript spaces",
     auto g = render_mermaid_gantt(m);
     INFO(g);
     CHECK(g.find(std::string{"\n    "} + shown + " :") != std::string::npos);
+  }
+}
+
+TEST_CASE("report: esc replaces the five characters, wherever they stand",
+          "[report]") {
+  // The character-by-character version esc replaced, as the reference.
+  auto reference = [](const std::string& s) {
+    std::string out;
+    for (char c : s)
+      out += c == '&'    ? std::string{"&amp;"}
+             : c == '<'  ? std::string{"&lt;"}
+             : c == '>'  ? std::string{"&gt;"}
+             : c == '"'  ? std::string{"&quot;"}
+             : c == '\'' ? std::string{"&#39;"}
+                         : std::string(1, c);
+    return out;
+  };
+  const std::string alphabet = "a&<>\"'\xC3\xA9 z";
+  CHECK(text::esc("") == "");
+  CHECK(text::esc("<b>&'\"") == "&lt;b&gt;&amp;&#39;&quot;");
+  std::uint32_t seed = 12345;
+  for (int k = 0; k < 5000; ++k) {
+    std::string s;
+    auto length = k % 23;
+    for (int i = 0; i < length; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      s += alphabet[(seed >> 16) % alphabet.size()];
+    }
+    if (text::esc(s) != reference(s)) {
+      CHECK(text::esc(s) == reference(s));
+      break;
+    }
   }
 }
