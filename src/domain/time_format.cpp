@@ -45,70 +45,27 @@ local_parts split(wall_time t, const zone& z) {
           static_cast<int>(ms % 1000)};
 }
 
-// "9:45:32 AM": 12 AM is midnight, 12 PM is noon.
-std::string time_12h(const local_parts& p) {
-  int h12 = p.hour % 12 == 0 ? 12 : p.hour % 12;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%d:%02d:%02d %s", h12, p.minute, p.second,
-                p.hour < 12 ? "AM" : "PM");
-  return buf;
-}
-
-} // namespace
-
-std::string format_iso8601(wall_time t, const zone& z) {
-  auto p = split(t, z);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03d",
-                static_cast<int>(p.ymd.year()),
-                static_cast<unsigned>(p.ymd.month()),
-                static_cast<unsigned>(p.ymd.day()), p.hour, p.minute, p.second,
-                p.millis);
-  return buf + format_utc_offset(p.state.utc_offset);
-}
-
-std::string format_friendly(wall_time t, const zone& z) {
-  auto p = split(t, z);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%s %u, %d ",
-                month_names[static_cast<unsigned>(p.ymd.month()) - 1],
-                static_cast<unsigned>(p.ymd.day()),
-                static_cast<int>(p.ymd.year()));
-  return buf + time_12h(p) + " " + p.state.abbreviation;
-}
-
-std::string format_friendly_time(wall_time t, const zone& z) {
-  return time_12h(split(t, z));
-}
-
-std::int64_t unix_seconds(wall_time t) {
-  return date::floor<std::chrono::seconds>(t).time_since_epoch().count();
-}
-
-std::int64_t unix_millis(wall_time t) {
-  return date::floor<milliseconds>(t).time_since_epoch().count();
-}
-
-std::string day_of_week(wall_time t, const zone& z) {
-  return weekday_names[split(t, z).wd.c_encoding()];
-}
-
-namespace {
-
 // Text built in a stack buffer and assigned once: describe() runs for
 // every zone of a reply, and appending piece by piece to a std::string
 // cost more than the arithmetic.
 class text_builder {
 public:
   // `v` (>= 0) in decimal, zero-padded to `width` digits.
+  // Straight into the buffer: a memcpy call per number cost more than its
+  // two digits.
   void number(long long v, int width) {
-    char digits[24];
-    char* d = digits + sizeof digits;
-    do {
+    int n = 1;
+    for (long long x = v; x >= 10; x /= 10)
+      ++n;
+    n = std::max(n, width);
+    if (buf_ + sizeof buf_ - p_ < n) // never for the texts built here
+      return;
+    p_ += n;
+    char* d = p_;
+    for (int k = 0; k < n; ++k) {
       *--d = static_cast<char>('0' + v % 10);
       v /= 10;
-    } while (v > 0 || digits + sizeof digits - d < width);
-    text(std::string_view(d, static_cast<std::size_t>(digits + sizeof digits - d)));
+    }
   }
   void text(std::string_view s) {
     auto n = std::min(s.size(), static_cast<std::size_t>(buf_ + sizeof buf_ - p_));
@@ -141,48 +98,128 @@ private:
   char* p_ = buf_;
 };
 
+
+// The fast paths pad years 0..9999 as %04d does; others go through printf.
+bool plain_year(const local_parts& p) {
+  int year = static_cast<int>(p.ymd.year());
+  return year >= 0 && year <= 9999;
+}
+
+// "2025-12-14T09:45:32.123-05:00".
+void put_iso(text_builder& out, const local_parts& p) {
+  out.number(static_cast<int>(p.ymd.year()), 4);
+  out.put('-');
+  out.number(static_cast<unsigned>(p.ymd.month()), 2);
+  out.put('-');
+  out.number(static_cast<unsigned>(p.ymd.day()), 2);
+  out.put('T');
+  out.number(p.hour, 2);
+  out.put(':');
+  out.number(p.minute, 2);
+  out.put(':');
+  out.number(p.second, 2);
+  out.put('.');
+  out.number(p.millis, 3);
+  out.offset(p.state.utc_offset);
+}
+
+// "9:45:32 AM": 12 AM is midnight, 12 PM is noon.
+void put_time_12h(text_builder& out, const local_parts& p) {
+  out.number(p.hour % 12 == 0 ? 12 : p.hour % 12, 1);
+  out.put(':');
+  out.number(p.minute, 2);
+  out.put(':');
+  out.number(p.second, 2);
+  out.text(p.hour < 12 ? " AM" : " PM");
+}
+
+// "December 14, 2025 9:45:32 AM EST".
+void put_friendly(text_builder& out, const local_parts& p) {
+  out.text(month_names[static_cast<unsigned>(p.ymd.month()) - 1]);
+  out.put(' ');
+  out.number(static_cast<unsigned>(p.ymd.day()), 1);
+  out.text(", ");
+  out.number(static_cast<int>(p.ymd.year()), 1);
+  out.put(' ');
+  put_time_12h(out, p);
+  out.put(' ');
+  out.text(p.state.abbreviation);
+}
+
+std::string iso_slow(const local_parts& p) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03d",
+                static_cast<int>(p.ymd.year()),
+                static_cast<unsigned>(p.ymd.month()),
+                static_cast<unsigned>(p.ymd.day()), p.hour, p.minute, p.second,
+                p.millis);
+  return buf + format_utc_offset(p.state.utc_offset);
+}
+
+std::string friendly_slow(const local_parts& p) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s %u, %d ",
+                month_names[static_cast<unsigned>(p.ymd.month()) - 1],
+                static_cast<unsigned>(p.ymd.day()),
+                static_cast<int>(p.ymd.year()));
+  text_builder t;
+  put_time_12h(t, p);
+  return buf + t.str() + " " + p.state.abbreviation;
+}
+
 } // namespace
+
+// Reports and summaries format two instants per run: digits by hand, not
+// snprintf (the text is the same; tests/unit/time_format_test.cpp).
+std::string format_iso8601(wall_time t, const zone& z) {
+  auto p = split(t, z);
+  if (!plain_year(p))
+    return iso_slow(p);
+  text_builder out;
+  put_iso(out, p);
+  return out.str();
+}
+
+std::string format_friendly(wall_time t, const zone& z) {
+  auto p = split(t, z);
+  if (!plain_year(p) || p.state.abbreviation.size() > 32) // fits the buffer
+    return friendly_slow(p);
+  text_builder out;
+  put_friendly(out, p);
+  return out.str();
+}
+
+std::string format_friendly_time(wall_time t, const zone& z) {
+  text_builder out;
+  put_time_12h(out, split(t, z));
+  return out.str();
+}
+
+std::int64_t unix_seconds(wall_time t) {
+  return date::floor<std::chrono::seconds>(t).time_since_epoch().count();
+}
+
+std::int64_t unix_millis(wall_time t) {
+  return date::floor<milliseconds>(t).time_since_epoch().count();
+}
+
+std::string day_of_week(wall_time t, const zone& z) {
+  return weekday_names[split(t, z).wd.c_encoding()];
+}
+
 
 zoned_description describe(wall_time t, const zone& z) {
   auto p = split(t, z);
   zoned_description d;
-  int year = static_cast<int>(p.ymd.year());
-  if (year < 0 || year > 9999) { // outside what the fast path pads right
-    d.iso8601 = format_iso8601(t, z);
-    d.friendly = format_friendly(t, z);
+  if (!plain_year(p) || p.state.abbreviation.size() > 32) {
+    d.iso8601 = iso_slow(p);
+    d.friendly = friendly_slow(p);
   } else {
-    unsigned month = static_cast<unsigned>(p.ymd.month());
-    unsigned day = static_cast<unsigned>(p.ymd.day());
     text_builder iso;
-    iso.number(year, 4);
-    iso.put('-');
-    iso.number(month, 2);
-    iso.put('-');
-    iso.number(day, 2);
-    iso.put('T');
-    iso.number(p.hour, 2);
-    iso.put(':');
-    iso.number(p.minute, 2);
-    iso.put(':');
-    iso.number(p.second, 2);
-    iso.put('.');
-    iso.number(p.millis, 3);
-    iso.offset(p.state.utc_offset);
+    put_iso(iso, p);
     d.iso8601 = iso.str();
     text_builder f;
-    f.text(month_names[month - 1]);
-    f.put(' ');
-    f.number(day, 1);
-    f.text(", ");
-    f.number(year, 1);
-    f.put(' ');
-    f.number(p.hour % 12 == 0 ? 12 : p.hour % 12, 1);
-    f.put(':');
-    f.number(p.minute, 2);
-    f.put(':');
-    f.number(p.second, 2);
-    f.text(p.hour < 12 ? " AM " : " PM ");
-    f.text(p.state.abbreviation);
+    put_friendly(f, p);
     d.friendly = f.str();
   }
   d.day_of_week = weekday_names[p.wd.c_encoding()];

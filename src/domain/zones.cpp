@@ -340,12 +340,28 @@ zone_state zone::state_at(wall_time t) const {
     return {fixed_offset_, false, name_};
   try {
     auto secs = date::floor<std::chrono::seconds>(t);
+    // A report formats two instants per run, nearly all within one offset
+    // run: the thread's last answer serves every instant of its span
+    // (get_info answers the same there). Spans end by 2037, where the
+    // footer's rule may take over.
+    struct last_span {
+      const date::time_zone* tz = nullptr;
+      date::sys_seconds begin, end;
+      zone_state state;
+    };
+    thread_local last_span last;
+    if (last.tz == tz_ && secs >= last.begin && secs < last.end)
+      return last.state;
     // After the file's last transition (2037): the file's POSIX rule.
     if (auto f = footer_state_at(tz_, secs))
       return {f->utc_offset, f->is_dst, std::move(f->abbreviation)};
     auto info = tz_->get_info(secs);
+    static const date::sys_seconds horizon{
+      date::sys_days{date::year{2037} / 1 / 1}};
     // In OS mode `save` is only a flag (its magnitude is not the real amount).
-    return {info.offset, info.save != 0min, info.abbrev};
+    zone_state st{info.offset, info.save != 0min, info.abbrev};
+    last = {tz_, info.begin, std::min(info.end, horizon), st};
+    return st;
   } catch (const std::exception&) {
     // Not reached for zones from resolve_zone (their file is loaded there);
     // UTC is the least surprising answer for a zone that cannot be read.

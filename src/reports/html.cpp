@@ -95,6 +95,7 @@ std::string render_html(const report_model& m, const report_options& o) {
                   "<meta charset=\"utf-8\">\n<title>" + esc(title)
                   + "</title>\n" + style + "</head>\n<body>\n<h1>" + esc(title)
                   + "</h1>\n<dl class=\"facts\">\n";
+  h.reserve(8192 + m.runs.size() * (o.include_gantt ? 1024 : 256));
   fact(h, "Execution Date", text::friendly_date(m.start, m.tz));
   fact(h, "Start Time", text::friendly_time_zone(m.start, m.tz));
   fact(h, "End Time", m.ended ? text::friendly_time_zone(m.end, m.tz)
@@ -114,7 +115,8 @@ std::string render_html(const report_model& m, const report_options& o) {
   h += "</dl>\n";
   if (o.include_gantt && !m.runs.empty()) {
     // The same renderer as the MCP App's (svg_timeline.cpp).
-    h += "<h2>Timeline</h2>\n" + render_svg_timeline(m);
+    h += "<h2>Timeline</h2>\n";
+    h += render_svg_timeline(m);
   }
   h += "<h2>Task Execution Log</h2>\n<table>\n<thead><tr><th>Task ID</th>"
        "<th>Task Name</th><th>Start</th><th>End</th><th>Duration</th>"
@@ -123,14 +125,15 @@ std::string render_html(const report_model& m, const report_options& o) {
     std::string id = r.task_id;
     if (r.run > 1)
       id += " (run " + std::to_string(r.run) + ")";
-    h += "<tr class=\"" + std::string{text::status_word(r)} + "\"><td>"
-         + esc(id) + "</td><td>" + esc(r.task_name ? *r.task_name : "")
-         + "</td><td>" + esc(text::friendly_time(r.start, m.tz)) + "</td><td>"
-         + esc(r.running ? std::string{"running"}
-                         : text::friendly_time(r.end, m.tz))
-         + "</td><td>" + esc(text::run_duration(r)) + "</td><td>"
-         + text::status_symbol(r) + " " + text::status_word(r)
-         + (r.corrections.empty() ? "" : " (corrected)") + "</td></tr>\n";
+    text::append(
+      h, "<tr class=\"", text::status_word(r), "\"><td>", esc(id),
+      "</td><td>", esc(r.task_name ? *r.task_name : ""), "</td><td>",
+      esc(text::friendly_time(r.start, m.tz)), "</td><td>",
+      esc(r.running ? std::string{"running"}
+                    : text::friendly_time(r.end, m.tz)),
+      "</td><td>", esc(text::run_duration(r)), "</td><td>",
+      text::status_symbol(r), " ", text::status_word(r),
+      r.corrections.empty() ? "" : " (corrected)", "</td></tr>\n");
   }
   for (const auto& id : m.not_started)
     h += "<tr class=\"not_started\"><td>" + esc(id)

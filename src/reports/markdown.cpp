@@ -71,6 +71,13 @@ std::size_t js_space_prefix(std::string_view s) {
   std::size_t at = 0;
   for (bool more = true; more;) {
     more = false;
+    // Every space above starts with one of these bytes or a byte >= 0x80:
+    // a label's usual first letter ends the scan at once.
+    if (at >= s.size())
+      break;
+    auto c = static_cast<unsigned char>(s[at]);
+    if (c < 0x80 && c != ' ' && c != '\t' && c != '\v' && c != '\f')
+      break;
     for (auto sp : spaces)
       if (s.substr(at, sp.size()) == sp) {
         at += sp.size();
@@ -87,6 +94,7 @@ std::size_t js_space_prefix(std::string_view s) {
 /// stays a task.
 std::string mermaid_text(std::string_view s) {
   std::string out;
+  out.reserve(s.size() + 8);
   for (char c : s) {
     switch (c) {
       case ':':
@@ -134,8 +142,9 @@ std::string mermaid_text(std::string_view s) {
   // Only JavaScript whitespace ("\v"): Mermaid reads an empty label.
   if (js_space_prefix(out) == out.size())
     return "(unnamed)";
+  // The longest keyword's length is all the comparison reads.
   std::string lower;
-  for (char c : out.substr(js_space_prefix(out)))
+  for (char c : std::string_view{out}.substr(js_space_prefix(out), 24))
     lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   for (auto k : keywords)
     if (lower.compare(0, k.size(), k) == 0)
@@ -227,6 +236,7 @@ std::string changes_table(const report_model& m) {
 
 std::string render_mermaid_gantt(const report_model& m) {
   std::string g = "gantt\n";
+  g.reserve(256 + m.runs.size() * 96);
   g += "    title " + mermaid_text("Milestone " + m.milestone_id
                                    + (m.milestone_name
                                         ? " - " + *m.milestone_name
@@ -251,11 +261,12 @@ std::string render_mermaid_gantt(const report_model& m) {
     std::string id = "run" + std::to_string(r.ordinal + 1);
     for (std::size_t k = 0; k < r.active.size(); ++k) {
       const auto& a = r.active[k];
-      g += "    " + mermaid_text(k == 0 ? label : label + " (resumed)")
-           + " :" + mermaid_tags(r) + id
-           + (k == 0 ? std::string{} : "_" + std::to_string(k + 1)) + ", "
-           + text::local_datetime(r.start + a.from, m.tz) + ", "
-           + text::local_datetime(r.start + a.to, m.tz) + "\n";
+      text::append(g, "    ",
+                   mermaid_text(k == 0 ? label : label + " (resumed)"), " :",
+                   mermaid_tags(r), id,
+                   k == 0 ? std::string{} : "_" + std::to_string(k + 1), ", ",
+                   text::local_datetime(r.start + a.from, m.tz), ", ",
+                   text::local_datetime(r.start + a.to, m.tz), "\n");
     }
     if (r.active.empty()) // paused from its start: a bar of no length
       g += "    " + mermaid_text(label) + " :" + mermaid_tags(r) + id + ", "
@@ -296,17 +307,18 @@ std::string render_markdown(const report_model& m, const report_options& o) {
   md += "\n---\n\n## Task Execution Log\n\n";
   md += "| Task ID | Task Name | Start | End | Duration | Status |\n";
   md += "|---|---|---|---|---|---|\n";
+  md.reserve(md.size() + m.runs.size() * (o.include_gantt ? 256 : 128));
   for (const auto& r : m.runs) {
     std::string id = cell(r.task_id);
     if (r.run > 1)
       id += " (run " + std::to_string(r.run) + ")";
-    md += "| " + id + " | " + cell(r.task_name ? *r.task_name : "") + " | "
-          + text::friendly_time(r.start, m.tz) + " | "
-          + (r.running ? std::string{"running"}
-                       : text::friendly_time(r.end, m.tz))
-          + " | " + text::run_duration(r) + " | "
-          + text::status_symbol(r) + " " + text::status_word(r)
-          + (r.corrections.empty() ? "" : " (corrected)") + " |\n";
+    text::append(md, "| ", id, " | ", cell(r.task_name ? *r.task_name : ""),
+                 " | ", text::friendly_time(r.start, m.tz), " | ",
+                 r.running ? std::string{"running"}
+                           : text::friendly_time(r.end, m.tz),
+                 " | ", text::run_duration(r), " | ", text::status_symbol(r),
+                 " ", text::status_word(r),
+                 r.corrections.empty() ? "" : " (corrected)", " |\n");
   }
   for (const auto& id : m.not_started)
     md += "| " + cell(id)
@@ -333,8 +345,8 @@ std::string render_markdown(const report_model& m, const report_options& o) {
   md += "- **Summed Task Time:** " + domain::format_duration(m.task_time)
         + " (parallel runs each count)\n";
   if (o.include_gantt && !m.runs.empty())
-    md += "\n## Timeline\n\n```mermaid\n" + render_mermaid_gantt(m)
-          + "```\n";
+    text::append(md, "\n## Timeline\n\n```mermaid\n", render_mermaid_gantt(m),
+                 "```\n");
   return md;
 }
 

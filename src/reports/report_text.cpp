@@ -2,7 +2,9 @@
 
 #include "domain/time_format.hpp"
 
+#include <charconv>
 #include <cstdio>
+#include <system_error>
 
 namespace ttm::reports::text {
 
@@ -85,29 +87,37 @@ std::string run_duration(const report_run& r) {
 }
 
 std::string esc(std::string_view s) {
+  // Clean stretches are appended whole: a report escapes every label and
+  // time, nearly all without a character to replace.
   std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
+  out.reserve(s.size() + 16);
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char* entity;
+    switch (s[i]) {
       case '&':
-        out += "&amp;";
+        entity = "&amp;";
         break;
       case '<':
-        out += "&lt;";
+        entity = "&lt;";
         break;
       case '>':
-        out += "&gt;";
+        entity = "&gt;";
         break;
       case '"':
-        out += "&quot;";
+        entity = "&quot;";
         break;
       case '\'':
-        out += "&#39;";
+        entity = "&#39;";
         break;
       default:
-        out += c;
+        continue;
     }
+    out.append(s.data() + from, i - from);
+    out += entity;
+    from = i + 1;
   }
+  out.append(s.data() + from, s.size() - from);
   return out;
 }
 
@@ -121,9 +131,15 @@ std::string shorten(const std::string& s, std::size_t max) {
 }
 
 std::string px(double v) {
+  // Three per bar of a timeline: to_chars, exact as printf's "%.1f" is
+  // (correctly rounded), without its format parsing and locale.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 1);
+  if (res.ec != std::errc{}) {
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+  }
+  return {buf, static_cast<std::size_t>(res.ptr - buf)};
 }
 
 } // namespace ttm::reports::text

@@ -10,6 +10,13 @@
 
 namespace ttm::reports::text {
 
+/// Appends the pieces in order: a row's dozen pieces without the temporary
+/// strings a chain of `+` makes (reports have a row per run).
+template <class... Parts>
+void append(std::string& s, const Parts&... parts) {
+  (s.append(std::string_view{parts}), ...);
+}
+
 /// "2025-12-14 09:45:32": local time in `tz`, whole seconds.
 std::string local_datetime(domain::wall_time t, const domain::zone& tz);
 /// "December 14, 2025".

@@ -5,12 +5,15 @@
 // sanitising, active sessions.
 
 #include "reports/report.hpp"
+#include "reports/report_text.hpp"
 
 #include "golden.hpp"
 #include "report_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <cstdio>
 #include <string>
 
 using namespace ttm;
@@ -143,4 +146,85 @@ TEST_CASE("report: times shown in another zone", "[report]") {
   auto md = render_markdown(build_report(*f.s, f.now(), *utc.found), {});
   CHECK(md.find("**Start Time:** 2:45:32 PM UTC") != std::string::npos);
   CHECK(md.find("times in UTC") != std::string::npos);
+}
+
+TEST_CASE("report: px prints as printf's %.1f, halves and all",
+          "[report]") {
+  // The timeline's coordinates: to_chars, which must round as printf did.
+  auto printf_1 = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return std::string{buf};
+  };
+  for (double v : {0.0, -0.0, 0.05, 0.15, 0.25, 0.35, 2.45, 1e-9, 123.45,
+                   999.95, 1e15 + 0.25, -3.75, 1.0 / 3, 2.0 / 3, 640.0})
+    CHECK(text::px(v) == printf_1(v));
+  for (int k = 0; k < 200'000; ++k) {
+    double v = k * 0.0137 + k / 7.0; // fractions of every kind
+    if (text::px(v) != printf_1(v)) {
+      CHECK(text::px(v) == printf_1(v));
+      break;
+    }
+  }
+}
+
+TEST_CASE("report: the gantt guards a keyword behind JavaScript spaces",
+          "[report]") {
+  // Mermaid skips any JavaScript whitespace before its keywords (the
+  // reports fuzz target's finding); the scan's early exit must not.
+  auto m = fixed_model();
+  m.runs.resize(1);
+  m.runs[0].run = 1;
+  m.runs[0].status = domain::run_status::completed;
+  m.runs[0].running = false;
+  struct named {
+    const char* name;
+    const char* shown;
+  };
+  for (auto [name, shown] :
+       {named{"\xC2\xA0title x", "\xE2\x80\xA3 \xC2\xA0title x"},
+        named{"  Section y", "\xE2\x80\xA3 Section y"},
+        named{"\v\vgantt", "\xE2\x80\xA3 \v\vgantt"},
+        named{"\xE2\x80\x83\xC2\xA0weekday z", "\xE2\x80\xA3 \xE2\x80\x83\xC2\xA0weekday z"},
+        named{"\xEF\xBB\xBF" "ClickMe", "\xE2\x80\xA3 \xEF\xBB\xBF" "ClickMe"},
+        named{"titled plainly", "\xE2\x80\xA3 titled plainly"},
+        named{"a title later", "a title later"},
+        named{"\xC3\xA9t\xC3\xA9 title", "\xC3\xA9t\xC3\xA9 title"}}) {
+    m.runs[0].task_name = std::string{name};
+    auto g = render_mermaid_gantt(m);
+    INFO(g);
+    CHECK(g.find(std::string{"\n    "} + shown + " :") != std::string::npos);
+  }
+}
+
+TEST_CASE("report: esc replaces the five characters, wherever they stand",
+          "[report]") {
+  // The character-by-character version esc replaced, as the reference.
+  auto reference = [](const std::string& s) {
+    std::string out;
+    for (char c : s)
+      out += c == '&'    ? std::string{"&amp;"}
+             : c == '<'  ? std::string{"&lt;"}
+             : c == '>'  ? std::string{"&gt;"}
+             : c == '"'  ? std::string{"&quot;"}
+             : c == '\'' ? std::string{"&#39;"}
+                         : std::string(1, c);
+    return out;
+  };
+  const std::string alphabet = "a&<>\"'\xC3\xA9 z";
+  CHECK(text::esc("") == "");
+  CHECK(text::esc("<b>&'\"") == "&lt;b&gt;&amp;&#39;&quot;");
+  std::uint32_t seed = 12345;
+  for (int k = 0; k < 5000; ++k) {
+    std::string s;
+    auto length = k % 23;
+    for (int i = 0; i < length; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      s += alphabet[(seed >> 16) % alphabet.size()];
+    }
+    if (text::esc(s) != reference(s)) {
+      CHECK(text::esc(s) == reference(s));
+      break;
+    }
+  }
 }

@@ -2,9 +2,14 @@
 
 #include <catch2/catch.hpp>
 #include <date/date.h>
+#include <date/tz.h>
+
+#include <cstdio>
 
 #include <chrono>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace ttm::domain;
 using namespace std::chrono_literals;
@@ -224,4 +229,102 @@ TEST_CASE("time_format: every weekday and month name") {
     auto text = format_friendly(utc(date::year{2025} / m / 1), u);
     CHECK(text == std::string(months[m - 1]) + " 1, 2025 12:00:00 AM UTC");
   }
+}
+
+namespace {
+
+// The texts as format_iso8601 and format_friendly printed them before their
+// hand-written digits and the per-thread offset span: date/tz's own answer
+// for the instant (no cache), through snprintf.
+struct reference_text {
+  std::string iso, friendly;
+};
+
+reference_text reference(wall_time t, const date::time_zone* tz) {
+  auto info = tz->get_info(date::floor<std::chrono::seconds>(t));
+  auto local = date::floor<std::chrono::milliseconds>(t) + info.offset;
+  auto day = date::floor<date::days>(local);
+  date::year_month_day ymd{day};
+  auto ms = (local - day).count();
+  int h = static_cast<int>(ms / 3'600'000);
+  int m = static_cast<int>(ms / 60'000 % 60);
+  int s = static_cast<int>(ms / 1000 % 60);
+  const char* months[] = {"January", "February", "March",     "April",
+                          "May",     "June",     "July",      "August",
+                          "September", "October", "November", "December"};
+  char iso[64];
+  std::snprintf(iso, sizeof iso, "%04d-%02u-%02uT%02d:%02d:%02d.%03d",
+                static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()), h, m, s,
+                static_cast<int>(ms % 1000));
+  char friendly[96];
+  std::snprintf(friendly, sizeof friendly, "%s %u, %d %d:%02d:%02d %s %s",
+                months[static_cast<unsigned>(ymd.month()) - 1],
+                static_cast<unsigned>(ymd.day()), static_cast<int>(ymd.year()),
+                h % 12 == 0 ? 12 : h % 12, m, s, h < 12 ? "AM" : "PM",
+                info.abbrev.c_str());
+  return {iso + format_utc_offset(info.offset), friendly};
+}
+
+} // namespace
+
+TEST_CASE("time_format: the same text as date/tz and printf, zones "
+          "interleaved across DST changes") {
+  // Round robin over the zones, so each formats after another zone's span
+  // (the per-thread cache in zone::state_at) and across its own changes.
+  const char* names[] = {"America/New_York", "Europe/London",
+                         "Australia/Lord_Howe", "Asia/Kathmandu",
+                         "America/Sao_Paulo", "UTC"};
+  std::vector<std::pair<zone, const date::time_zone*>> zones;
+  for (const char* n : names)
+    zones.emplace_back(named(n), date::locate_zone(n));
+  std::size_t checked = 0;
+  auto check = [&](wall_time t) {
+    for (const auto& [z, tz] : zones) {
+      auto want = reference(t, tz);
+      if (format_iso8601(t, z) != want.iso
+          || format_friendly(t, z) != want.friendly) {
+        INFO(z.name());
+        CHECK(format_iso8601(t, z) == want.iso);
+        CHECK(format_friendly(t, z) == want.friendly);
+        return;
+      }
+      ++checked;
+    }
+  };
+  // Every 37 minutes and 123 ms through 2025 and 2026: each change of each
+  // zone, from both sides.
+  for (auto t = utc(date::year{2024} / 12 / 30, 7ms);
+       t < utc(date::year{2027} / 1 / 2); t += 37min + 123ms)
+    check(t);
+  // Around New York's and London's changes, to the second.
+  for (auto at : {utc(date::year{2025} / 3 / 9, 7h),
+                  utc(date::year{2025} / 11 / 2, 6h),
+                  utc(date::year{2025} / 3 / 30, 1h)})
+    for (auto d = -3s; d <= 3s; d += 1s) {
+      check(at + d - 1ms);
+      check(at + d);
+    }
+  // Local mean time (offsets with seconds), the first years, the last ones.
+  check(utc(date::year{1883} / 11 / 18, 16h + 59min + 59s));
+  check(utc(date::year{1700} / 1 / 1, 3h)); // wall_time's range: 1678..2262
+  check(utc(date::year{1900} / 1 / 1));
+  check(utc(date::year{2036} / 12 / 31, 23h + 59min + 59s + 999ms));
+  CHECK(checked > 6 * 28'000);
+}
+
+TEST_CASE("time_format: an offset span ending in 2037 leaves later years to "
+          "the zone's rule") {
+  auto ny = named("America/New_York");
+  // Winter 2036/37 (EST) first, then summers past the listed transitions:
+  // their DST comes from the file's rule, not from the span just used.
+  CHECK(format_iso8601(utc(date::year{2036} / 12 / 31, 12h), ny)
+        == "2036-12-31T07:00:00.000-05:00");
+  CHECK(format_iso8601(utc(date::year{2040} / 7 / 1, 12h), ny)
+        == "2040-07-01T08:00:00.000-04:00");
+  CHECK(format_friendly(utc(date::year{2040} / 7 / 1, 12h), ny)
+        == "July 1, 2040 8:00:00 AM EDT");
+  CHECK(format_iso8601(utc(date::year{2040} / 12 / 1, 12h), ny)
+        == "2040-12-01T07:00:00.000-05:00");
 }
