@@ -19,7 +19,10 @@
 # those. A run whose load generator used >= 90 % of the cores it was given
 # (its own CPU time over the window, per --threads) is marked SATURATED: its
 # req/s is the generator's limit, so it never serves as a ceiling and its
-# round gives no ratio. Peers missing are
+# round gives no ratio; the server's CPU per request (the bench reads it
+# from /proc for the server's pid and its descendants: nginx's master and
+# workers) is not limited by the generator, and gives the targets' row
+# "req/s per server CPU-second vs nginx" from every round. Peers missing are
 # installed (bench/peers/install.sh: npm, apt-get) unless --no-install; a
 # peer that cannot be had is skipped with a message. Once installed, nothing
 # touches the network. A manual tool: not part of ctest.

@@ -6,6 +6,11 @@
 // the same interleaved round), then the median of those. A run whose load
 // generator used >= SATURATED_SHARE of the cores it was given is marked
 // SATURATED: its round gives no ratio, and it never serves as a ceiling.
+// The one measure a saturated generator cannot limit is the server's own
+// CPU per request (the bench reads /proc for the server and its child
+// processes: nginx's master and workers): "req/s per server CPU-second vs
+// nginx" compares what each would serve with the machine to itself, and
+// keeps its SATURATED rounds.
 // Plain Node, no packages.
 import fs from 'node:fs';
 
@@ -71,15 +76,16 @@ function loadFigures(run, { row = run.doc?.total, rps = 'throughput_rps', rate =
     p99_us: row?.latency_us?.p99 ?? null,
     ...('rss' in o ? { rss_peak_kib: o.rss } : {}),
     cpu_per_reply_us: cpu ? d?.server?.cpu_per_reply_us ?? null : null,
+    req_per_cpu_s: cpu && d?.server?.cpu_per_reply_us > 0 ? 1e6 / d.server.cpu_per_reply_us : null,
     ...generator(d, cores),
     errors: d ? d.errors : null,
     exit: run.exit,
   };
 }
-// Closed loop over HTTP. The bench reads one pid: nginx's master, not its
-// workers (no CPU per reply).
-const httpFigures = (run, system) =>
-  loadFigures(run, { row: arg.scenario === 'handshake' ? op(run.doc, '[handshake]') : run.doc?.total, rss: run.rss, cpu: system !== 'nginx' });
+// Closed loop over HTTP. The bench's server CPU is the pid's and its
+// descendants' (nginx: master and workers).
+const httpFigures = (run) =>
+  loadFigures(run, { row: arg.scenario === 'handshake' ? op(run.doc, '[handshake]') : run.doc?.total, rss: run.rss });
 const stdioFigures = (run) => loadFigures(run, { rps: 'calls_per_s', rss: run.doc?.server?.rss_kib?.peak ?? null, cores: 1 });
 const openFigures = (run) => loadFigures(run, { rate: true });
 const journalFigures = (run) => loadFigures(run, { rps: 'calls_per_s' });
@@ -124,7 +130,7 @@ function section(name, figures, keys) {
   return out;
 }
 
-const http = section('http', httpFigures, ['throughput_rps', 'p50_us', 'p99_us', 'rss_peak_kib', 'cpu_per_reply_us', 'bench_cpu_pct']);
+const http = section('http', httpFigures, ['throughput_rps', 'p50_us', 'p99_us', 'rss_peak_kib', 'cpu_per_reply_us', 'req_per_cpu_s', 'bench_cpu_pct']);
 const stdio = section('stdio', stdioFigures, ['calls_per_s', 'p50_us', 'p99_us', 'rss_peak_kib', 'cpu_per_reply_us', 'bench_cpu_pct']);
 const cold = section('cold', coldFigures, ['initialize_p50_us', 'initialize_p99_us', 'handshake_p50_us', 'bench_cpu_pct']);
 const open = section('open', openFigures, ['rate', 'throughput_rps', 'p50_us', 'p99_us', 'cpu_per_reply_us', 'bench_cpu_pct']);
@@ -133,9 +139,10 @@ const memory = section('memory', memoryFigures, ['sessions', 'bytes_per_session'
 const find = (list, s) => list.find((x) => x.system === s);
 
 // A ratio from one run: KEY of system A over KEY of system B in each round
-// where both ran cleanly and neither generator was saturated; the median of
+// where both ran cleanly and neither generator was saturated (unless
+// SATURATED_OK: a figure the generator does not limit); the median of
 // those, their range, and the rounds left out.
-function roundRatio(list, a, b, key) {
+function roundRatio(list, a, b, key, { saturatedOk = false } = {}) {
   const A = find(list, a);
   const B = find(list, b);
   if (!A || !B) return null;
@@ -146,7 +153,7 @@ function roundRatio(list, a, b, key) {
   for (const ra of A.rounds) {
     const rb = B.rounds.find((x) => x.round === ra.round);
     if (!rb) continue;
-    if (ra.saturated || rb.saturated) { excluded.push({ round: ra.round, why: 'SATURATED' }); continue; }
+    if (!saturatedOk && (ra.saturated || rb.saturated)) { excluded.push({ round: ra.round, why: 'SATURATED' }); continue; }
     if (ra.exit !== '0' || rb.exit !== '0') { excluded.push({ round: ra.round, why: 'failed' }); continue; }
     const x = ratio(ra[key], rb[key]);
     if (x != null) {
@@ -224,6 +231,15 @@ function targetsFor(who) {
     targets.push(target('HTTP req/s vs nginx (ceiling)', rr?.a ?? hOurs.median.throughput_rps, rr?.b ?? null, rr, '>= 0.5x',
       judge(rr?.median, (x) => x >= 0.5),
       sat ? `nginx SATURATED in ${ng.saturated_runs} run(s): those are no ceiling` : null));
+    // What the generator cannot limit: requests per CPU-second of each
+    // server (the throughput each would reach with a core to itself).
+    const rc = roundRatio(http, who, 'nginx', 'req_per_cpu_s', { saturatedOk: true });
+    targets.push(target('HTTP req/s per server CPU-second vs nginx', rc?.a ?? null, rc?.b ?? null, rc, '>= 0.5x',
+      judge(rc?.median, (x) => x >= 0.5),
+      rc?.a != null && rc?.b != null
+        ? `CPU per request ${(1e6 / rc.a).toFixed(1)} us (ours) vs ${(1e6 / rc.b).toFixed(1)} us (nginx); with ${NPROC} cores to itself: ` +
+          `${Math.round(NPROC * rc.a)} vs ${Math.round(NPROC * rc.b)} req/s; SATURATED rounds kept (the generator does not set CPU per request)`
+        : null));
   }
   if (hOurs && mt) {
     const rr = roundRatio(http, who, 'mcp-time', 'throughput_rps');

@@ -125,6 +125,8 @@ Target:
   --header 'NAME: VALUE'  extra HTTP header on every request (repeatable),
                           e.g. 'Authorization: Bearer TOKEN'
   --server-pid PID        HTTP: the server's pid, for RSS and CPU from /proc
+                          (CPU: the pid's and its descendants', e.g. nginx's
+                          master and workers)
   --server-log FILE       stdio: append the server's stderr to FILE ('-': to
                           ours; default: discarded)
   --raw-post              HTTP, get-current or ping: no initialize and no

@@ -9,7 +9,7 @@ namespace ttb {
 struct process_sample {
   long rss_kib = 0;   ///< VmRSS
   long hwm_kib = 0;   ///< VmHWM: the peak RSS so far
-  double cpu_s = 0;   ///< user + system time so far
+  double cpu_s = 0;   ///< user + system time so far, its descendants' included
 };
 
 /// nullopt when the process does not exist (or /proc is not readable).

@@ -1,6 +1,7 @@
 // bench/compare_report.mjs on made-up runs: a saturated load generator
 // marks its run SATURATED, such a run is never the ceiling and gives no
-// ratio, and ratios are taken within a round. Plain node:test.
+// ratio (but its CPU per request does), and ratios are taken within a
+// round. Plain node:test.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const REPORT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'compare_report.mjs');
 
-/** runs: [section, system, round, {rps, p99, benchCpu}]; returns the JSON report. */
+/** runs: [section, system, round, {rps, p99, benchCpu, cpu}]; returns the JSON report. */
 function report(runs, { threads = 1, nproc = 2 } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'ttm-compare-report-'));
   try {
@@ -20,7 +21,7 @@ function report(runs, { threads = 1, nproc = 2 } = {}) {
       writeFileSync(file, JSON.stringify({
         window_s: 10, bench_cpu_s: f.benchCpu ?? 1, errors: 0,
         total: { throughput_rps: f.rps, latency_us: { p50: 1000, p99: f.p99 ?? 3000 } },
-        server: { cpu_per_reply_us: 30 },
+        server: { cpu_per_reply_us: f.cpu ?? 30 },
       }));
       return [section, system, round, file, '1000', '0'].join('\t');
     });
@@ -86,4 +87,23 @@ test('saturation is judged against the cores the generator was given', () => {
   assert.equal(report(runs(19), { threads: 2 }).http.find((s) => s.system === 'ours').saturated_runs, 1);
   // 4 threads on 2 cores: the cores are the limit.
   assert.equal(report(runs(19), { threads: 4 }).http.find((s) => s.system === 'ours').saturated_runs, 1);
+});
+
+test('the CPU ceiling: req/s per server CPU-second, SATURATED rounds kept', () => {
+  // Round 1: ours 40 us, nginx 10 us per request (0.25); round 2: 30 vs 15
+  // (0.5). Both nginx rounds SATURATED: the req/s row has no ratio, this
+  // one has both rounds.
+  const doc = report([
+    ['http', 'ours', '1', { rps: 10000, cpu: 40 }], ['http', 'nginx', '1', { rps: 30000, benchCpu: 9.5, cpu: 10 }],
+    ['http', 'ours', '2', { rps: 10000, cpu: 30 }], ['http', 'nginx', '2', { rps: 40000, benchCpu: 9.9, cpu: 15 }],
+  ]);
+  assert.equal(ceiling(doc).ratio, null);
+  const t = doc.targets.find((x) => x.figure === 'HTTP req/s per server CPU-second vs nginx');
+  assert.equal(t.ratio, 0.375);
+  assert.deepEqual(t.ratio_range, [0.25, 0.5]);
+  assert.equal(t.ratio_rounds, 2);
+  assert.deepEqual(t.excluded, []);
+  assert.equal(t.met, false);
+  const nginx = doc.http.find((s) => s.system === 'nginx');
+  assert.equal(nginx.median.cpu_per_reply_us, 12.5);
 });
