@@ -81,11 +81,19 @@ const windows_zone* find_windows_zone(std::string_view name) {
 }
 
 std::vector<std::string> suggest_windows_zones(std::string_view name) {
+  // The names in lower case, once (not ~140 strings per refusal).
+  static const std::vector<std::string> lower = [] {
+    std::vector<std::string> out;
+    for (const auto& w : windows_zones())
+      out.push_back(ascii_lower(w.windows_name));
+    return out;
+  }();
   auto in = ascii_lower(name);
   std::vector<std::pair<std::size_t, const std::string*>> hits;
-  for (const auto& w : windows_zones())
-    if (auto d = near(in, ascii_lower(w.windows_name)))
-      hits.emplace_back(*d, &w.windows_name);
+  const auto& all = windows_zones();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (auto d = near(in, lower[i]))
+      hits.emplace_back(*d, &all[i].windows_name);
   std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first, *a.second) < std::tie(b.first, *b.second);
   });

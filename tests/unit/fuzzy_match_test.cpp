@@ -46,6 +46,37 @@ TEST_CASE("near agrees with edit_distance under its limit", "[fuzzy]") {
   }
 }
 
+TEST_CASE("near agrees with edit_distance on bytes that share a class",
+          "[fuzzy]") {
+  // near() skips pairs by counting bytes in 32 classes (byte & 31): 'a',
+  // 'A', 'A'+32... and UTF-8 bytes share classes; the bound must hold.
+  std::mt19937 rng{3407};
+  const std::string alphabet = "aA!AqQ1/_\xC3\xA9\xE2\x80";
+  for (int round = 0; round < 20000; ++round) {
+    std::string a(rng() % 24, 'a'), b(rng() % 24, 'a');
+    for (auto& c : a)
+      c = alphabet[rng() % alphabet.size()];
+    for (auto& c : b)
+      c = alphabet[rng() % alphabet.size()];
+    if (rng() % 2 == 0 && !a.empty()) { // a near one: a few edits of a
+      b = a;
+      for (unsigned k = rng() % 5; k > 0 && !b.empty(); --k)
+        b[rng() % b.size()] = alphabet[rng() % alphabet.size()];
+    }
+    std::size_t limit = a.size() < 4 ? a.size() / 2
+                                     : std::max<std::size_t>(2, a.size() / 4);
+    auto d = edit_distance(a, b);
+    auto n = near(a, b);
+    CAPTURE(a, b, d, limit);
+    if (d <= limit) {
+      REQUIRE(n.has_value());
+      REQUIRE(*n == d);
+    } else {
+      REQUIRE_FALSE(n.has_value());
+    }
+  }
+}
+
 TEST_CASE("near finds the typos zone names have", "[fuzzy]") {
   CHECK(near("america/newyork", "america/new_york") == std::size_t{1});
   CHECK(near("asia/tokoy", "asia/tokyo") == std::size_t{1});
