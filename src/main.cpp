@@ -322,9 +322,15 @@ void notify_journal(prepared_config& p,
     notifier->journal("");
     return;
   }
-  p.open_store = [open = std::move(p.open_store), notifier] {
+  p.open_store = [open = std::move(p.open_store), notifier,
+                  flag = p.journal_open] {
     auto opened = open();
     auto* err = std::get_if<storage::error>(&opened);
+    // /readyz reads the flag: set it before READY=1 goes out, or a probe
+    // sent at READY can still find the journal "not open" (the journal
+    // actor sets it too, but only once this returns).
+    if (!err && flag)
+      *flag = true;
     notifier->journal(err ? "the session journal is unavailable: "
                               + err->message
                           : "");
