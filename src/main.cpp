@@ -24,6 +24,7 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -111,25 +112,31 @@ std::thread signal_thread(const sigset_t& sigs, latch& shutdown,
   }};
 }
 
-/// Loads what the first call needs, on a thread of its own: the tz
+/// Loads what the first calls need, on a thread of its own: the tz
 /// database (date/tz walks the whole zoneinfo directory at its first zone
-/// lookup, ~2 ms) and the tool registry (schema compilation, ~0.5 ms). Both
-/// load on first use anyway, thread-safely; this takes that cost off an
-/// agent's first call. It starts when `go` is set (the `initialize` reply
-/// is out: the handshake had the cores to itself, and the client's next
-/// line takes a while to come) or after `at_latest`; not at all once
-/// `shutdown` is set. Joined when the server stops.
+/// lookup, ~2 ms), which nearly every call needs, when `go` is set (the
+/// `initialize` reply is out: the handshake had the cores to itself, and
+/// the first call finds the walk done or under way beside the journal's
+/// open) or after `at_latest`; then the tool registry (schema compilation,
+/// ~0.5 ms: tools/list, argument checks) once the server has been up for
+/// `at_latest`, as a one-call process never needs all of it. Both load on
+/// first use anyway, thread-safely; this takes that cost off an agent's
+/// first calls. Nothing begins once `shutdown` is set (the exit would wait
+/// for it); the thread is joined when the server stops.
 class warm_up {
 public:
   warm_up(const tools::registry& registry, latch& go, latch& shutdown,
           std::chrono::milliseconds at_latest)
     : thread_{[&registry, &go, &shutdown, at_latest] {
+        using clock = std::chrono::steady_clock;
+        auto registry_at = clock::now() + at_latest;
         go.wait_for(at_latest);
         if (shutdown.wait_for(std::chrono::milliseconds{0}))
           return;
         domain::preload_tz_database();
-        // Not begun once the server stops: its exit would wait for it.
-        if (shutdown.wait_for(std::chrono::milliseconds{0}))
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          registry_at - clock::now());
+        if (shutdown.wait_for(std::max(left, std::chrono::milliseconds{0})))
           return;
         try {
           registry.build();
