@@ -327,13 +327,12 @@ int run_stdio(const config& cfg) {
     stdio_opts.max_line_bytes = cfg.max_line_bytes;
     stdio_opts.max_in_flight = cfg.max_in_flight;
     stdio_opts.limiter = make_limiter(cfg, client_cfg.clock, false);
-    // The journal opens now (it had waited for the handshake), beside the
-    // warm-up: the first call needs both (its caller's preferences).
-    stdio_opts.on_first_reply = [&first_reply, journal = g.journal,
-                                 transport = g.transport] {
+    // The tz walk starts now, beside the client's next line. The journal
+    // still opens on demand (a call without its zone reads its caller's
+    // preferences) or 25 ms after start: a call naming its zone needs none,
+    // and opening it for every short-lived process cost CPU for nothing.
+    stdio_opts.on_first_reply = [&first_reply] {
       first_reply.set("first reply");
-      if (journal)
-        caf::anon_send(journal, actors::open_atom::value, transport);
     };
     edge::stdio_edge stdio{g.transport, std::move(stdio_opts),
                            [&] {
