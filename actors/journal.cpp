@@ -183,7 +183,8 @@ void open_store(self_ptr self) {
   }
   if (st.cfg.opened_flag)
     *st.cfg.opened_flag = true;
-  start_syncer(self);
+  // The syncer and checkpointer threads start at the first flush
+  // (start_syncer): a server that only reads never needs them.
   // What expired while no server held it (all servers were down, or its
   // client let go of it) expires now, before anyone can claim it.
   auto expired = sweep_orphans(self);
@@ -198,7 +199,10 @@ void open_store(self_ptr self) {
                              + " expired that no server held)");
   self->send(st.transport, recovered_atom::value);
   self->delayed_send(self, st.cfg.sweep_interval, sweep_atom::value);
-  self->send(self, purge_atom::value);
+  if (st.cfg.first_purge_delay.count() > 0)
+    self->delayed_send(self, st.cfg.first_purge_delay, purge_atom::value);
+  else
+    self->send(self, purge_atom::value);
   // A lease (PostgreSQL): renewed at a third of its length, so two
   // renewals may fail before other servers take this one's sessions.
   if (auto every = st.cfg.store->lease_renewal())

@@ -53,6 +53,10 @@ struct journal_config {
   /// How often the purge runs (set_retention: every half retention, at
   /// most daily).
   caf::timespan purge_interval = std::chrono::hours{24};
+  /// How long after the open the first purge runs (0: at once). A purge is
+  /// a write: a short-lived server that reads only (its SQLite store
+  /// registering at its first write) then writes nothing at all.
+  caf::timespan first_purge_delay{0};
   /// --session-idle-timeout: MCP sessions kept in the journal unused this
   /// long (plus the coalescing of their use) are removed by the sweep of
   /// whichever server sees it first; zero: never.

@@ -24,6 +24,7 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -111,15 +112,55 @@ std::thread signal_thread(const sigset_t& sigs, latch& shutdown,
   }};
 }
 
-/// Loads what the first calls need, off the path to the `initialize` reply:
-/// the tool registry (schema compilation, ~0.5 ms) and the tz database (a
-/// walk of the zoneinfo directory, ~2 ms). Both load on first use anyway,
-/// thread-safely; this only takes that cost off an agent's first calls. Runs
-/// on the main thread, which has nothing to do but wait for `shutdown`, once
-/// the server has been up for `delay` (so it does not compete with the
-/// handshake for the cores); not at all if the server stops before.
-void warm_up(latch& shutdown, const tools::registry& registry,
-             std::chrono::milliseconds delay) {
+/// Loads what the first calls need, on a thread of its own: the tz
+/// database (date/tz walks the whole zoneinfo directory at its first zone
+/// lookup, ~2 ms), which nearly every call needs, when `go` is set (the
+/// `initialize` reply is out: the handshake had the cores to itself, and
+/// the first call finds the walk done or under way beside the journal's
+/// open) or after `at_latest`; then the tool registry (schema compilation,
+/// ~0.5 ms: tools/list, argument checks) once the server has been up for
+/// `at_latest`, as a one-call process never needs all of it. Both load on
+/// first use anyway, thread-safely; this takes that cost off an agent's
+/// first calls. Nothing begins once `shutdown` is set (the exit would wait
+/// for it); the thread is joined when the server stops.
+class warm_up {
+public:
+  warm_up(const tools::registry& registry, latch& go, latch& shutdown,
+          std::chrono::milliseconds at_latest)
+    : thread_{[&registry, &go, &shutdown, at_latest] {
+        using clock = std::chrono::steady_clock;
+        auto registry_at = clock::now() + at_latest;
+        go.wait_for(at_latest);
+        if (shutdown.wait_for(std::chrono::milliseconds{0}))
+          return;
+        domain::preload_tz_database();
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          registry_at - clock::now());
+        if (shutdown.wait_for(std::max(left, std::chrono::milliseconds{0})))
+          return;
+        try {
+          registry.build();
+        } catch (const std::exception&) {
+          // The first call that needs it builds it again and says why.
+        }
+      }} {
+  }
+  warm_up(const warm_up&) = delete;
+  warm_up& operator=(const warm_up&) = delete;
+  ~warm_up() {
+    thread_.join();
+  }
+
+private:
+  std::thread thread_;
+};
+
+/// HTTP: once the server has been up for `delay` (so that the warm-up does
+/// not compete with the listener's start for the cores), on the main
+/// thread, which has nothing to do but wait for `shutdown`; not at all if
+/// the server stops before.
+void warm_up_later(latch& shutdown, const tools::registry& registry,
+                   std::chrono::milliseconds delay) {
   if (shutdown.wait_for(delay))
     return;
   registry.build();
@@ -140,6 +181,10 @@ actors::journal_actor spawn_journal(caf::actor_system& sys, const config& cfg,
   jc.open_delay = std::chrono::milliseconds{25};
   actors::set_retention(jc, std::chrono::seconds{cfg.history_retention_s});
   jc.opened_flag = p.journal_open;
+  // stdio: a short-lived server that only reads writes nothing (its store
+  // registers at its first write, wiring.cpp); one that lives purges.
+  if (!http)
+    jc.first_purge_delay = std::chrono::seconds{1};
   // HTTP's MCP sessions are kept in the journal (any server answers them)
   // and expire there when idle.
   if (http)
@@ -269,7 +314,10 @@ int run_stdio(const config& cfg) {
   // edge's close callback while the system winds down.
   latch shutdown; // input closed or a signal, whichever comes first
   latch closed;   // the edge's route closed: every reply was written
+  latch first_reply; // the first reply (initialize's) is written
   std::atomic<bool> exiting{false};
+  warm_up warm{*client_cfg.registry, first_reply, shutdown,
+               std::chrono::milliseconds{20}};
   {
     caf::actor_system sys{sys_cfg};
     auto g = spawn_graph(sys, cfg, prepared, false);
@@ -279,6 +327,13 @@ int run_stdio(const config& cfg) {
     stdio_opts.max_line_bytes = cfg.max_line_bytes;
     stdio_opts.max_in_flight = cfg.max_in_flight;
     stdio_opts.limiter = make_limiter(cfg, client_cfg.clock, false);
+    // The tz walk starts now, beside the client's next line. The journal
+    // still opens on demand (a call without its zone reads its caller's
+    // preferences) or 25 ms after start: a call naming its zone needs none,
+    // and opening it for every short-lived process cost CPU for nothing.
+    stdio_opts.on_first_reply = [&first_reply] {
+      first_reply.set("first reply");
+    };
     edge::stdio_edge stdio{g.transport, std::move(stdio_opts),
                            [&] {
                              closed.set("route closed");
@@ -290,7 +345,6 @@ int run_stdio(const config& cfg) {
                             + local_zone + ", tz database " + tzdb_version
                             + "; " + prepared.journal_summary);
     stdio.start();
-    warm_up(shutdown, *client_cfg.registry, std::chrono::milliseconds{20});
     auto reason = shutdown.wait();
     TTM_LOG(info, "main", std::string{"shutting down: "} + reason);
     // Stop reading; replies in flight are still written, within
@@ -462,7 +516,8 @@ int run_http(const config& cfg) {
       notifier->listening(http->url());
     }
     if (rc == 0)
-      warm_up(shutdown, *client_cfg.registry, std::chrono::milliseconds{20});
+      warm_up_later(shutdown, *client_cfg.registry,
+                    std::chrono::milliseconds{20});
     auto reason = shutdown.wait();
     notifier->stopping(reason);
     if (rc == 0) {

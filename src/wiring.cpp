@@ -140,6 +140,9 @@ void lock_journal(const config& cfg, prepared_config& p) {
   opts.max_idle = cfg.tracking.max_idle;
   // The journal actor acknowledges an append once the WAL is synced.
   opts.defer_sync = true;
+  // A stdio server is often short-lived and only reads (its one call reads
+  // the caller's preferences): no write, no sync at its open and close.
+  opts.register_at_first_write = cfg.mode != "http";
   // Servers of this version share the directory; one of an older version
   // holds it alone, and a client restarting such a server gets the
   // directory as soon as it exits.

@@ -82,8 +82,10 @@ struct flow_control {
 class line_writer final : public actors::reply_sink {
 public:
   line_writer(int fd, std::shared_ptr<flow_control> flow,
-              std::function<void()> on_closed)
-    : fd_(fd), flow_(std::move(flow)), on_closed_(std::move(on_closed)) {
+              std::function<void()> on_closed,
+              std::function<void()> on_first_reply)
+    : fd_(fd), flow_(std::move(flow)), on_closed_(std::move(on_closed)),
+      on_first_reply_(std::move(on_first_reply)) {
   }
 
   /// Called by the transport's thread (the reader's, or a worker's), and by
@@ -110,6 +112,7 @@ public:
     iovec iov[2] = {{json.data(), json.size()},
                     {const_cast<char*>(&newline), 1}};
     write_all(iov, 2);
+    first_written();
   }
 
   void frame_done() override {
@@ -163,6 +166,16 @@ private:
     iovec iov{held_.data(), held_.size()};
     write_all(&iov, 1);
     held_.clear(); // keeps its capacity for the next read's replies
+    first_written();
+  }
+
+  /// Under mtx_: on_first_reply, once.
+  void first_written() {
+    if (!on_first_reply_)
+      return;
+    auto f = std::move(on_first_reply_);
+    on_first_reply_ = nullptr;
+    f();
   }
 
   /// Writes all of `iov`. First without blocking and without a poll(2)
@@ -244,6 +257,7 @@ private:
   int fd_;
   std::shared_ptr<flow_control> flow_;
   std::function<void()> on_closed_;
+  std::function<void()> on_first_reply_;
   bool broken_ = false;
   bool nowait_ = true; // pwritev2(RWF_NOWAIT) works on fd_
   std::atomic<bool> abandoned_{false};
@@ -441,8 +455,9 @@ stdio_edge::stdio_edge(actors::transport_actor transport, stdio_options opts,
     transport->home_system(), actors::inline_policy::keep);
   impl_->transport = std::move(transport);
   impl_->opts = opts;
-  impl_->writer = std::make_shared<line_writer>(opts.out_fd, impl_->flow,
-                                                std::move(on_closed));
+  impl_->writer = std::make_shared<line_writer>(
+    opts.out_fd, impl_->flow, std::move(on_closed),
+    std::move(impl_->opts.on_first_reply));
   if (::pipe2(impl_->wake_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string{"pipe2: "} + std::strerror(errno));
 }

@@ -23,6 +23,10 @@ struct stdio_options {
   /// answered with error -32050 (`data.retry_after_ms`) and not run; null:
   /// none. Its in-flight cap is unused (reading pauses instead, above).
   std::shared_ptr<domain::rate_limiter> limiter;
+  /// Runs once, on the thread that wrote it, right after the first reply
+  /// is written (the `initialize` reply, usually): what the first call
+  /// needs starts loading then, not while the handshake runs. May be empty.
+  std::function<void()> on_first_reply;
   /// Makes the id of a request that brings none (_meta.traceparent);
   /// empty: protocol::random_request_id. Injected by tests.
   protocol::id_source ids{};

@@ -215,13 +215,19 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
   if (auto err = migrate(d, path, version))
     return std::move(*err);
   // Briefly: the registration can wait for the first write, and a server
-  // stopped inside a write must not hold up reads.
-  busy->limit_us = stuck_wait_us;
-  auto number = next_instance(d, path, opts.instance);
-  busy->limit_us = busy_timeout_us;
+  // stopped inside a write must not hold up reads. Asked to wait anyway
+  // (register_at_first_write): unless a process holds the write lock now,
+  // which is then found out as below (stopped, or only committing).
+  bool deferred = opts.register_at_first_write && write_lock_holder(path) == 0;
+  const bool planned = deferred;
+  result<std::int64_t> number = std::int64_t{0};
+  if (!deferred) {
+    busy->limit_us = stuck_wait_us;
+    number = next_instance(d, path, opts.instance);
+    busy->limit_us = busy_timeout_us;
+  }
   // Another server holds the write lock past the timeout (stopped or
   // frozen inside a write): serve reads now, register at the first write.
-  bool deferred = false;
   std::int64_t pid = 0;
   if (auto err = std::get_if<error>(&number)) {
     if (err->kind != error_kind::busy)
@@ -250,12 +256,14 @@ result<store_ptr> open_impl(const sqlite_options& opts, dir_lock held) {
       std::chrono::nanoseconds{opts.max_idle}.count(),
       opts.max_open_per_principal, opts.sync == sync_mode::full});
   if (deferred)
-    st->defer_instance(opts.instance, pid > 0);
+    st->defer_instance(opts.instance, pid > 0, planned);
   if (own_sync) {
-    // The migration and the registration above committed unsynced.
+    // The migration and the registration above committed unsynced (with
+    // neither, nothing was written).
     auto wal = std::make_shared<sqlite_wal_sync>(path, opts.sync_file);
-    if (auto s = wal->sync(); std::holds_alternative<error>(s))
-      return std::move(std::get<error>(s));
+    if (!planned || version < journal_schema_version)
+      if (auto s = wal->sync(); std::holds_alternative<error>(s))
+        return std::move(std::get<error>(s));
     // Checkpoints run off the journal's thread (the journal's
     // checkpointer): this connection only reports the WAL's size.
     sqlite3_wal_autocheckpoint(d, 0);

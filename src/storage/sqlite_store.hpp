@@ -54,6 +54,12 @@ struct sqlite_options {
   /// The fault tests inject a failing one here (the fault VFS does not see
   /// this sync: SQLite makes no call for it).
   int (*sync_file)(int fd) = nullptr;
+  /// Register this server (its instance number) at its first write, not at
+  /// the open: a process that only reads (a short-lived stdio server whose
+  /// one call reads its caller's preferences) then writes nothing, so its
+  /// open and close cost no write and no sync. Reads work meanwhile; no
+  /// session is held before a write (a claim) anyway.
+  bool register_at_first_write = false;
 };
 
 /// Creates `opts.dir` (0700, parents too) if missing and locks it, waiting

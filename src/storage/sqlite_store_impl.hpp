@@ -81,14 +81,16 @@ public:
   /// Prepares the statements of the hot path; SQLITE_OK or the error code.
   int prepare_kept();
 
-  /// Opened while another process held the write lock: no instance number
-  /// yet (`instance()` 0). Reads work; the first write registers one
+  /// Opened while another process held the write lock, or told to
+  /// (`planned`: sqlite_options::register_at_first_write): no instance
+  /// number yet (`instance()` 0). Reads work; the first write registers one
   /// (`label`: sqlite_options::instance). `stuck`: a process holds the
   /// lock still (then writes wait briefly, see `writing`).
-  void defer_instance(std::string label, bool stuck) {
+  void defer_instance(std::string label, bool stuck, bool planned = false) {
     pending_label_ = std::move(label);
     instance_pending_ = true;
     writer_stuck_ = stuck;
+    planned_registration_ = planned;
   }
 
   /// --journal-sync full with the WAL synced after the COMMIT (see
@@ -290,6 +292,7 @@ private:
   std::uint64_t writes_ = 0;
   std::uint64_t held_us_ = 0;
   bool instance_pending_ = false;
+  bool planned_registration_ = false; ///< deferred by choice, not a lock
   std::string pending_label_;
   stmt_ptr begin_;
   stmt_ptr begin_read_;

@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <unistd.h>
+#include <utility>
 
 namespace ttm::storage::detail {
 
@@ -33,9 +34,10 @@ std::optional<error> sqlite_store::before_write() {
   instance_ = number;
   instance_pending_ = false;
   writer_stuck_ = false;
-  TTM_LOG(info, "storage",
-          "the journal's write lock was let go of: registered as instance "
-            + std::to_string(number) + "; writes work again");
+  if (!std::exchange(planned_registration_, false))
+    TTM_LOG(info, "storage",
+            "the journal's write lock was let go of: registered as instance "
+              + std::to_string(number) + "; writes work again");
   return std::nullopt;
 }
 

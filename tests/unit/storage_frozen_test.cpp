@@ -137,3 +137,29 @@ TEST_CASE("storage: a process stuck inside a write blocks only writes, which "
   CHECK(count(tmp.journal(), "SELECT count(*) FROM events") == 4);
   CHECK(column_of(tmp.journal(), "holder", "B1") == b->instance());
 }
+
+TEST_CASE("storage: a store that registers at its first write opens and "
+          "reads without writing anything, and its first write registers it",
+          "[storage][frozen]") {
+  if (pg_uri())
+    return; // an option of the SQLite store
+  temp_dir tmp;
+  auto a = must_open(tmp.data());
+  must_append(*a, {started("A1", t0)});
+  a.reset(); // the last connection: checkpointed, the WAL emptied
+  auto opts = options_for(tmp.data());
+  opts.register_at_first_write = true;
+  auto b = must_open(opts);
+  CHECK(b->instance() == 0);
+  principal_op read;
+  read.principal = "local";
+  must(b->principal(read));
+  CHECK(must(b->history({})).size() == 1);
+  // Nothing was written: no WAL frame, the registration count unchanged.
+  struct stat wal {};
+  auto wal_path = tmp.journal() + "-wal";
+  CHECK((::stat(wal_path.c_str(), &wal) != 0 || wal.st_size == 0));
+  must_append(*b, {started("B1", t0 + 1)});
+  CHECK(b->instance() == 2);
+  CHECK(column_of(tmp.journal(), "holder", "B1") == 2);
+}
