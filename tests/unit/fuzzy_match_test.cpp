@@ -11,6 +11,26 @@
 using ttm::domain::edit_distance;
 using ttm::domain::near;
 
+namespace {
+
+/// near() answers the distance when it is within near()'s limit for `a`
+/// (a quarter of its length, at least 2; half of a shorter one), else none.
+void require_near_agrees(const std::string& a, const std::string& b) {
+  std::size_t limit = a.size() < 4 ? a.size() / 2
+                                   : std::max<std::size_t>(2, a.size() / 4);
+  auto d = edit_distance(a, b);
+  auto n = near(a, b);
+  CAPTURE(a, b, d, limit);
+  if (d <= limit) {
+    REQUIRE(n.has_value());
+    REQUIRE(*n == d);
+  } else {
+    REQUIRE_FALSE(n.has_value());
+  }
+}
+
+} // namespace
+
 TEST_CASE("near agrees with edit_distance under its limit", "[fuzzy]") {
   std::mt19937 rng{1125};
   const std::string alphabet = "abcde/_";
@@ -32,17 +52,7 @@ TEST_CASE("near agrees with edit_distance under its limit", "[fuzzy]") {
       if (b.size() > 1 && rng() % 3 == 0)
         std::swap(b[0], b[1]);
     }
-    std::size_t limit = a.size() < 4 ? a.size() / 2
-                                     : std::max<std::size_t>(2, a.size() / 4);
-    auto d = edit_distance(a, b);
-    auto n = near(a, b);
-    CAPTURE(a, b, d, limit);
-    if (d <= limit) {
-      REQUIRE(n.has_value());
-      REQUIRE(*n == d);
-    } else {
-      REQUIRE_FALSE(n.has_value());
-    }
+    require_near_agrees(a, b);
   }
 }
 
@@ -63,17 +73,7 @@ TEST_CASE("near agrees with edit_distance on bytes that share a class",
       for (unsigned k = rng() % 5; k > 0 && !b.empty(); --k)
         b[rng() % b.size()] = alphabet[rng() % alphabet.size()];
     }
-    std::size_t limit = a.size() < 4 ? a.size() / 2
-                                     : std::max<std::size_t>(2, a.size() / 4);
-    auto d = edit_distance(a, b);
-    auto n = near(a, b);
-    CAPTURE(a, b, d, limit);
-    if (d <= limit) {
-      REQUIRE(n.has_value());
-      REQUIRE(*n == d);
-    } else {
-      REQUIRE_FALSE(n.has_value());
-    }
+    require_near_agrees(a, b);
   }
 }
 
