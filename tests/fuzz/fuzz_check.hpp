@@ -34,21 +34,6 @@ inline std::string_view bytes(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
-/// `text` split at every `sep` (empty fields kept).
-inline std::vector<std::string> split(std::string_view text, char sep) {
-  std::vector<std::string> out;
-  std::size_t from = 0;
-  for (;;) {
-    auto at = text.find(sep, from);
-    out.emplace_back(text.substr(from, at == std::string_view::npos
-                                         ? std::string_view::npos
-                                         : at - from));
-    if (at == std::string_view::npos)
-      return out;
-    from = at + 1;
-  }
-}
-
 /// `text` split at every `sep` (empty fields kept), as views into it.
 inline std::vector<std::string_view> split_views(std::string_view text,
                                                  char sep) {
@@ -63,6 +48,12 @@ inline std::vector<std::string_view> split_views(std::string_view text,
       return out;
     from = at + 1;
   }
+}
+
+/// `text` split at every `sep` (empty fields kept), as copies.
+inline std::vector<std::string> split(std::string_view text, char sep) {
+  auto views = split_views(text, sep);
+  return {views.begin(), views.end()};
 }
 
 /// Takes the first byte of `in` (0 when empty) and drops it.
