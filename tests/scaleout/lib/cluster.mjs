@@ -147,11 +147,15 @@ export class Nginx {
     }));
   }
 
-  /** The access log: one {node, status, method, sessionId, paramSessionId} per request so far. */
+  /**
+   * The access log: one {node, status, method, sessionId, paramSessionId} per request so far.
+   * Complete lines only: read while requests are served, the file can end inside the line
+   * nginx is writing (a cold CI run read `... 200 POST "-" "db61` once).
+   */
   accessLog() {
     let text = '';
     try { text = readFileSync(path.join(this.dir, 'access.log'), 'utf8'); } catch { /* none yet */ }
-    return text.split('\n').filter(Boolean).map((line) => {
+    return text.split('\n').slice(0, -1).filter(Boolean).map((line) => {
       const m = /^(\S+(?:, \S+)*) (\d+) (\S+) "([^"]*)" "([^"]*)"$/.exec(line);
       assert.ok(m, `an access log line of the format nginxConf() sets: ${line}`);
       const header = (v) => (v === '-' ? '' : v); // nginx logs an absent header as -
