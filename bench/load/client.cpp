@@ -115,6 +115,9 @@ void vclient::exchange(std::string label, outgoing msg, mcp::want want,
   intended_ = intended;
   measured_ = measured;
   channel& ch = via ? *via : *ch_;
+  if (measured && ctl_.interval.count() > 0)
+    w_.stats.record_send_lag(static_cast<std::uint64_t>(
+      std::chrono::duration_cast<nanos>(clock::now() - intended).count()));
   ch.send(std::move(msg), [self = shared_from_this(), label = std::move(label),
                            id, want, intended, measured, main_session,
                            check = std::move(check),

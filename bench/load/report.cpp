@@ -160,6 +160,12 @@ std::string human_report(const options& o, const run_result& r,
                   "thread%s)\n",
                   r.bench_cpu_s, 100.0 * r.bench_cpu_s / r.sampled_s,
                   o.threads, o.threads == 1 ? "" : "s");
+  if (o.open_loop() && r.stats.send_lag().count() > 0) {
+    const auto& h = r.stats.send_lag();
+    out += format("bench: sent late by p50 %.3f ms, p99 %.3f ms, max %.3f ms "
+                  "after the due time (in the latency above)\n",
+                  ms(h.quantile(0.5)), ms(h.quantile(0.99)), ms(h.max()));
+  }
   // As bench/compare.sh judges it: at >= 90 % of its threads' cores the
   // bench, not the server, set the pace.
   if (!o.memory_mode() && r.sampled_s > 0
@@ -349,6 +355,11 @@ std::string json_report(const options& o, const run_result& r,
   w.Key("bench_cpu_s");
   if (!o.memory_mode() && r.sampled_s > 0)
     w.Double(r.bench_cpu_s);
+  else
+    w.Null();
+  w.Key("send_lag_us");
+  if (o.open_loop() && r.stats.send_lag().count() > 0)
+    latency(r.stats.send_lag());
   else
     w.Null();
   w.Key("memory");

@@ -47,6 +47,7 @@ void op_table::merge(const op_table& other) {
     s.errors += o->errors;
     s.latency.merge(o->latency);
   }
+  send_lag_.merge(other.send_lag_);
 }
 
 namespace {

@@ -61,6 +61,16 @@ public:
   void error(const std::string& name, const std::string& message,
              bool counted);
 
+  /// Open loop: how late a measured request was handed to the connection,
+  /// from its due time (the timer's wake-up, the bench's own backlog, or
+  /// the client's previous reply still awaited). Part of its latency.
+  void record_send_lag(std::uint64_t ns) noexcept {
+    send_lag_.record(ns);
+  }
+  const histogram& send_lag() const noexcept {
+    return send_lag_;
+  }
+
   void merge(const op_table& other);
 
   /// The rows in report order: set-up methods, tool calls in workflow
@@ -71,6 +81,7 @@ private:
   error_log* errors_;
   std::vector<std::unique_ptr<op_stats>> ops_;
   std::unordered_map<std::string, op_stats*> index_;
+  histogram send_lag_;
 };
 
 } // namespace ttb

@@ -22,6 +22,7 @@ function report(runs, { threads = 1, nproc = 2 } = {}) {
         window_s: 10, bench_cpu_s: f.benchCpu ?? 1, errors: 0,
         total: { throughput_rps: f.rps, latency_us: { p50: 1000, p99: f.p99 ?? 3000 } },
         server: { cpu_per_reply_us: f.cpu ?? 30 },
+        ...(f.lag ? { config: { rate: f.rate ?? null }, send_lag_us: { p99: f.lag } } : {}),
       }));
       return [section, system, round, file, '1000', '0'].join('\t');
     });
@@ -106,4 +107,17 @@ test('the CPU ceiling: req/s per server CPU-second, SATURATED rounds kept', () =
   assert.equal(t.met, false);
   const nginx = doc.http.find((s) => s.system === 'nginx');
   assert.equal(nginx.median.cpu_per_reply_us, 12.5);
+});
+
+test('open loop: the p99 target and how late the bench sent, medians over rounds', () => {
+  const doc = report([
+    ['open', 'ours', '1', { rps: 9000, rate: 9000, p99: 1500, lag: 300 }],
+    ['open', 'ours', '2', { rps: 9000, rate: 9000, p99: 2500, lag: 900 }],
+    ['open', 'ours', '3', { rps: 9000, rate: 9000, p99: 1800, lag: 400 }],
+  ]);
+  const ours = doc.open_loop.find((s) => s.system === 'ours');
+  assert.equal(ours.median.send_lag_p99_us, 400);
+  assert.equal(ours.median.rate, 9000);
+  const t = doc.targets.find((x) => x.figure.startsWith('open-loop p99'));
+  assert.equal(t.met, true);
 });

@@ -5,6 +5,7 @@
 #include "histogram.hpp"
 #include "mcp.hpp"
 #include "options.hpp"
+#include "stats.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -56,6 +57,23 @@ TEST_CASE("bench histogram: percentiles within 1 %", "[bench]") {
   h.merge(other);
   REQUIRE(h.count() == 100001);
   REQUIRE(h.min() == 5);
+}
+
+TEST_CASE("bench op_table: the send lag merges and is no row", "[bench]") {
+  error_log errors{0};
+  op_table a{errors};
+  op_table b{errors};
+  a.record("tools/call x", 200000);
+  a.record_send_lag(1000);
+  b.record_send_lag(3000);
+  b.record_send_lag(500000);
+  a.merge(b);
+  REQUIRE(a.send_lag().count() == 3);
+  REQUIRE(a.send_lag().min() == 1000);
+  REQUIRE(a.send_lag().max() == 500000);
+  // Only the exchanges are rows ("all requests" is their sum).
+  REQUIRE(a.rows().size() == 1);
+  REQUIRE(a.rows()[0]->latency.count() == 1);
 }
 
 namespace {
