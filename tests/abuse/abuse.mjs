@@ -10,7 +10,7 @@
 //
 //   node tests/abuse/abuse.mjs --binary build/time-tracker-mcp \
 //     [--only slowloris,token_guess] [--seconds 6] [--quiet 0] \
-//     [--scale ci|long] [--pace 200] [--abuser-nice 10] [--check] [--diag]
+//     [--scale ci|long] [--pace 50] [--abuser-nice 10] [--check] [--diag]
 //     [--json out.json]
 // --quiet S: the good client runs alone S seconds first (its latency
 // without the abuser, the "alone before" column).
@@ -71,7 +71,7 @@ const ABUSERS = {
 function options(argv) {
   const o = {
     binary: process.env.TTM_BINARY, only: Object.keys(ABUSERS).join(','), seconds: 6, quiet: 0, scale: 'ci',
-    check: false, diag: false, json: '', rssMb: 512, pace: 200, abuserNice: 10,
+    check: false, diag: false, json: '', rssMb: 512, pace: 50, abuserNice: 10,
   };
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '').replace(/-(\w)/g, (_, c) => c.toUpperCase());

@@ -18,8 +18,8 @@
 using namespace ttm;
 using namespace ttm::test;
 
-TEST_CASE("heavy gate: a principal's calls past its share wait, in order; "
-          "other principals do not",
+TEST_CASE("heavy gate: a principal's calls past its share wait, in order, "
+          "other principals' do not",
           "[heavy_gate]") {
   mcp::heavy_gate gate{1};
   std::vector<int> woken;
@@ -89,7 +89,7 @@ struct gated : actor_fixture {
 } // namespace
 
 TEST_CASE("heavy gate: two MCP sessions of one principal run one heavy "
-          "call at a time; a light call does not wait",
+          "call at a time, a light call does not wait",
           "[heavy_gate]") {
   gated f{std::make_shared<mcp::heavy_gate>(1)};
   std::vector<std::shared_ptr<collecting_sink>> sinks;
