@@ -34,10 +34,8 @@ public:
 };
 
 /// After an early error response, how much of an unread body is drained so
-/// that the client sees the response instead of a reset. Small: the I/O
-/// thread reads it while other connections wait (at 8 MiB a client sending
-/// 100 MB bodies in a loop cost it ~2 ms per body; issue 34 item 5).
-constexpr std::size_t max_linger_bytes = 256 * 1024;
+/// that the client sees the response instead of a reset.
+constexpr std::size_t max_linger_bytes = 8 * 1024 * 1024;
 constexpr auto linger_timeout = std::chrono::seconds{2};
 
 /// Whether an initialize response carries a result (not an error).
