@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include <pthread.h>
 #include <unistd.h>
 
 namespace ttm::log {
@@ -174,7 +175,10 @@ public:
     std::unique_lock<std::mutex> lock{mtx_};
     if (!started_) {
       started_ = true;
-      thread_ = std::thread{[this] { run(); }};
+      thread_ = std::thread{[this] {
+        pthread_setname_np(pthread_self(), "ttm.log"); // not its starter's
+        run();
+      }};
     }
     pending_ += line;
     if (pending_.size() >= flush_bytes)

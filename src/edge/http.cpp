@@ -17,6 +17,7 @@
 #include <future>
 #include <stdexcept>
 
+#include <pthread.h>
 #include <sys/ioctl.h>
 
 namespace ttm::edge {
@@ -327,7 +328,12 @@ void http_edge::start() {
   s.work.emplace(s.ioc.get_executor());
   net::post(s.acceptor.get_executor(), [&s] { s.do_accept(); });
   for (std::size_t i = 0; i < std::max<std::size_t>(s.opts.threads, 1); ++i)
-    s.threads.emplace_back([&s] { s.ioc.run(); });
+    s.threads.emplace_back([&s] {
+      // Named, so that /proc/<pid>/task tells it from the workers (the
+      // abuse harness's --diag reads its CPU and run-queue wait).
+      pthread_setname_np(pthread_self(), "ttm.http-io");
+      s.ioc.run();
+    });
 }
 
 std::uint16_t http_edge::port() const {

@@ -10,9 +10,18 @@
 //
 //   node tests/abuse/abuse.mjs --binary build/time-tracker-mcp \
 //     [--only slowloris,token_guess] [--seconds 6] [--quiet 0] \
-//     [--scale ci|long] [--check] [--json out.json]
+//     [--scale ci|long] [--pace 50] [--abuser-nice 10] [--check] [--diag]
+//     [--json out.json]
 // --quiet S: the good client runs alone S seconds first (its latency
 // without the abuser, the "alone before" column).
+// --pace R: the good client's calls are due R a second, each one's latency
+// counted from when it was due (good_client.mjs); 0: flat out, each call
+// when the last is answered (the harness before 2026-11-28).
+// --abuser-nice N: the abuser's process runs at nice N (0: as the server).
+// --diag: also where the time went while the abuser ran (each process's
+// CPU and run-queue wait, the server's threads, the server's own timing of
+// the good client's calls): docs/reliability.md, "Where the good client
+// waits".
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -21,7 +30,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { HttpServer, stopAllHttpServers } from '../integration/lib/http_server.mjs';
-import { procSampler, quantile } from './lib/proc.mjs';
+import { procSampler, quantile, schedDelta, schedOf } from './lib/proc.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const GOOD_TOKEN = 'good-client-token-0123456789abcdef';
@@ -62,11 +71,11 @@ const ABUSERS = {
 function options(argv) {
   const o = {
     binary: process.env.TTM_BINARY, only: Object.keys(ABUSERS).join(','), seconds: 6, quiet: 0, scale: 'ci',
-    check: false, json: '', rssMb: 512,
+    check: false, diag: false, json: '', rssMb: 512, pace: 50, abuserNice: 10,
   };
   for (let i = 2; i < argv.length; i++) {
-    const key = argv[i].replace(/^--/, '');
-    if (key === 'check') { o.check = true; continue; }
+    const key = argv[i].replace(/^--/, '').replace(/-(\w)/g, (_, c) => c.toUpperCase());
+    if (key === 'check' || key === 'diag') { o[key] = true; continue; }
     const v = argv[++i];
     o[key] = typeof o[key] === 'number' ? Number(v) : v;
   }
@@ -82,16 +91,16 @@ function runJson(cmd, args) {
     child.stdout.on('data', (c) => { out += c; });
     child.once('exit', (code) => {
       const last = out.trim().split('\n').pop();
-      try { resolve(JSON.parse(last)); } catch { reject(new Error(`${cmd} ${args[0]} exited ${code}: ${out}`)); }
+      try { resolve(JSON.parse(last)); } catch { reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${out}`)); }
     });
   });
 }
 
 /** The good client's process: start() resolves once it is connected; stop() with its report. */
-async function goodClient(url) {
+async function goodClient(url, pace) {
   // --no-warnings: the SDK client adds an abort listener per request to a
   // long-lived signal (MaxListenersExceededWarning after 1,500 calls).
-  const child = spawn(process.execPath, ['--no-warnings', path.join(HERE, 'good_client.mjs'), url, GOOD_TOKEN],
+  const child = spawn(process.execPath, ['--no-warnings', path.join(HERE, 'good_client.mjs'), url, GOOD_TOKEN, String(pace)],
     { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const next = () => new Promise((resolve, reject) => {
@@ -101,6 +110,7 @@ async function goodClient(url) {
   const ready = await next();
   assert.equal(ready, 'ready');
   return {
+    pid: child.pid,
     mark: () => child.stdin.write('mark\n'),
     async stop() {
       const report = next();
@@ -108,6 +118,32 @@ async function goodClient(url) {
       return JSON.parse(await report);
     },
   };
+}
+
+/** The tools of Pattern 1: only the good client calls them while an abuser runs. */
+const GOOD_TOOLS = ['time_session_start', 'time_task_start', 'time_task_end', 'time_session_end'];
+
+/**
+ * The server's own timing of the good client's calls: from /metrics, the
+ * operation histogram's counts for GOOD_TOOLS, {count, le: {bound: n}}.
+ */
+async function serverOps(server) {
+  const text = await (await fetch(`${server.origin}/metrics`)).text();
+  const out = { count: 0, le: {} };
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('mcp_server_operation_duration_seconds_bucket{')) continue;
+    if (!GOOD_TOOLS.some((t) => line.includes(`"${t}"`))) continue;
+    const le = /le="([^"]+)"/.exec(line)[1];
+    const n = Number(line.slice(line.lastIndexOf(' ') + 1));
+    out.le[le] = (out.le[le] ?? 0) + n;
+    if (le === '+Inf') out.count += n;
+  }
+  return out;
+}
+
+/** Where the time went while the abuser ran: each process's CPU and run-queue wait. */
+function sched(pids) {
+  return Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, schedOf(pid)]));
 }
 
 async function runOne(name, opt) {
@@ -119,7 +155,7 @@ async function runOne(name, opt) {
     args: ['--toolsets', 'all', '--max-connections', String(MAX_CONNECTIONS), ...(ci.args ?? [])],
   });
   try {
-    const good = await goodClient(server.url);
+    const good = await goodClient(server.url, opt.pace);
     await new Promise((r) => setTimeout(r, 1000)); // warm-up: not counted
     const sampler = procSampler(server.child.pid, 100);
     good.mark();
@@ -127,25 +163,48 @@ async function runOne(name, opt) {
     // abuser, on the machine as loaded as it is now.
     await new Promise((r) => setTimeout(r, opt.quiet * 1000));
     const abuseStarted = Date.now();
+    const pids = { server: server.child.pid, good: good.pid, harness: process.pid };
+    const sched0 = sched(pids);
+    const ops0 = await serverOps(server);
     let abuse = { statuses: {}, requests: 0, notes: {} };
     if (name === 'baseline') {
       await new Promise((r) => setTimeout(r, opt.seconds * 1000));
     } else {
-      abuse = await runJson('python3', [path.join(HERE, 'abusers.py'), name, '--port', String(server.port),
+      // At a lower CPU priority (--abuser-nice): a real abuser's load
+      // generator runs on its own machine, not on the server's cores.
+      abuse = await runJson('nice', ['-n', String(opt.abuserNice), 'python3', path.join(HERE, 'abusers.py'), name, '--port', String(server.port),
         '--seconds', String(opt.seconds), '--scale', opt.scale,
         ...(spec.token ? ['--token', ABUSER_TOKEN] : []), ...(ci.abuser ?? [])]);
     }
+    const sched1 = sched(pids);
+    const ops1 = await serverOps(server);
+    const abuseSeconds = (Date.now() - abuseStarted) / 1000;
     const report = await good.stop();
     const proc = sampler.stop();
     const alive = server.exitInfo === null;
     const quiet = report.latencies.filter(([at]) => at < abuseStarted).map(([, ms]) => ms);
-    const abused = report.latencies.filter(([at]) => at >= abuseStarted).map(([, ms]) => ms);
+    const during = report.latencies.filter(([at]) => at >= abuseStarted);
+    const abused = during.map(([, ms]) => ms);
     return {
       abuser: name, statuses: abuse.statuses, requests: abuse.requests, notes: abuse.notes,
       good: {
         calls: abused.length, failures: report.failures, errors: report.errors,
         p50: quantile(abused, 0.5), p99: quantile(abused, 0.99), max: Math.max(...abused),
         quietCalls: quiet.length, quietP50: quantile(quiet, 0.5), quietP99: quantile(quiet, 0.99),
+      },
+      diag: {
+        seconds: abuseSeconds,
+        server: schedDelta(sched0.server, sched1.server),
+        good: schedDelta(sched0.good, sched1.good),
+        harness: schedDelta(sched0.harness, sched1.harness),
+        abuser: abuse.sched ?? null,
+        clientOver10: abused.filter((ms) => ms > 10).length,
+        lagP99: quantile(during.map(([, , lag]) => lag), 0.99),
+        serverOps: {
+          count: ops1.count - ops0.count,
+          over5: (ops1.count - (ops1.le['0.005'] ?? 0)) - (ops0.count - (ops0.le['0.005'] ?? 0)),
+          over10: (ops1.count - (ops1.le['0.01'] ?? 0)) - (ops0.count - (ops0.le['0.01'] ?? 0)),
+        },
       },
       rssMbStart: proc.firstRssKb / 1024, rssMbMax: proc.maxRssKb / 1024, fdsStart: proc.firstFds, fdsMax: proc.maxFds,
       alive, server,
@@ -199,6 +258,24 @@ for (const r of rows) {
   console.log(`| ${r.abuser} | ${statuses} | ${r.good.calls} | ${r.good.p50.toFixed(2)} | ${r.good.p99.toFixed(2)}`
     + ` | ${r.good.quietCalls ? `${r.good.quietP50.toFixed(2)} / ${r.good.quietP99.toFixed(2)}` : '—'}`
     + ` | ${r.rssMbMax.toFixed(1)} (${r.rssMbStart.toFixed(1)}) | ${r.fdsMax} (${r.fdsStart}) |`);
+}
+if (opt.diag) {
+  // Where the good client's time went (docs/reliability.md, "Where the
+  // good client waits"): CPU seconds each process had while the abuser ran
+  // and seconds its threads were runnable but waited for a core; the
+  // server's own timing of the good client's calls against the client's.
+  const f = (d, k) => (d ? d[k].toFixed(2) : '—');
+  console.log('\n| abuser | s | server CPU s / run-queue wait s | good client CPU / wait | abuser CPU / wait | harness CPU / wait | good calls > 10 ms: client / server-side (> 5 ms) | server threads: CPU / wait s |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const d = r.diag;
+    const threads = Object.entries(d.server?.byName ?? {}).filter(([, t]) => t.cpuS + t.waitS > 0.05)
+      .map(([n, t]) => `${n}×${t.threads} ${t.cpuS.toFixed(1)}/${t.waitS.toFixed(1)}`).join(', ');
+    console.log(`| ${r.abuser} | ${d.seconds.toFixed(1)} | ${f(d.server, 'cpuS')} / ${f(d.server, 'waitS')}`
+      + ` | ${f(d.good, 'cpuS')} / ${f(d.good, 'waitS')} | ${f(d.abuser, 'cpuS')} / ${f(d.abuser, 'waitS')}`
+      + ` | ${f(d.harness, 'cpuS')} / ${f(d.harness, 'waitS')}`
+      + ` | ${d.clientOver10} / ${d.serverOps.over10} (${d.serverOps.over5}) of ${r.good.calls} / ${d.serverOps.count} | ${threads} |`);
+  }
 }
 if (opt.json) writeFileSync(opt.json, JSON.stringify(rows.map(({ server, ...r }) => r), null, 1));
 if (failed) throw failed;

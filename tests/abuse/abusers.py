@@ -468,6 +468,21 @@ ABUSERS = {
 }
 
 
+def own_sched():
+    """CPU this process had and waited for (s), over its threads:
+    /proc/self/task/*/schedstat (ns on a CPU, ns runnable in a run queue)."""
+    cpu = wait = 0
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                run, waited, _ = (int(x) for x in f.read().split())
+            cpu += run
+            wait += waited
+        except OSError:
+            pass
+    return {"cpuS": cpu / 1e9, "waitS": wait / 1e9}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("name", choices=sorted(ABUSERS))
@@ -482,13 +497,15 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     run = Run(args)
     started = time.monotonic()
+    sched_before = own_sched()
     try:
         asyncio.run(ABUSERS[args.name](run))
     except Exception as e:  # the report says so; the harness fails on it
         run.notes["abuser_error"] = f"{type(e).__name__}: {e}"
     print(json.dumps({"abuser": args.name, "statuses": dict(run.statuses),
                       "requests": sum(run.statuses.values()),
-                      "seconds": round(time.monotonic() - started, 1), "notes": run.notes}))
+                      "seconds": round(time.monotonic() - started, 1), "notes": run.notes,
+                      "sched": {k: v - sched_before[k] for k, v in own_sched().items()}}))
 
 
 if __name__ == "__main__":

@@ -4,18 +4,29 @@
 // time_session_end) in a loop and timing each tools/call. In its own process
 // so that no abuser shares its event loop.
 //
-//   node good_client.mjs URL [TOKEN]
+//   node good_client.mjs URL [TOKEN] [RATE]
+//
+// RATE (calls a second; 0 or none: flat out, each call as soon as the last
+// is answered): the calls are due at a fixed rate, as an agent's are, and
+// each one's latency counts from when it was due, not from when it was
+// sent: a call sent late because the one before it was slow counts that
+// wait too (no coordinated omission), and so does this process's own timer
+// firing late (`lag`, also reported apart).
 //
 // Prints "ready" once connected; on "stop" (a line on stdin) it prints one
-// JSON line: {calls, failures, latencies ([start, ms] per call: Date.now() at
-// its start, its duration), errors (first 5)}
-// for the calls begun after "mark" (a line on stdin; before it: warm-up).
+// JSON line: {calls, failures, latencies ([at, ms, lag] per call: Date.now()
+// when it was due (flat out: sent), its latency, how late it was sent),
+// errors (first 5)} for the calls due after "mark" (a line on stdin; before
+// it: warm-up).
 import { createInterface } from 'node:readline';
 
 import { connectHttp } from '../integration/lib/sdk_client.mjs';
 import { PATTERN_1_TASKS, specSession } from '../integration/lib/session_patterns.mjs';
 
-const [url, token] = process.argv.slice(2);
+const [url, token, rateArg] = process.argv.slice(2);
+const rate = Number(rateArg ?? 0);
+const intervalNs = rate > 0 ? BigInt(Math.round(1e9 / rate)) : 0n;
+let due = 0n; // hrtime ns when the next call is due (paced)
 const conn = await connectHttp(url, { token, name: 'ttm-abuse-good-client' });
 let stopping = false;
 let marked = false;
@@ -23,9 +34,24 @@ const latencies = [];
 const errors = [];
 let failures = 0;
 
+/** Waits until the next call is due; returns [when it was due (hrtime ns), Date.now() then]. */
+async function nextDue() {
+  const now = process.hrtime.bigint();
+  if (intervalNs === 0n) return [now, Date.now()];
+  if (due === 0n) due = now;
+  const mine = due;
+  due += intervalNs;
+  const wait = Number(mine - now) / 1e6;
+  if (wait >= 1) await new Promise((r) => setTimeout(r, Math.floor(wait)));
+  // A timer may fire up to 1 ms early: then the call counts from its send.
+  const sent = process.hrtime.bigint();
+  const from = sent < mine ? sent : mine;
+  return [from, Date.now() - Number(sent - from) / 1e6];
+}
+
 async function timed(name, args) {
-  const t0 = process.hrtime.bigint();
-  const at = Date.now();
+  const [t0, at] = await nextDue();
+  const lag = Number(process.hrtime.bigint() - t0) / 1e6;
   let ok = true;
   try {
     const res = await conn.client.callTool({ name, arguments: args });
@@ -40,7 +66,7 @@ async function timed(name, args) {
     return undefined;
   } finally {
     if (marked) {
-      latencies.push([at, Number(process.hrtime.bigint() - t0) / 1e6]);
+      latencies.push([at, Number(process.hrtime.bigint() - t0) / 1e6, lag]);
       if (!ok) failures++;
     }
   }

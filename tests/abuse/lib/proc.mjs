@@ -17,6 +17,46 @@ export function sampleProc(pid) {
   }
 }
 
+/**
+ * CPU a process has had and waited for: {cpuS, waitS} summed over its
+ * threads (/proc/<pid>/task/<tid>/schedstat: ns on a CPU, ns runnable but
+ * waiting in a run queue), and the largest wait of one thread with its
+ * name (`worstWait`: {comm, waitS}); null once the process is gone.
+ */
+export function schedOf(pid) {
+  try {
+    let cpuS = 0;
+    let waitS = 0;
+    const threads = {};
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+        const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+        cpuS += run / 1e9;
+        waitS += wait / 1e9;
+        threads[tid] = { comm, cpuS: run / 1e9, waitS: wait / 1e9 };
+      } catch { /* the thread ended */ }
+    }
+    return { cpuS, waitS, threads };
+  } catch {
+    return null;
+  }
+}
+
+/** What `b` adds to `a` (two schedOf samples): totals and per thread (by name, summed). */
+export function schedDelta(a, b) {
+  if (!a || !b) return null;
+  const byName = {};
+  for (const [tid, t] of Object.entries(b.threads)) {
+    const before = a.threads[tid] ?? { cpuS: 0, waitS: 0 };
+    const n = (byName[t.comm] ??= { threads: 0, cpuS: 0, waitS: 0 });
+    n.threads++;
+    n.cpuS += t.cpuS - before.cpuS;
+    n.waitS += t.waitS - before.waitS;
+  }
+  return { cpuS: b.cpuS - a.cpuS, waitS: b.waitS - a.waitS, byName };
+}
+
 /** Bytes of the journal in `dir`: {db, wal, shm, total} (0 for a missing file). */
 export function journalBytes(dir) {
   const size = (name) => {
