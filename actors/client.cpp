@@ -21,8 +21,6 @@ client_actor_state::~client_actor_state() {
   if (journal && mcp)
     if (auto held = mcp->held(); !held.empty())
       caf::anon_send(journal, release_atom::value, std::move(held));
-  if (gated && mcp)
-    mcp->config().heavy_calls->leave(principal, this);
   auto gone = caf::make_error(caf::sec::request_receiver_down);
   if (paused && paused->pending())
     paused->deliver(gone);
@@ -66,46 +64,19 @@ void hold(self_ptr self, inline_unit& unit,
   unit.send_after_turn(self->ctrl(), caf::make_message(resume_atom::value));
 }
 
-/// Enters the paused heavy frame into the server's heavy_gate, if it has
-/// one: true, it may run now; false, `resume` comes (through the
-/// scheduler, to a worker) when its principal's turn does.
-bool enter_gate(self_ptr self) {
-  auto& st = self->state;
-  auto* gate = st.mcp->config().heavy_calls.get();
-  if (!st.heavy || gate == nullptr)
-    return true;
-  st.gated = true;
-  return gate->enter(st.principal, &st, [ctrl = self->ctrl()] {
-    ctrl->enqueue(nullptr, caf::make_message_id(),
-                  caf::make_message(resume_atom::value), nullptr);
-  });
-}
-
-/// Leaves the heavy_gate once the paused frame is answered.
-void leave_gate(self_ptr self) {
-  auto& st = self->state;
-  if (std::exchange(st.gated, false))
-    st.mcp->config().heavy_calls->leave(st.principal, &st);
-}
-
 /// Starts frame `f` (its promise is `paused`): notes whether it is heavy
-/// and holds it for a worker when this turn runs on an I/O thread, or until
-/// its principal's turn in the heavy_gate. True: held.
+/// and holds it for a worker when this turn runs on an I/O thread. True:
+/// held.
 bool start_or_hold(self_ptr self, protocol::frame& f) {
   auto& st = self->state;
   const auto& registry = st.mcp->config().registry;
   st.heavy = registry && mcp::heavy_frame(f, *registry);
-  bool now = enter_gate(self);
   auto* unit = hold_unit(self);
-  if (now && unit == nullptr)
+  if (unit == nullptr)
     return false;
-  auto next = [self, f = std::move(f)]() mutable {
+  hold(self, *unit, [self, f = std::move(f)]() mutable {
     return self->state.mcp->handle(f);
-  };
-  if (now)
-    hold(self, *unit, std::move(next));
-  else
-    st.held = std::move(next); // the gate's wake sends `resume`
+  });
   return true;
 }
 
@@ -249,7 +220,6 @@ void advance(self_ptr self, mcp::rpc_step step) {
       return;
     st.paused->deliver(std::move(step.output));
     st.paused.reset();
-    leave_gate(self);
     // The next queued frame, unless it waited past its deadline: that one
     // is answered without running (nothing of it has begun).
     for (;;) {
@@ -283,7 +253,6 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
                 mcp::session_identity own, supervisor_actor supervisor,
                 journal_actor journal) {
   self->set_default_handler(caf::drop);
-  self->state.principal = own.principal;
   self->state.mcp.emplace(std::move(server), std::move(own));
   self->state.supervisor = std::move(supervisor);
   self->state.journal = std::move(journal);
@@ -313,7 +282,6 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
       auto step = st.mcp->handle(in);
       if (!step.waiting()) {
         report(self, step);
-        leave_gate(self);
         return std::move(step.output);
       }
       st.paused = self->make_response_promise<rpc_output>();

@@ -42,11 +42,6 @@ struct client_actor_state {
   /// worker (inline_unit.hpp). Null: nothing held.
   bool heavy = false;
   std::function<mcp::rpc_step()> held;
-  /// Whether the paused heavy frame has entered the server's heavy_gate
-  /// (running or waiting its turn): it leaves when the frame is answered,
-  /// or when this actor ends. `principal`: whose share it counts against.
-  bool gated = false;
-  std::string principal;
   static inline const char* name = "ttm.client";
 
   /// Runs when the actor ends, however it ends: answers the paused and

@@ -439,11 +439,6 @@ int run_http(const config& cfg) {
   }
   auto notifier = std::make_shared<edge::service_notifier>();
   notify_journal(prepared, notifier);
-  // Many clients share the workers: one principal's heavy calls leave
-  // room for the others' (mcp/heavy_gate.hpp).
-  prepared.client.heavy_calls = std::make_shared<mcp::heavy_gate>(
-    mcp::heavy_gate::share_for(cfg.worker_threads > 0 ? cfg.worker_threads
-                                                      : usable_cores()));
   const auto& client_cfg = prepared.client;
   const auto& local_zone = client_cfg.local_zone;
   const auto& tzdb_version = prepared.tzdb_version;

@@ -10,7 +10,6 @@
 #include "mcp/method_context.hpp"
 #include "mcp/methods.hpp"
 #include "mcp/output.hpp"
-#include "mcp/heavy_gate.hpp"
 #include "mcp/principal_board.hpp"
 #include "mcp/principal_prefs.hpp"
 #include "mcp/request_trace.hpp"
@@ -60,9 +59,6 @@ struct session_config {
   domain::preferences defaults{};
   /// Shared by the server's sessions (made on first use when not given).
   std::shared_ptr<principal_board> board{};
-  /// HTTP: bounds each principal's heavy calls at once (the client actor
-  /// enters it; see actors/client.cpp). Null (stdio): no bound.
-  std::shared_ptr<heavy_gate> heavy_calls{};
   /// --request-timeout: a frame still waiting this long (behind another
   /// frame of this client, or for the journal before its write began) is
   /// answered with -32051 and changes nothing; zero: none. The client
