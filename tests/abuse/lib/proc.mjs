@@ -20,8 +20,9 @@ export function sampleProc(pid) {
 /**
  * CPU a process has had and waited for: {cpuS, waitS} summed over its
  * threads (/proc/<pid>/task/<tid>/schedstat: ns on a CPU, ns runnable but
- * waiting in a run queue), and the largest wait of one thread with its
- * name (`worstWait`: {comm, waitS}); null once the process is gone.
+ * waiting in a run queue), and each thread's by tid (`threads`: {comm,
+ * cpuS, waitS}, which schedDelta sums by name); null once the process is
+ * gone.
  */
 export function schedOf(pid) {
   try {
