@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 
 namespace ttm::domain {
@@ -29,7 +29,6 @@ std::optional<stats_group> stats_group_from(const std::string& s) {
 namespace {
 
 using ms = std::chrono::milliseconds;
-using run_ptrs = std::vector<const run_span*>;
 
 /// The union of the runs' wall-clock spans. `start_of(i)`/`end_of(i)` for
 /// i < n, in start order.
@@ -52,12 +51,18 @@ ms union_of(std::size_t n, Start start_of, End end_of) {
   return total;
 }
 
-ms busy_of(run_ptrs runs) {
-  std::sort(runs.begin(), runs.end(),
-            [](const auto* a, const auto* b) { return a->start < b->start; });
+bool by_start(const run_span* a, const run_span* b) {
+  return a->start < b->start;
+}
+
+/// The busy time of runs (pointers, sorted here by start unless they are).
+ms busy_of(const run_span** begin, const run_span** end) {
+  if (!std::is_sorted(begin, end, by_start))
+    std::sort(begin, end, by_start);
   return union_of(
-    runs.size(), [&](std::size_t i) { return runs[i]->start; },
-    [&](std::size_t i) { return runs[i]->end; });
+    static_cast<std::size_t>(end - begin),
+    [&](std::size_t i) { return begin[i]->start; },
+    [&](std::size_t i) { return begin[i]->end; });
 }
 
 /// A whole session's busy time: its runs come in start order from the
@@ -69,61 +74,28 @@ ms busy_of(const session_runs& s) {
                                    return a.start < b.start;
                                  });
   if (!in_order) {
-    run_ptrs ptrs;
+    std::vector<const run_span*> ptrs;
+    ptrs.reserve(r.size());
     for (const auto& run : r)
       ptrs.push_back(&run);
-    return busy_of(std::move(ptrs));
+    return busy_of(ptrs.data(), ptrs.data() + ptrs.size());
   }
   return union_of(
     r.size(), [&](std::size_t i) { return r[i].start; },
     [&](std::size_t i) { return r[i].end; });
 }
 
-/// How many distinct tasks ran in `s`: a small open-addressing set of the
-/// ids (a sort of the ids costs ten times more over a month of sessions).
-std::int64_t distinct_tasks(const session_runs& s) {
-  std::size_t size = 16;
-  while (size < s.runs.size() * 2)
-    size *= 2;
-  std::vector<const std::string*> slots(size, nullptr);
-  std::int64_t n = 0;
-  std::hash<std::string_view> hash;
-  for (const auto& r : s.runs) {
-    auto i = hash(r.task_id) & (size - 1);
-    while (slots[i] != nullptr && *slots[i] != r.task_id)
-      i = (i + 1) & (size - 1);
-    if (slots[i] == nullptr) {
-      slots[i] = &r.task_id;
-      ++n;
-    }
-  }
-  return n;
-}
-
-/// What one group holds of one session: all its runs, or one task's (its
-/// one run, or `more`: 1 + its index in the task runs of several runs).
+/// What one group holds of one session: all its runs (`count` = whole),
+/// or one task's, `count` of them from `begin` in the call's task_runs.
 /// Trivially copyable: a month of sessions by task is 250,000 parts.
+constexpr std::uint32_t whole_session = UINT32_MAX;
 struct part {
   const session_runs* s = nullptr;
-  const run_span* one = nullptr;
-  std::uint32_t more = 0;
+  std::uint32_t begin = 0;
+  std::uint32_t count = whole_session;
   ms busy{0};
   std::int64_t tasks = 0;
 };
-
-/// The runs of a task that ran more than once in a session.
-using several = std::vector<run_ptrs>;
-
-/// A session as a whole-session group holds it, worked out once.
-struct session_view {
-  const session_runs* s = nullptr;
-  ms busy{0};
-  std::int64_t tasks = 0;
-};
-
-part whole(const session_view& v) {
-  return {v.s, nullptr, 0, v.busy, v.tasks};
-}
 
 using bucket = std::vector<part>;
 
@@ -216,29 +188,24 @@ void count_run(stats_numbers& n, std::vector<ms>& ended, const run_span& r) {
     ended.push_back(r.duration);
 }
 
-stats_numbers numbers_of(const bucket& b, const several& extra) {
+/// A group's numbers. `ended`: scratch, reused from group to group.
+stats_numbers numbers_of(const bucket& b,
+                         const std::vector<const run_span*>& task_runs,
+                         std::vector<ms>& ended) {
   stats_numbers n;
-  std::vector<ms> ended;
-  std::size_t runs = 0;
-  for (const auto& p : b)
-    runs += p.one != nullptr ? 1
-            : p.more == 0    ? p.s->runs.size()
-                             : extra[p.more - 1].size();
-  ended.reserve(runs);
+  ended.clear();
   for (const auto& p : b) {
     ++n.sessions;
     auto span = std::chrono::duration_cast<ms>(p.s->end - p.s->start);
     n.total += std::max(span, ms{0});
     n.busy += p.busy;
     n.tasks += p.tasks;
-    if (p.one != nullptr)
-      count_run(n, ended, *p.one);
-    else if (p.more == 0)
+    if (p.count == whole_session)
       for (const auto& r : p.s->runs)
         count_run(n, ended, r);
     else
-      for (const auto* r : extra[p.more - 1])
-        count_run(n, ended, *r);
+      for (std::uint32_t i = 0; i < p.count; ++i)
+        count_run(n, ended, *task_runs[p.begin + i]);
   }
   if (!ended.empty())
     std::tie(n.median, n.p90) = median_and_p90(ended);
@@ -296,36 +263,68 @@ void add_focus(stats_result& stats, const std::vector<focus_row>& focus,
   }
 }
 
+std::uint32_t task_index(std::vector<std::string>& ids, std::string_view id) {
+  auto it = std::find(ids.begin(), ids.end(), id);
+  if (it == ids.end())
+    it = ids.insert(ids.end(), std::string{id});
+  return static_cast<std::uint32_t>(it - ids.begin());
+}
+
 stats_result compute_stats(const std::vector<session_runs>& sessions,
+                           const std::vector<std::string>& task_ids,
                            stats_group by, const zone& z,
                            unsigned week_start) {
-  std::vector<session_view> views;
-  views.reserve(sessions.size());
+  const bool by_task = by == stats_group::task;
+  // Per task (by index): the session that ran it last (which session's
+  // tasks are being counted), its runs there, and where they go in
+  // task_runs. Plain arrays: no hashing or tree walk per run.
+  const auto n_tasks = task_ids.size();
+  std::vector<std::uint32_t> seen_in(n_tasks, UINT32_MAX);
+  std::vector<std::uint32_t> count(n_tasks, 0);
+  std::vector<std::uint32_t> next(n_tasks, 0);
+  std::vector<std::uint32_t> order; // a session's tasks as they first ran
+  std::size_t all_runs = 0;
   for (const auto& s : sessions)
-    views.push_back({&s, busy_of(s), distinct_tasks(s)});
+    all_runs += s.runs.size();
+  // By task: each session's runs of each task side by side (a part's).
+  std::vector<const run_span*> task_runs;
+  if (by_task)
+    task_runs.resize(all_runs);
+  std::vector<bucket> task_groups(by_task ? n_tasks : 0);
   std::map<std::string, bucket, std::less<>> groups;
-  // Group by task: a run's group by its id, without a tree walk per run.
-  std::unordered_map<std::string_view, bucket*> task_groups;
-  std::vector<std::pair<std::string_view, bucket*>> hint;
-  std::vector<bucket*> touched;
-  several extra;
   bucket* day_group = nullptr; // the group of `group_day` (by day, week)
   date::local_days group_day{};
   bucket all;
-  all.reserve(views.size());
-  for (const auto& v : views) {
-    const auto& s = *v.s;
-    all.push_back(whole(v));
+  all.reserve(sessions.size());
+  std::uint32_t placed = 0; // task_runs filled so far
+  for (std::size_t k = 0; k < sessions.size(); ++k) {
+    const auto& s = sessions[k];
+    const auto mark = static_cast<std::uint32_t>(k);
+    order.clear();
+    for (const auto& r : s.runs) {
+      if (r.task >= n_tasks)
+        throw std::out_of_range("compute_stats: a run's task is not in "
+                                "task_ids");
+      if (seen_in[r.task] != mark) {
+        seen_in[r.task] = mark;
+        count[r.task] = 0;
+        order.push_back(r.task);
+      }
+      ++count[r.task];
+    }
+    const part whole{&s, 0, whole_session, busy_of(s),
+                     static_cast<std::int64_t>(order.size())};
+    all.push_back(whole);
     switch (by) {
       case stats_group::milestone:
-        groups[s.milestone_id].push_back(whole(v));
+        groups[s.milestone_id].push_back(whole);
         break;
       case stats_group::tag:
         if (s.tags.empty())
-          groups[""].push_back(whole(v));
+          groups[""].push_back(whole);
         for (const auto& tag : std::set<std::string>(s.tags.begin(),
                                                      s.tags.end()))
-          groups[tag].push_back(whole(v));
+          groups[tag].push_back(whole);
         break;
       case stats_group::day:
       case stats_group::week: {
@@ -337,57 +336,45 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
           day_group = &groups[day_key(day)];
           group_day = day;
         }
-        day_group->push_back(whole(v));
+        day_group->push_back(whole);
         break;
       }
       case stats_group::task: {
-        // This session's part of each task's group: the group's last part
-        // once the task ran before in this session. Sessions of one plan
-        // run their tasks in the same order: the group of the run at the
-        // same place in the session before is tried first.
-        touched.clear();
-        for (std::size_t i = 0; i < s.runs.size(); ++i) {
-          const auto& r = s.runs[i];
-          bucket* g = nullptr;
-          if (i < hint.size() && hint[i].first == r.task_id) {
-            g = hint[i].second;
-          } else {
-            auto& found = task_groups[r.task_id];
-            if (found == nullptr)
-              found = &groups[r.task_id];
-            g = found;
-            if (i >= hint.size())
-              hint.resize(i + 1);
-            hint[i] = {r.task_id, g};
-          }
-          if (!g->empty() && g->back().s == &s) {
-            auto& mine = g->back();
-            if (mine.more == 0) {
-              extra.push_back({mine.one});
-              mine.more = static_cast<std::uint32_t>(extra.size());
-              mine.one = nullptr;
-            }
-            extra[mine.more - 1].push_back(&r);
-            continue;
-          }
-          g->push_back({&s, &r, 0, ms{0}, 1});
-          touched.push_back(g);
+        // This session's part of each task's group: its runs of the task,
+        // in the session's order, side by side in task_runs.
+        auto at = placed;
+        for (auto t : order) {
+          next[t] = at;
+          at += count[t];
         }
-        for (auto* g : touched) {
-          auto& mine = g->back();
-          mine.busy = mine.one != nullptr
-                        ? std::chrono::duration_cast<ms>(mine.one->end
-                                                         - mine.one->start)
-                        : busy_of(extra[mine.more - 1]);
+        for (const auto& r : s.runs)
+          task_runs[next[r.task]++] = &r;
+        for (auto t : order) {
+          part p{&s, placed, count[t], ms{0}, 1};
+          const auto* first = task_runs[placed];
+          p.busy = count[t] == 1
+                     ? std::chrono::duration_cast<ms>(first->end
+                                                      - first->start)
+                     : busy_of(&task_runs[placed],
+                               &task_runs[placed] + count[t]);
+          task_groups[t].push_back(p);
+          placed += count[t];
         }
         break;
       }
     }
   }
+  if (by_task) // by key, as the other groupings' tree holds them
+    for (std::size_t t = 0; t < n_tasks; ++t)
+      if (!task_groups[t].empty())
+        groups[task_ids[t]].swap(task_groups[t]);
   stats_result out;
-  out.totals = numbers_of(all, extra);
+  std::vector<ms> ended;
+  ended.reserve(all_runs);
+  out.totals = numbers_of(all, task_runs, ended);
+  out.groups.reserve(groups.size());
   for (const auto& [key, b] : groups)
-    out.groups.push_back({key, numbers_of(b, extra)});
+    out.groups.push_back({key, numbers_of(b, task_runs, ended)});
   // Time groups read in time order (the map's); the others largest first.
   if (by != stats_group::day && by != stats_group::week)
     std::stable_sort(out.groups.begin(), out.groups.end(),
@@ -397,12 +384,12 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
   return out;
 }
 
-std::vector<session_runs> runs_held(const tracker& t,
-                                    const history_filter& filter,
-                                    instant now) {
-  std::vector<session_runs> out;
+void runs_held(const tracker& t, const history_filter& filter, instant now,
+               history_page& page) {
+  page.runs.clear();
+  page.task_ids.clear();
   if (filter.kind == history_kind::focus)
-    return out;
+    return;
   for (const auto* s : t.sessions()) {
     if (!history_matches(*s, filter))
       continue;
@@ -412,19 +399,20 @@ std::vector<session_runs> runs_held(const tracker& t,
     r.tags = s->tags;
     r.start = s->start.wall;
     r.end = s->end ? s->end->wall : now.wall;
-    for (const auto& task : s->tasks)
+    for (const auto& task : s->tasks) {
+      auto index = task_index(page.task_ids, task.id);
       for (const auto& run : task.runs) {
         run_span span;
-        span.task_id = task.id;
+        span.task = index;
         span.start = run.start.wall;
         span.end = run.end ? run.end->wall : now.wall;
         span.duration = run.duration(now.mono); // as the summary's
         span.status = run.status;
-        r.runs.push_back(std::move(span));
+        r.runs.push_back(span);
       }
-    out.push_back(std::move(r));
+    }
+    page.runs.push_back(std::move(r));
   }
-  return out;
 }
 
 } // namespace ttm::domain

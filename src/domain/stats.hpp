@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ttm::domain {
@@ -59,9 +60,15 @@ struct stats_result {
 /// holds the runs of that task, and the sessions that ran it). Groups by
 /// day and week come in time order; the others by task time, largest
 /// first, then key.
+/// `task_ids`: the ids the runs' `task` index, each once.
 stats_result compute_stats(const std::vector<session_runs>& sessions,
+                           const std::vector<std::string>& task_ids,
                            stats_group by, const zone& z,
                            unsigned week_start);
+
+/// The index of `id` in `ids`, added at the end if it is not there (a
+/// linear search: for tests and the few sessions a client holds).
+std::uint32_t task_index(std::vector<std::string>& ids, std::string_view id);
 
 /// Counts `focus` into `stats`: the totals, and with `by` day or week the
 /// group of each one's start (added, in time order, where it has none).
@@ -71,9 +78,8 @@ void add_focus(stats_result& stats, const std::vector<focus_row>& focus,
                wall_time now);
 
 /// The sessions `t` holds that match `filter` (cursor and limit ignored),
-/// as of `now` (--ephemeral).
-std::vector<session_runs> runs_held(const tracker& t,
-                                    const history_filter& filter,
-                                    instant now);
+/// as of `now` (--ephemeral), into page.runs and page.task_ids.
+void runs_held(const tracker& t, const history_filter& filter, instant now,
+               history_page& page);
 
 } // namespace ttm::domain

@@ -1,8 +1,12 @@
 #include "journal/history.hpp"
 
 #include "journal/principal.hpp"
+#include "storage/runs.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
 
 
 namespace ttm::journal {
@@ -60,19 +64,49 @@ domain::run_status run_status_of(storage::run_end e) {
   return domain::run_status::in_progress;
 }
 
-/// A run still in progress lasts until `now`.
-std::vector<domain::run_span>
-spans_of(std::vector<storage::stored_run>& runs, domain::wall_time now) {
+/// The page's task ids, each once: a run's id is looked up first at the
+/// same place in the session before (sessions of one plan run their tasks
+/// in the same order), then in a hash of the ids (views into the page's
+/// packed runs, which outlive it).
+class task_interner {
+public:
+  explicit task_interner(std::vector<std::string>& ids) : ids_{ids} {}
+  std::uint32_t index(std::size_t place, std::string_view id) {
+    if (place < hint_.size() && ids_[hint_[place]] == id)
+      return hint_[place];
+    auto [it, added] = known_.try_emplace(
+      id, static_cast<std::uint32_t>(ids_.size()));
+    if (added)
+      ids_.emplace_back(id);
+    if (place >= hint_.size())
+      hint_.resize(place + 1);
+    hint_[place] = it->second;
+    return it->second;
+  }
+
+private:
+  std::vector<std::string>& ids_;
+  std::unordered_map<std::string_view, std::uint32_t> known_;
+  std::vector<std::uint32_t> hint_;
+};
+
+/// A session's packed runs (the store read them whole: runs_unpack) as
+/// the domain's; a run still in progress lasts until `now`.
+void spans_of(std::string_view packed, domain::wall_time now,
+              task_interner& tasks, std::vector<domain::run_span>& out) {
   using ms = std::chrono::milliseconds;
-  std::vector<domain::run_span> out;
-  out.reserve(runs.size());
-  for (auto& r : runs) {
+  storage::runs_reader in{packed};
+  if (in.ok())
+    out.reserve(static_cast<std::size_t>(in.size()));
+  storage::run_view r;
+  std::size_t place = 0;
+  while (in.next(r)) {
     domain::run_span span;
-    span.task_id = std::move(r.task_id);
+    span.task = tasks.index(place++, r.task_id);
     span.start = at(r.start_wall_ns);
     span.status = run_status_of(r.status);
-    if (r.end_wall_ns) {
-      span.end = at(*r.end_wall_ns);
+    if (r.status != storage::run_end::in_progress) {
+      span.end = at(r.end_wall_ns);
       span.duration = std::chrono::duration_cast<ms>(
         std::chrono::nanoseconds{r.duration_ns});
     } else {
@@ -84,12 +118,8 @@ spans_of(std::vector<storage::stored_run>& runs, domain::wall_time now) {
                         domain::wall_time::duration{0});
       span.duration = std::chrono::duration_cast<ms>(ran);
     }
-    out.push_back(std::move(span));
+    out.push_back(span);
   }
-  // Freed now, so the next session's spans reuse the block: a month of
-  // sessions is 250,000 runs, held twice otherwise.
-  std::vector<storage::stored_run>{}.swap(runs);
-  return out;
 }
 
 } // namespace
@@ -102,11 +132,12 @@ domain::history_page to_history_page(storage::list_page page,
   domain::history_page out;
   out.more = page.more;
   out.rows.reserve(page.rows.size());
-  for (const auto& r : page.rows) {
+  out.runs.reserve(page.runs.size());
+  task_interner tasks{out.task_ids};
+  // The page is ours: its strings move into the rows (copied once more
+  // only into the statistics' sessions).
+  for (auto& r : page.rows) {
     domain::history_row row;
-    row.session_id = r.session_id;
-    row.milestone_id = r.milestone_id;
-    row.milestone_name = r.milestone_name;
     row.status = r.state == storage::session_state::open
                    ? domain::history_status::active
                  : r.state == storage::session_state::ended
@@ -115,7 +146,6 @@ domain::history_page to_history_page(storage::list_page page,
     row.start = at(r.started_wall_ns);
     if (r.closed_wall_ns)
       row.end = at(*r.closed_wall_ns);
-    row.tags = r.tags;
     row.tasks_done = r.tasks_done;
     row.tasks_total = r.tasks_total;
     if (!page.runs.empty()) {
@@ -125,9 +155,13 @@ domain::history_page to_history_page(storage::list_page page,
       sr.tags = r.tags;
       sr.start = row.start;
       sr.end = row.end.value_or(now);
-      sr.runs = spans_of(page.runs[out.rows.size()], now);
+      spans_of(page.runs.packed(out.rows.size()), now, tasks, sr.runs);
       out.runs.push_back(std::move(sr));
     }
+    row.session_id = std::move(r.session_id);
+    row.milestone_id = std::move(r.milestone_id);
+    row.milestone_name = std::move(r.milestone_name);
+    row.tags = std::move(r.tags);
     out.rows.push_back(std::move(row));
   }
   out.focus = to_focus_rows(page.focus);

@@ -326,8 +326,8 @@ rpc_step session::run_job() {
       // --ephemeral: what this client holds is all there is.
       auto page = domain::list_held(tracked(), filter);
       if (filter.runs)
-        page.runs = domain::runs_held(tracked(), filter,
-                                      domain::now_of(*cfg_->clock));
+        domain::runs_held(tracked(), filter, domain::now_of(*cfg_->clock),
+                          page);
       if (filter.kind != domain::history_kind::tracking)
         domain::list_focus_held(
           journal::to_focus_rows(board().memory().focus_of(principal_)),

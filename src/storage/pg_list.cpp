@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <deque>
 
 namespace ttm::storage::detail {
 
@@ -204,9 +205,14 @@ query_text tracking_statement(const list_query& q, std::int64_t limit) {
     // keeps the planner from hashing every event instead (never run, but
     // its estimate of a million rows made the plan dear enough to compile:
     // JIT, ~100 ms a call).
+    // The join by sid merges the page with the primary key from the
+    // page's least sid on, not from the first row (a month of sessions
+    // added in time order is the newer half of the index: read whole, the
+    // older half was read for nothing).
     t.sql += "NULL::bigint, NULL::bigint, NULL, NULL, NULL::bigint,"
              " NULL::bigint, NULL, NULL, NULL::boolean FROM page p"
              " JOIN sessions s ON s.sid = p.sid"
+             " WHERE s.sid >= (SELECT min(sid) FROM page)"
              " UNION ALL SELECT 1, p.rn, p.sid, NULL, NULL, NULL, NULL,"
              " NULL::bigint, NULL::bigint, NULL, NULL::bigint, NULL::bytea,"
              " NULL::bigint, NULL, NULL::bigint, e.seq, e.kind, e.task_id,"
@@ -250,8 +256,11 @@ std::optional<error> pg_store::read_page(const list_query& q,
     return pg_row{res.get(), a}.int64(1) < pg_row{res.get(), b}.int64(1);
   });
   std::vector<std::int64_t> unread; // sids whose packed runs did not unpack
-  std::vector<std::optional<std::vector<stored_run>>> kept;
+  // Per row, its packing in the result when it unpacks (handed on as
+  // read: the journal layer decodes it), else its events are paired.
+  std::vector<std::optional<std::string_view>> kept;
   std::vector<std::int64_t> sids;
+  std::deque<std::string> unescaped; // text-format packings (stable)
   for (int i : page) {
     if (static_cast<std::int64_t>(out.rows.size()) == limit) {
       out.more = true;
@@ -278,17 +287,17 @@ std::optional<error> pg_store::read_page(const list_query& q,
     s.principal = row.text(13);
     auto sid = row.int64(2);
     sids.push_back(sid);
-    std::optional<std::vector<stored_run>> runs;
+    std::optional<std::string_view> runs;
     if (q.with_runs) {
       if (!row.null(11)) {
-        // Binary format (tracking_statement): the bytes in the result.
-        std::string unescaped;
+        // Binary format (tracking_statement): the bytes in the result,
+        // which outlives `kept`.
         std::string_view packed = PQfformat(res.get(), 11) == 1
                                     ? row.view(11)
-                                    : std::string_view{unescaped = row.bytes(11)};
+                                    : unescaped.emplace_back(row.bytes(11));
         auto at = packed_epoch(packed);
-        if (!at || *at == row.int64(12))
-          runs = unpack_runs(packed);
+        if ((!at || *at == row.int64(12)) && runs_unpack(packed))
+          runs = packed;
         // Packed closed yet damaged: its events were not read with it.
         if (!runs && !packed.empty() && packed[0] == packed_closed)
           unread.push_back(sid);
@@ -343,7 +352,7 @@ std::optional<error> pg_store::read_page(const list_query& q,
   }
   for (std::size_t i = 0; i < out.rows.size(); ++i) {
     if (kept[i]) {
-      out.runs.push_back(std::move(*kept[i]));
+      out.runs.add(*kept[i]);
       continue;
     }
     std::vector<run_event> evs;
@@ -354,7 +363,7 @@ std::optional<error> pg_store::read_page(const list_query& q,
                                      + "... has an event of unknown"
                                        " kind '"
                                      + bad_kind + "'"};
-    out.runs.push_back(pair_runs(evs));
+    out.runs.add(pack_runs(pair_runs(evs)));
   }
   return std::nullopt;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -274,11 +275,44 @@ struct journal_dump {
   std::vector<audit_entry> audit;
 };
 
+/// The task runs of a page's rows, each row's packed (storage/runs.hpp)
+/// one after another in one buffer: a month's statistics read 250,000 runs,
+/// which the journal layer decodes once, straight into what statistics
+/// count (no vector of runs with a string each per session, ~22 MB a call,
+/// to copy and convert after). Every packing here unpacks (the readers
+/// check it, and pair the events of one that does not).
+class packed_runs_list {
+public:
+  /// Appends the next row's packing.
+  void add(std::string_view packed) {
+    bytes_.append(packed.data(), packed.size());
+    ends_.push_back(bytes_.size());
+  }
+  std::size_t size() const { return ends_.size(); }
+  bool empty() const { return ends_.empty(); }
+  /// Row i's packing.
+  std::string_view packed(std::size_t i) const {
+    auto begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view{bytes_}.substr(begin, ends_[i] - begin);
+  }
+  /// Row i's runs unpacked (runs.cpp), in the order they started.
+  std::vector<stored_run> operator[](std::size_t i) const;
+  std::vector<stored_run> at(std::size_t i) const;
+  void reserve(std::size_t rows, std::size_t bytes) {
+    ends_.reserve(rows);
+    bytes_.reserve(bytes);
+  }
+
+private:
+  std::string bytes_;
+  std::vector<std::size_t> ends_;
+};
+
 struct list_page {
   std::vector<session_row> rows;
   bool more = false; ///< older rows match too
   /// with_runs: each row's task runs, in the order they started.
-  std::vector<std::vector<stored_run>> runs;
+  packed_runs_list runs;
   /// list_query::focus: the focus sessions, newest first (started, then
   /// id), at most `limit`; `focus_more`: older ones match too.
   std::vector<focus_record> focus;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 namespace ttm::storage {
@@ -158,49 +159,143 @@ std::string pack_runs(const std::vector<stored_run>& runs,
   return out;
 }
 
-std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
-  reader in{packed};
+runs_reader::runs_reader(std::string_view packed) : in_{packed} {
+  reader in{in_};
   auto version = in.byte();
   if (!in.ok
       || (version != static_cast<unsigned>(packing_version)
-          && version != static_cast<unsigned>(packing_version_open)))
-    return std::nullopt;
-  bool open = version == static_cast<unsigned>(packing_version_open);
-  if (open)
+          && version != static_cast<unsigned>(packing_version_open))) {
+    ok_ = false;
+    return;
+  }
+  open_ = version == static_cast<unsigned>(packing_version_open);
+  if (open_)
     in.varint(); // the epoch: packed_epoch
-  auto n = in.varint();
+  n_ = in.varint();
   // Each run takes at least 4 bytes: a count beyond that is damage.
-  if (!in.ok || n > packed.size() / 4)
-    return std::nullopt;
+  ok_ = in.ok && n_ <= packed.size() / 4;
+  in_ = in.in;
+  if (ok_ && n_ == 0)
+    ok_ = in_.empty();
+}
+
+namespace {
+
+/// A varint from [p, end): false if it runs past the end or beyond 64
+/// bits (as `reader::varint`, on raw bytes: the statistics' hot loop).
+inline bool varint_at(const unsigned char*& p, const unsigned char* end,
+                      std::uint64_t& v) {
+  if (p != end && *p < 0x80) { // most values here are one byte
+    v = *p++;
+    return true;
+  }
+  v = 0;
+  for (int shift = 0; shift < 64 && p != end; shift += 7) {
+    auto byte = *p++;
+    v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80))
+      return true;
+  }
+  return false;
+}
+
+inline std::int64_t unzigzag(std::uint64_t v) {
+  return static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1));
+}
+
+} // namespace
+
+bool runs_reader::next(run_view& r) {
+  if (!ok_ || read_ == n_)
+    return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(in_.data());
+  const auto* end = p + in_.size();
+  std::uint64_t v = 0;
+  bool ok = varint_at(p, end, v) && v <= static_cast<std::uint64_t>(end - p);
+  if (ok) {
+    r.task_id = std::string_view{reinterpret_cast<const char*>(p),
+                                 static_cast<std::size_t>(v)};
+    p += v;
+    ok = varint_at(p, end, v);
+  }
+  r.start_wall_ns = previous_ + unzigzag(v);
+  r.as_of_wall_ns = r.start_wall_ns;
+  r.running = true;
+  r.duration_ns = 0;
+  r.end_wall_ns = 0;
+  previous_ = r.start_wall_ns;
+  unsigned status = 0;
+  if (ok && p != end)
+    status = *p++;
+  else
+    ok = false;
+  if (!ok || status > static_cast<unsigned>(run_end::interrupted)) {
+    ok_ = false;
+    return false;
+  }
+  r.status = static_cast<run_end>(status);
+  if (r.status != run_end::in_progress) {
+    ok = varint_at(p, end, v);
+    r.end_wall_ns = r.start_wall_ns + unzigzag(v);
+    ok = ok && varint_at(p, end, v);
+    r.duration_ns = static_cast<std::int64_t>(v);
+  } else if (open_) {
+    ok = varint_at(p, end, v);
+    r.as_of_wall_ns = r.start_wall_ns + unzigzag(v);
+    ok = ok && varint_at(p, end, v);
+    r.duration_ns = static_cast<std::int64_t>(v);
+    if (ok && p != end)
+      r.running = *p++ != 0;
+    else
+      ok = false;
+  }
+  in_.remove_prefix(static_cast<std::size_t>(
+    p - reinterpret_cast<const unsigned char*>(in_.data())));
+  // The last run leaves nothing over.
+  ok_ = ok && (++read_ < n_ || in_.empty());
+  return ok_;
+}
+
+std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
+  runs_reader in{packed};
   // Each run written once as it is read (a vector of n default runs
   // first was half of this function's time: zeroing a month's 22 MB).
   std::vector<stored_run> out;
-  out.reserve(static_cast<std::size_t>(n));
-  std::int64_t previous = 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
+  if (in.ok())
+    out.reserve(static_cast<std::size_t>(in.size()));
+  run_view v;
+  while (in.next(v)) {
     auto& r = out.emplace_back();
-    r.task_id = in.bytes(static_cast<std::size_t>(in.varint()));
-    r.start_wall_ns = previous + in.signed_varint();
-    r.as_of_wall_ns = r.start_wall_ns;
-    previous = r.start_wall_ns;
-    auto status = in.byte();
-    if (status > static_cast<unsigned>(run_end::interrupted))
-      return std::nullopt;
-    r.status = static_cast<run_end>(status);
-    if (r.status != run_end::in_progress) {
-      r.end_wall_ns = r.start_wall_ns + in.signed_varint();
-      r.duration_ns = static_cast<std::int64_t>(in.varint());
-    } else if (open) {
-      r.as_of_wall_ns = r.start_wall_ns + in.signed_varint();
-      r.duration_ns = static_cast<std::int64_t>(in.varint());
-      r.running = in.byte() != 0;
-    }
-    if (!in.ok)
-      return std::nullopt;
+    r.task_id = v.task_id;
+    r.start_wall_ns = v.start_wall_ns;
+    r.status = v.status;
+    if (v.status != run_end::in_progress)
+      r.end_wall_ns = v.end_wall_ns;
+    r.duration_ns = v.duration_ns;
+    r.as_of_wall_ns = v.as_of_wall_ns;
+    r.running = v.running;
   }
-  if (!in.in.empty())
+  if (!in.ok())
     return std::nullopt;
   return out;
+}
+
+bool runs_unpack(std::string_view packed) {
+  runs_reader in{packed};
+  run_view v;
+  while (in.next(v)) {
+  }
+  return in.ok();
+}
+
+std::vector<stored_run> packed_runs_list::operator[](std::size_t i) const {
+  return unpack_runs(packed(i)).value_or(std::vector<stored_run>{});
+}
+
+std::vector<stored_run> packed_runs_list::at(std::size_t i) const {
+  if (i >= size())
+    throw std::out_of_range("packed_runs_list::at");
+  return (*this)[i];
 }
 
 std::optional<std::int64_t> packed_epoch(std::string_view packed) {

@@ -35,6 +35,45 @@ std::optional<std::int64_t> packed_epoch(std::string_view packed);
 /// None: not a packing this version wrote (the caller pairs the events).
 std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed);
 
+/// Whether `packed` unpacks (unpack_runs would give runs), read without
+/// keeping them: what a page's reader checks before it hands the bytes on.
+bool runs_unpack(std::string_view packed);
+
+/// One run as packed, its task id a view into the packing.
+struct run_view {
+  std::string_view task_id;
+  std::int64_t start_wall_ns = 0;
+  std::int64_t end_wall_ns = 0; ///< status not in_progress
+  std::int64_t duration_ns = 0;
+  run_end status = run_end::in_progress;
+  std::int64_t as_of_wall_ns = 0; ///< in progress (stored_run's)
+  bool running = true;
+};
+
+/// A packing's runs read one at a time, nothing copied (statistics decode
+/// a month's 250,000 runs straight into their own form).
+class runs_reader {
+public:
+  /// Reads the header: ok() false if it is not a packing this version
+  /// wrote.
+  explicit runs_reader(std::string_view packed);
+  /// The runs it holds.
+  std::uint64_t size() const { return n_; }
+  /// The next run: false when none is left, or the packing is damaged
+  /// (then ok() is false).
+  bool next(run_view& r);
+  /// Undamaged so far; after the last run, also nothing left over.
+  bool ok() const { return ok_; }
+
+private:
+  std::string_view in_;
+  std::uint64_t n_ = 0;
+  std::uint64_t read_ = 0;
+  std::int64_t previous_ = 0;
+  bool open_ = false;
+  bool ok_ = true;
+};
+
 /// The runs still in progress end at `at_wall_ns`, interrupted (their
 /// session closed without the layer above packing its runs: an orphan's
 /// expiry). A running one accrues the time since its `as_of_wall_ns`.

@@ -245,14 +245,17 @@ result<list_page> sqlite_store::list(const list_query& q) {
           // A closed session's runs are packed in its row (schema 4); an
           // open one's are paired from its events, unless it keeps runs
           // (pauses, corrections) that no event written since left behind.
-          std::optional<std::vector<stored_run>> runs;
+          // Handed on packed, as read (the journal layer decodes them).
+          bool kept = false;
           if (!use.is_null(9)) {
             auto packed = use.blob(9);
             auto at = packed_epoch(packed);
-            if (!at || *at == use.int64(10))
-              runs = unpack_runs(packed);
+            if ((!at || *at == use.int64(10)) && runs_unpack(packed)) {
+              out.runs.add(packed);
+              kept = true;
+            }
           }
-          if (!runs) {
+          if (!kept) {
             std::vector<run_event> evs;
             std::string bad_kind;
             if (auto erc = read_run_events(run_events_, sid, evs, bad_kind);
@@ -265,9 +268,8 @@ result<list_page> sqlite_store::list(const list_query& q) {
                                + bad_kind + "'"};
               return fail(erc, what);
             }
-            runs = pair_runs(evs);
+            out.runs.add(pack_runs(pair_runs(evs)));
           }
-          out.runs.push_back(std::move(*runs));
         }
         out.rows.push_back(std::move(r));
       }

@@ -239,7 +239,8 @@ slot_outcome<stats_result> run(const stats_args& args, tool_context& ctx) {
     [head, by, z, week_start](const domain::history_page& page,
                               tool_context& c) -> outcome<stats_result> {
       auto res = head;
-      auto stats = domain::compute_stats(page.runs, *by, z, week_start);
+      auto stats = domain::compute_stats(page.runs, page.task_ids, *by, z,
+                                          week_start);
       domain::add_focus(stats, page.focus, *by, z, week_start,
                         c.clock.wall_now());
       res.totals.set(stats.totals);

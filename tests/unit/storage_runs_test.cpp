@@ -107,18 +107,88 @@ TEST_CASE("storage: packed runs read back as written, damage is refused",
     auto back = unpack_runs(packed);
     REQUIRE(back);
     CHECK(same(*back, runs));
+    CHECK(runs_unpack(packed));
     if (!packed.empty()) {
       // Any cut is damage, never a shorter list.
       auto cut = rng() % packed.size();
-      if (cut > 0 && cut < packed.size())
+      if (cut > 0 && cut < packed.size()) {
         CHECK_FALSE(unpack_runs(std::string_view{packed}.substr(0, cut)));
+        CHECK_FALSE(runs_unpack(std::string_view{packed}.substr(0, cut)));
+      }
       CHECK_FALSE(unpack_runs(packed + "x"));
+      CHECK_FALSE(runs_unpack(packed + "x"));
     }
   }
-  CHECK_FALSE(unpack_runs(""));
-  CHECK_FALSE(unpack_runs(std::string{"\x03\x00", 2})); // a later version
-  CHECK_FALSE(unpack_runs(std::string{"\x01\xff\xff\xff\x0f", 5}));
+  for (const auto& bad : {std::string{}, std::string{"\x03\x00", 2},
+                          std::string{"\x01\xff\xff\xff\x0f", 5}}) {
+    CHECK_FALSE(unpack_runs(bad));
+    CHECK_FALSE(runs_unpack(bad));
+  }
   CHECK(unpack_runs(std::string{"\x01\x00", 2})->empty());
+  CHECK(runs_unpack(std::string{"\x01\x00", 2}));
+  // A status beyond the known ones is damage.
+  stored_run one;
+  one.task_id = "a";
+  one.status = run_end::completed;
+  one.end_wall_ns = 5;
+  auto packed = pack_runs({one});
+  packed[5] = 9; // after version, count, id length, id, start (0)
+  CHECK_FALSE(runs_unpack(packed));
+}
+
+TEST_CASE("storage: a page's runs, packed one after another, read back per "
+          "row; the reader gives each run's fields as packed",
+          "[storage][stats]") {
+  std::vector<stored_run> ended(2);
+  ended[0].task_id = "a";
+  ended[0].start_wall_ns = t0;
+  ended[0].end_wall_ns = t0 + 7;
+  ended[0].duration_ns = 5;
+  ended[0].status = run_end::failed;
+  ended[1] = ended[0];
+  ended[1].start_wall_ns = t0 + 3; // the same task again
+  ended[1].status = run_end::interrupted;
+  std::vector<stored_run> open(1);
+  open[0].task_id = "b";
+  open[0].start_wall_ns = t0 + 1;
+  open[0].as_of_wall_ns = t0 + 9;
+  open[0].duration_ns = 4;
+  open[0].running = false;
+  packed_runs_list list;
+  CHECK(list.empty());
+  list.add(pack_runs(ended));
+  list.add(pack_runs({}));
+  list.add(pack_runs(open, 7));
+  REQUIRE(list.size() == 3);
+  CHECK(same(list[0], ended));
+  CHECK(list.at(1).empty());
+  CHECK(same(list[2], open));
+  CHECK_FALSE(list[2].at(0).running);
+  CHECK(packed_epoch(list.packed(2)) == 7);
+  CHECK_THROWS(list.at(3));
+  runs_reader in{list.packed(2)};
+  REQUIRE(in.ok());
+  CHECK(in.size() == 1);
+  run_view v;
+  REQUIRE(in.next(v));
+  CHECK(v.task_id == "b");
+  CHECK(v.start_wall_ns == t0 + 1);
+  CHECK(v.status == run_end::in_progress);
+  CHECK(v.as_of_wall_ns == t0 + 9);
+  CHECK(v.duration_ns == 4);
+  CHECK_FALSE(v.running);
+  CHECK_FALSE(in.next(v));
+  CHECK(in.ok());
+  runs_reader two{list.packed(0)};
+  REQUIRE(two.next(v));
+  CHECK(v.end_wall_ns == t0 + 7);
+  REQUIRE(two.next(v));
+  CHECK(v.task_id == "a");
+  CHECK(v.start_wall_ns == t0 + 3);
+  CHECK(v.status == run_end::interrupted);
+  CHECK(v.end_wall_ns == t0 + 7);
+  CHECK_FALSE(two.next(v));
+  CHECK(two.ok());
 }
 
 TEST_CASE("storage: the write that closes a session packs its runs into "

@@ -1,0 +1,150 @@
+// journal::to_history_page's decode of a page's packed runs (issue 32):
+// each run straight into the domain's run_span, task ids interned once per
+// page (the same id at the same index in every session, whatever their
+// order), runs in progress as of now (running ones accrue, paused ones do
+// not), and the statistics of the decoded page.
+
+#include "domain/stats.hpp"
+#include "journal/history.hpp"
+#include "storage/runs.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ttm;
+using ms = std::chrono::milliseconds;
+
+namespace {
+
+constexpr std::int64_t t0 = 1'734'185'132'123'000'000; // 2024-12-14
+constexpr std::int64_t sec = 1'000'000'000;
+
+domain::wall_time at(std::int64_t ns) {
+  return domain::wall_time{std::chrono::duration_cast<
+    domain::wall_time::duration>(std::chrono::nanoseconds{ns})};
+}
+
+storage::stored_run ended(const std::string& task, std::int64_t start,
+                          std::int64_t end, std::int64_t duration,
+                          storage::run_end status) {
+  storage::stored_run r;
+  r.task_id = task;
+  r.start_wall_ns = start;
+  r.as_of_wall_ns = start;
+  r.end_wall_ns = end;
+  r.duration_ns = duration;
+  r.status = status;
+  return r;
+}
+
+storage::session_row row(const std::string& id, std::int64_t start,
+                         std::optional<std::int64_t> closed,
+                         std::vector<std::string> tags) {
+  storage::session_row r;
+  r.session_id = id;
+  r.milestone_id = "M";
+  r.state = closed ? storage::session_state::ended
+                   : storage::session_state::open;
+  r.started_wall_ns = start;
+  r.closed_wall_ns = closed;
+  r.tags = std::move(tags);
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("journal: a page's packed runs decode into the domain's, task ids "
+          "once per page, runs in progress as of now",
+          "[journal][stats]") {
+  using storage::run_end;
+  storage::list_page page;
+  // S1 (closed): a, b, a again (a re-run), c interrupted by the close.
+  page.rows.push_back(row("S1", t0, t0 + 100 * sec, {"x"}));
+  page.runs.add(storage::pack_runs({
+    ended("a", t0, t0 + 10 * sec, 9 * sec, run_end::completed),
+    ended("b", t0 + 5 * sec, t0 + 20 * sec, 15 * sec, run_end::skipped),
+    ended("a", t0 + 30 * sec, t0 + 40 * sec, 10 * sec, run_end::failed),
+    ended("c", t0 + 50 * sec, t0 + 100 * sec, 50 * sec, run_end::interrupted),
+  }));
+  // S2 (open, its runs kept with their pauses): c then a (another order),
+  // c paused with 3 s active, a running with 2 s active when stored.
+  page.rows.push_back(row("S2", t0 + 200 * sec, std::nullopt, {}));
+  storage::stored_run paused;
+  paused.task_id = "c";
+  paused.start_wall_ns = t0 + 200 * sec;
+  paused.as_of_wall_ns = t0 + 210 * sec;
+  paused.duration_ns = 3 * sec;
+  paused.running = false;
+  storage::stored_run running = paused;
+  running.task_id = "a";
+  running.start_wall_ns = t0 + 201 * sec;
+  running.duration_ns = 2 * sec;
+  running.running = true;
+  page.runs.add(storage::pack_runs({paused, running}, 4));
+  // S3: no runs.
+  page.rows.push_back(row("S3", t0 + 300 * sec, t0 + 301 * sec, {}));
+  page.runs.add(storage::pack_runs({}));
+
+  auto now = at(t0 + 250 * sec);
+  auto got = journal::to_history_page(std::move(page), now);
+  REQUIRE(got.runs.size() == 3);
+  REQUIRE(got.task_ids.size() == 3); // a, b, c: each once
+  auto id = [&](const domain::run_span& r) { return got.task_ids.at(r.task); };
+
+  const auto& s1 = got.runs[0].runs;
+  REQUIRE(s1.size() == 4);
+  CHECK(id(s1[0]) == "a");
+  CHECK(id(s1[1]) == "b");
+  CHECK(s1[2].task == s1[0].task); // the re-run: one id
+  CHECK(id(s1[3]) == "c");
+  CHECK(s1[1].start == at(t0 + 5 * sec));
+  CHECK(s1[1].end == at(t0 + 20 * sec));
+  CHECK(s1[1].duration == ms{15'000});
+  CHECK(s1[1].status == domain::run_status::skipped);
+  CHECK(s1[2].status == domain::run_status::failed);
+  CHECK(s1[3].status == domain::run_status::interrupted);
+  CHECK(got.runs[0].end == at(t0 + 100 * sec));
+  CHECK(got.runs[0].tags == std::vector<std::string>{"x"});
+
+  const auto& s2 = got.runs[1].runs;
+  REQUIRE(s2.size() == 2);
+  CHECK(s2[0].task == s1[3].task); // c, at another place
+  CHECK(s2[1].task == s1[0].task); // a
+  for (const auto& r : s2) {
+    CHECK(r.status == domain::run_status::in_progress);
+    CHECK(r.end == now);
+  }
+  CHECK(s2[0].duration == ms{3'000});  // paused: what it had
+  CHECK(s2[1].duration == ms{42'000}); // 2 s, then 40 s since as_of
+  CHECK(got.runs[1].end == now);       // open: to now
+  CHECK(got.runs[2].runs.empty());
+
+  // The decoded page's statistics by task: a ran in 2 sessions, 3 runs.
+  auto utc = domain::resolve_zone("UTC", "UTC").found;
+  REQUIRE(utc);
+  auto stats = domain::compute_stats(got.runs, got.task_ids,
+                                     domain::stats_group::task, *utc, 1);
+  REQUIRE(stats.groups.size() == 3);
+  // Largest task time first: a (9 + 10 + 42 s), c (50 + 3 s), b (15 s).
+  CHECK(stats.groups[0].key == "a");
+  CHECK(stats.groups[0].numbers.sessions == 2);
+  CHECK(stats.groups[0].numbers.runs == 3);
+  CHECK(stats.groups[0].numbers.tasks == 2);
+  CHECK(stats.groups[0].numbers.task_time == ms{61'000});
+  CHECK(stats.groups[0].numbers.in_progress == 1);
+  // a's busy: S1's two runs (10 s + 10 s apart), S2's run to now (49 s).
+  CHECK(stats.groups[0].numbers.busy == ms{69'000});
+  CHECK(stats.groups[1].key == "c");
+  CHECK(stats.groups[1].numbers.task_time == ms{53'000});
+  CHECK(stats.groups[2].key == "b");
+  CHECK(stats.totals.sessions == 3);
+  CHECK(stats.totals.tasks == 5); // S1: a, b, c; S2: c, a
+  CHECK(stats.totals.runs == 6);
+  CHECK(stats.totals.completed == 1);
+  CHECK(stats.totals.skipped == 1);
+  CHECK(stats.totals.failed == 1);
+  CHECK(stats.totals.interrupted == 1);
+  CHECK(stats.totals.in_progress == 2);
+  // Ended runs' durations 9, 10, 15, 50 s: nearest ranks.
+  CHECK(stats.totals.median == ms{10'000});
+  CHECK(stats.totals.p90 == ms{50'000});
+}
