@@ -137,7 +137,7 @@ TEST_CASE("storage: packed runs read back as written, damage is refused",
 }
 
 TEST_CASE("storage: a page's runs, packed one after another, read back per "
-          "row; the reader gives each run's fields as packed",
+          "row, and the reader gives each run's fields as packed",
           "[storage][stats]") {
   std::vector<stored_run> ended(2);
   ended[0].task_id = "a";
