@@ -19,8 +19,23 @@
 
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
 namespace ttm::edge {
+namespace {
+
+/// Whether a just accepted socket holds a whole request header (or more
+/// than a few KiB of one: it is not silent), without reading it.
+bool holds_request(int fd) {
+  char head[8192];
+  auto n = ::recv(fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
+  if (n <= 0)
+    return false;
+  return static_cast<std::size_t>(n) == sizeof head
+         || holds_header_end(std::string_view{head, static_cast<std::size_t>(n)});
+}
+
+} // namespace
 
 void http_server::make_access_policy() {
   // The bound address is a name clients may use too, unless it is loopback
@@ -72,16 +87,12 @@ void http_server::do_accept() {
     });
 }
 
-void http_server::admit(socket_type socket,
-                        std::chrono::steady_clock::time_point held_since,
-                        bool then_accept) {
-  error_code ignored;
-  socket.set_option(tcp::no_delay{true}, ignored);
+admission::kind_t http_server::try_admit(socket_type& socket, bool& ready) {
   std::shared_ptr<connection> conn, victim;
   auto kind = admission::refuse;
   {
     std::lock_guard<std::mutex> guard{mtx};
-    kind = make_room(victim);
+    kind = make_room(victim, socket.native_handle(), ready);
     if (kind == admission::admit || kind == admission::evict) {
       auto id = next_conn_id++;
       int fd = socket.native_handle();
@@ -100,24 +111,89 @@ void http_server::admit(socket_type socket,
                 + std::to_string(opts.max_connections)
                 + " are open (--max-connections)");
   }
-  if (kind == admission::wait && then_accept
-      && std::chrono::steady_clock::now() - held_since < slow_header_grace) {
-    // The listener's backlog waits (no accept) while the connections read
-    // what has come; decided again on this strand.
-    auto held = std::make_shared<socket_type>(std::move(socket));
-    accept_backoff.expires_after(std::chrono::milliseconds{2});
-    accept_backoff.async_wait([this, held, held_since](error_code ec) {
-      if (!ec && acceptor.is_open())
-        admit(std::move(*held), held_since, true);
-    });
-    return;
-  }
   if (conn)
     conn->start();
-  else
+  return kind;
+}
+
+void http_server::admit(socket_type socket,
+                        std::chrono::steady_clock::time_point held_since,
+                        bool then_accept) {
+  error_code ignored;
+  socket.set_option(tcp::no_delay{true}, ignored);
+  bool ready = false;
+  auto kind = try_admit(socket, ready);
+  if (kind == admission::wait && then_accept) {
+    auto waited = std::chrono::steady_clock::now() - held_since;
+    if (ready && waited < slow_header_grace) {
+      // Its request is here, and only connections owed reads stand before
+      // an established client: the listener's backlog waits (no accept)
+      // while they read what has come; decided again on this strand.
+      auto held = std::make_shared<socket_type>(std::move(socket));
+      accept_backoff.expires_after(std::chrono::milliseconds{2});
+      accept_backoff.async_wait([this, held, held_since](error_code ec) {
+        if (!ec && acceptor.is_open())
+          admit(std::move(*held), held_since, true);
+      });
+      return;
+    }
+    if (!ready && waited < first_request_chance) {
+      // Its request may be on its way (accepted right after the
+      // handshake): set aside for it, and the listener goes on, so that
+      // the connections behind it in the backlog are not held by it.
+      park(std::move(socket), held_since);
+      do_accept();
+      return;
+    }
+  }
+  if (kind == admission::wait || kind == admission::refuse)
     refuse_connection(socket);
   if (then_accept)
     do_accept();
+}
+
+void http_server::park(socket_type socket,
+                       std::chrono::steady_clock::time_point since) {
+  if (parked.size() >= max_parked) {
+    // The one set aside longest has had most of its chance.
+    refuse_connection(*parked.front().socket);
+    parked.erase(parked.begin());
+  }
+  parked.push_back({std::make_shared<socket_type>(std::move(socket)), since});
+  arm_park();
+}
+
+void http_server::arm_park() {
+  if (park_armed)
+    return;
+  park_armed = true;
+  park_timer.expires_after(std::chrono::milliseconds{2});
+  park_timer.async_wait([this](error_code ec) {
+    park_armed = false;
+    if (!ec && acceptor.is_open())
+      review_parked();
+  });
+}
+
+void http_server::review_parked() {
+  auto now = std::chrono::steady_clock::now();
+  auto waiting = std::move(parked);
+  parked.clear();
+  for (auto& p : waiting) {
+    bool last = now - p.since >= first_request_chance;
+    if (!last && !holds_request(p.socket->native_handle())) {
+      parked.push_back(std::move(p));
+      continue;
+    }
+    bool ready = false;
+    auto kind = try_admit(*p.socket, ready);
+    if (kind == admission::wait && !last)
+      parked.push_back(std::move(p));
+    else if (kind == admission::wait || kind == admission::refuse)
+      refuse_connection(*p.socket);
+  }
+  if (!parked.empty())
+    arm_park();
 }
 
 void http_server::closed(std::uint64_t id) {
@@ -130,6 +206,11 @@ void http_server::begin_drain() {
   // Connections accepted before this runs (on the acceptor's strand) are
   // registered: the idle ones close now.
   for_each_connection([](connection& c) { c.on_drain(); });
+  // Those set aside at the cap, as those still in the backlog (below).
+  auto aside = std::move(parked);
+  parked.clear();
+  for (auto& p : aside)
+    take_waiting(std::move(*p.socket));
   if (!acceptor.is_open())
     return;
   bool rearm = accepting;
@@ -177,14 +258,16 @@ bool http_server::take_waiting(socket_type socket) {
 }
 
 admission::kind_t
-http_server::make_room(std::shared_ptr<connection>& victim) {
+http_server::make_room(std::shared_ptr<connection>& victim, int fd,
+                       bool& ready) {
   std::vector<idle_connection> idle;
   auto open = conns.size() - evicting;
   if (!admit_connection(open, opts.max_connections)) {
+    ready = holds_request(fd);
     auto now = std::chrono::steady_clock::now();
     for (const auto& [id, e] : conns)
       if (!e.evicting)
-        if (auto c = evictable(id, e.phase, e.served, e.since, now))
+        if (auto c = evictable(id, e.phase, e.served, e.since, now, e.partial))
           idle.push_back(*c);
   }
   auto unread = [this](std::uint64_t id) {
@@ -192,7 +275,7 @@ http_server::make_room(std::shared_ptr<connection>& victim) {
     int pending = 0;
     return fd >= 0 && ::ioctl(fd, FIONREAD, &pending) == 0 && pending > 0;
   };
-  auto a = decide_admission(open, opts.max_connections, idle, unread);
+  auto a = decide_admission(open, opts.max_connections, idle, unread, ready);
   if (a.kind == admission::evict) {
     auto& e = conns.at(a.victim);
     e.evicting = true;
@@ -229,13 +312,14 @@ void http_server::set_idle(std::uint64_t id) {
   }
 }
 
-bool http_server::enter(std::uint64_t id, conn_phase phase) {
+bool http_server::enter(std::uint64_t id, conn_phase phase, bool partial) {
   std::lock_guard<std::mutex> guard{mtx};
   auto it = conns.find(id);
   if (it == conns.end() || it->second.evicting)
     return false;
   auto& e = it->second;
   e.phase = phase;
+  e.partial = partial && !e.served;
   if (phase == conn_phase::busy)
     e.served = true;
   else if (e.served)
@@ -387,6 +471,7 @@ void http_edge::stop() {
     error_code ec;
     s.acceptor.close(ec);
     s.accept_backoff.cancel();
+    s.park_timer.cancel();
   });
   s.for_each_connection([](connection& c) { c.close_now(); });
   s.work.reset();

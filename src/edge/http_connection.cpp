@@ -227,11 +227,20 @@ void connection::read_next() {
   stream_.async_read_some(
     buffer_.prepare(4096),
     [self = shared_from_this()](error_code ec, std::size_t n) {
-      if (ec || !self->srv_.enter(self->id_, conn_phase::in_header)) {
+      if (ec) {
         self->close_now();
         return;
       }
       self->buffer_.commit(n);
+      auto head = self->buffer_.data();
+      bool partial
+        = !self->served_
+          && !holds_header_end(std::string_view{
+            static_cast<const char*>(head.data()), head.size()});
+      if (!self->srv_.enter(self->id_, conn_phase::in_header, partial)) {
+        self->close_now();
+        return;
+      }
       self->read_header();
     });
 }

@@ -62,6 +62,9 @@ struct http_server {
     std::chrono::steady_clock::time_point since;
     /// A request's header was complete once: an established client.
     bool served = false;
+    /// Not served, and its first bytes were a header without its end
+    /// (evictable's `partial`).
+    bool partial = false;
     /// Chosen to make room at the cap: it closes instead of reading on.
     bool evicting = false;
     /// Its socket, for the unread-input probe only; -1 once closed.
@@ -93,6 +96,17 @@ struct http_server {
     work;
   tcp::acceptor acceptor{net::make_strand(ioc)};
   net::steady_timer accept_backoff{acceptor.get_executor()};
+  /// New connections at the cap whose request has not come yet, set aside
+  /// (acceptor strand only) for at most first_request_chance so that the
+  /// accept loop goes on: see admit.
+  struct parked_socket {
+    std::shared_ptr<socket_type> socket;
+    std::chrono::steady_clock::time_point since;
+  };
+  std::vector<parked_socket> parked;
+  static constexpr std::size_t max_parked = 32;
+  net::steady_timer park_timer{acceptor.get_executor()};
+  bool park_armed = false;
   std::vector<std::thread> threads;
 
   http_server(actors::transport_actor t, http_options o)
@@ -105,21 +119,34 @@ struct http_server {
 
   /// A connection starts waiting for a request's first byte.
   void set_idle(std::uint64_t id);
-  /// Its request began (first byte), or its header is complete (busy).
-  /// False when it was chosen for eviction meanwhile: then it closes
-  /// without reading on.
-  bool enter(std::uint64_t id, conn_phase phase);
-  /// Under `mtx`: room for one more connection, by closing one that is
-  /// stalled, not yet served or idle if need be (see decide_admission).
-  admission::kind_t make_room(std::shared_ptr<connection>& victim);
+  /// Its request began (first byte; `partial`: without its header's end),
+  /// or its header is complete (busy). False when it was chosen for
+  /// eviction meanwhile: then it closes without reading on.
+  bool enter(std::uint64_t id, conn_phase phase, bool partial = false);
+  /// Under `mtx`: room for one more connection (`fd`, just accepted), by
+  /// closing one that is stalled, not yet served or idle if need be (see
+  /// decide_admission). `ready`: at the cap, whether `fd` holds a whole
+  /// request header (looked at only there: a system call).
+  admission::kind_t make_room(std::shared_ptr<connection>& victim, int fd,
+                              bool& ready);
+  /// Registers an accepted socket as a connection and starts it (admit,
+  /// evict: then `socket` is moved from), or not (wait, refuse). `ready`
+  /// as make_room's.
+  admission::kind_t try_admit(socket_type& socket, bool& ready);
   /// Registers an accepted socket as a connection and starts it, or
   /// refuses it (--max-connections). The accept loop's own call
-  /// (`then_accept`) holds it while the answer is `wait` (since
-  /// `held_since`, within slow_header_grace) and accepts the next one
-  /// when it is decided; a drain's sweep decides at once.
+  /// (`then_accept`), when the answer is `wait`: holds the backlog for a
+  /// socket whose request is here (within slow_header_grace of
+  /// `held_since`), sets aside one whose request is not (park, within
+  /// first_request_chance) and accepts on; a drain's sweep decides at once.
   void admit(socket_type socket,
              std::chrono::steady_clock::time_point held_since,
              bool then_accept);
+  void park(socket_type socket, std::chrono::steady_clock::time_point since);
+  void arm_park();
+  /// Each set-aside socket whose request came, or whose chance is over,
+  /// is decided again (admitted, or refused with 503).
+  void review_parked();
   /// Connection `id` closed its socket (see conn_entry::fd).
   void closed(std::uint64_t id);
 

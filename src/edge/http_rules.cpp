@@ -488,16 +488,17 @@ bool admit_connection(std::size_t open, std::size_t max_connections) noexcept {
 std::optional<idle_connection>
 evictable(std::uint64_t id, conn_phase phase, bool served,
           std::chrono::steady_clock::time_point since,
-          std::chrono::steady_clock::time_point now) {
+          std::chrono::steady_clock::time_point now, bool partial) {
   if (phase == conn_phase::busy)
     return std::nullopt;
   bool late = now - since >= slow_header_grace;
+  bool chance = now - since < first_request_chance
+                && !(partial && phase == conn_phase::in_header);
   if (!served)
     return idle_connection{id, since,
-                           late ? idle_connection::stalled
-                           : now - since < first_request_chance
-                             ? idle_connection::fresh
-                             : idle_connection::unserved};
+                           late     ? idle_connection::stalled
+                           : chance ? idle_connection::fresh
+                                    : idle_connection::unserved};
   if (phase == conn_phase::waiting)
     return idle_connection{id, since, idle_connection::kept_alive};
   if (late)
@@ -505,9 +506,16 @@ evictable(std::uint64_t id, conn_phase phase, bool served,
   return std::nullopt; // a served client sending its next request
 }
 
+bool holds_header_end(std::string_view head) noexcept {
+  // RFC 9112 2.2: a bare LF may end a line; Beast accepts it too.
+  return head.find("\r\n\r\n") != std::string_view::npos
+         || head.find("\n\n") != std::string_view::npos
+         || head.find("\n\r\n") != std::string_view::npos;
+}
+
 admission decide_admission(std::size_t open, std::size_t max_connections,
                            const std::vector<idle_connection>& idle,
-                           const unread_probe& unread) {
+                           const unread_probe& unread, bool ready) {
   if (admit_connection(open, max_connections))
     return {admission::admit, 0};
   auto order = [](const idle_connection* x, const idle_connection* y) {
@@ -525,6 +533,8 @@ admission decide_admission(std::size_t open, std::size_t max_connections,
   bool owed = false;
   for (const auto* c : ranked) {
     if (c->standing == idle_connection::fresh) {
+      if (ready && !(unread && unread(c->id)))
+        return {admission::evict, c->id};
       owed = true;
       continue;
     }

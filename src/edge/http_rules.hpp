@@ -293,10 +293,20 @@ struct idle_connection {
 /// Whether the cap may close connection `id` (in `phase`, `served` a
 /// request before, waiting since `since`), and in which standing: never
 /// while busy, nor an established client inside a header within the grace.
+/// `partial`: a new connection whose first bytes were a header without its
+/// end. It has had its chance (a client sends its header at once), so it
+/// is not `fresh`: a flood of sockets that send part of a header and stop
+/// would otherwise stand before every new connection for its first
+/// chance, and hold the listen backlog (where a client's new connection
+/// then waits behind thousands of them) as long as the flood lasts.
 std::optional<idle_connection>
 evictable(std::uint64_t id, conn_phase phase, bool served,
           std::chrono::steady_clock::time_point since,
-          std::chrono::steady_clock::time_point now);
+          std::chrono::steady_clock::time_point now, bool partial = false);
+
+/// Whether `head` (a connection's first bytes) holds the end of an HTTP
+/// request header.
+bool holds_header_end(std::string_view head) noexcept;
 
 struct admission {
   enum kind_t {
@@ -325,9 +335,17 @@ using unread_probe = std::function<bool(std::uint64_t id)>;
 /// in its socket. If such a connection, or a fresh one, is all that stands
 /// before a kept-alive one, the answer is `wait`: a new connection's turn
 /// comes before an established client is pushed out.
+///
+/// `ready`: the new connection holds a whole request header already. It
+/// takes the place of the oldest fresh one that has shown none (nothing
+/// unread): a fresh socket's first chance does not outrank a request that
+/// is here. Otherwise the wait holds the listen backlog, and under a
+/// flood of connections that stay silent a client's new connection, ready
+/// or not, would wait behind every one of them.
 admission decide_admission(std::size_t open, std::size_t max_connections,
                            const std::vector<idle_connection>& idle,
-                           const unread_probe& unread = {});
+                           const unread_probe& unread = {},
+                           bool ready = false);
 
 /// The whole response (bytes) to a connection over the cap: 503.
 const std::string& connection_refusal_response();

@@ -45,7 +45,7 @@ const MAX_CONNECTIONS = 512;
  */
 const ABUSERS = {
   baseline: { need: [], allow: [] },
-  slowloris: { need: [], allow: ['closed', 'reset', 'partial'] },
+  slowloris: { need: [], allow: ['closed', 'reset', 'partial', '503'] },
   header_flood: { need: ['431', '200'], allow: ['431', '200', 'reset', 'closed'] },
   chunked_endless: {
     need: ['413'], allow: ['413', 'reset', 'closed', 'slow:closed', 'slow:reset', 'slow:408', 'cut'],

@@ -706,4 +706,46 @@ TEST_CASE("http rules: at the connection cap a connection whose input the "
     CHECK(a.kind == admission::evict);
     CHECK(a.victim == 1);
   }
+  SECTION("a new connection whose request is here takes the place of the "
+          "oldest fresh one that has shown none, never of one owed reads "
+          "or of a kept-alive client") {
+    conns = {{1, t + seconds{1}, idle_connection::fresh},
+             {2, t + seconds{2}, idle_connection::fresh},
+             {3, t, idle_connection::kept_alive}};
+    auto ready = [&] { return decide_admission(4, 4, conns, unread, true); };
+    CHECK(decide().kind == admission::wait);
+    auto a = ready();
+    CHECK(a.kind == admission::evict);
+    CHECK(a.victim == 1);
+    unread_ids = {1};
+    a = ready();
+    CHECK(a.kind == admission::evict);
+    CHECK(a.victim == 2);
+    unread_ids = {1, 2};
+    CHECK(ready().kind == admission::wait);
+  }
+}
+
+TEST_CASE("http rules: a new connection that sent part of a header and "
+          "stopped has had its first chance; its header's end is seen",
+          "[http_rules][issue34]") {
+  using std::chrono::milliseconds;
+  auto now = std::chrono::steady_clock::time_point{} + std::chrono::seconds{100};
+  auto since = now - milliseconds{1};
+  auto standing = [&](conn_phase p, bool partial) {
+    auto c = evictable(7, p, false, since, now, partial);
+    REQUIRE(c);
+    return c->standing;
+  };
+  CHECK(standing(conn_phase::in_header, false) == idle_connection::fresh);
+  CHECK(standing(conn_phase::in_header, true) == idle_connection::unserved);
+  // Silent (nothing read yet): its chance stands whatever the flag says.
+  CHECK(standing(conn_phase::waiting, true) == idle_connection::fresh);
+  // An established client is judged by its grace, not by this.
+  CHECK_FALSE(evictable(7, conn_phase::in_header, true, since, now, true));
+
+  CHECK(holds_header_end("GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
+  CHECK(holds_header_end("GET / HTTP/1.1\nHost: a\n\n"));
+  CHECK_FALSE(holds_header_end("POST /mcp HTTP/1.1\r\nHost: a\r\nX-Slow: a"));
+  CHECK_FALSE(holds_header_end(""));
 }
