@@ -727,7 +727,7 @@ TEST_CASE("http rules: at the connection cap a connection whose input the "
 }
 
 TEST_CASE("http rules: a new connection that sent part of a header and "
-          "stopped has had its first chance; its header's end is seen",
+          "stopped has had its first chance, and its header's end is seen",
           "[http_rules][issue34]") {
   using std::chrono::milliseconds;
   auto now = std::chrono::steady_clock::time_point{} + std::chrono::seconds{100};
