@@ -43,9 +43,15 @@ function backends() {
   return out;
 }
 
-function server(binary) {
-  const child = spawn(binary, ['stdio', '--data-dir', dir, '--log-level', 'warning', '--toolsets', 'all'],
-    { stdio: ['pipe', 'pipe', 'inherit'] });
+// B on a store of its own (B_DATA_DIR, B_JOURNAL): a build whose schema
+// is newer than A's cannot share A's store (fill both alike: history_fill
+// with the same --seed and --end-ns).
+function server(binary, b = false) {
+  const env = { ...process.env };
+  if (b && process.env.B_JOURNAL) env.TIME_TRACKER_MCP_JOURNAL = process.env.B_JOURNAL;
+  const d = b && process.env.B_DATA_DIR ? process.env.B_DATA_DIR : dir;
+  const child = spawn(binary, ['stdio', '--data-dir', d, '--log-level', 'warning', '--toolsets', 'all'],
+    { stdio: ['pipe', 'pipe', 'inherit'], env });
   const waiting = [];
   createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(line));
   let nextId = 1;
@@ -67,9 +73,9 @@ async function call(s, name, args) {
 }
 
 const servers = [];
-for (const binary of [binA, binB]) {
+for (const [k, binary] of [binA, binB].entries()) {
   const before = backends();
-  const s = server(binary);
+  const s = server(binary, k === 1);
   await s.rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'ab', version: '1' } });
   s.child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   await call(s, 'time_session_list', {}); // connects (PostgreSQL) before the backends are told apart

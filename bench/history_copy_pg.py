@@ -49,7 +49,11 @@ def main():
     db = sqlite3.connect(f'file:{sys.argv[1]}?mode=ro', uri=True)
     uri = sys.argv[2]
     psql(uri, 'TRUNCATE sessions, events CASCADE')
-    copy(db, uri, 'sessions', SESSIONS)
+    # Schema 11's digests, when the fill wrote them (the PostgreSQL journal
+    # must be at that schema too).
+    have = {r[1] for r in db.execute('PRAGMA table_info(sessions)')}
+    copy(db, uri, 'sessions',
+         SESSIONS + (['digest'] if 'digest' in have else []))
     copy(db, uri, 'events', EVENTS)
     psql(uri,
          "SELECT setval('sessions_sid_seq', (SELECT max(sid) FROM sessions))",

@@ -16,9 +16,15 @@ if (!binA || !binB || !dir) {
   process.exit(2);
 }
 
-function server(binary) {
-  const child = spawn(binary, ['stdio', '--data-dir', dir, '--log-level', 'warning', '--toolsets', 'all'],
-    { stdio: ['pipe', 'pipe', 'inherit'] });
+// B on a store of its own (B_DATA_DIR, B_JOURNAL): a build whose schema
+// is newer than A's cannot share A's store (fill both alike: history_fill
+// with the same --seed and --end-ns).
+function server(binary, b = false) {
+  const env = { ...process.env };
+  if (b && process.env.B_JOURNAL) env.TIME_TRACKER_MCP_JOURNAL = process.env.B_JOURNAL;
+  const d = b && process.env.B_DATA_DIR ? process.env.B_DATA_DIR : dir;
+  const child = spawn(binary, ['stdio', '--data-dir', d, '--log-level', 'warning', '--toolsets', 'all'],
+    { stdio: ['pipe', 'pipe', 'inherit'], env });
   const waiting = [];
   createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(line));
   let nextId = 1;
@@ -29,7 +35,7 @@ function server(binary) {
   return { child, rpc };
 }
 
-const servers = [server(binA), server(binB)];
+const servers = [server(binA), server(binB, true)];
 for (const s of servers) {
   const init = await s.rpc('initialize', {
     protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stats-same', version: '1' },

@@ -48,6 +48,9 @@ struct history_filter {
   /// Statistics: the page's sessions with their task runs too (`limit`
   /// then bounds the sessions read).
   bool runs = false;
+  /// With runs: a closed session's digest instead of its runs where the
+  /// journal has one (statistics not by task).
+  bool digests = false;
   history_kind kind = history_kind::tracking;
   /// Focus sessions only: just this one (time_session_report by id).
   std::optional<std::string> focus_id;
@@ -77,6 +80,20 @@ struct run_span {
   std::chrono::milliseconds duration{0};
 };
 
+/// A closed session's runs summed up (the journal's digest): what the
+/// groupings by day, week, milestone and tag count of them.
+struct run_digest {
+  std::int64_t runs = 0;
+  std::int64_t tasks = 0; ///< distinct tasks that ran
+  std::chrono::milliseconds task_time{0};
+  std::chrono::milliseconds busy{0}; ///< union of the runs
+  std::int64_t completed = 0;
+  std::int64_t skipped = 0;
+  std::int64_t failed = 0;
+  std::int64_t interrupted = 0;
+  std::vector<std::chrono::milliseconds> ended; ///< every run's duration
+};
+
 /// A session as statistics need it.
 struct session_runs {
   std::string session_id;
@@ -85,6 +102,8 @@ struct session_runs {
   wall_time start;
   wall_time end; ///< ended or expired; now while active
   std::vector<run_span> runs;
+  /// Instead of `runs` (then empty): history_filter::digests.
+  std::optional<run_digest> digest;
 };
 
 /// Newest first (start, then id, both descending); `more`: older rows

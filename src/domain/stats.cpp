@@ -200,7 +200,15 @@ stats_numbers numbers_of(const bucket& b,
     n.total += std::max(span, ms{0});
     n.busy += p.busy;
     n.tasks += p.tasks;
-    if (p.count == whole_session)
+    if (const auto& d = p.s->digest; d && p.count == whole_session) {
+      n.runs += d->runs;
+      n.task_time += d->task_time;
+      n.completed += d->completed;
+      n.skipped += d->skipped;
+      n.failed += d->failed;
+      n.interrupted += d->interrupted;
+      ended.insert(ended.end(), d->ended.begin(), d->ended.end());
+    } else if (p.count == whole_session)
       for (const auto& r : p.s->runs)
         count_run(n, ended, r);
     else
@@ -284,8 +292,13 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
   std::vector<std::uint32_t> next(n_tasks, 0);
   std::vector<std::uint32_t> order; // a session's tasks as they first ran
   std::size_t all_runs = 0;
-  for (const auto& s : sessions)
-    all_runs += s.runs.size();
+  for (const auto& s : sessions) {
+    all_runs += s.digest ? static_cast<std::size_t>(s.digest->runs)
+                         : s.runs.size();
+    if (s.digest && by_task)
+      throw std::invalid_argument("compute_stats: by task needs the "
+                                  "sessions' runs, not their digests");
+  }
   // By task: each session's runs of each task side by side (a part's).
   std::vector<const run_span*> task_runs;
   if (by_task)
@@ -312,8 +325,11 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
       }
       ++count[r.task];
     }
-    const part whole{&s, 0, whole_session, busy_of(s),
-                     static_cast<std::int64_t>(order.size())};
+    // A digest holds the busy time and the tasks (its runs are not here).
+    const part whole{&s, 0, whole_session,
+                     s.digest ? s.digest->busy : busy_of(s),
+                     s.digest ? s.digest->tasks
+                              : static_cast<std::int64_t>(order.size())};
     all.push_back(whole);
     switch (by) {
       case stats_group::milestone:

@@ -39,6 +39,7 @@ storage::list_query to_list_query(const domain::history_filter& filter,
   q.before = filter.before;
   q.limit = filter.limit;
   q.with_runs = filter.runs;
+  q.digests = filter.digests;
   q.tracking = filter.kind != domain::history_kind::focus;
   q.focus = filter.kind != domain::history_kind::tracking;
   q.focus_id = filter.focus_id;
@@ -122,6 +123,26 @@ void spans_of(std::string_view packed, domain::wall_time now,
   }
 }
 
+/// A digest (the store read it whole: read_digest) as the domain's.
+void digest_of(std::string_view bytes, domain::session_runs& out) {
+  using ms = std::chrono::milliseconds;
+  storage::runs_digest d;
+  if (!storage::read_digest(bytes, d))
+    return; // the store hands on only digests that read
+  auto& o = out.digest.emplace();
+  o.runs = static_cast<std::int64_t>(d.runs);
+  o.tasks = static_cast<std::int64_t>(d.tasks);
+  o.task_time = ms{d.task_time_ms};
+  o.busy = ms{d.busy_ms};
+  o.completed = static_cast<std::int64_t>(d.completed);
+  o.skipped = static_cast<std::int64_t>(d.skipped);
+  o.failed = static_cast<std::int64_t>(d.failed);
+  o.interrupted = static_cast<std::int64_t>(d.interrupted);
+  o.ended.reserve(d.ended_ms.size());
+  for (auto v : d.ended_ms)
+    o.ended.push_back(ms{v});
+}
+
 } // namespace
 
 std::vector<domain::focus_row>
@@ -155,7 +176,12 @@ domain::history_page to_history_page(storage::list_page page,
       sr.tags = r.tags;
       sr.start = row.start;
       sr.end = row.end.value_or(now);
-      spans_of(page.runs.packed(out.rows.size()), now, tasks, sr.runs);
+      auto packed = page.runs.packed(out.rows.size());
+      if (storage::is_digest(packed)) {
+        digest_of(packed, sr);
+      } else {
+        spans_of(packed, now, tasks, sr.runs);
+      }
       out.runs.push_back(std::move(sr));
     }
     row.session_id = std::move(r.session_id);

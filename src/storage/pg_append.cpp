@@ -220,8 +220,18 @@ std::optional<error> pg_store::store_closing_runs(const event& ev,
       runs = pair_runs(evs);
     }
   }
-  return conn_.query("UPDATE sessions SET runs = $2 WHERE sid = $1",
-                     pg_params{}.add(sid).add_bytes(pack_runs(runs)), what);
+  // The digest with its packing, in the same statement: they cannot
+  // disagree.
+  auto packed = pack_runs(runs);
+  pg_params p;
+  p.add(sid).add_bytes(packed);
+  if (auto digest = digest_of_packed(packed))
+    p.add_bytes(*digest);
+  else
+    p.add_null();
+  return conn_.query("UPDATE sessions SET runs = $2, digest = $3::bytea"
+                     " WHERE sid = $1",
+                     p, what);
 }
 
 std::optional<error> pg_store::append_one(const event& ev,
@@ -399,7 +409,9 @@ std::optional<error> pg_store::append_one(const event& ev,
   }
   if (ev.runs && ev.kind != event_kind::session_ended
       && ev.kind != event_kind::session_expired) {
-    if (auto err = query("UPDATE sessions SET runs = $2 WHERE sid = $1",
+    // An open session's packing (version 2): no digest.
+    if (auto err = query("UPDATE sessions SET runs = $2, digest = NULL"
+                         " WHERE sid = $1",
                          pg_params{}.add(sid).add_bytes(
                            pack_runs(*ev.runs, epoch + 1))))
       return err;
@@ -454,7 +466,7 @@ std::optional<error> pg_store::undo_latest(const event& ev, std::int64_t sid,
       return err;
     return conn_.query(
       "UPDATE sessions SET state = 'open', closed_wall_ns = NULL,"
-      " runs = NULL, epoch = epoch + 1, holder = $3,"
+      " runs = NULL, digest = NULL, epoch = epoch + 1, holder = $3,"
       " last_wall_ns = greatest(last_wall_ns, $2) WHERE sid = $1",
       pg_params{}.add(sid).add(ev.at.wall_ns).add(instance_), what);
   }

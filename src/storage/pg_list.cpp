@@ -196,7 +196,11 @@ query_text tracking_statement(const list_query& q, std::int64_t limit) {
   t.params.add(limit + 1);
   t.sql += ") SELECT 0, p.rn, p.sid, s.session_id, s.milestone_id,"
            " s.milestone_name, s.state, s.started_wall_ns, s.closed_wall_ns,"
-           " s.tags, s.tasks_total, s.runs, s.epoch, s.principal, ";
+           " s.tags, s.tasks_total, "
+           + std::string{q.with_runs && q.digests
+                           ? "COALESCE(s.digest, s.runs)"
+                           : "s.runs"}
+           + ", s.epoch, s.principal, ";
   if (q.with_runs) {
     // Binary rows: 5,000 packed runs (~5.5 MB) as bytes, not 11 MB of hex
     // to escape and unescape.
@@ -296,10 +300,14 @@ std::optional<error> pg_store::read_page(const list_query& q,
                                     ? row.view(11)
                                     : unescaped.emplace_back(row.bytes(11));
         auto at = packed_epoch(packed);
-        if ((!at || *at == row.int64(12)) && runs_unpack(packed))
+        runs_digest d;
+        if (is_digest(packed) ? read_digest(packed, d)
+                              : (!at || *at == row.int64(12))
+                                  && runs_unpack(packed))
           runs = packed;
         // Packed closed yet damaged: its events were not read with it.
-        if (!runs && !packed.empty() && packed[0] == packed_closed)
+        if (!runs && !packed.empty()
+            && (packed[0] == packed_closed || is_digest(packed)))
           unread.push_back(sid);
       }
     } else {

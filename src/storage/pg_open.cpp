@@ -131,6 +131,10 @@ constexpr const char* migrations[] = {
     CREATE INDEX events_by_actor ON events (wall_ns, seq)
       WHERE json_typeof(payload::json -> 'by') = 'object';
   )sql",
+  // 11: a closed session's runs summed up for statistics, as SQLite's 11.
+  R"sql(
+    ALTER TABLE sessions ADD COLUMN digest bytea;
+  )sql",
 };
 
 constexpr int current_schema = journal_schema_version;

@@ -210,6 +210,9 @@ struct list_query {
   std::size_t limit = 20;
   /// Statistics: each row with its task and closing events (`runs`).
   bool with_runs = false;
+  /// with_runs: a closed session's digest (runs.hpp) in place of its
+  /// runs where it has one (statistics that do not group by task).
+  bool digests = false;
   /// Which kinds: tracking sessions (the rows, in `scope`) and the
   /// owner's focus sessions (list_page::focus, of every scope: a focus
   /// session belongs to its principal). A focus session has no milestone
@@ -280,7 +283,8 @@ struct journal_dump {
 /// which the journal layer decodes once, straight into what statistics
 /// count (no vector of runs with a string each per session, ~22 MB a call,
 /// to copy and convert after). Every packing here unpacks (the readers
-/// check it, and pair the events of one that does not).
+/// check it, and pair the events of one that does not). With
+/// list_query::digests, a row's may be its digest instead (is_digest).
 class packed_runs_list {
 public:
   /// Appends the next row's packing.

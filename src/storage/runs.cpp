@@ -22,6 +22,8 @@ run_end run_end_of(const std::string& status) {
 // ignores it and pairs the events instead.
 constexpr char packing_version = 1;
 constexpr char packing_version_open = 2;
+// 3: a digest (runs_digest), in its own column: never a packing.
+constexpr char digest_version = 3;
 
 void put_varint(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
@@ -317,6 +319,114 @@ void close_runs(std::vector<stored_run>& runs, std::int64_t at_wall_ns) {
     r.end_wall_ns = std::max(at_wall_ns, r.start_wall_ns);
     r.status = run_end::interrupted;
   }
+}
+
+std::optional<std::string> digest_of_packed(std::string_view packed) {
+  runs_reader in{packed};
+  if (packed.empty() || packed[0] != packing_version || !in.ok())
+    return std::nullopt;
+  runs_digest d;
+  std::vector<std::string_view> tasks;
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+  run_view r;
+  while (in.next(r)) {
+    ++d.runs;
+    const auto ms = r.duration_ns / 1'000'000; // truncated, as duration_cast
+    d.task_time_ms += ms;
+    d.ended_ms.push_back(ms);
+    switch (r.status) {
+      case run_end::completed: ++d.completed; break;
+      case run_end::skipped: ++d.skipped; break;
+      case run_end::failed: ++d.failed; break;
+      case run_end::interrupted: ++d.interrupted; break;
+      case run_end::in_progress: return std::nullopt; // not closed
+    }
+    tasks.push_back(r.task_id);
+    spans.emplace_back(r.start_wall_ns, r.end_wall_ns);
+  }
+  if (!in.ok())
+    return std::nullopt;
+  std::sort(tasks.begin(), tasks.end());
+  d.tasks = static_cast<std::uint64_t>(
+    std::unique(tasks.begin(), tasks.end()) - tasks.begin());
+  // Busy time: the union of the spans, each merged span truncated to
+  // milliseconds (compute_stats' union_of).
+  std::stable_sort(spans.begin(), spans.end(), [](const auto& a,
+                                                  const auto& b) {
+    return a.first < b.first;
+  });
+  std::optional<std::pair<std::int64_t, std::int64_t>> cur;
+  for (const auto& [start, end] : spans) {
+    if (cur && start <= cur->second) {
+      cur->second = std::max(cur->second, end);
+      continue;
+    }
+    if (cur)
+      d.busy_ms += (cur->second - cur->first) / 1'000'000;
+    cur = std::make_pair(start, end);
+  }
+  if (cur)
+    d.busy_ms += (cur->second - cur->first) / 1'000'000;
+  std::sort(d.ended_ms.begin(), d.ended_ms.end());
+  std::string out;
+  out.reserve(16 + d.ended_ms.size() * 3);
+  out.push_back(digest_version);
+  for (auto v : {d.runs, d.tasks})
+    put_varint(out, v);
+  put_signed(out, d.task_time_ms);
+  put_signed(out, d.busy_ms);
+  for (auto v : {d.completed, d.skipped, d.failed, d.interrupted})
+    put_varint(out, v);
+  // Ascending: the first value, then each one's distance from the one
+  // before (mostly a byte).
+  std::int64_t previous = 0;
+  for (std::size_t i = 0; i < d.ended_ms.size(); ++i) {
+    if (i == 0)
+      put_signed(out, d.ended_ms[i]);
+    else
+      put_varint(out, static_cast<std::uint64_t>(d.ended_ms[i] - previous));
+    previous = d.ended_ms[i];
+  }
+  return out;
+}
+
+bool is_digest(std::string_view bytes) {
+  return !bytes.empty() && bytes[0] == digest_version;
+}
+
+bool read_digest(std::string_view bytes, runs_digest& out) {
+  if (!is_digest(bytes))
+    return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data()) + 1;
+  const auto* end = reinterpret_cast<const unsigned char*>(bytes.data())
+                    + bytes.size();
+  std::uint64_t v[8];
+  for (auto& x : v)
+    if (!varint_at(p, end, x))
+      return false;
+  out.runs = v[0];
+  out.tasks = v[1];
+  out.task_time_ms = unzigzag(v[2]);
+  out.busy_ms = unzigzag(v[3]);
+  out.completed = v[4];
+  out.skipped = v[5];
+  out.failed = v[6];
+  out.interrupted = v[7];
+  // Every run ended, and each duration takes at least a byte.
+  if (out.completed + out.skipped + out.failed + out.interrupted != out.runs
+      || out.runs > static_cast<std::uint64_t>(end - p))
+    return false;
+  out.ended_ms.clear();
+  out.ended_ms.reserve(static_cast<std::size_t>(out.runs));
+  std::int64_t previous = 0;
+  for (std::uint64_t i = 0; i < out.runs; ++i) {
+    std::uint64_t x = 0;
+    if (!varint_at(p, end, x))
+      return false;
+    previous = i == 0 ? unzigzag(x) : previous + static_cast<std::int64_t>(x);
+    out.ended_ms.push_back(previous);
+  }
+  return p == end;
 }
 
 } // namespace ttm::storage

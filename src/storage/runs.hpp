@@ -74,6 +74,34 @@ private:
   bool ok_ = true;
 };
 
+/// A closed session's runs summed up for statistics (schema 11), written
+/// beside its packing by the statement that writes the packing (so the two
+/// cannot disagree): what the groupings by day, week, milestone and tag
+/// count, without decoding ~50 runs per session. Milliseconds are the
+/// domain's (each run's duration and each busy span truncated, as
+/// compute_stats does).
+struct runs_digest {
+  std::uint64_t runs = 0;
+  std::uint64_t tasks = 0; ///< distinct task ids that ran
+  std::int64_t task_time_ms = 0;
+  std::int64_t busy_ms = 0; ///< union of the runs' spans
+  std::uint64_t completed = 0;
+  std::uint64_t skipped = 0;
+  std::uint64_t failed = 0;
+  std::uint64_t interrupted = 0;
+  std::vector<std::int64_t> ended_ms; ///< every run's duration, ascending
+};
+
+/// The digest of a closed session's packing (version 1, every run ended,
+/// undamaged); none for any other.
+std::optional<std::string> digest_of_packed(std::string_view packed);
+
+/// Whether `bytes` are a digest (its version byte; a packing's differs).
+bool is_digest(std::string_view bytes);
+
+/// Reads a digest into `out`: false if it is not one or is damaged.
+bool read_digest(std::string_view bytes, runs_digest& out);
+
 /// The runs still in progress end at `at_wall_ns`, interrupted (their
 /// session closed without the layer above packing its runs: an orphan's
 /// expiry). A running one accrues the time since its `as_of_wall_ns`.

@@ -128,9 +128,9 @@ result<list_page> sqlite_store::list(const list_query& q) {
     // tasks_total: kept by each append, bulk edits' add and remove too.
     std::string sql
       = "SELECT session_id, milestone_id, milestone_name, state,"
-        " started_wall_ns, closed_wall_ns, tags, tasks_total, sid, runs,"
-        " epoch, principal"
-        " FROM sessions WHERE 1";
+        " started_wall_ns, closed_wall_ns, tags, tasks_total, sid, "
+        + std::string{q.digests ? "COALESCE(digest, runs)" : "runs"}
+        + ", epoch, principal FROM sessions WHERE 1";
     // Empty: any owner, any scope (the admin CLI; a server names both).
     if (!q.principal.empty())
       sql += " AND principal = ?1";
@@ -250,7 +250,10 @@ result<list_page> sqlite_store::list(const list_query& q) {
           if (!use.is_null(9)) {
             auto packed = use.blob(9);
             auto at = packed_epoch(packed);
-            if ((!at || *at == use.int64(10)) && runs_unpack(packed)) {
+            runs_digest d;
+            if (is_digest(packed) ? read_digest(packed, d)
+                                  : (!at || *at == use.int64(10))
+                                      && runs_unpack(packed)) {
               out.runs.add(packed);
               kept = true;
             }

@@ -43,7 +43,13 @@ const std::string task_events_cte = events_cte(true);
 
 const std::string run_events_sql = task_events_cte + run_events_select;
 
-const std::string store_runs_sql = "UPDATE sessions SET runs = ?2 WHERE sid = ?1";
+const std::string store_runs_sql
+  = "UPDATE sessions SET runs = ?2, digest = ?3 WHERE sid = ?1";
+
+// Schema 4's migration runs before step 11 adds `digest` (those rows
+// have none: statistics read their runs).
+const std::string store_runs_sql_v4
+  = "UPDATE sessions SET runs = ?2 WHERE sid = ?1";
 
 const std::string read_runs_sql
   = "SELECT runs, epoch FROM sessions WHERE sid = ?1";
@@ -73,8 +79,17 @@ int write_runs(const stmt_ptr& update, std::int64_t sid,
                const std::vector<stored_run>& runs,
                std::optional<std::int64_t> epoch) {
   auto packed = pack_runs(runs, epoch);
+  // The digest with its packing, in the same statement: they cannot
+  // disagree (NULL unless the session is closed).
+  auto digest = digest_of_packed(packed);
   stmt_use u{update};
   u.bind(1, sid).bind_blob(2, packed);
+  if (sqlite3_bind_parameter_count(update.get()) >= 3) { // not _v4's
+    if (digest)
+      u.bind_blob(3, *digest);
+    else
+      u.bind(3, std::optional<std::int64_t>{});
+  }
   return u.step();
 }
 
@@ -125,7 +140,7 @@ int pack_closed_sessions(sqlite3* db, std::string& bad_kind) {
   if (auto rc = prepare(events, run_events_sql_v4.c_str());
       rc != SQLITE_OK)
     return rc;
-  if (auto rc = prepare(update, store_runs_sql.c_str()); rc != SQLITE_OK)
+  if (auto rc = prepare(update, store_runs_sql_v4.c_str()); rc != SQLITE_OK)
     return rc;
   // The sids first: updating rows while walking them is undefined.
   std::vector<std::int64_t> sids;

@@ -24,7 +24,8 @@ extern const std::string task_events_cte;
 /// events, in order, with a task end's status: what pair_runs reads.
 extern const std::string run_events_sql;
 
-/// Packs the session's (?1: sid) runs into its row (?2: the packing).
+/// Packs the session's (?1: sid) runs into its row (?2: the packing, ?3:
+/// its digest or NULL, storage/runs.hpp).
 extern const std::string store_runs_sql;
 
 /// A session's (?1: sid) packed runs (NULL if none) and its epoch.

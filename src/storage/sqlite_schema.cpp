@@ -208,6 +208,14 @@ constexpr const char* migrations[] = {
   R"sql(
     SELECT 1;
   )sql",
+  // 11: statistics (issue 32). A closed session's runs summed up
+  // (storage/runs.hpp, runs_digest), written with its packed runs by the
+  // same statement; what a month by day, week, milestone or tag reads
+  // instead of ~50 runs per session. NULL before this step (statistics
+  // read those rows' runs) and while open.
+  R"sql(
+    ALTER TABLE sessions ADD COLUMN digest BLOB;
+  )sql",
 };
 
 static_assert(std::size(migrations) == current_schema + 1);

@@ -124,10 +124,11 @@ int sqlite_store::prepare_kept() {
        " ('task_started', 'task_ended', 'tasks_edited', 'session_ended')"
        " AND undone_by IS NULL ORDER BY seq DESC LIMIT 1");
   prep(mark_undone_, "UPDATE events SET undone_by = ?2 WHERE seq = ?1");
-  // An undone end: open again, its packed runs gone with it (schema 4).
+  // An undone end: open again, its packed runs gone with it (schema 4),
+  // and their digest (11).
   prep(reopen_session_,
        "UPDATE sessions SET state = 'open', closed_wall_ns = NULL,"
-       " runs = NULL, epoch = epoch + 1, holder = ?3,"
+       " runs = NULL, digest = NULL, epoch = epoch + 1, holder = ?3,"
        " last_wall_ns = max(last_wall_ns, ?2) WHERE sid = ?1");
   // An undone bulk edit takes its added and removed tasks back out of the
   // list row's count (the search text keeps their names: a superset), and

@@ -15,7 +15,7 @@ namespace ttm::storage {
 
 /// The journal schema version this build writes (PRAGMA user_version): an
 /// older file is migrated to it, a newer one refused.
-constexpr int journal_schema_version = 10;
+constexpr int journal_schema_version = 11;
 
 enum class sync_mode {
   /// WAL synced at checkpoints only: survives a killed process, may lose the

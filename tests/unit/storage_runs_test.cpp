@@ -331,3 +331,109 @@ TEST_CASE("storage: tags with escapes read back through SQLite's JSON",
   CHECK(page.rows[0].tags
         == std::vector<std::string>{"plain", "q\"uote", "b\\s", "\xc3\xbc,x"});
 }
+
+TEST_CASE("storage: a closed session's digest sums up its packing; an "
+          "open one's has none, damage is refused",
+          "[storage][stats][issue32]") {
+  std::vector<stored_run> runs(4);
+  // t1 twice (overlapping t2), t3 apart: busy is the union, truncated per
+  // merged span; durations truncated per run.
+  runs[0] = {"t1", 1'000'000'000, 1'010'500'000, 9'999'999,
+             run_end::completed};
+  runs[1] = {"t2", 1'005'000'000, 1'020'000'000, 15'000'000,
+             run_end::failed};
+  runs[2] = {"t3", 1'030'000'000, 1'031'700'000, 1'700'000,
+             run_end::interrupted};
+  runs[3] = {"t1", 1'040'000'000, 1'040'000'000, 0, run_end::skipped};
+  auto digest = digest_of_packed(pack_runs(runs));
+  REQUIRE(digest);
+  CHECK(is_digest(*digest));
+  runs_digest d;
+  REQUIRE(read_digest(*digest, d));
+  CHECK(d.runs == 4);
+  CHECK(d.tasks == 3);
+  CHECK(d.task_time_ms == 9 + 15 + 1 + 0);
+  CHECK(d.busy_ms == 20 + 1 + 0);
+  CHECK(d.completed == 1);
+  CHECK(d.skipped == 1);
+  CHECK(d.failed == 1);
+  CHECK(d.interrupted == 1);
+  CHECK(d.ended_ms == std::vector<std::int64_t>{0, 1, 9, 15});
+  // A packing is never read as a digest, nor a digest as a packing.
+  CHECK_FALSE(is_digest(pack_runs(runs)));
+  CHECK_FALSE(runs_unpack(*digest));
+  // An open session's packing (a run in progress, or an epoch): none.
+  CHECK_FALSE(digest_of_packed(pack_runs(runs, 3)));
+  runs[3].status = run_end::in_progress;
+  CHECK_FALSE(digest_of_packed(pack_runs(runs)));
+  CHECK_FALSE(digest_of_packed("\x01\x05"));
+  // Cut short or with a byte over: refused.
+  CHECK_FALSE(read_digest(digest->substr(0, digest->size() - 1), d));
+  CHECK_FALSE(read_digest(*digest + '\0', d));
+  CHECK(read_digest(std::string{"\x03\0\0\0\0\0\0\0\0", 9}, d));
+  CHECK(d.runs == 0);
+}
+
+TEST_CASE("storage: the closing write stores the runs' digest with them, "
+          "list hands it on for statistics (the runs without one), an "
+          "undone close drops it and the next close writes it again",
+          "[storage][stats][issue32][backends]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  must_append(*st, chained({started("S1", t0),
+                            task_event(event_kind::task_started, "S1", "t1",
+                                       t0 + 10),
+                            task_event(event_kind::task_ended, "S1", "t1",
+                                       t0 + 3'000'000, "failed"),
+                            task_event(event_kind::task_started, "S1", "t2",
+                                       t0 + 4'000'000)}));
+  auto digests_of = [&] {
+    auto q = stats_of("local");
+    q.digests = true;
+    return q;
+  };
+  // Open: no digest; the runs are handed on.
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions"
+                             " WHERE digest IS NOT NULL") == 0);
+  CHECK_FALSE(is_digest(must(st->list(digests_of())).runs.packed(0)));
+  must_append(*st, chained({closing(event_kind::session_ended, "S1",
+                                    t0 + 9'000'000)},
+                           {{"S1", 4}}));
+  auto packed = std::string{must(st->list(stats_of("local"))).runs.packed(0)};
+  auto expected = digest_of_packed(packed);
+  REQUIRE(expected);
+  auto page = must(st->list(digests_of()));
+  REQUIRE(page.runs.size() == 1);
+  CHECK(page.runs.packed(0) == *expected);
+  runs_digest d;
+  REQUIRE(read_digest(page.runs.packed(0), d));
+  CHECK(d.runs == 2);
+  CHECK(d.failed == 1);
+  CHECK(d.interrupted == 1);
+  CHECK(d.ended_ms == std::vector<std::int64_t>{2, 5});
+  // A row from before schema 11 (no digest): its runs.
+  exec_sql(tmp.journal(), "UPDATE sessions SET digest = NULL");
+  CHECK(must(st->list(digests_of())).runs.packed(0) == packed);
+  // A damaged digest: the runs are paired from the events instead.
+  exec_sql(tmp.journal(), dialect("UPDATE sessions SET digest = x'0309'",
+                                  "UPDATE sessions SET digest = '\\x0309'"));
+  CHECK(same(must(st->list(digests_of())).runs.at(0),
+             *unpack_runs(packed)));
+  // The close undone: open again, runs and digest gone; closed again
+  // later, both written again (t2 now runs until the new close).
+  auto undo = at_epoch(make_event(event_kind::change_undone, "S1",
+                                  t0 + 10'000'000),
+                       5);
+  must_append(*st, {undo});
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions"
+                             " WHERE digest IS NOT NULL OR runs IS NOT"
+                             " NULL") == 0);
+  must_append(*st, chained({closing(event_kind::session_ended, "S1",
+                                    t0 + 20'000'000)},
+                           {{"S1", 6}}));
+  packed = std::string{must(st->list(stats_of("local"))).runs.packed(0)};
+  REQUIRE(read_digest(must(st->list(digests_of())).runs.packed(0), d));
+  CHECK(must(st->list(digests_of())).runs.packed(0)
+        == *digest_of_packed(packed));
+  CHECK(d.ended_ms == std::vector<std::int64_t>{2, 16});
+}
