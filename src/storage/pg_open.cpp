@@ -133,7 +133,7 @@ constexpr const char* migrations[] = {
   )sql",
   // 11: a closed session's runs summed up for statistics, as SQLite's 11.
   R"sql(
-    ALTER TABLE sessions ADD COLUMN digest bytea;
+    ALTER TABLE sessions ADD COLUMN IF NOT EXISTS digest bytea;
   )sql",
 };
 

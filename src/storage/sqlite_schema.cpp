@@ -212,9 +212,11 @@ constexpr const char* migrations[] = {
   // (storage/runs.hpp, runs_digest), written with its packed runs by the
   // same statement; what a month by day, week, milestone or tag reads
   // instead of ~50 runs per session. NULL before this step (statistics
-  // read those rows' runs) and while open.
+  // read those rows' runs) and while open. The column is added by the
+  // step's C++ half unless there (ALTER TABLE has no IF NOT EXISTS, and a
+  // file whose version was set back keeps its columns).
   R"sql(
-    ALTER TABLE sessions ADD COLUMN digest BLOB;
+    SELECT 1;
   )sql",
 };
 
@@ -324,6 +326,15 @@ std::optional<error> migrate(sqlite3* db, const std::string& path,
                      "the journal " + path + " has an event of unknown kind '"
                        + bad_kind + "'; it was not modified: run a newer"
                          " time-tracker-mcp, or move it aside"};
+    }
+    if (rc == SQLITE_OK && v == 11) {
+      std::int64_t has = 0;
+      rc = query_int(db,
+                     "SELECT count(*) FROM pragma_table_info('sessions')"
+                     " WHERE name = 'digest'",
+                     has);
+      if (rc == SQLITE_OK && has == 0)
+        rc = exec(db, "ALTER TABLE sessions ADD COLUMN digest BLOB");
     }
     if (rc == SQLITE_OK)
       rc = exec(db, bump.c_str());

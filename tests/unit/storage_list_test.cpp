@@ -438,8 +438,8 @@ TEST_CASE("storage: schema 10 (PostgreSQL's history step) opens a journal of "
     db.exec("PRAGMA user_version = 9");
   }
   auto st = must_open(tmp.data());
-  CHECK(count(tmp.journal(), "PRAGMA user_version") == 10);
-  CHECK(journal_schema_version == 10);
+  CHECK(count(tmp.journal(), "PRAGMA user_version") == 11);
+  CHECK(journal_schema_version == 11);
   auto q = of("local");
   q.text = "task";
   auto page = must(st->list(q));

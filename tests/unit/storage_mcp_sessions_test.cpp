@@ -117,7 +117,7 @@ TEST_CASE("storage: schema 9 adds the MCP sessions to a journal of schema 8",
   }
   auto st = must_open(tmp.data());
   CHECK(count(tmp.journal(), "PRAGMA user_version") == journal_schema_version);
-  CHECK(journal_schema_version == 10);
+  CHECK(journal_schema_version == 11);
   must(st->put_mcp_session(record("S-1", t0)));
   CHECK(must(st->get_mcp_session("S-1")).has_value());
   CHECK(must(st->history({})).size() == 1);

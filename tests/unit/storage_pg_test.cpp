@@ -319,7 +319,7 @@ TEST_CASE("postgresql: schema 10 migrates a journal of schema 9: the audit "
   auto st = must_open_pg(o);
   CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key ="
                              " 'schema_version'")
-        == 10);
+        == 11);
   CHECK(count(tmp.journal(), indexed) == 1);
   CHECK(page_ids(must(st->list(q))) == page_ids(before));
 }

@@ -437,3 +437,28 @@ TEST_CASE("storage: the closing write stores the runs' digest with them, "
         == *digest_of_packed(packed));
   CHECK(d.ended_ms == std::vector<std::int64_t>{2, 16});
 }
+
+TEST_CASE("storage: schema 11 adds the digests to a journal of schema 10; "
+          "its closed sessions, without one, are read from their runs",
+          "[storage][stats][issue32]") {
+  temp_dir tmp;
+  std::string packed;
+  {
+    auto st = must_open(tmp.data());
+    must_append(*st, chained({started("S1", t0),
+                              task_event(event_kind::task_started, "S1",
+                                         "t1", t0 + 10),
+                              closing(event_kind::session_ended, "S1",
+                                      t0 + 2'000'000)}));
+    packed = std::string{must(st->list(stats_of("local"))).runs.packed(0)};
+  }
+  exec_sql(tmp.journal(), "ALTER TABLE sessions DROP COLUMN digest;"
+                          " PRAGMA user_version = 10");
+  auto st = must_open(tmp.data());
+  CHECK(count(tmp.journal(), "PRAGMA user_version") == 11);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions"
+                             " WHERE digest IS NULL") == 1);
+  auto q = stats_of("local");
+  q.digests = true;
+  CHECK(must(st->list(q)).runs.packed(0) == packed);
+}
