@@ -186,7 +186,7 @@ TEST_CASE("export lines: read back the same, each bad line named",
   CHECK(first_error({lines[0]}).rfind("line 1: not an export", 0) == 0);
   CHECK(first_error({ttm::journal::dump_header(99)})
         == "line 1: schema version 99 is not one this time-tracker-mcp reads"
-           " (1 to 10)");
+           " (1 to 11)");
   CHECK(first_error({header, "{"}).rfind("line 2: not JSON", 0) == 0);
   CHECK(first_error({header, lines[2]})
         == "line 2: session s-a has no session_started event before this"
