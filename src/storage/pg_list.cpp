@@ -153,11 +153,22 @@ query_text tracking_statement(const list_query& q, std::int64_t limit) {
   // closed), found in this one scan of the rows, in a subquery the planner
   // keeps (OFFSET 0) so that the sort does not carry the runs to test them
   // after it.
+  // With digests (~100 bytes a row, not ~1.1 KB of runs) the CTE carries
+  // the rows whole and the page needs no join by sid.
+  const bool whole = q.with_runs && q.digests;
+  const char* const row_columns
+    = ", milestone_id, milestone_name, state, closed_wall_ns, tags,"
+      " tasks_total, digest, epoch, principal";
   if (q.with_runs)
-    t.sql += ", unpacked FROM (SELECT sid, started_wall_ns, session_id,"
-             " runs IS NULL OR octet_length(runs) = 0 OR get_byte(runs, 0)"
-             " <> "
-             + std::to_string(packed_closed) + " AS unpacked";
+    t.sql += std::string{", unpacked"} + (whole ? ", started_wall_ns,"
+                                                  " session_id"
+                                                + std::string{row_columns}
+                                                : "")
+             + " FROM (SELECT sid, started_wall_ns, session_id,"
+               " runs IS NULL OR octet_length(runs) = 0 OR get_byte(runs, 0)"
+               " <> "
+             + std::to_string(packed_closed) + " AS unpacked"
+             + (whole ? row_columns : "");
   t.sql += " FROM sessions WHERE true";
   if (!q.principal.empty()) {
     t.sql += " AND principal = " + t.next();
@@ -194,17 +205,18 @@ query_text tracking_statement(const list_query& q, std::int64_t limit) {
     t.sql += " OFFSET 0) x";
   t.sql += " ORDER BY started_wall_ns DESC, session_id DESC LIMIT " + t.next();
   t.params.add(limit + 1);
-  t.sql += ") SELECT 0, p.rn, p.sid, s.session_id, s.milestone_id,"
-           " s.milestone_name, s.state, s.started_wall_ns, s.closed_wall_ns,"
-           " s.tags, s.tasks_total, "
-           // The runs of a row without a digest by a subquery: the join
-           // by sid would otherwise hash every row with its runs (7 MB
-           // for a month, 1.4 MB without).
-           + std::string{q.with_runs && q.digests
-                           ? "COALESCE(s.digest, (SELECT r.runs FROM"
-                             " sessions r WHERE r.sid = s.sid))"
-                           : "s.runs"}
-           + ", s.epoch, s.principal, ";
+  // The page's rows: from the CTE itself (digests), else joined by sid.
+  const std::string r = whole ? "p." : "s.";
+  t.sql += ") SELECT 0, p.rn, p.sid, " + r + "session_id, " + r
+           + "milestone_id, " + r + "milestone_name, " + r + "state, " + r
+           + "started_wall_ns, " + r + "closed_wall_ns, " + r + "tags, " + r
+           + "tasks_total, "
+           // The runs of a row without a digest by a subquery, after the
+           // sort (which would otherwise carry them).
+           + (whole ? "COALESCE(p.digest, (SELECT x.runs FROM sessions x"
+                      " WHERE x.sid = p.sid))"
+                    : "s.runs")
+           + ", " + r + "epoch, " + r + "principal, ";
   if (q.with_runs) {
     // Binary rows: 5,000 packed runs (~5.5 MB) as bytes, not 11 MB of hex
     // to escape and unescape.
@@ -217,11 +229,12 @@ query_text tracking_statement(const list_query& q, std::int64_t limit) {
     // page's least sid on, not from the first row (a month of sessions
     // added in time order is the newer half of the index: read whole, the
     // older half was read for nothing).
-    t.sql += "NULL::bigint, NULL::bigint, NULL, NULL, NULL::bigint,"
-             " NULL::bigint, NULL, NULL, NULL::boolean FROM page p"
-             " JOIN sessions s ON s.sid = p.sid"
-             " WHERE s.sid >= (SELECT min(sid) FROM page)"
-             " UNION ALL SELECT 1, p.rn, p.sid, NULL, NULL, NULL, NULL,"
+    t.sql += std::string{"NULL::bigint, NULL::bigint, NULL, NULL,"
+                         " NULL::bigint, NULL::bigint, NULL, NULL,"
+                         " NULL::boolean FROM page p"}
+             + (whole ? "" : " JOIN sessions s ON s.sid = p.sid"
+                             " WHERE s.sid >= (SELECT min(sid) FROM page)")
+             + " UNION ALL SELECT 1, p.rn, p.sid, NULL, NULL, NULL, NULL,"
              " NULL::bigint, NULL::bigint, NULL, NULL::bigint, NULL::bytea,"
              " NULL::bigint, NULL, NULL::bigint, e.seq, e.kind, e.task_id,"
              " e.wall_ns, e.mono_ns, e.boot_id, e.payload, e.undone"

@@ -332,7 +332,7 @@ TEST_CASE("storage: tags with escapes read back through SQLite's JSON",
         == std::vector<std::string>{"plain", "q\"uote", "b\\s", "\xc3\xbc,x"});
 }
 
-TEST_CASE("storage: a closed session's digest sums up its packing; an "
+TEST_CASE("storage: a closed session's digest sums up its packing, an "
           "open one's has none, damage is refused",
           "[storage][stats][issue32]") {
   std::vector<stored_run> runs(4);
@@ -438,7 +438,7 @@ TEST_CASE("storage: the closing write stores the runs' digest with them, "
   CHECK(d.ended_ms == std::vector<std::int64_t>{2, 16});
 }
 
-TEST_CASE("storage: schema 11 adds the digests to a journal of schema 10; "
+TEST_CASE("storage: schema 11 adds the digests to a journal of schema 10: "
           "its closed sessions, without one, are read from their runs",
           "[storage][stats][issue32]") {
   temp_dir tmp;
