@@ -10,6 +10,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+#include <stdexcept>
+
 using namespace ttm;
 using ms = std::chrono::milliseconds;
 
@@ -147,4 +150,76 @@ TEST_CASE("journal: a page's packed runs decode into the domain's, task ids "
   // Ended runs' durations 9, 10, 15, 50 s: nearest ranks.
   CHECK(stats.totals.median == ms{10'000});
   CHECK(stats.totals.p90 == ms{50'000});
+}
+
+TEST_CASE("journal: a page of digests gives the statistics its runs give, "
+          "by day, week, milestone and tag (random sessions)",
+          "[journal][stats][issue32]") {
+  using storage::run_end;
+  std::mt19937_64 rng{32};
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>{lo, hi}(rng);
+  };
+  storage::list_page runs_page;
+  storage::list_page digest_page;
+  for (int k = 0; k < 300; ++k) {
+    // Overlapping runs, re-runs, sub-millisecond parts, all four ends.
+    std::vector<storage::stored_run> runs;
+    auto start = t0 + k * 3'600 * sec + pick(0, 3'000 * sec);
+    auto at_ns = start;
+    for (int i = 0, n = static_cast<int>(pick(0, 12)); i < n; ++i) {
+      at_ns += pick(0, 90 * sec);
+      auto end = at_ns + pick(0, 200 * sec);
+      runs.push_back(ended("t" + std::to_string(pick(0, 7)), at_ns, end,
+                           pick(0, end - at_ns + 1'999'999),
+                           static_cast<run_end>(pick(1, 4))));
+    }
+    auto closed = at_ns + 500 * sec;
+    auto r = row("S" + std::to_string(k), start, closed,
+                 {"tag" + std::to_string(pick(0, 2))});
+    r.milestone_id = "M" + std::to_string(pick(0, 3));
+    auto packed = storage::pack_runs(runs);
+    auto digest = storage::digest_of_packed(packed);
+    REQUIRE(digest);
+    runs_page.rows.push_back(r);
+    runs_page.runs.add(packed);
+    digest_page.rows.push_back(r);
+    digest_page.runs.add(*digest);
+  }
+  auto now = at(t0 + 400 * 3'600 * sec);
+  auto from_runs = journal::to_history_page(std::move(runs_page), now);
+  auto from_digests = journal::to_history_page(std::move(digest_page), now);
+  REQUIRE(from_digests.runs.size() == 300);
+  CHECK(from_digests.runs[0].digest.has_value());
+  auto z = domain::resolve_zone("America/New_York", "UTC").found;
+  REQUIRE(z);
+  auto same = [](const domain::stats_numbers& a,
+                 const domain::stats_numbers& b) {
+    return a.sessions == b.sessions && a.tasks == b.tasks
+           && a.runs == b.runs && a.total == b.total && a.busy == b.busy
+           && a.task_time == b.task_time && a.median == b.median
+           && a.p90 == b.p90 && a.completed == b.completed
+           && a.skipped == b.skipped && a.failed == b.failed
+           && a.interrupted == b.interrupted
+           && a.in_progress == b.in_progress;
+  };
+  for (auto by : {domain::stats_group::day, domain::stats_group::week,
+                  domain::stats_group::milestone, domain::stats_group::tag}) {
+    auto a = domain::compute_stats(from_runs.runs, from_runs.task_ids, by,
+                                   *z, 1);
+    auto b = domain::compute_stats(from_digests.runs, from_digests.task_ids,
+                                   by, *z, 1);
+    CHECK(same(a.totals, b.totals));
+    REQUIRE(a.groups.size() == b.groups.size());
+    for (std::size_t i = 0; i < a.groups.size(); ++i) {
+      INFO(a.groups[i].key);
+      CHECK(a.groups[i].key == b.groups[i].key);
+      CHECK(same(a.groups[i].numbers, b.groups[i].numbers));
+    }
+  }
+  // By task needs the runs: a digest there is refused, not miscounted.
+  CHECK_THROWS_AS(domain::compute_stats(from_digests.runs,
+                                        from_digests.task_ids,
+                                        domain::stats_group::task, *z, 1),
+                  std::invalid_argument);
 }
