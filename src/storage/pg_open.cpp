@@ -5,6 +5,7 @@
 #include "storage/pg_store_impl.hpp"
 
 #include "storage/pg_probe.hpp"
+#include "storage/runs.hpp"
 
 #include "log.hpp"
 #include "storage/sqlite_store.hpp" // journal_schema_version
@@ -142,6 +143,24 @@ static_assert(std::size(migrations) == current_schema + 1);
 
 } // namespace
 
+std::optional<error> pg_store::digest_closed_sessions(const std::string& what) {
+  pg_rows rows;
+  if (auto err = conn_.query("SELECT sid, runs FROM sessions WHERE state <>"
+                             " 'open' AND runs IS NOT NULL AND digest IS NULL",
+                             pg_params{}.binary(), what, &rows))
+    return err;
+  for (int i = 0; i < rows.size(); ++i) {
+    auto digest = digest_of_packed(rows[i].bytes(1));
+    if (!digest) // not a closed packing: statistics read its runs
+      continue;
+    if (auto err = conn_.query("UPDATE sessions SET digest = $2 WHERE sid = $1",
+                               pg_params{}.add(rows[i].int64(0)).add_bytes(*digest),
+                               what))
+      return err;
+  }
+  return std::nullopt;
+}
+
 bool pg_read_session(const pg_row& row, int at, stored_session& s) {
   s.session_id = row.text(at);
   s.principal = row.text(at + 1);
@@ -267,13 +286,20 @@ std::optional<error> pg_store::open() {
         TTM_LOG(info, "storage",
                 "migrating the journal " + where_ + " to schema version "
                   + std::to_string(v));
+      auto what = "cannot migrate to schema version " + std::to_string(v)
+                  + " the journal";
       std::string step = "BEGIN; ";
       if (migrations[v])
         step += migrations[v];
-      step += "; UPDATE meta SET value = '" + std::to_string(v)
-              + "' WHERE key = 'schema_version'; COMMIT";
-      if (auto err = conn_.run(step, "cannot migrate to schema version "
-                                       + std::to_string(v) + " the journal")) {
+      auto bump = "UPDATE meta SET value = '" + std::to_string(v)
+                  + "' WHERE key = 'schema_version'; COMMIT";
+      auto err = conn_.run(v == 11 ? step : step + "; " + bump, what);
+      // Sessions closed before step 11: their digests, in its transaction.
+      if (!err && v == 11)
+        err = digest_closed_sessions(what);
+      if (!err && v == 11)
+        err = conn_.run(bump, what);
+      if (err) {
         conn_.rollback_if_open();
         return err;
       }

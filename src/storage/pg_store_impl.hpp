@@ -92,6 +92,9 @@ private:
   std::int64_t now_ns() const;
   /// Reconnects after a loss: LISTEN again, and the lease renewed (pg_open.cpp).
   std::optional<error> connect();
+  /// Schema step 11 (inside its transaction): the digest of each session
+  /// closed before it, from its packed runs (pg_open.cpp).
+  std::optional<error> digest_closed_sessions(const std::string& what);
   /// Runs `f` in a transaction (BEGIN ... COMMIT), rolled back on error.
   template <class T, class F>
   result<T> in_transaction(const std::string& what, F&& f, bool read_only);

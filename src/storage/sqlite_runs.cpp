@@ -159,4 +159,42 @@ int pack_closed_sessions(sqlite3* db, std::string& bad_kind) {
   return SQLITE_DONE;
 }
 
+int digest_closed_sessions(sqlite3* db) {
+  auto prepare = [&](stmt_ptr& out, const char* sql) {
+    sqlite3_stmt* s = nullptr;
+    auto rc = sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
+    out.reset(s);
+    return rc;
+  };
+  stmt_ptr packed;
+  stmt_ptr update;
+  if (auto rc = prepare(packed, "SELECT sid, runs FROM sessions WHERE"
+                                " state <> 'open' AND runs IS NOT NULL"
+                                " AND digest IS NULL");
+      rc != SQLITE_OK)
+    return rc;
+  if (auto rc = prepare(update,
+                        "UPDATE sessions SET digest = ?2 WHERE sid = ?1");
+      rc != SQLITE_OK)
+    return rc;
+  // Read first: updating rows while walking them is undefined.
+  std::vector<std::pair<std::int64_t, std::string>> digests;
+  {
+    stmt_use p{packed};
+    int rc;
+    while ((rc = p.step()) == SQLITE_ROW)
+      if (auto d = digest_of_packed(p.blob(1)))
+        digests.emplace_back(p.int64(0), std::move(*d));
+    if (rc != SQLITE_DONE)
+      return rc;
+  }
+  for (const auto& [sid, digest] : digests) {
+    stmt_use u{update};
+    u.bind(1, sid).bind_blob(2, digest);
+    if (auto rc = u.step(); rc != SQLITE_DONE)
+      return rc;
+  }
+  return SQLITE_DONE;
+}
+
 } // namespace ttm::storage::detail

@@ -59,4 +59,9 @@ int store_closing_runs(const stmt_ptr& read, const stmt_ptr& events,
 /// step's transaction).
 int pack_closed_sessions(sqlite3* db, std::string& bad_kind);
 
+/// Schema step 11: the digest of every closed session packed before it
+/// (inside the step's transaction), from its packing; a packing that does
+/// not read as a closed one keeps no digest (statistics read its runs).
+int digest_closed_sessions(sqlite3* db);
+
 } // namespace ttm::storage::detail

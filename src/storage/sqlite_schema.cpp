@@ -335,6 +335,9 @@ std::optional<error> migrate(sqlite3* db, const std::string& path,
                      has);
       if (rc == SQLITE_OK && has == 0)
         rc = exec(db, "ALTER TABLE sessions ADD COLUMN digest BLOB");
+      // Sessions closed before it: their statistics as fast as new ones'.
+      if (rc == SQLITE_OK && (rc = digest_closed_sessions(db)) == SQLITE_DONE)
+        rc = SQLITE_OK;
     }
     if (rc == SQLITE_OK)
       rc = exec(db, bump.c_str());

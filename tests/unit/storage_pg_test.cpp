@@ -324,6 +324,40 @@ TEST_CASE("postgresql: schema 10 migrates a journal of schema 9: the audit "
   CHECK(page_ids(must(st->list(q))) == page_ids(before));
 }
 
+TEST_CASE("postgresql: schema 11 migrates a journal of schema 10: each "
+          "closed session gets its digest, from its packed runs; an open "
+          "one none",
+          "[.pg][issue32]") {
+  temp_dir tmp;
+  test_wall wall;
+  auto o = pg_for(tmp, wall);
+  {
+    auto st = must_open_pg(o);
+    must_append(*st, chained({started("S1", t0),
+                              make_event(event_kind::task_started, "S1",
+                                         t0 + 10, R"({"metadata":{}})", "t1"),
+                              closing(event_kind::session_ended, "S1",
+                                      t0 + 2'000'000),
+                              started("S2", t0)}));
+  }
+  const std::string with_digest = "SELECT count(*) FROM sessions WHERE"
+                                  " digest IS NOT NULL";
+  REQUIRE(count(tmp.journal(), with_digest) == 1);
+  raw_pg{tmp.journal()}.text(
+    "CREATE TABLE kept AS SELECT sid, digest FROM sessions;"
+    " ALTER TABLE sessions DROP COLUMN digest;"
+    " UPDATE meta SET value = '10' WHERE key = 'schema_version'");
+  auto st = must_open_pg(o);
+  CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key ="
+                             " 'schema_version'")
+        == 11);
+  CHECK(count(tmp.journal(), with_digest) == 1);
+  CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions s JOIN kept k"
+                             " ON k.sid = s.sid WHERE s.digest"
+                             " IS NOT DISTINCT FROM k.digest")
+        == 2);
+}
+
 TEST_CASE("postgresql: a journal URL whose search_path names no schema, or a "
           "schema without a journal: the server and the admin commands say "
           "what is missing and how to create it",
