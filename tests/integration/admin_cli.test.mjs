@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { freshDataDir } from './lib/data_dir.mjs';
-import { serverBinary } from './lib/env.mjs';
+import { journalSchemaVersion, serverBinary } from './lib/env.mjs';
 import { HttpServer, initializeBody, mcpHeaders, rawRequest, stopAllHttpServers } from './lib/http_server.mjs';
 import { pollUntil } from './lib/raw_client.mjs';
 import { stdioServers } from './lib/sdk_client.mjs';
@@ -127,7 +127,7 @@ describe('admin CLI: export and import', () => {
     const first = await admin(['export', '--data-dir', dir]);
     assert.equal(first.code, 0, first.stderr);
     const lines = first.stdout.trimEnd().split('\n');
-    assert.deepEqual(JSON.parse(lines[0]), { format: 'time-tracker-mcp-journal', schema_version: 11 });
+    assert.deepEqual(JSON.parse(lines[0]), { format: 'time-tracker-mcp-journal', schema_version: journalSchemaVersion() });
     assert.ok(lines.slice(1).every((l) => JSON.parse(l)), 'every line is JSON');
     assert.equal(lines.filter((l) => JSON.parse(l).event === 'session_started').length, 6);
     assert.equal(lines.filter((l) => JSON.parse(l).preference === 'timezone').length, 1);

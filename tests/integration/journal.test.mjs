@@ -25,7 +25,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { freshDataDir } from './lib/data_dir.mjs';
-import { serverBinary } from './lib/env.mjs';
+import { journalSchemaVersion, serverBinary } from './lib/env.mjs';
 import { HttpServer, stopAllHttpServers } from './lib/http_server.mjs';
 import { makeValidator } from './lib/json_schema.mjs';
 import { assertModernResult, modernRequest, withoutRequestIds } from './lib/modern.mjs';
@@ -41,7 +41,7 @@ const T = { timeout: 40_000 };
 const NY = 'America/New_York';
 const JOURNAL_FILE = 'journal.sqlite3';
 /** The schema version this server writes (PRAGMA user_version). */
-const CURRENT_SCHEMA = 10;
+const CURRENT_SCHEMA = journalSchemaVersion();
 
 after(async () => {
   await stopAllServers();

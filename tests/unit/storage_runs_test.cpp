@@ -439,7 +439,7 @@ TEST_CASE("storage: the closing write stores the runs' digest with them, "
 }
 
 TEST_CASE("storage: schema 11 adds the digests to a journal of schema 10: "
-          "each closed session's, from its packed runs; a row left without "
+          "each closed session's, from its packed runs, and a row left without "
           "one is read from its runs",
           "[storage][stats][issue32]") {
   temp_dir tmp;

@@ -1,5 +1,5 @@
 // Where the server binary under test is: ctest passes it as TTM_BINARY.
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -30,3 +30,15 @@ export function serverBinary() {
 /** Per-test time limit for node:test, in milliseconds. */
 export const TEST_TIMEOUT_MS = 20_000;
 
+
+/**
+ * The journal schema version this source tree's server writes, read from
+ * its one definition (src/storage/sqlite_store.hpp), so that no test keeps
+ * a copy of the number.
+ */
+export function journalSchemaVersion() {
+  const header = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../src/storage/sqlite_store.hpp');
+  const m = /constexpr int journal_schema_version = (\d+);/.exec(readFileSync(header, 'utf8'));
+  if (!m) throw new Error(`no journal_schema_version in ${header}`);
+  return Number(m[1]);
+}
