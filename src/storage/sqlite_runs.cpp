@@ -37,6 +37,13 @@ const std::string run_events_select
 /// can be undone before it).
 const std::string run_events_sql_v4 = events_cte(false) + run_events_select;
 
+int prepare(sqlite3* db, stmt_ptr& out, const char* sql) {
+  sqlite3_stmt* s = nullptr;
+  auto rc = sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
+  out.reset(s);
+  return rc;
+}
+
 } // namespace
 
 const std::string task_events_cte = events_cte(true);
@@ -124,23 +131,17 @@ int store_closing_runs(const stmt_ptr& read, const stmt_ptr& events,
 }
 
 int pack_closed_sessions(sqlite3* db, std::string& bad_kind) {
-  auto prepare = [&](stmt_ptr& out, const char* sql) {
-    sqlite3_stmt* s = nullptr;
-    auto rc = sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
-    out.reset(s);
-    return rc;
-  };
   stmt_ptr closed;
   stmt_ptr events;
   stmt_ptr update;
-  if (auto rc = prepare(closed, "SELECT sid FROM sessions"
+  if (auto rc = prepare(db, closed, "SELECT sid FROM sessions"
                                 " WHERE state <> 'open' AND runs IS NULL");
       rc != SQLITE_OK)
     return rc;
-  if (auto rc = prepare(events, run_events_sql_v4.c_str());
+  if (auto rc = prepare(db, events, run_events_sql_v4.c_str());
       rc != SQLITE_OK)
     return rc;
-  if (auto rc = prepare(update, store_runs_sql_v4.c_str()); rc != SQLITE_OK)
+  if (auto rc = prepare(db, update, store_runs_sql_v4.c_str()); rc != SQLITE_OK)
     return rc;
   // The sids first: updating rows while walking them is undefined.
   std::vector<std::int64_t> sids;
@@ -160,20 +161,14 @@ int pack_closed_sessions(sqlite3* db, std::string& bad_kind) {
 }
 
 int digest_closed_sessions(sqlite3* db) {
-  auto prepare = [&](stmt_ptr& out, const char* sql) {
-    sqlite3_stmt* s = nullptr;
-    auto rc = sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
-    out.reset(s);
-    return rc;
-  };
   stmt_ptr packed;
   stmt_ptr update;
-  if (auto rc = prepare(packed, "SELECT sid, runs FROM sessions WHERE"
+  if (auto rc = prepare(db, packed, "SELECT sid, runs FROM sessions WHERE"
                                 " state <> 'open' AND runs IS NOT NULL"
                                 " AND digest IS NULL");
       rc != SQLITE_OK)
     return rc;
-  if (auto rc = prepare(update,
+  if (auto rc = prepare(db, update,
                         "UPDATE sessions SET digest = ?2 WHERE sid = ?1");
       rc != SQLITE_OK)
     return rc;
