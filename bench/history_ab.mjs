@@ -8,9 +8,9 @@
 // the environment (TIME_TRACKER_MCP_JOURNAL), as with bench/history.sh.
 //
 // Usage: node bench/history_ab.mjs BINARY_A BINARY_B DATA_DIR [N=60] [WARMUP=5] [LIST_N=N*3]
-import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+
+import { abServer } from './ab_server.mjs';
 
 const [binA, binB, dir, nArg, warmArg, listArg] = process.argv.slice(2);
 if (!binA || !binB || !dir) {
@@ -43,22 +43,9 @@ function backends() {
   return out;
 }
 
-// B on a store of its own (B_DATA_DIR, B_JOURNAL): a build whose schema
-// is newer than A's cannot share A's store (fill both alike: history_fill
-// with the same --seed and --end-ns).
+// B may run on a store of its own (bench/ab_server.mjs).
 function server(binary, b = false) {
-  const env = { ...process.env };
-  if (b && process.env.B_JOURNAL) env.TIME_TRACKER_MCP_JOURNAL = process.env.B_JOURNAL;
-  const d = b && process.env.B_DATA_DIR ? process.env.B_DATA_DIR : dir;
-  const child = spawn(binary, ['stdio', '--data-dir', d, '--log-level', 'warning', '--toolsets', 'all'],
-    { stdio: ['pipe', 'pipe', 'inherit'], env });
-  const waiting = [];
-  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(line));
-  let nextId = 1;
-  const rpc = (method, params) => new Promise((resolve) => {
-    waiting.push((line) => resolve(JSON.parse(line)));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params })}\n`);
-  });
+  const { child, rpc } = abServer(binary, dir, b);
   const s = { child, rpc, pids: [child.pid] };
   s.cpu = () => s.pids.reduce((n, pid) => n + (stat(pid)?.cpu ?? 0), 0);
   return s;

@@ -7,8 +7,7 @@
 // (TIME_TRACKER_MCP_JOURNAL), as with bench/history_ab.mjs.
 //
 // Usage: node bench/stats_same.mjs BINARY_A BINARY_B DATA_DIR
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { abServer } from './ab_server.mjs';
 
 const [binA, binB, dir] = process.argv.slice(2);
 if (!binA || !binB || !dir) {
@@ -16,24 +15,7 @@ if (!binA || !binB || !dir) {
   process.exit(2);
 }
 
-// B on a store of its own (B_DATA_DIR, B_JOURNAL): a build whose schema
-// is newer than A's cannot share A's store (fill both alike: history_fill
-// with the same --seed and --end-ns).
-function server(binary, b = false) {
-  const env = { ...process.env };
-  if (b && process.env.B_JOURNAL) env.TIME_TRACKER_MCP_JOURNAL = process.env.B_JOURNAL;
-  const d = b && process.env.B_DATA_DIR ? process.env.B_DATA_DIR : dir;
-  const child = spawn(binary, ['stdio', '--data-dir', d, '--log-level', 'warning', '--toolsets', 'all'],
-    { stdio: ['pipe', 'pipe', 'inherit'], env });
-  const waiting = [];
-  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(line));
-  let nextId = 1;
-  const rpc = (method, params) => new Promise((resolve) => {
-    waiting.push((line) => resolve(JSON.parse(line)));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params })}\n`);
-  });
-  return { child, rpc };
-}
+const server = (binary, b = false) => abServer(binary, dir, b);
 
 const servers = [server(binA), server(binB, true)];
 for (const s of servers) {
