@@ -325,7 +325,7 @@ TEST_CASE("postgresql: schema 10 migrates a journal of schema 9: the audit "
 }
 
 TEST_CASE("postgresql: schema 11 migrates a journal of schema 10: each "
-          "closed session gets its digest, from its packed runs; an open "
+          "closed session gets its digest, from its packed runs, and an open "
           "one none",
           "[.pg][issue32]") {
   temp_dir tmp;
