@@ -319,7 +319,7 @@ TEST_CASE("postgresql: schema 10 migrates a journal of schema 9: the audit "
   auto st = must_open_pg(o);
   CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key ="
                              " 'schema_version'")
-        == 11);
+        == journal_schema_version);
   CHECK(count(tmp.journal(), indexed) == 1);
   CHECK(page_ids(must(st->list(q))) == page_ids(before));
 }
@@ -350,7 +350,7 @@ TEST_CASE("postgresql: schema 11 migrates a journal of schema 10: each "
   auto st = must_open_pg(o);
   CHECK(count(tmp.journal(), "SELECT value FROM meta WHERE key ="
                              " 'schema_version'")
-        == 11);
+        == journal_schema_version);
   CHECK(count(tmp.journal(), with_digest) == 1);
   CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions s JOIN kept k"
                              " ON k.sid = s.sid WHERE s.digest"

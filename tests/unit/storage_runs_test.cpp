@@ -457,7 +457,7 @@ TEST_CASE("storage: schema 11 adds the digests to a journal of schema 10: "
                           " PRAGMA user_version = 10");
   {
     auto st = must_open(tmp.data());
-    CHECK(count(tmp.journal(), "PRAGMA user_version") == 11);
+    CHECK(count(tmp.journal(), "PRAGMA user_version") == journal_schema_version);
     CHECK(count(tmp.journal(), "SELECT count(*) FROM sessions"
                                " WHERE digest IS NULL") == 0);
     auto q = stats_of("local");
