@@ -507,10 +507,10 @@ evictable(std::uint64_t id, conn_phase phase, bool served,
 }
 
 bool holds_header_end(std::string_view head) noexcept {
-  // RFC 9112 2.2: a bare LF may end a line; Beast accepts it too.
-  return head.find("\r\n\r\n") != std::string_view::npos
-         || head.find("\n\n") != std::string_view::npos
-         || head.find("\n\r\n") != std::string_view::npos;
+  // RFC 9112 2.2: a bare LF may end a line; Beast accepts it too. A CRLF
+  // CRLF end holds "\n\r\n".
+  return head.find("\n\r\n") != std::string_view::npos
+         || head.find("\n\n") != std::string_view::npos;
 }
 
 admission decide_admission(std::size_t open, std::size_t max_connections,
