@@ -78,7 +78,18 @@ bool eventually(const std::function<bool()>& done) {
   return done();
 }
 
-struct two_nodes : ttm::test::actor_fixture {
+/// First base of the fixture: a [.pg] case run without a server fails here,
+/// before any actor is spawned (a REQUIRE failing inside spawn_node left
+/// the nodes' actors running, and the actor system's end waited for them).
+struct pg_required {
+  explicit pg_required(bool pg) {
+    if (pg && pg_uri() == nullptr)
+      FAIL("a [.pg] case needs TTM_TEST_PG_URI: ctest -R unit.storage_pg "
+           "runs them with a server of its own");
+  }
+};
+
+struct two_nodes : pg_required, ttm::test::actor_fixture {
   temp_dir dir;
   /// With the directory's change signal (as HTTP servers on SQLite map it):
   /// frames on a stored session skip the journal until a record changes.
@@ -92,7 +103,8 @@ struct two_nodes : ttm::test::actor_fixture {
 
   explicit two_nodes(std::size_t max_clients_b = 10, bool with_signal = false,
                      bool pg = false)
-    : actor_fixture(ttm::test::test_client_config(), {}), on_pg(pg) {
+    : pg_required(pg), actor_fixture(ttm::test::test_client_config(), {}),
+      on_pg(pg) {
     if (with_signal && !on_pg)
       signal = open_signal();
     caf::anon_send_exit(transport, caf::exit_reason::user_shutdown);
