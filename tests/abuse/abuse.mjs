@@ -10,7 +10,8 @@
 //
 //   node tests/abuse/abuse.mjs --binary build/time-tracker-mcp \
 //     [--only slowloris,token_guess] [--seconds 6] [--quiet 0] \
-//     [--scale ci|long] [--pace 50] [--abuser-nice 10] [--check] [--diag]
+//     [--scale ci|long] [--pace 50] [--abuser-nice 10] [--good-nice 0]
+//     [--check] [--diag]
 //     [--json out.json]
 // --quiet S: the good client runs alone S seconds first (its latency
 // without the abuser, the "alone before" column).
@@ -18,6 +19,9 @@
 // counted from when it was due (good_client.mjs); 0: flat out, each call
 // when the last is answered (the harness before 2026-11-28).
 // --abuser-nice N: the abuser's process runs at nice N (0: as the server).
+// --good-nice N: the good client's process runs at nice N (e.g. -10, as
+// root: a core whenever it is runnable, as on a machine of its own, so its
+// latency is the server's and the network's, not its own wait for a core).
 // --diag: also where the time went while the abuser ran (each process's
 // CPU and run-queue wait, the server's threads, the server's own timing of
 // the good client's calls): docs/reliability.md, "Where the good client
@@ -71,7 +75,7 @@ const ABUSERS = {
 function options(argv) {
   const o = {
     binary: process.env.TTM_BINARY, only: Object.keys(ABUSERS).join(','), seconds: 6, quiet: 0, scale: 'ci',
-    check: false, diag: false, json: '', rssMb: 512, pace: 50, abuserNice: 10,
+    check: false, diag: false, json: '', rssMb: 512, pace: 50, abuserNice: 10, goodNice: 0,
   };
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '').replace(/-(\w)/g, (_, c) => c.toUpperCase());
@@ -97,11 +101,12 @@ function runJson(cmd, args) {
 }
 
 /** The good client's process: start() resolves once it is connected; stop() with its report. */
-async function goodClient(url, pace) {
+async function goodClient(url, pace, niceness) {
   // --no-warnings: the SDK client adds an abort listener per request to a
   // long-lived signal (MaxListenersExceededWarning after 1,500 calls).
-  const child = spawn(process.execPath, ['--no-warnings', path.join(HERE, 'good_client.mjs'), url, GOOD_TOKEN, String(pace)],
-    { stdio: ['pipe', 'pipe', 'inherit'] });
+  // `nice` execs node: the pid is the client's.
+  const child = spawn('nice', ['-n', String(niceness), process.execPath, '--no-warnings', path.join(HERE, 'good_client.mjs'),
+    url, GOOD_TOKEN, String(pace)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const next = () => new Promise((resolve, reject) => {
     lines.once('line', resolve);
@@ -155,7 +160,7 @@ async function runOne(name, opt) {
     args: ['--toolsets', 'all', '--max-connections', String(MAX_CONNECTIONS), ...(ci.args ?? [])],
   });
   try {
-    const good = await goodClient(server.url, opt.pace);
+    const good = await goodClient(server.url, opt.pace, opt.goodNice);
     await new Promise((r) => setTimeout(r, 1000)); // warm-up: not counted
     const sampler = procSampler(server.child.pid, 100);
     good.mark();
