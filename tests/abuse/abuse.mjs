@@ -113,9 +113,10 @@ async function goodClient(url, pace, niceness) {
     child.once('exit', (code) => reject(new Error(`the good client exited (${code})`)));
   });
   const ready = await next();
-  assert.equal(ready, 'ready');
+  assert.match(ready, /^ready \[/);
   return {
     pid: child.pid,
+    tools: JSON.parse(ready.slice('ready '.length)),
     mark: () => child.stdin.write('mark\n'),
     async stop() {
       const report = next();
@@ -125,19 +126,17 @@ async function goodClient(url, pace, niceness) {
   };
 }
 
-/** The tools of Pattern 1: only the good client calls them while an abuser runs. */
-const GOOD_TOOLS = ['time_session_start', 'time_task_start', 'time_task_end', 'time_session_end'];
-
 /**
- * The server's own timing of the good client's calls: from /metrics, the
- * operation histogram's counts for GOOD_TOOLS, {count, le: {bound: n}}.
+ * The server's own timing of the good client's calls (only it calls
+ * `tools`, the ones it named, while an abuser runs): from /metrics, the
+ * operation histogram's counts for them, {count, le: {bound: n}}.
  */
-async function serverOps(server) {
+async function serverOps(server, tools) {
   const text = await (await fetch(`${server.origin}/metrics`)).text();
   const out = { count: 0, le: {} };
   for (const line of text.split('\n')) {
     if (!line.startsWith('mcp_server_operation_duration_seconds_bucket{')) continue;
-    if (!GOOD_TOOLS.some((t) => line.includes(`"${t}"`))) continue;
+    if (!tools.some((t) => line.includes(`"${t}"`))) continue;
     const le = /le="([^"]+)"/.exec(line)[1];
     const n = Number(line.slice(line.lastIndexOf(' ') + 1));
     out.le[le] = (out.le[le] ?? 0) + n;
@@ -170,7 +169,7 @@ async function runOne(name, opt) {
     const abuseStarted = Date.now();
     const pids = { server: server.child.pid, good: good.pid, harness: process.pid };
     const sched0 = sched(pids);
-    const ops0 = await serverOps(server);
+    const ops0 = await serverOps(server, good.tools);
     let abuse = { statuses: {}, requests: 0, notes: {} };
     if (name === 'baseline') {
       await new Promise((r) => setTimeout(r, opt.seconds * 1000));
@@ -182,7 +181,7 @@ async function runOne(name, opt) {
         ...(spec.token ? ['--token', ABUSER_TOKEN] : []), ...(ci.abuser ?? [])]);
     }
     const sched1 = sched(pids);
-    const ops1 = await serverOps(server);
+    const ops1 = await serverOps(server, good.tools);
     const abuseSeconds = (Date.now() - abuseStarted) / 1000;
     const report = await good.stop();
     const proc = sampler.stop();

@@ -13,7 +13,9 @@
 // wait too (no coordinated omission), and so does this process's own timer
 // firing late (`lag`, also reported apart).
 //
-// Prints "ready" once connected; on "stop" (a line on stdin) it prints one
+// Prints "ready TOOLS" once connected (TOOLS: a JSON array of the tools it
+// calls, for the harness's count of them in the server's own timing); on
+// "stop" (a line on stdin) it prints one
 // JSON line: {calls, failures, latencies ([at, ms, lag] per call: Date.now()
 // when it was due (flat out: sent), its latency, how late it was sent),
 // errors (first 5)} for the calls due after "mark" (a line on stdin; before
@@ -24,6 +26,11 @@ import { connectHttp } from '../integration/lib/sdk_client.mjs';
 import { PATTERN_1_TASKS, specSession } from '../integration/lib/session_patterns.mjs';
 
 const [url, token, rateArg] = process.argv.slice(2);
+/** The tools Pattern 1 calls, each named here only. */
+const TOOL = Object.freeze({
+  sessionStart: 'time_session_start', taskStart: 'time_task_start',
+  taskEnd: 'time_task_end', sessionEnd: 'time_session_end',
+});
 const rate = Number(rateArg ?? 0);
 const intervalNs = rate > 0 ? BigInt(Math.round(1e9 / rate)) : 0n;
 let due = 0n; // hrtime ns when the next call is due (paced)
@@ -75,20 +82,20 @@ async function timed(name, args) {
 async function loop() {
   let round = 0;
   while (!stopping) {
-    const started = await timed('time_session_start', specSession({ milestone_id: `M2-${round++}` }));
+    const started = await timed(TOOL.sessionStart, specSession({ milestone_id: `M2-${round++}` }));
     const sid = started?.session_id;
     if (!sid) continue;
     for (const task of PATTERN_1_TASKS) {
       if (stopping) break;
-      await timed('time_task_start', { session_id: sid, ...task.start });
-      await timed('time_task_end', { session_id: sid, ...task.end });
+      await timed(TOOL.taskStart, { session_id: sid, ...task.start });
+      await timed(TOOL.taskEnd, { session_id: sid, ...task.end });
     }
-    await timed('time_session_end', { session_id: sid });
+    await timed(TOOL.sessionEnd, { session_id: sid });
   }
 }
 
 const done = loop();
-console.log('ready');
+console.log(`ready ${JSON.stringify(Object.values(TOOL))}`);
 const input = createInterface({ input: process.stdin });
 input.on('close', () => { if (!stopping) process.exit(1); }); // the harness is gone
 input.on('line', async (line) => {
