@@ -100,6 +100,55 @@ TEST_CASE("fuzz regression: a task label after JavaScript whitespace is no "
   CHECK(g.find("\n    (unnamed) :") != std::string::npos);
 }
 
+TEST_CASE("fuzz regression: an instant in the supported years whose local "
+          "date is not (1799-12-31 in New York) is written and reads back; "
+          "the years bound instants, whatever the zone",
+          "[fuzz]") {
+  auto ny = domain::resolve_zone("America/New_York", "UTC");
+  auto tokyo = domain::resolve_zone("Asia/Tokyo", "UTC");
+  REQUIRE(ny.found);
+  REQUIRE(tokyo.found);
+  domain::time_input_options opts;
+  opts.in = &*ny.found;
+  // "eod" at 1800-01-01 01:00 UTC: 20:03:58 on 1799-12-31 in New York.
+  opts.now = domain::wall_time{date::sys_days{date::year{1800} / 1 / 1}
+                               + hours{1}};
+  auto eod = domain::parse_time_input("eod", opts);
+  REQUIRE(std::holds_alternative<domain::time_input>(eod));
+  auto t = std::get<domain::time_input>(eod).instant;
+  auto iso = domain::format_iso8601(t, *ny.found);
+  CHECK(iso == "1799-12-31T23:59:59.999-04:56:02");
+  auto back = domain::parse_time_input(iso, opts);
+  REQUIRE(std::holds_alternative<domain::time_input>(back));
+  CHECK(std::get<domain::time_input>(back).instant == t);
+  // The same day as a local date and time: its instants are in 1800 UTC.
+  for (const char* local : {"1799-12-31T20:00", "1799-12-31T19:03:58"})
+    CHECK(std::holds_alternative<domain::time_input>(
+      domain::parse_time_input(local, opts)));
+  // Instants outside the years are refused in every form and zone.
+  auto refused = [&](const char* text, const domain::zone& z) {
+    opts.in = &z;
+    INFO(text);
+    auto r = domain::parse_time_input(text, opts);
+    REQUIRE(std::holds_alternative<domain::time_input_error>(r));
+    CHECK_THAT(std::get<domain::time_input_error>(r).message,
+               Catch::Contains("outside the years 1800 to 2200"));
+  };
+  refused("1799-12-31T19:03", *ny.found); // 23:59 UTC
+  refused("1799-12-31", *ny.found);
+  refused("1799-12-31T23:00Z", *ny.found);
+  refused("2200-12-31T23:00-05:00", *ny.found); // 2201 UTC
+  refused("2201-01-01T00:30-01:00", *ny.found);
+  refused("1800-01-01", *tokyo.found); // 1799-12-31T14:41:01 UTC
+  refused("1800-01-01T00:30", *tokyo.found);
+  // In range at both ends, in UTC (the last one written an hour ahead).
+  opts.in = &*ny.found;
+  for (const char* edge : {"1800-01-01T00:00Z", "2200-12-31T23:59:59.999Z",
+                           "2201-01-01T00:30+01:00"})
+    CHECK(std::holds_alternative<domain::time_input>(
+      domain::parse_time_input(edge, opts)));
+}
+
 TEST_CASE("fuzz regression: a time written with a local mean time offset "
           "reads back",
           "[fuzz]") {
