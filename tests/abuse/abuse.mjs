@@ -22,6 +22,7 @@
 // --good-nice N: the good client's process runs at nice N (e.g. -10, as
 // root: a core whenever it is runnable, as on a machine of its own, so its
 // latency is the server's and the network's, not its own wait for a core).
+// Both are `nice -n N`: relative to the harness's own niceness.
 // --diag: also where the time went while the abuser ran (each process's
 // CPU and run-queue wait, the server's threads, the server's own timing of
 // the good client's calls): docs/reliability.md, "Where the good client
