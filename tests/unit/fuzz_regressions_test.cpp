@@ -101,7 +101,7 @@ TEST_CASE("fuzz regression: a task label after JavaScript whitespace is no "
 }
 
 TEST_CASE("fuzz regression: an instant in the supported years whose local "
-          "date is not (1799-12-31 in New York) is written and reads back; "
+          "date is not (1799-12-31 in New York) is written and reads back: "
           "the years bound instants, whatever the zone",
           "[fuzz]") {
   auto ny = domain::resolve_zone("America/New_York", "UTC");
