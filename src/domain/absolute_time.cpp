@@ -106,8 +106,7 @@ time_input_result instant_in_years(std::string_view text,
   if (ok
       && !in_supported_years(date::floor<milliseconds>(ok->instant)
                                .time_since_epoch()))
-    return refuse(text, "the instant (UTC) is outside the years 1800 to "
-                        "2200");
+    return refuse(text, outside_supported_years);
   return res;
 }
 
