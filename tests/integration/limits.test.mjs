@@ -74,6 +74,43 @@ function assertRateLimited(res, { id, maxSeconds }) {
   assert.equal(seconds, Math.max(1, Math.ceil(ms / 1000)));
 }
 
+/**
+ * Sends `body` (a write that waits for the held lock) and returns once it is
+ * in flight: once a ping is refused 429 beside it. Until the write is
+ * admitted a ping may pass, and a ping admitted first makes the write the
+ * one refused (each request has its own connection, read in parallel), so
+ * a write refused that way is sent again. Returns { slow, refused }.
+ */
+async function writeInFlight(server, client, body, pingId) {
+  let lost = false;
+  let sent = 0;
+  let last = 'pending';
+  const send = () => {
+    sent += 1;
+    last = 'pending';
+    return call(server, client, body).then((res) => {
+      last = `answered ${res.status}: ${res.body.slice(0, 200)}`;
+      if (res.status === 429) lost = true;
+      return res;
+    });
+  };
+  let slow = send();
+  let refused;
+  await pollUntil(async () => {
+    if (lost) {
+      lost = false;
+      slow = send();
+      return false;
+    }
+    const res = await call(server, client, rpc(pingId, 'ping'));
+    if (res.status === 429) refused = res;
+    return refused !== undefined;
+  }, 'a 429 while the write is in flight', {
+    timeoutMs: 1500, describe: () => `the write sent ${sent} time(s), the last ${last}`,
+  });
+  return { slow, refused };
+}
+
 /** The sqlite3 shell holding the journal's write lock until `release()`. */
 async function holdWriteLock(dataDir) {
   const shell = spawn('sqlite3', [path.join(dataDir, 'journal.sqlite3')], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -167,15 +204,7 @@ describe('--max-in-flight and --request-timeout (a journal held by another proce
       const client = await openSession(server);
       await journalOpen(server);
       lock = await holdWriteLock(dataDir);
-      const slow = call(server, client, startCall(3, 'M-slow'));
-      // The slow request is in flight once the journal waits for the lock;
-      // until then a ping may still pass, so ask until one is refused.
-      let refused;
-      await pollUntil(async () => {
-        const res = await call(server, client, rpc(4, 'ping'));
-        if (res.status === 429) refused = res;
-        return refused !== undefined;
-      }, 'a 429 while the write is in flight', { timeoutMs: 1500 });
+      const { slow, refused } = await writeInFlight(server, client, startCall(3, 'M-slow'), 4);
       assert.equal(refused.json.error.code, -32050);
       assert.equal(refused.headers['retry-after'], '1');
       assert.match(refused.json.error.message, /--max-in-flight/);
@@ -249,10 +278,7 @@ describe('health and shutdown', () => {
       const client = await openSession(server);
       await journalOpen(server);
       lock = await holdWriteLock(dataDir);
-      const slow = call(server, client, startCall(3, 'M-drain'));
-      // In flight (handed to the actors) once a second request gets 429.
-      await pollUntil(async () => (await call(server, client, rpc(4, 'ping'))).status === 429,
-        'the write to be in flight', { timeoutMs: 1500 });
+      const { slow } = await writeInFlight(server, client, startCall(3, 'M-drain'), 4);
       const t0 = Date.now();
       server.child.kill('SIGTERM');
       await server.waitForStderr(/finishing requests in flight/);
