@@ -4,7 +4,8 @@
 // ratio of the medians. CPU per call is the server process's utime+stime
 // (/proc/PID/stat) over the timed calls, plus, on PostgreSQL, that of the
 // backends the server opened (children of the postmaster that appeared
-// when it started: set PG_POSTMASTER_PID). The server's journal comes from
+// when it started, and those that exited during its calls, such as parallel
+// workers: set PG_POSTMASTER_PID). The server's journal comes from
 // the environment (TIME_TRACKER_MCP_JOURNAL), as with bench/history.sh.
 //
 // Usage: node bench/history_ab.mjs BINARY_A BINARY_B DATA_DIR [N=60] [WARMUP=5] [LIST_N=N*3]
@@ -27,7 +28,7 @@ function stat(pid) {
   try {
     const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(f[1]), cpu: Number(f[11]) + Number(f[12]) };
+    return { ppid: Number(f[1]), cpu: Number(f[11]) + Number(f[12]), reaped: Number(f[13]) + Number(f[14]) };
   } catch {
     return null; // gone
   }
@@ -47,7 +48,11 @@ function backends() {
 function server(binary, b = false) {
   const { child, rpc } = abServer(binary, dir, b);
   const s = { child, rpc, pids: [child.pid] };
-  s.cpu = () => s.pids.reduce((n, pid) => n + (stat(pid)?.cpu ?? 0), 0);
+  // Plus the CPU of the postmaster's children that exited (parallel
+  // workers a statement started): calls alternate one at a time, so what
+  // exits during a call is that call's.
+  s.cpu = () => s.pids.reduce((n, pid) => n + (stat(pid)?.cpu ?? 0), 0)
+    + (postmaster ? stat(postmaster)?.reaped ?? 0 : 0);
   return s;
 }
 
