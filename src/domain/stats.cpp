@@ -299,12 +299,11 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
                            unsigned week_start) {
   const bool by_task = by == stats_group::task;
   // Per task (by index): the session that ran it last (which session's
-  // tasks are being counted), its runs there, and where they go in
-  // task_runs. Plain arrays: no hashing or tree walk per run.
+  // tasks are being counted) and its runs there. Plain arrays: no hashing
+  // or tree walk per run.
   const auto n_tasks = task_ids.size();
   std::vector<std::uint32_t> seen_in(n_tasks, UINT32_MAX);
   std::vector<std::uint32_t> count(n_tasks, 0);
-  std::vector<std::uint32_t> next(n_tasks, 0);
   std::vector<std::uint32_t> order; // a session's tasks as they first ran
   std::size_t all_runs = 0;
   for (const auto& s : sessions) {
@@ -386,20 +385,18 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
       }
       case stats_group::task: {
         // This session's part of each task's group: its runs of the task,
-        // in the session's order, next in the task's slice of task_runs.
-        for (auto t : order)
-          next[t] = slot[t];
+        // in the session's order, next in the task's slice of task_runs
+        // (the last count[t] placed).
         for (const auto& r : s.runs)
-          task_runs[next[r.task]++] = r;
+          task_runs[slot[r.task]++] = r;
         for (auto t : order) {
-          part p{&s, slot[t], count[t], ms{0}, 1};
-          auto* first = &task_runs[slot[t]];
+          part p{&s, slot[t] - count[t], count[t], ms{0}, 1};
+          auto* first = &task_runs[p.begin];
           p.busy = count[t] == 1
                      ? std::chrono::duration_cast<ms>(first->end
                                                       - first->start)
                      : busy_of(first, first + count[t]);
           task_groups[t].push_back(p);
-          slot[t] += count[t];
         }
         break;
       }
