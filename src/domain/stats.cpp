@@ -319,6 +319,7 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
   // month's 250,000 runs, 8 MB, walked once per task).
   std::vector<run_span> task_runs;
   std::vector<std::uint32_t> slot(by_task ? n_tasks : 0, 0); // next free
+  std::vector<bucket> task_groups(by_task ? n_tasks : 0);
   if (by_task) {
     for (const auto& s : sessions)
       for (const auto& r : s.runs) {
@@ -328,11 +329,13 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
         ++slot[r.task];
       }
     std::uint32_t at = 0;
-    for (auto& n : slot)
-      at += std::exchange(n, at);
+    for (std::size_t t = 0; t < n_tasks; ++t) {
+      // A part per session that ran the task: at most one per run.
+      task_groups[t].reserve(slot[t]);
+      at += std::exchange(slot[t], at);
+    }
     task_runs.resize(all_runs);
   }
-  std::vector<bucket> task_groups(by_task ? n_tasks : 0);
   std::map<std::string, bucket, std::less<>> groups;
   bucket* day_group = nullptr; // the group of `group_day` (by day, week)
   date::local_days group_day{};

@@ -128,9 +128,15 @@ const char* const task_events_of_p
     " AND e.kind = 'tasks_edited' AND e.undone_by IS NULL"
     " AND o.v ->> 'op' IN ('start', 'end')";
 
-/// The packed runs' version byte of a closed session (runs.cpp): its runs
-/// need no events. Any other (open, none, damaged) reads them.
-constexpr int packed_closed = 1;
+/// `runs` is not a closed session's packing (closed_packing_versions):
+/// its events are read (open, none, damaged).
+std::string unpacked_test() {
+  std::string versions;
+  for (auto v : closed_packing_versions)
+    versions += (versions.empty() ? "" : ", ") + std::to_string(v);
+  return "runs IS NULL OR octet_length(runs) = 0 OR get_byte(runs, 0) NOT IN ("
+         + versions + ")";
+}
 
 /// The tracking sessions' page as one statement (one round trip, one
 /// snapshot): part 0, the rows with their number in the page (`rn`) and,
@@ -164,10 +170,8 @@ query_text tracking_statement(const list_query& q, std::int64_t limit) {
                                                   " session_id"
                                                 + std::string{row_columns}
                                                 : "")
-             + " FROM (SELECT sid, started_wall_ns, session_id,"
-               " runs IS NULL OR octet_length(runs) = 0 OR get_byte(runs, 0)"
-               " <> "
-             + std::to_string(packed_closed) + " AS unpacked"
+             + " FROM (SELECT sid, started_wall_ns, session_id, "
+             + unpacked_test() + " AS unpacked"
              + (whole ? row_columns : "");
   t.sql += " FROM sessions WHERE true";
   if (!q.principal.empty()) {
@@ -264,18 +268,21 @@ std::optional<error> pg_store::read_page(const list_query& q,
                                          list_page& out) {
   static const std::string what = "cannot list the sessions in";
   // Part 0 in page order (rn), part 1 grouped by session, in journal order.
-  std::vector<int> page;
+  // (rn, row): each rn read once, not once per comparison of the sort.
+  std::vector<std::pair<std::int64_t, int>> ranked;
   std::map<std::int64_t, std::vector<std::pair<std::int64_t, int>>> events;
   for (int i = 0; i < rows_of(res); ++i) {
     pg_row row{res.get(), i};
     if (row.int64(0) == 0)
-      page.push_back(i);
+      ranked.emplace_back(row.int64(1), i);
     else
       events[row.int64(2)].emplace_back(row.int64(15), i);
   }
-  std::sort(page.begin(), page.end(), [&](int a, int b) {
-    return pg_row{res.get(), a}.int64(1) < pg_row{res.get(), b}.int64(1);
-  });
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<int> page;
+  page.reserve(ranked.size());
+  for (const auto& [rn, i] : ranked)
+    page.push_back(i);
   std::vector<std::int64_t> unread; // sids whose packed runs did not unpack
   // Per row, its packing in the result when it unpacks (handed on as
   // read: the journal layer decodes it), else its events are paired.
@@ -324,7 +331,7 @@ std::optional<error> pg_store::read_page(const list_query& q,
           runs = packed;
         // Packed closed yet damaged: its events were not read with it.
         if (!runs && !packed.empty()
-            && (packed[0] == packed_closed || is_digest(packed)))
+            && (is_closed_packing(packed) || is_digest(packed)))
           unread.push_back(sid);
       }
     } else {

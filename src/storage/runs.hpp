@@ -19,8 +19,10 @@ namespace ttm::storage {
 /// the order they started. A task_ended's `status` names how it ended.
 std::vector<stored_run> pair_runs(const std::vector<run_event>& events);
 
-/// The packed form (version byte, then per run: task id, start, end and
-/// duration as varints, status): ~20 bytes a run. An open session's runs
+/// The packed form (version byte, then per run: task id, status, start,
+/// end and duration as varints): ~12 bytes a run of a closed session (its
+/// start from the run before's end, its active time from its span), ~22
+/// an open session's. An open session's runs
 /// (kept for its pauses and corrections) are version 2: after the version
 /// the session's `epoch` once they are written (so a packing that events
 /// written since left behind is known as such), and a run in progress
@@ -28,6 +30,14 @@ std::vector<stored_run> pair_runs(const std::vector<run_event>& events);
 /// version 1 when every run ended, else version 2 at epoch 0.
 std::string pack_runs(const std::vector<stored_run>& runs,
                       std::optional<std::int64_t> epoch = std::nullopt);
+
+/// Whether `packed` is a closed session's packing by its version byte
+/// (every run ended: its runs need no events), damaged or not.
+bool is_closed_packing(std::string_view packed);
+
+/// The version bytes is_closed_packing takes, as a store's statement tests
+/// them without reading the packing (`get_byte(runs, 0) IN (…)`).
+inline constexpr unsigned char closed_packing_versions[] = {1, 4};
 
 /// A version-2 packing's epoch; none for any other packing.
 std::optional<std::int64_t> packed_epoch(std::string_view packed);
@@ -66,11 +76,16 @@ public:
   bool ok() const { return ok_; }
 
 private:
+  /// A closed session's run (version 4) after its task id, at `p`.
+  bool next_closed(run_view& r, const unsigned char* p,
+                   const unsigned char* end);
+
   std::string_view in_;
   std::uint64_t n_ = 0;
   std::uint64_t read_ = 0;
-  std::int64_t previous_ = 0;
+  std::int64_t previous_ = 0; ///< the run before's start (version 4: end)
   bool open_ = false;
+  bool compact_ = false; ///< version 4
   bool ok_ = true;
 };
 

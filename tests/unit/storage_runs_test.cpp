@@ -126,14 +126,72 @@ TEST_CASE("storage: packed runs read back as written, damage is refused",
   }
   CHECK(unpack_runs(std::string{"\x01\x00", 2})->empty());
   CHECK(runs_unpack(std::string{"\x01\x00", 2}));
-  // A status beyond the known ones is damage.
+  // A status beyond the known ones is damage; so is a run in progress in
+  // a closed session's packing, and a negative active time.
   stored_run one;
   one.task_id = "a";
   one.status = run_end::completed;
   one.end_wall_ns = 5;
   auto packed = pack_runs({one});
-  packed[5] = 9; // after version, count, id length, id, start (0)
+  REQUIRE(is_closed_packing(packed));
+  for (char status : {'\x09', '\x00'}) {
+    auto bad = packed;
+    bad[4] = status; // after version, count, id length, id
+    CHECK_FALSE(runs_unpack(bad));
+  }
+  // Its active time: its span (5 ns) less the last byte (zigzag).
+  one.duration_ns = 5;
+  packed = pack_runs({one});
+  REQUIRE(packed.size() == 8);
+  CHECK(packed[7] == 0);
+  packed[7] = 10; // 5 less: none
+  CHECK(unpack_runs(packed)->at(0).duration_ns == 0);
+  packed[7] = 12; // 6 less: below none
   CHECK_FALSE(runs_unpack(packed));
+}
+
+TEST_CASE("storage: a closed session's packing is ~13 bytes a run of tasks "
+          "run back to back, and version 1 (written before) still reads",
+          "[storage][stats]") {
+  // 50 tasks, one after another, each a few minutes, unpaused (the active
+  // time a few ns off the span: monotonic against wall clock).
+  std::vector<stored_run> runs(50);
+  std::int64_t at = t0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    auto& r = runs[i];
+    r.task_id = "t" + std::to_string(i);
+    r.start_wall_ns = at;
+    at += 60'000'000'000 + static_cast<std::int64_t>(i) * 7'000'000'123;
+    r.end_wall_ns = at;
+    r.duration_ns = (at - r.start_wall_ns) - 40;
+    r.status = i % 7 == 0 ? run_end::failed : run_end::completed;
+  }
+  auto packed = pack_runs(runs);
+  CHECK(is_closed_packing(packed));
+  CHECK(packed.size() <= 16 + runs.size() * 13);
+  auto back = unpack_runs(packed);
+  REQUIRE(back);
+  CHECK(same(*back, runs));
+  // Version 1 as it was written (start from the run before's start, end
+  // from the start, active time): 2 runs of "a", ended, skipped.
+  const std::string v1{"\x01\x02"
+                       "\x01" "a" "\x14" "\x01" "\x0a" "\x04"
+                       "\x01" "a" "\x06" "\x02" "\x02" "\x01",
+                       14};
+  CHECK(is_closed_packing(v1));
+  auto old = unpack_runs(v1);
+  REQUIRE(old);
+  REQUIRE(old->size() == 2);
+  CHECK((*old)[0].start_wall_ns == 10);
+  CHECK((*old)[0].end_wall_ns == 15);
+  CHECK((*old)[0].duration_ns == 4);
+  CHECK((*old)[0].status == run_end::completed);
+  CHECK((*old)[1].start_wall_ns == 13);
+  CHECK((*old)[1].end_wall_ns == 14);
+  CHECK((*old)[1].duration_ns == 1);
+  CHECK((*old)[1].status == run_end::skipped);
+  CHECK(digest_of_packed(v1));
+  CHECK_FALSE(is_closed_packing(pack_runs({}, 3))); // open: version 2
 }
 
 TEST_CASE("storage: a page's runs, packed one after another, read back per "
@@ -266,8 +324,8 @@ TEST_CASE("storage: an open session's runs packed with their pauses "
   CHECK((*back)[1].as_of_wall_ns == t0 + 6'000'000'000);
   CHECK_FALSE((*back)[1].running);
   CHECK((*back)[2].running);
-  // Every run ended: version 1, as before.
-  CHECK(pack_runs({given[0]})[0] == 1);
+  // Every run ended: a closed session's packing.
+  CHECK(is_closed_packing(pack_runs({given[0]})));
 
   temp_dir tmp;
   auto st = must_open(tmp.data());
