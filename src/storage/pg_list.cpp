@@ -382,6 +382,12 @@ std::optional<error> pg_store::read_page(const list_query& q,
       read[row.int64(0)].push_back(std::move(e));
     }
   }
+  // One buffer for the page's runs, sized once (grown by doubling, a
+  // month's copies and page faults were 4 % of a call by task).
+  std::size_t bytes = 0;
+  for (const auto& k : kept)
+    bytes += k ? k->size() : 1024; // paired from events: about
+  out.runs.reserve(out.rows.size(), bytes);
   for (std::size_t i = 0; i < out.rows.size(); ++i) {
     if (kept[i]) {
       out.runs.add(*kept[i]);
