@@ -536,3 +536,86 @@ TEST_CASE("storage: schema 11 adds the digests to a journal of schema 10: "
   q.digests = true;
   CHECK(must(st->list(q)).runs.packed(0) == packed);
 }
+
+namespace {
+
+void put_varint(std::string& out, std::uint64_t v) {
+  for (; v >= 0x80; v >>= 7)
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(v));
+}
+
+void put_signed(std::string& out, std::int64_t v) {
+  put_varint(out, (static_cast<std::uint64_t>(v) << 1)
+                    ^ static_cast<std::uint64_t>(v >> 63));
+}
+
+/// `bytes` as a literal of the journal's SQL dialect.
+std::string bytes_literal(const std::string& bytes) {
+  std::string hex;
+  for (unsigned char c : bytes) {
+    static const char digits[] = "0123456789abcdef";
+    hex += digits[c >> 4];
+    hex += digits[c & 15];
+  }
+  return dialect("X'" + hex + "'", "'\\x" + hex + "'::bytea");
+}
+
+} // namespace
+
+TEST_CASE("storage: a row packed by an older build (version 1) is read from "
+          "its packing, a damaged one from its events",
+          "[storage][stats][backends]") {
+  temp_dir tmp;
+  {
+    auto st = must_open(tmp.data());
+    must_append(*st, chained({started("S1", t0),
+                              task_event(event_kind::task_started, "S1",
+                                         "t1", t0 + 10),
+                              closing(event_kind::session_ended, "S1",
+                                      t0 + 2'000'000)}));
+  }
+  // Version 1 as older builds wrote it, with numbers the events do not
+  // give (so that where they came from shows): t1 completed, 20..500 ns
+  // after t0, active 123 ns.
+  std::string v1{"\x01\x01\x02t1", 5};
+  put_signed(v1, t0 + 20); // from 0, the run before's start
+  v1.push_back(static_cast<char>(run_end::completed));
+  put_signed(v1, 480); // end from start
+  put_varint(v1, 123); // active time
+  exec_sql(tmp.journal(), "UPDATE sessions SET digest = NULL, runs = "
+                            + bytes_literal(v1));
+  {
+    auto st = must_open(tmp.data());
+    auto page = must(st->list(stats_of("local")));
+    REQUIRE(page.runs.size() == 1);
+    auto runs = page.runs[0];
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].task_id == "t1");
+    CHECK(runs[0].start_wall_ns == t0 + 20);
+    CHECK(runs[0].end_wall_ns == t0 + 500);
+    CHECK(runs[0].duration_ns == 123);
+    CHECK(runs[0].status == run_end::completed);
+  }
+  // Damaged (version 4 cut short): the events are paired instead, the run
+  // interrupted at the session's end.
+  stored_run r;
+  r.task_id = "t1";
+  r.start_wall_ns = t0 + 20;
+  r.end_wall_ns = t0 + 500;
+  r.duration_ns = 123;
+  r.status = run_end::completed;
+  auto v4 = pack_runs({r});
+  REQUIRE(is_closed_packing(v4));
+  exec_sql(tmp.journal(),
+           "UPDATE sessions SET runs = "
+             + bytes_literal(v4.substr(0, v4.size() - 1)));
+  auto st = must_open(tmp.data());
+  auto page = must(st->list(stats_of("local")));
+  REQUIRE(page.runs.size() == 1);
+  auto runs = page.runs[0];
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].start_wall_ns == t0 + 10);
+  CHECK(runs[0].end_wall_ns == t0 + 2'000'000);
+  CHECK(runs[0].status == run_end::interrupted);
+}
