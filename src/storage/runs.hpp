@@ -19,10 +19,12 @@ namespace ttm::storage {
 /// the order they started. A task_ended's `status` names how it ended.
 std::vector<stored_run> pair_runs(const std::vector<run_event>& events);
 
-/// The packed form (version byte, then per run: task id, status, start,
-/// end and duration as varints): ~12 bytes a run of a closed session (its
-/// start from the run before's end, its active time from its span), ~22
-/// an open session's. An open session's runs
+/// The packed form: a version byte, then per run its task id, its status
+/// and, as varints, its start, end and active time. A closed session's
+/// (version 4, every run ended): the start from the run before's end, the
+/// end from the start, the active time from the span: ~12 bytes a run of
+/// tasks run back to back (version 1, still read, took ~22). An open
+/// session's runs
 /// (kept for its pauses and corrections) are version 2: after the version
 /// the session's `epoch` once they are written (so a packing that events
 /// written since left behind is known as such), and a run in progress
