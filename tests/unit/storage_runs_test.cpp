@@ -29,6 +29,14 @@ event task_event(event_kind kind, const std::string& session,
                     task_id);
 }
 
+/// S1, closed: t1 started 10 ns after t0, the session ended 2 ms after t0
+/// (the run interrupted there).
+std::vector<event> one_task_session() {
+  return chained({started("S1", t0),
+                  task_event(event_kind::task_started, "S1", "t1", t0 + 10),
+                  closing(event_kind::session_ended, "S1", t0 + 2'000'000)});
+}
+
 run_event ev(event_kind kind, const std::string& task, std::int64_t wall,
              std::int64_t mono, const std::string& boot,
              const std::string& status = {}) {
@@ -504,11 +512,7 @@ TEST_CASE("storage: schema 11 adds the digests to a journal of schema 10: "
   std::string packed;
   {
     auto st = must_open(tmp.data());
-    must_append(*st, chained({started("S1", t0),
-                              task_event(event_kind::task_started, "S1",
-                                         "t1", t0 + 10),
-                              closing(event_kind::session_ended, "S1",
-                                      t0 + 2'000'000)}));
+    must_append(*st, one_task_session());
     packed = std::string{must(st->list(stats_of("local"))).runs.packed(0)};
   }
   exec_sql(tmp.journal(),
@@ -569,11 +573,7 @@ TEST_CASE("storage: a row packed by an older build (version 1) is read from "
   temp_dir tmp;
   {
     auto st = must_open(tmp.data());
-    must_append(*st, chained({started("S1", t0),
-                              task_event(event_kind::task_started, "S1",
-                                         "t1", t0 + 10),
-                              closing(event_kind::session_ended, "S1",
-                                      t0 + 2'000'000)}));
+    must_append(*st, one_task_session());
   }
   // Version 1 as older builds wrote it, with numbers the events do not
   // give (so that where they came from shows): t1 completed, 20..500 ns
