@@ -32,6 +32,19 @@ constexpr char digest_version = 3;
 static_assert(closed_packing_versions[0] == packing_version
               && closed_packing_versions[1] == packing_version_closed);
 
+/// Sums and differences of nanoseconds that wrap: a damaged packing reads
+/// as wrong numbers (refused where they cannot be), never as undefined
+/// behaviour, and any runs pack and read back exactly.
+inline std::int64_t plus(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a)
+                                   + static_cast<std::uint64_t>(b));
+}
+
+inline std::int64_t minus(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a)
+                                   - static_cast<std::uint64_t>(b));
+}
+
 void put_varint(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
     out.push_back(static_cast<char>((v & 0x7f) | 0x80));
@@ -155,23 +168,23 @@ std::string pack_runs(const std::vector<stored_run>& runs,
       // the span, the active time's distance from it (unpaused: a few ns).
       auto end = r.end_wall_ns.value_or(r.start_wall_ns);
       out.push_back(static_cast<char>(r.status));
-      put_signed(out, r.start_wall_ns - previous);
-      put_signed(out, end - r.start_wall_ns);
-      put_signed(out, (end - r.start_wall_ns) - r.duration_ns);
+      put_signed(out, minus(r.start_wall_ns, previous));
+      put_signed(out, minus(end, r.start_wall_ns));
+      put_signed(out, minus(minus(end, r.start_wall_ns), r.duration_ns));
       previous = end;
       continue;
     }
     // Runs come in start order: the distance from the previous start is
     // short.
-    put_signed(out, r.start_wall_ns - previous);
+    put_signed(out, minus(r.start_wall_ns, previous));
     previous = r.start_wall_ns;
     out.push_back(static_cast<char>(r.status));
     if (r.status != run_end::in_progress) {
-      put_signed(out, r.end_wall_ns.value_or(r.start_wall_ns)
-                        - r.start_wall_ns);
+      put_signed(out, minus(r.end_wall_ns.value_or(r.start_wall_ns),
+                            r.start_wall_ns));
       put_varint(out, static_cast<std::uint64_t>(r.duration_ns));
     } else {
-      put_signed(out, r.as_of_wall_ns - r.start_wall_ns);
+      put_signed(out, minus(r.as_of_wall_ns, r.start_wall_ns));
       put_varint(out, static_cast<std::uint64_t>(r.duration_ns));
       out.push_back(r.running ? 1 : 0);
     }
@@ -242,7 +255,7 @@ bool runs_reader::next(run_view& r) {
       return next_closed(r, p, end);
     ok = varint_at(p, end, v);
   }
-  r.start_wall_ns = previous_ + unzigzag(v);
+  r.start_wall_ns = plus(previous_, unzigzag(v));
   r.as_of_wall_ns = r.start_wall_ns;
   r.running = true;
   r.duration_ns = 0;
@@ -260,14 +273,16 @@ bool runs_reader::next(run_view& r) {
   r.status = static_cast<run_end>(status);
   if (r.status != run_end::in_progress) {
     ok = varint_at(p, end, v);
-    r.end_wall_ns = r.start_wall_ns + unzigzag(v);
+    r.end_wall_ns = plus(r.start_wall_ns, unzigzag(v));
     ok = ok && varint_at(p, end, v);
     r.duration_ns = static_cast<std::int64_t>(v);
+    ok = ok && r.duration_ns >= 0; // beyond int64: damage
   } else if (open_) {
     ok = varint_at(p, end, v);
-    r.as_of_wall_ns = r.start_wall_ns + unzigzag(v);
+    r.as_of_wall_ns = plus(r.start_wall_ns, unzigzag(v));
     ok = ok && varint_at(p, end, v);
     r.duration_ns = static_cast<std::int64_t>(v);
+    ok = ok && r.duration_ns >= 0;
     if (ok && p != end)
       r.running = *p++ != 0;
     else
@@ -290,15 +305,11 @@ bool runs_reader::next_closed(run_view& r, const unsigned char* p,
             && status <= static_cast<unsigned>(run_end::interrupted)
             && varint_at(p, end, start) && varint_at(p, end, span)
             && varint_at(p, end, paused);
-  // Wrapping arithmetic: a damaged packing gives wrong numbers (or a
-  // negative active time: refused), never an overflow.
-  auto wrap = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };
-  auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
   r.status = static_cast<run_end>(status);
-  r.start_wall_ns = wrap(u(previous_) + u(unzigzag(start)));
-  r.end_wall_ns = wrap(u(r.start_wall_ns) + u(unzigzag(span)));
-  r.duration_ns = wrap(u(unzigzag(span)) - u(unzigzag(paused)));
-  ok = ok && r.duration_ns >= 0;
+  r.start_wall_ns = plus(previous_, unzigzag(start));
+  r.end_wall_ns = plus(r.start_wall_ns, unzigzag(span));
+  r.duration_ns = minus(unzigzag(span), unzigzag(paused));
+  ok = ok && r.duration_ns >= 0; // a negative active time: damage
   r.as_of_wall_ns = r.start_wall_ns;
   r.running = true;
   previous_ = r.end_wall_ns;
@@ -382,7 +393,7 @@ std::optional<std::string> digest_of_packed(std::string_view packed) {
   while (in.next(r)) {
     ++d.runs;
     const auto ms = r.duration_ns / 1'000'000; // truncated, as duration_cast
-    d.task_time_ms += ms;
+    d.task_time_ms = plus(d.task_time_ms, ms);
     d.ended_ms.push_back(ms);
     switch (r.status) {
       case run_end::completed: ++d.completed; break;
@@ -412,11 +423,11 @@ std::optional<std::string> digest_of_packed(std::string_view packed) {
       continue;
     }
     if (cur)
-      d.busy_ms += (cur->second - cur->first) / 1'000'000;
+      d.busy_ms = plus(d.busy_ms, minus(cur->second, cur->first) / 1'000'000);
     cur = std::make_pair(start, end);
   }
   if (cur)
-    d.busy_ms += (cur->second - cur->first) / 1'000'000;
+    d.busy_ms = plus(d.busy_ms, minus(cur->second, cur->first) / 1'000'000);
   std::sort(d.ended_ms.begin(), d.ended_ms.end());
   std::string out;
   out.reserve(16 + d.ended_ms.size() * 3);
@@ -434,7 +445,8 @@ std::optional<std::string> digest_of_packed(std::string_view packed) {
     if (i == 0)
       put_signed(out, d.ended_ms[i]);
     else
-      put_varint(out, static_cast<std::uint64_t>(d.ended_ms[i] - previous));
+      put_varint(out,
+                 static_cast<std::uint64_t>(minus(d.ended_ms[i], previous)));
     previous = d.ended_ms[i];
   }
   return out;
@@ -442,7 +454,8 @@ std::optional<std::string> digest_of_packed(std::string_view packed) {
 
 bool is_closed_packing(std::string_view packed) {
   return !packed.empty()
-         && (packed[0] == packing_version || packed[0] == packing_version_closed);
+         && (packed[0] == packing_version
+             || packed[0] == packing_version_closed);
 }
 
 bool is_digest(std::string_view bytes) {
@@ -478,7 +491,8 @@ bool read_digest(std::string_view bytes, runs_digest& out) {
     std::uint64_t x = 0;
     if (!varint_at(p, end, x))
       return false;
-    previous = i == 0 ? unzigzag(x) : previous + static_cast<std::int64_t>(x);
+    previous = i == 0 ? unzigzag(x)
+                      : plus(previous, static_cast<std::int64_t>(x));
     out.ended_ms.push_back(previous);
   }
   return p == end;

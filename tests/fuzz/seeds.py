@@ -189,3 +189,71 @@ configs = [{}, {"toolsets": ["time", "history"]}, {"ephemeral": True},
            {"nope": 1}, {"toolsets": 5}, {"preferences": []}]
 write("config", ["\x00" + "\n".join(a) for a in argvs]
       + ["\x01" + j(c) for c in configs] + ["\x03" + j(configs[4]), "\x01{", "\x01[]"])
+
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7f) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def zz(v):
+    return varint((v << 1) if v >= 0 else ((-v) << 1) - 1)
+
+
+T0 = 1_734_185_132_123_000_000
+
+
+def pack_v1(runs):  # (task, start, status, end, active): older builds' closed
+    out, prev = b"\x01" + varint(len(runs)), 0
+    for task, start, status, end, active in runs:
+        out += varint(len(task)) + task + zz(start - prev) + bytes([status])
+        out += zz(end - start) + varint(active)
+        prev = start
+    return out
+
+
+def pack_v4(runs):  # the closed packing written now
+    out, prev = b"\x04" + varint(len(runs)), 0
+    for task, start, status, end, active in runs:
+        out += varint(len(task)) + task + bytes([status]) + zz(start - prev)
+        out += zz(end - start) + zz((end - start) - active)
+        prev = end
+    return out
+
+
+def pack_v2(epoch, runs):  # an open session's: (task, start, as_of, active, running)
+    out, prev = b"\x02" + varint(epoch) + varint(len(runs)), 0
+    for task, start, as_of, active, running in runs:
+        out += varint(len(task)) + task + zz(start - prev) + b"\x00"
+        out += zz(as_of - start) + varint(active) + bytes([running])
+        prev = start
+    return out
+
+
+def digest(ended, tasks, busy, counts):
+    out = b"\x03" + varint(len(ended)) + varint(tasks) + zz(sum(ended)) + zz(busy)
+    out += b"".join(varint(c) for c in counts)
+    prev = None
+    for v in sorted(ended):
+        out += zz(v) if prev is None else varint(v - prev)
+        prev = v
+    return out
+
+
+back_to_back = [(b"t%d" % i, T0 + i * 60_000_000_000, 1 + i % 4,
+                 T0 + (i + 1) * 60_000_000_000, 60_000_000_000 - 40)
+                for i in range(6)]
+overlapping = [(b"a", T0, 1, T0 + 500, 123), (b"a", T0 + 300, 4, T0 + 200, 7),
+               (b"\xc3\xbc\"\\", T0 - 10_000, 3, T0 + 9, 0)]
+write("packed_runs", [
+    b"", b"\x01\x00", b"\x04\x00", b"\x02\x07\x00", b"\x03\x00\x00\x00\x00\x00\x00\x00\x00",
+    pack_v1(back_to_back), pack_v4(back_to_back), pack_v1(overlapping),
+    pack_v4(overlapping), pack_v4(back_to_back)[:-1],
+    pack_v2(3, [(b"a", T0, T0 + 6_000_000_000, 5_000_000_000, 0),
+                (b"b", T0 + 30, T0 + 40, 10, 1)]),
+    digest([60_000, 60_000, 61_000, 2], 3, 181_002, [2, 1, 1, 0]),
+])

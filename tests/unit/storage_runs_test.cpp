@@ -156,6 +156,12 @@ TEST_CASE("storage: packed runs read back as written, damage is refused",
   CHECK(unpack_runs(packed)->at(0).duration_ns == 0);
   packed[7] = 12; // 6 less: below none
   CHECK_FALSE(runs_unpack(packed));
+  // Version 1: an active time beyond int64 (2^63) reads as none, refused.
+  const std::string v1{"\x01\x01\x01" "a" "\x00\x01\x00"
+                       "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01",
+                       17};
+  CHECK_FALSE(runs_unpack(v1));
+  CHECK(runs_unpack(v1.substr(0, 7) + "\x05"));
 }
 
 TEST_CASE("storage: a closed session's packing is ~13 bytes a run of tasks "
