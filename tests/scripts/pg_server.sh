@@ -67,15 +67,30 @@ start() {
   fi
   local port durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
   [[ ${PG_DURABLE:-} == 1 ]] && durability="-c fsync=on -c synchronous_commit=on -c full_page_writes=on"
-  if [[ -f $dir/port ]]; then port=$(cat "$dir/port"); else port=$(free_port); fi
-  echo "$port" >"$dir/port"
-  [[ $(id -u) -eq 0 ]] && chown nobody: "$dir/port"
-  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 30 start \
-    -o "-h 127.0.0.1 -p $port -k $dir $durability -c max_connections=200" \
-    >/dev/null || {
+  # A port chosen here (not kept from a start before: a restart keeps its
+  # URI) may be taken by another test between free_port and the bind: then
+  # another port, up to 5 tries.
+  local kept=0
+  if [[ -f $dir/port ]]; then port=$(cat "$dir/port"); kept=1; else port=$(free_port); fi
+  local try logged
+  for try in 1 2 3 4 5; do
+    echo "$port" >"$dir/port"
+    [[ $(id -u) -eq 0 ]] && chown nobody: "$dir/port"
+    logged=$(stat -c %s "$dir/log" 2>/dev/null || echo 0)
+    if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 30 start \
+      -o "-h 127.0.0.1 -p $port -k $dir $durability -c max_connections=200" \
+      >/dev/null 2>"$dir/pg_ctl.err"; then
+      break
+    fi
+    if [[ $kept == 0 && $try -lt 5 ]] \
+      && tail -c +"$((logged + 1))" "$dir/log" | grep -q "Address already in use"; then
+      port=$(free_port)
+      continue
+    fi
+    cat "$dir/pg_ctl.err" >&2
     tail -20 "$dir/log" >&2
     exit 1
-  }
+  done
   if ! as_owner "$bin/psql" -h 127.0.0.1 -p "$port" -U ttm -d postgres -Atqc \
     "SELECT 1 FROM pg_database WHERE datname = 'ttm'" | grep -q 1; then
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U ttm ttm
