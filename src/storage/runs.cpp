@@ -1,6 +1,7 @@
 #include "storage/runs.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -288,6 +289,10 @@ bool runs_reader::next(run_view& r) {
     else
       ok = false;
   }
+  return advance(p, ok);
+}
+
+bool runs_reader::advance(const unsigned char* p, bool ok) {
   in_.remove_prefix(static_cast<std::size_t>(
     p - reinterpret_cast<const unsigned char*>(in_.data())));
   // The last run leaves nothing over.
@@ -313,10 +318,7 @@ bool runs_reader::next_closed(run_view& r, const unsigned char* p,
   r.as_of_wall_ns = r.start_wall_ns;
   r.running = true;
   previous_ = r.end_wall_ns;
-  in_.remove_prefix(static_cast<std::size_t>(
-    p - reinterpret_cast<const unsigned char*>(in_.data())));
-  ok_ = ok && (++read_ < n_ || in_.empty());
-  return ok_;
+  return advance(p, ok);
 }
 
 std::optional<std::vector<stored_run>> unpack_runs(std::string_view packed) {
@@ -454,8 +456,10 @@ std::optional<std::string> digest_of_packed(std::string_view packed) {
 
 bool is_closed_packing(std::string_view packed) {
   return !packed.empty()
-         && (packed[0] == packing_version
-             || packed[0] == packing_version_closed);
+         && std::find(std::begin(closed_packing_versions),
+                      std::end(closed_packing_versions),
+                      static_cast<unsigned char>(packed[0]))
+              != std::end(closed_packing_versions);
 }
 
 bool is_digest(std::string_view bytes) {

@@ -81,6 +81,9 @@ private:
   /// A closed session's run (version 4) after its task id, at `p`.
   bool next_closed(run_view& r, const unsigned char* p,
                    const unsigned char* end);
+  /// Past a run read up to `p`: whether it and the packing so far are
+  /// undamaged.
+  bool advance(const unsigned char* p, bool ok);
 
   std::string_view in_;
   std::uint64_t n_ = 0;
