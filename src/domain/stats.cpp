@@ -99,15 +99,10 @@ ms busy_of(const session_runs& s) {
     [&](std::size_t i) { return r[i].end; });
 }
 
-/// What one group holds of one session: all its runs (`count` = whole),
-/// or one task's, `count` of them from `begin` in the call's task_runs
-/// (copies, each task's side by side over all sessions).
-/// Trivially copyable: a month of sessions by task is 250,000 parts.
-constexpr std::uint32_t whole_session = UINT32_MAX;
+/// What one group holds of one session: all its runs, its busy time and
+/// its distinct tasks (trivially copyable).
 struct part {
   const session_runs* s = nullptr;
-  std::uint32_t begin = 0;
-  std::uint32_t count = whole_session;
   ms busy{0};
   std::int64_t tasks = 0;
 };
@@ -203,10 +198,15 @@ void count_run(stats_numbers& n, std::vector<ms>& ended, const run_span& r) {
     ended.push_back(r.duration);
 }
 
+/// The median and p90 of `ended` (the durations count_run gathered) into
+/// `n`.
+void finish_numbers(stats_numbers& n, std::vector<ms>& ended) {
+  if (!ended.empty())
+    std::tie(n.median, n.p90) = median_and_p90(ended);
+}
+
 /// A group's numbers. `ended`: scratch, reused from group to group.
-stats_numbers numbers_of(const bucket& b,
-                         const std::vector<run_span>& task_runs,
-                         std::vector<ms>& ended) {
+stats_numbers numbers_of(const bucket& b, std::vector<ms>& ended) {
   stats_numbers n;
   ended.clear();
   for (const auto& p : b) {
@@ -215,7 +215,7 @@ stats_numbers numbers_of(const bucket& b,
     n.total += std::max(span, ms{0});
     n.busy += p.busy;
     n.tasks += p.tasks;
-    if (const auto& d = p.s->digest; d && p.count == whole_session) {
+    if (const auto& d = p.s->digest) {
       n.runs += d->runs;
       n.task_time += d->task_time;
       n.completed += d->completed;
@@ -223,15 +223,11 @@ stats_numbers numbers_of(const bucket& b,
       n.failed += d->failed;
       n.interrupted += d->interrupted;
       ended.insert(ended.end(), d->ended.begin(), d->ended.end());
-    } else if (p.count == whole_session)
+    } else
       for (const auto& r : p.s->runs)
         count_run(n, ended, r);
-    else
-      for (std::uint32_t i = 0; i < p.count; ++i)
-        count_run(n, ended, task_runs[p.begin + i]);
   }
-  if (!ended.empty())
-    std::tie(n.median, n.p90) = median_and_p90(ended);
+  finish_numbers(n, ended);
   return n;
 }
 
@@ -313,26 +309,31 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
       throw std::invalid_argument("compute_stats: by task needs the "
                                   "sessions' runs, not their digests");
   }
-  // By task: each task's runs side by side over all sessions (copies); a
-  // session's part of a task's group is a slice of them, so a group's
-  // numbers read its runs in order, not one run from each session's (a
-  // month's 250,000 runs, 8 MB, walked once per task).
+  // By task: each task's runs side by side over all sessions (copies), so
+  // that a task's numbers read its runs in order, not one run from each
+  // session's (a month's 250,000 runs, 8 MB); and per task the sums over
+  // the sessions that ran it, added as each session is read (a part per
+  // session and task, 250,000 of them, cost a fifth of the call).
+  struct task_sums {
+    std::int64_t sessions = 0;
+    ms total{0};
+    ms busy{0};
+  };
   std::vector<run_span> task_runs;
+  std::vector<std::uint32_t> slice(by_task ? n_tasks + 1 : 0, 0); // starts
   std::vector<std::uint32_t> slot(by_task ? n_tasks : 0, 0); // next free
-  std::vector<bucket> task_groups(by_task ? n_tasks : 0);
+  std::vector<task_sums> sums(by_task ? n_tasks : 0);
   if (by_task) {
     for (const auto& s : sessions)
       for (const auto& r : s.runs) {
         if (r.task >= n_tasks)
           throw std::out_of_range("compute_stats: a run's task is not in "
                                   "task_ids");
-        ++slot[r.task];
+        ++slice[r.task + 1];
       }
-    std::uint32_t at = 0;
     for (std::size_t t = 0; t < n_tasks; ++t) {
-      // A part per session that ran the task: at most one per run.
-      task_groups[t].reserve(slot[t]);
-      at += std::exchange(slot[t], at);
+      slice[t + 1] += slice[t];
+      slot[t] = slice[t];
     }
     task_runs.resize(all_runs);
   }
@@ -357,8 +358,7 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
       ++count[r.task];
     }
     // A digest holds the busy time and the tasks (its runs are not here).
-    const part whole{&s, 0, whole_session,
-                     s.digest ? s.digest->busy : busy_of(s),
+    const part whole{&s, s.digest ? s.digest->busy : busy_of(s),
                      s.digest ? s.digest->tasks
                               : static_cast<std::int64_t>(order.size())};
     all.push_back(whole);
@@ -387,35 +387,53 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
         break;
       }
       case stats_group::task: {
-        // This session's part of each task's group: its runs of the task,
-        // in the session's order, next in the task's slice of task_runs
-        // (the last count[t] placed).
+        // This session's runs of each task, in the session's order, next
+        // in the task's slice of task_runs (the last count[t] placed).
         for (const auto& r : s.runs)
           task_runs[slot[r.task]++] = r;
+        const auto span = std::max(
+          std::chrono::duration_cast<ms>(s.end - s.start), ms{0});
         for (auto t : order) {
-          part p{&s, slot[t] - count[t], count[t], ms{0}, 1};
-          auto* first = &task_runs[p.begin];
-          p.busy = count[t] == 1
-                     ? std::chrono::duration_cast<ms>(first->end
-                                                      - first->start)
-                     : busy_of(first, first + count[t]);
-          task_groups[t].push_back(p);
+          auto* first = &task_runs[slot[t] - count[t]];
+          auto& sum = sums[t];
+          ++sum.sessions;
+          sum.total += span;
+          sum.busy += count[t] == 1
+                        ? std::chrono::duration_cast<ms>(first->end
+                                                         - first->start)
+                        : busy_of(first, first + count[t]);
         }
         break;
       }
     }
   }
-  if (by_task) // by key, as the other groupings' tree holds them
-    for (std::size_t t = 0; t < n_tasks; ++t)
-      if (!task_groups[t].empty())
-        groups[task_ids[t]].swap(task_groups[t]);
   stats_result out;
   std::vector<ms> ended;
   ended.reserve(all_runs);
-  out.totals = numbers_of(all, task_runs, ended);
-  out.groups.reserve(groups.size());
+  out.totals = numbers_of(all, ended);
+  out.groups.reserve(by_task ? n_tasks : groups.size());
   for (const auto& [key, b] : groups)
-    out.groups.push_back({key, numbers_of(b, task_runs, ended)});
+    out.groups.push_back({key, numbers_of(b, ended)});
+  if (by_task) {
+    for (std::size_t t = 0; t < n_tasks; ++t) {
+      const auto& sum = sums[t];
+      if (sum.sessions == 0)
+        continue;
+      stats_numbers n;
+      n.sessions = sum.sessions;
+      n.tasks = sum.sessions; // one task of each session that ran it
+      n.total = sum.total;
+      n.busy = sum.busy;
+      ended.clear();
+      for (auto i = slice[t]; i < slice[t + 1]; ++i)
+        count_run(n, ended, task_runs[i]);
+      finish_numbers(n, ended);
+      out.groups.push_back({task_ids[t], std::move(n)});
+    }
+    // By key first, as the other groupings' tree holds them.
+    std::sort(out.groups.begin(), out.groups.end(),
+              [](const auto& a, const auto& b) { return a.key < b.key; });
+  }
   // Time groups read in time order (the map's); the others largest first.
   if (by != stats_group::day && by != stats_group::week)
     std::stable_sort(out.groups.begin(), out.groups.end(),
