@@ -338,34 +338,68 @@ std::optional<error> pg_conn::run(const std::string& sql,
 result<std::vector<pg_res>> pg_conn::pipeline(
   const std::vector<std::pair<std::string, pg_params>>& statements,
   const std::string& what) {
-  if (auto err = ensure())
+  std::size_t i = 0;
+  std::vector<pg_res> out;
+  auto err = stream(
+    [&]() -> std::optional<statement> {
+      if (i == statements.size())
+        return std::nullopt;
+      return statements[i++];
+    },
+    [&](pg_res r) { out.push_back(std::move(r)); }, statements.size(), what);
+  if (err)
     return std::move(*err);
+  return out;
+}
+
+std::optional<error>
+pg_conn::stream(const std::function<std::optional<statement>()>& next,
+                const std::function<void(pg_res)>& on_result,
+                std::size_t ahead, const std::string& what) {
+  if (auto err = ensure())
+    return err;
   if (PQenterPipelineMode(conn_) != 1)
     return fail(nullptr, what);
-  bool sent = true;
-  for (const auto& [sql, params] : statements) {
-    auto ptrs = params.pointers();
-    if (PQsendQueryParams(conn_, sql.c_str(), params.size(), nullptr,
-                          ptrs.data(), params.lengths().data(),
-                          params.formats().data(),
-                          params.result_format())
-        != 1) {
-      sent = false;
-      break;
+  std::size_t sent = 0;
+  std::size_t answered = 0;
+  bool last_sent = false;
+  std::optional<error> first;
+  // Sends statements until `ahead` await their results, then asks the
+  // server to flush what it has (else the tail of a result could wait in
+  // its buffer for the next statement); the sync after the last one.
+  auto send = [&]() -> bool {
+    while (!last_sent && !first && sent - answered < ahead) {
+      auto st = next();
+      if (!st) {
+        last_sent = true;
+        break;
+      }
+      auto ptrs = st->second.pointers();
+      if (PQsendQueryParams(conn_, st->first.c_str(), st->second.size(),
+                            nullptr, ptrs.data(),
+                            st->second.lengths().data(),
+                            st->second.formats().data(),
+                            st->second.result_format())
+          != 1)
+        return false;
+      ++sent;
     }
-  }
-  if (!sent || PQpipelineSync(conn_) != 1) {
+    if (first)
+      last_sent = true;
+    if (last_sent)
+      return PQpipelineSync(conn_) == 1;
+    return PQsendFlushRequest(conn_) == 1 && PQflush(conn_) == 0;
+  };
+  if (!send()) {
     auto err = fail(nullptr, what);
     drop(); // a half-sent pipeline: start over on a new connection
     return err;
   }
-  std::vector<pg_res> out;
-  std::optional<error> first;
   // Each statement's result then a null; aborted ones report
   // PGRES_PIPELINE_ABORTED; the sync's result ends it.
   while (true) {
     if (auto err = await_result(what))
-      return std::move(*err);
+      return err;
     pg_res r{PQgetResult(conn_)};
     if (!r) {
       if (PQstatus(conn_) != CONNECTION_OK) {
@@ -378,16 +412,23 @@ result<std::vector<pg_res>> pg_conn::pipeline(
     auto status = PQresultStatus(r.get());
     if (status == PGRES_PIPELINE_SYNC)
       break;
-    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
-      out.push_back(std::move(r));
-    else if (status != PGRES_PIPELINE_ABORTED && !first)
+    ++answered;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+      if (!first)
+        on_result(std::move(r));
+    } else if (status != PGRES_PIPELINE_ABORTED && !first)
       first = fail(r.get(), what);
+    if (!conn_)
+      break; // the failure was the connection's (fail dropped it)
+    if (!last_sent && !send()) {
+      auto err = first ? std::move(*first) : fail(nullptr, what);
+      drop();
+      return err;
+    }
   }
   if (conn_)
     PQexitPipelineMode(conn_);
-  if (first)
-    return std::move(*first);
-  return out;
+  return first;
 }
 
 void pg_conn::rollback_if_open() {

@@ -11,6 +11,7 @@
 #include <libpq-fe.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -182,6 +183,18 @@ public:
   result<std::vector<pg_res>>
   pipeline(const std::vector<std::pair<std::string, pg_params>>& statements,
            const std::string& what);
+
+  using statement = std::pair<std::string, pg_params>;
+  /// Pipeline mode with the statements made as results come back: `next`
+  /// gives the next statement (none: that was the last), asked for while
+  /// fewer than `ahead` sent ones await their results; `on_result` takes
+  /// each statement's result, in order, as soon as it has arrived (the
+  /// server works on the next ones meanwhile). One sync at the end. A
+  /// statement that fails aborts the rest (and their transaction), no
+  /// further one is asked for, and its error is returned.
+  std::optional<error> stream(const std::function<std::optional<statement>()>& next,
+                              const std::function<void(pg_res)>& on_result,
+                              std::size_t ahead, const std::string& what);
 
   /// This connection's backend process id (0 when not connected): the
   /// notifications our own writes raise carry it.

@@ -1,35 +1,20 @@
 // store::list for PostgreSQL: as sqlite_list.cpp. A list page is one
 // statement (one round trip, one snapshot): its rows with their tasks-done
-// counts, or for statistics with the events of the rows whose runs are not
-// packed (paired here); focus sessions beside them share a read-only
-// transaction sent in one pipeline, as a preferences read does
-// (pg_principal.cpp).
+// counts. Statistics read their rows with the events of those whose runs
+// are not packed (paired by pg_page.cpp), a statement per time window in
+// one read-only transaction, streamed; focus sessions beside either share
+// that transaction, as a preferences read does (pg_principal.cpp).
 
 #include "storage/pg_store_impl.hpp"
 
 #include "storage/runs.hpp"
 
-#include <rapidjson/document.h>
-
 #include <algorithm>
 #include <climits>
-#include <deque>
 
 namespace ttm::storage::detail {
 
 namespace {
-
-std::vector<std::string> tags_of(const std::string& json) {
-  std::vector<std::string> out;
-  rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsArray())
-    return out;
-  for (const auto& v : doc.GetArray())
-    if (v.IsString())
-      out.emplace_back(v.GetString(), v.GetStringLength());
-  return out;
-}
 
 /// Numbered parameters as a query grows.
 struct query_text {
@@ -41,23 +26,26 @@ struct query_text {
   }
 };
 
-/// The start-time window and the page's cursor, as both pages filter them.
-void add_window_and_cursor(const list_query& q, query_text& t) {
+/// The start-time window and the page's cursor, as both pages filter them:
+/// conditions to add, each after " AND".
+std::string window_and_cursor(const list_query& q, query_text& t) {
+  std::string sql;
   if (q.since_wall_ns) {
-    t.sql += " AND started_wall_ns >= " + t.next();
+    sql += " AND started_wall_ns >= " + t.next();
     t.params.add(*q.since_wall_ns);
   }
   if (q.until_wall_ns) {
-    t.sql += " AND started_wall_ns < " + t.next();
+    sql += " AND started_wall_ns < " + t.next();
     t.params.add(*q.until_wall_ns);
   }
   if (q.before) {
     auto a = t.next();
     auto b = t.next();
-    t.sql += " AND (started_wall_ns, session_id) < (" + a + "::bigint, " + b
-             + "::text)";
+    sql += " AND (started_wall_ns, session_id) < (" + a + "::bigint, " + b
+           + "::text)";
     t.params.add(q.before->first).add(q.before->second);
   }
+  return sql;
 }
 
 /// The focus sessions' page (list_query::focus), or nothing to ask
@@ -87,7 +75,7 @@ std::optional<query_text> focus_statement(const list_query& q,
              "summary), " + p + ") > 0)";
     t.params.add(*q.text);
   }
-  add_window_and_cursor(q, t);
+  t.sql += window_and_cursor(q, t);
   t.sql += " ORDER BY started_wall_ns DESC, session_id DESC LIMIT " + t.next();
   t.params.add(limit + 1);
   return t;
@@ -138,273 +126,168 @@ std::string unpacked_test() {
          + versions + ")";
 }
 
-/// The tracking sessions' page as one statement (one round trip, one
-/// snapshot): part 0, the rows with their number in the page (`rn`) and,
-/// for a list, each row's tasks done (the count sqlite_list.cpp takes per
-/// row); part 1, for statistics (`with_runs`), the events of the rows whose
-/// runs are not packed closed. Columns:
-///   0 part, 1 rn, 2 sid, 3 session_id, 4 milestone_id, 5 milestone_name,
-///   6 state, 7 started_wall_ns, 8 closed_wall_ns, 9 tags, 10 tasks_total,
-///   11 runs, 12 epoch, 13 principal, 14 tasks_done,
-///   15 seq, 16 kind, 17 task_id, 18 wall_ns, 19 mono_ns, 20 boot_id,
-///   21 payload, 22 undone.
-query_text tracking_statement(const list_query& q, std::int64_t limit) {
-  query_text t;
-  // The page's keys only: its sort then stays in memory (with the rows'
-  // packed runs, a month's 5,000 rows sorted on disk: 6 MB); the rows are
-  // joined to it by sid.
-  t.sql = "WITH page AS MATERIALIZED (SELECT row_number() OVER (ORDER BY"
-          " started_wall_ns DESC, session_id DESC) AS rn, sid";
-  // Statistics: whether the row's events are read (its runs not packed
-  // closed), found in this one scan of the rows, in a subquery the planner
-  // keeps (OFFSET 0) so that the sort does not carry the runs to test them
-  // after it.
-  // With digests (~100 bytes a row, not ~1.1 KB of runs) the CTE carries
-  // the rows whole and the page needs no join by sid.
-  const bool whole = q.with_runs && q.digests;
-  const char* const row_columns
-    = ", milestone_id, milestone_name, state, closed_wall_ns, tags,"
-      " tasks_total, digest, epoch, principal";
-  if (q.with_runs)
-    t.sql += std::string{", unpacked"} + (whole ? ", started_wall_ns,"
-                                                  " session_id"
-                                                + std::string{row_columns}
-                                                : "")
-             + " FROM (SELECT sid, started_wall_ns, session_id, "
-             + unpacked_test() + " AS unpacked"
-             + (whole ? row_columns : "");
-  t.sql += " FROM sessions WHERE true";
+/// The filters a tracking page and its statistics share, as conditions
+/// (their parameters added to `t`, referenced again wherever they repeat):
+/// `keyed`, those an index takes (owner, state, milestone, start), and
+/// `tested`, the tag and text tests, read from each row ("true": none).
+struct filter_text {
+  std::string keyed;
+  std::string tested;
+  std::string both() const {
+    return keyed + " AND " + tested;
+  }
+};
+
+filter_text tracking_filter(const list_query& q, query_text& t) {
+  filter_text f{"true", "true"};
   if (!q.principal.empty()) {
-    t.sql += " AND principal = " + t.next();
+    f.keyed += " AND principal = " + t.next();
     t.params.add(q.principal);
   }
   if (!q.scope.empty()) {
-    t.sql += " AND scope = " + t.next();
+    f.keyed += " AND scope = " + t.next();
     t.params.add(q.scope);
   }
   if (q.state) {
-    t.sql += " AND state = " + t.next();
+    f.keyed += " AND state = " + t.next();
     t.params.add(to_string(*q.state));
   }
   if (q.milestone_id) {
-    t.sql += " AND milestone_id = " + t.next();
+    f.keyed += " AND milestone_id = " + t.next();
     t.params.add(*q.milestone_id);
   }
-  add_window_and_cursor(q, t);
+  f.keyed += window_and_cursor(q, t);
   // The tag and text tests as the planner cannot take them for rare ones
   // (its default guess for `?` is 1 row in 200, and it would then sort
   // the matches of a scan of every row: 10,000 strpos for a page): the
   // page walks the index from the cursor and stops at its last row, as on
   // SQLite.
   for (const auto& tag : q.tags) {
-    t.sql += " AND CASE WHEN tags::jsonb ? " + t.next()
-             + " THEN true ELSE false END";
+    f.tested += " AND CASE WHEN tags::jsonb ? " + t.next()
+                + " THEN true ELSE false END";
     t.params.add(tag);
   }
   if (q.text) {
-    t.sql += " AND strpos(search, " + t.next() + ") > 0";
+    f.tested += " AND strpos(search, " + t.next() + ") > 0";
     t.params.add(*q.text);
   }
-  if (q.with_runs)
-    t.sql += " OFFSET 0) x";
+  return f;
+}
+
+/// A list page as one statement (one round trip, one snapshot): the rows
+/// with their number in the page (`rn`) and each one's tasks done (the
+/// count sqlite_list.cpp takes per row). Columns as runs_statement's, but
+/// 14 tasks_done and no events.
+query_text list_statement(const list_query& q, std::int64_t limit) {
+  query_text t;
+  // The page's keys only: its sort then stays in memory; the rows are
+  // joined to it by sid.
+  t.sql = "WITH page AS MATERIALIZED (SELECT row_number() OVER (ORDER BY"
+          " started_wall_ns DESC, session_id DESC) AS rn, sid FROM sessions"
+          " WHERE "
+          + tracking_filter(q, t).both();
   t.sql += " ORDER BY started_wall_ns DESC, session_id DESC LIMIT " + t.next();
   t.params.add(limit + 1);
-  // The page's rows: from the CTE itself (digests), else joined by sid.
-  const std::string r = whole ? "p." : "s.";
-  t.sql += ") SELECT 0, p.rn, p.sid, " + r + "session_id, " + r
-           + "milestone_id, " + r + "milestone_name, " + r + "state, " + r
-           + "started_wall_ns, " + r + "closed_wall_ns, " + r + "tags, " + r
-           + "tasks_total, "
-           // The runs of a row without a digest by a subquery, after the
-           // sort (which would otherwise carry them).
-           + (whole ? "COALESCE(p.digest, (SELECT x.runs FROM sessions x"
-                      " WHERE x.sid = p.sid))"
-                    : "s.runs")
-           + ", " + r + "epoch, " + r + "principal, ";
-  if (q.with_runs) {
-    // Binary rows: 5,000 packed runs (~5.5 MB) as bytes, not 11 MB of hex
-    // to escape and unescape.
-    t.params.binary();
-    // The events of each unpacked row, from events_by_session: OFFSET 0
-    // keeps the planner from hashing every event instead (never run, but
-    // its estimate of a million rows made the plan dear enough to compile:
-    // JIT, ~100 ms a call).
-    // The join by sid merges the page with the primary key from the
-    // page's least sid on, not from the first row (a month of sessions
-    // added in time order is the newer half of the index: read whole, the
-    // older half was read for nothing).
-    t.sql += std::string{"NULL::bigint, NULL::bigint, NULL, NULL,"
-                         " NULL::bigint, NULL::bigint, NULL, NULL,"
-                         " NULL::boolean FROM page p"}
-             + (whole ? "" : " JOIN sessions s ON s.sid = p.sid"
-                             " WHERE s.sid >= (SELECT min(sid) FROM page)")
-             + " UNION ALL SELECT 1, p.rn, p.sid, NULL, NULL, NULL, NULL,"
-             " NULL::bigint, NULL::bigint, NULL, NULL::bigint, NULL::bytea,"
-             " NULL::bigint, NULL, NULL::bigint, e.seq, e.kind, e.task_id,"
-             " e.wall_ns, e.mono_ns, e.boot_id, e.payload, e.undone"
-             " FROM page p CROSS JOIN LATERAL (SELECT seq, kind, task_id,"
-             " wall_ns, mono_ns, boot_id, payload, undone_by IS NOT NULL AS"
-             " undone FROM events WHERE sid = p.sid AND kind NOT IN"
-             " ('session_started', 'change_undone') OFFSET 0) e"
-             " WHERE p.unpacked";
-  } else {
-    // A task is done when its latest event is an end as `completed`.
-    t.sql += std::string{"(SELECT count(*) FROM (SELECT DISTINCT ON"
-                         " (task_id) kind, status FROM ("}
-             + task_events_of_p
-             + ") ev WHERE task_id <> '' ORDER BY task_id, ord DESC) l"
-               " WHERE kind = 'task_ended' AND status = 'completed'),"
-               " NULL::bigint, NULL, NULL, NULL::bigint, NULL::bigint, NULL,"
-               " NULL, NULL::boolean FROM page p JOIN sessions s"
-               " ON s.sid = p.sid";
+  // A task is done when its latest event is an end as `completed`.
+  t.sql += std::string{") SELECT 0, p.rn, p.sid, s.session_id,"
+                       " s.milestone_id, s.milestone_name, s.state,"
+                       " s.started_wall_ns, s.closed_wall_ns, s.tags,"
+                       " s.tasks_total, s.runs, s.epoch, s.principal,"
+                       " (SELECT count(*) FROM (SELECT DISTINCT ON"
+                       " (task_id) kind, status FROM ("}
+           + task_events_of_p
+           + ") ev WHERE task_id <> '' ORDER BY task_id, ord DESC) l"
+             " WHERE kind = 'task_ended' AND status = 'completed'),"
+             " NULL::bigint, NULL, NULL, NULL::bigint, NULL::bigint, NULL,"
+             " NULL, NULL::boolean FROM page p JOIN sessions s"
+             " ON s.sid = p.sid";
+  return t;
+}
+
+/// Statistics' time windows (list_query::with_runs), newest first: the
+/// range [since, until) in equal parts, about one per week and at most 4,
+/// read one after the other in one transaction so that the server sends
+/// one while the page reads the one before (a month by task, 5,000 rows
+/// and 3 MB of runs: ~20 ms to send, ~10 to read; 8 windows cost more in
+/// statements than they saved). None: no range, one statement.
+std::vector<std::pair<std::int64_t, std::int64_t>>
+windows_of(const list_query& q) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  if (!q.since_wall_ns || !q.until_wall_ns
+      || *q.until_wall_ns <= *q.since_wall_ns)
+    return out;
+  constexpr std::int64_t per_window_ns = 7LL * 86'400'000'000'000;
+  constexpr std::int64_t max_windows = 4;
+  const auto since = *q.since_wall_ns;
+  const auto until = *q.until_wall_ns;
+  // Halved before subtracting: a range may span more than INT64_MAX.
+  const auto half = until / 2 - since / 2;
+  const auto n = std::clamp<std::int64_t>(half / (per_window_ns / 2) + 1, 1,
+                                          max_windows);
+  const auto step = half / n * 2;
+  for (std::int64_t i = 0; i < n; ++i) {
+    auto hi = until - i * step;
+    auto lo = i + 1 == n ? since : hi - step;
+    out.emplace_back(lo, hi);
   }
+  return out;
+}
+
+/// Statistics' rows (list_query::with_runs) started in `window` (none:
+/// the whole range), newest first, as one statement: part 0, up to `rows`
+/// of them, each with its packed runs (or its digest); part 1, the events
+/// of those whose runs are not packed closed. Columns:
+///   0 part, 1 rn (NULL: part 0 comes in page order), 2 sid,
+///   3 session_id, 4 milestone_id, 5 milestone_name, 6 state,
+///   7 started_wall_ns, 8 closed_wall_ns, 9 tags, 10 tasks_total, 11 runs,
+///   12 epoch, 13 principal, 14 NULL, 15 seq, 16 kind, 17 task_id,
+///   18 wall_ns, 19 mono_ns, 20 boot_id, 21 payload, 22 undone.
+query_text runs_statement(const list_query& q, std::int64_t rows,
+                          const std::pair<std::int64_t, std::int64_t>* window) {
+  query_text t;
+  auto filter = tracking_filter(q, t);
+  if (window) {
+    filter.keyed += " AND started_wall_ns >= " + t.next();
+    t.params.add(window->first);
+    filter.keyed += " AND started_wall_ns < " + t.next();
+    t.params.add(window->second);
+  }
+  // Binary rows: a month's packed runs (~3 MB) as bytes, not twice as
+  // many hex digits to escape and unescape.
+  t.params.binary();
+  // A window's rows are few enough to sort in memory (the index gives
+  // them in order); a month's sorted whole spilt to disk (13 of 23 ms).
+  t.sql = "(SELECT 0, NULL::bigint, s.sid, s.session_id, s.milestone_id,"
+          " s.milestone_name, s.state, s.started_wall_ns, s.closed_wall_ns,"
+          " s.tags, s.tasks_total, "
+          + std::string{q.digests ? "COALESCE(s.digest, s.runs)" : "s.runs"}
+          + ", s.epoch, s.principal, NULL::bigint, NULL::bigint, NULL, NULL,"
+            " NULL::bigint, NULL::bigint, NULL, NULL, NULL::boolean"
+            " FROM sessions s WHERE "
+          + filter.both()
+          + " ORDER BY started_wall_ns DESC, session_id DESC LIMIT "
+          + t.next() + ")";
+  t.params.add(rows);
+  // The events of each unpacked row, from events_by_session: OFFSET 0
+  // keeps the planner from hashing every event instead (never run, but
+  // its estimate of a million rows made the plan dear enough to compile:
+  // JIT, ~100 ms a call). Rows past `rows` may bring theirs: unread. The
+  // tag and text tests only for unpacked rows (CASE keeps that order): a
+  // row's tags parsed once, not twice.
+  t.sql += " UNION ALL SELECT 1, NULL::bigint, s.sid, NULL, NULL, NULL, NULL,"
+           " NULL::bigint, NULL::bigint, NULL, NULL::bigint, NULL::bytea,"
+           " NULL::bigint, NULL, NULL::bigint, e.seq, e.kind, e.task_id,"
+           " e.wall_ns, e.mono_ns, e.boot_id, e.payload, e.undone"
+           " FROM sessions s CROSS JOIN LATERAL (SELECT seq, kind, task_id,"
+           " wall_ns, mono_ns, boot_id, payload, undone_by IS NOT NULL AS"
+           " undone FROM events WHERE sid = s.sid AND kind NOT IN"
+           " ('session_started', 'change_undone') OFFSET 0) e WHERE "
+           + filter.keyed + " AND CASE WHEN " + unpacked_test() + " THEN "
+           + filter.tested + " ELSE false END";
   return t;
 }
 
 } // namespace
-
-std::optional<error> pg_store::read_page(const list_query& q,
-                                         std::int64_t limit, const pg_res& res,
-                                         list_page& out) {
-  static const std::string what = "cannot list the sessions in";
-  // Part 0 in page order (rn), part 1 grouped by session, in journal order.
-  // (rn, row): each rn read once, not once per comparison of the sort.
-  std::vector<std::pair<std::int64_t, int>> ranked;
-  std::map<std::int64_t, std::vector<std::pair<std::int64_t, int>>> events;
-  for (int i = 0; i < rows_of(res); ++i) {
-    pg_row row{res.get(), i};
-    if (row.int64(0) == 0)
-      ranked.emplace_back(row.int64(1), i);
-    else
-      events[row.int64(2)].emplace_back(row.int64(15), i);
-  }
-  std::sort(ranked.begin(), ranked.end());
-  std::vector<int> page;
-  page.reserve(ranked.size());
-  for (const auto& [rn, i] : ranked)
-    page.push_back(i);
-  std::vector<std::int64_t> unread; // sids whose packed runs did not unpack
-  // Per row, its packing in the result when it unpacks (handed on as
-  // read: the journal layer decodes it), else its events are paired.
-  std::vector<std::optional<std::string_view>> kept;
-  std::vector<std::int64_t> sids;
-  std::deque<std::string> unescaped; // text-format packings (stable)
-  for (int i : page) {
-    if (static_cast<std::int64_t>(out.rows.size()) == limit) {
-      out.more = true;
-      break;
-    }
-    pg_row row{res.get(), i};
-    session_row s;
-    s.session_id = row.text(3);
-    s.milestone_id = row.text(4);
-    if (!row.null(5))
-      s.milestone_name = row.text(5);
-    auto st = session_state_from(row.text(6));
-    if (!st)
-      return error{error_kind::io, "journal " + where_ + ": session "
-                                     + s.session_id.substr(0, 8)
-                                     + "... has unknown state '"
-                                     + row.text(6) + "'"};
-    s.state = *st;
-    s.started_wall_ns = row.int64(7);
-    if (!row.null(8))
-      s.closed_wall_ns = row.int64(8);
-    s.tags = tags_of(row.text(9));
-    s.tasks_total = row.int64(10);
-    s.principal = row.text(13);
-    auto sid = row.int64(2);
-    sids.push_back(sid);
-    std::optional<std::string_view> runs;
-    if (q.with_runs) {
-      if (!row.null(11)) {
-        // Binary format (tracking_statement): the bytes in the result,
-        // which outlives `kept`.
-        std::string_view packed = PQfformat(res.get(), 11) == 1
-                                    ? row.view(11)
-                                    : unescaped.emplace_back(row.bytes(11));
-        auto at = packed_epoch(packed);
-        runs_digest d;
-        if (is_digest(packed) ? read_digest(packed, d)
-                              : (!at || *at == row.int64(12))
-                                  && runs_unpack(packed))
-          runs = packed;
-        // Packed closed yet damaged: its events were not read with it.
-        if (!runs && !packed.empty()
-            && (is_closed_packing(packed) || is_digest(packed)))
-          unread.push_back(sid);
-      }
-    } else {
-      s.tasks_done = row.int64(14);
-    }
-    kept.push_back(std::move(runs));
-    out.rows.push_back(std::move(s));
-  }
-  if (!q.with_runs)
-    return std::nullopt;
-  std::map<std::int64_t, std::vector<stored_event_row>> read;
-  for (auto& [sid, rows] : events) {
-    std::sort(rows.begin(), rows.end());
-    auto& into = read[sid];
-    for (const auto& [seq, i] : rows) {
-      pg_row row{res.get(), i};
-      stored_event_row e;
-      e.seq = seq;
-      e.kind = row.text(16);
-      e.task_id = row.null(17) ? "" : row.text(17);
-      e.at = {row.int64(18), row.int64(19), row.text(20)};
-      e.payload = row.text(21);
-      e.undone = row.boolean(22);
-      into.push_back(std::move(e));
-    }
-  }
-  if (!unread.empty()) {
-    // Damage only (a closed session's runs that do not unpack): their
-    // events in a read of their own.
-    auto ev = conn_.exec(
-      "SELECT sid, seq, kind, task_id, wall_ns, mono_ns, boot_id,"
-      " payload, undone_by IS NOT NULL FROM events"
-      " WHERE sid = ANY($1::bigint[]) AND kind NOT IN"
-      " ('session_started', 'change_undone') ORDER BY sid, seq",
-      pg_params{}.add_int_array(unread), what);
-    if (auto* err = std::get_if<error>(&ev))
-      return std::move(*err);
-    const auto& er = std::get<pg_res>(ev);
-    for (int i = 0; i < rows_of(er); ++i) {
-      pg_row row{er.get(), i};
-      stored_event_row e;
-      e.seq = row.int64(1);
-      e.kind = row.text(2);
-      e.task_id = row.null(3) ? "" : row.text(3);
-      e.at = {row.int64(4), row.int64(5), row.text(6)};
-      e.payload = row.text(7);
-      e.undone = row.boolean(8);
-      read[row.int64(0)].push_back(std::move(e));
-    }
-  }
-  // One buffer for the page's runs, sized once (grown by doubling, a
-  // month's copies and page faults were 4 % of a call by task).
-  std::size_t bytes = 0;
-  for (const auto& k : kept)
-    bytes += k ? k->size() : 1024; // paired from events: about
-  out.runs.reserve(out.rows.size(), bytes);
-  for (std::size_t i = 0; i < out.rows.size(); ++i) {
-    if (kept[i]) {
-      out.runs.add(*kept[i]);
-      continue;
-    }
-    std::vector<run_event> evs;
-    std::string bad_kind;
-    if (!run_events_of(read[sids[i]], evs, bad_kind))
-      return error{error_kind::io, "journal " + where_ + ": session "
-                                     + out.rows[i].session_id.substr(0, 8)
-                                     + "... has an event of unknown"
-                                       " kind '"
-                                     + bad_kind + "'"};
-    out.runs.add(pack_runs(pair_runs(evs)));
-  }
-  return std::nullopt;
-}
 
 result<list_page> pg_store::list(const list_query& q) {
   static const std::string what = "cannot list the sessions in";
@@ -412,53 +295,85 @@ result<list_page> pg_store::list(const list_query& q) {
     return std::move(*err);
   list_page out;
   auto limit = static_cast<std::int64_t>(
-    std::min<std::size_t>(q.limit, static_cast<std::size_t>(INT64_MAX - 1)));
-  std::optional<query_text> tracking;
-  if (q.tracking)
-    tracking = tracking_statement(q, limit);
-  std::optional<query_text> focus;
-  if (q.focus)
-    focus = focus_statement(q, limit);
-  if (!tracking && !focus)
-    return out;
-  // One statement is one snapshot on its own; two (tracking and focus)
-  // share a read-only one, sent together: one round trip either way.
-  const pg_res* tracked = nullptr;
-  const pg_res* focused = nullptr;
-  std::vector<pg_res> results;
-  if (!tracking || !focus) {
-    const auto& t = tracking ? *tracking : *focus;
+    std::min<std::size_t>(q.limit, static_cast<std::size_t>(INT64_MAX - 2)));
+  pg_page_reader page{q, limit, where_, out};
+  auto focus = q.focus ? focus_statement(q, limit) : std::nullopt;
+  auto windows = windows_of(q);
+  if (q.tracking && !q.with_runs && !focus) {
+    // A list page: one statement is one snapshot on its own.
+    auto t = list_statement(q, limit);
     auto r = conn_.exec(t.sql, t.params, what);
     if (auto* err = std::get_if<error>(&r))
       return std::move(*err);
-    results.push_back(std::move(std::get<pg_res>(r)));
-    (tracking ? tracked : focused) = &results.front();
-  } else {
-    auto r = conn_.pipeline({{"BEGIN ISOLATION LEVEL REPEATABLE READ READ"
-                              " ONLY",
-                              pg_params{}},
-                             {tracking->sql, tracking->params},
-                             {focus->sql, focus->params},
-                             {"COMMIT", pg_params{}}},
-                            what);
-    if (auto* err = std::get_if<error>(&r)) {
-      conn_.rollback_if_open();
+    if (auto err = page.add(std::move(std::get<pg_res>(r))))
       return std::move(*err);
-    }
-    results = std::move(std::get<std::vector<pg_res>>(r));
-    if (results.size() != 4)
-      return error{error_kind::io, "journal " + where_
-                                     + ": a list read answered "
-                                     + std::to_string(results.size())
-                                     + " results of 4"};
-    tracked = &results[1];
-    focused = &results[2];
+    return out;
   }
-  if (tracked)
-    if (auto err = read_page(q, limit, *tracked, out))
-      return std::move(*err);
+  if (!q.tracking && !focus)
+    return out;
+  // Otherwise statements that share a read-only snapshot, in one pipeline:
+  // BEGIN, the focus page, the tracking page (statistics: a statement per
+  // window, each made once the one before two has come back, and none
+  // once the page is full), COMMIT.
+  enum class part { begin, focus, tracking, commit };
+  std::vector<part> sent;
+  std::size_t next_window = 0;
+  bool tracking_sent = false;
+  pg_res focused;
+  std::optional<error> failed;
+  auto next = [&]() -> std::optional<pg_conn::statement> {
+    auto send = [&](part p, query_text t) {
+      sent.push_back(p);
+      return pg_conn::statement{std::move(t.sql), std::move(t.params)};
+    };
+    if (sent.empty())
+      return send(part::begin, {"BEGIN ISOLATION LEVEL REPEATABLE READ READ"
+                                " ONLY",
+                                {}});
+    if (focus) {
+      auto f = std::move(*focus);
+      focus.reset();
+      return send(part::focus, std::move(f));
+    }
+    bool more_windows = q.with_runs && !failed && !page.full()
+                        && next_window < std::max<std::size_t>(windows.size(),
+                                                               1);
+    if (q.tracking && !tracking_sent && (more_windows || !q.with_runs)) {
+      if (!q.with_runs) {
+        tracking_sent = true;
+        return send(part::tracking, list_statement(q, limit));
+      }
+      const auto* window = windows.empty() ? nullptr
+                                           : &windows[next_window];
+      ++next_window;
+      return send(part::tracking,
+                  runs_statement(q, limit + 1 - page.rows(), window));
+    }
+    if (sent.back() != part::commit)
+      return send(part::commit, {"COMMIT", {}});
+    return std::nullopt;
+  };
+  std::size_t answered = 0;
+  auto on_result = [&](pg_res r) {
+    switch (sent.at(answered++)) {
+      case part::focus: focused = std::move(r); break;
+      case part::tracking:
+        if (!failed)
+          failed = page.add(std::move(r));
+        break;
+      default: break;
+    }
+  };
+  if (auto err = conn_.stream(next, on_result, 3, what)) {
+    conn_.rollback_if_open();
+    return std::move(*err);
+  }
+  if (failed)
+    return std::move(*failed);
+  if (auto err = page.finish(conn_))
+    return std::move(*err);
   if (focused)
-    read_focus(*focused, limit, out);
+    read_focus(focused, limit, out);
   return out;
 }
 

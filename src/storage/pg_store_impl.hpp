@@ -3,7 +3,8 @@
 // The PostgreSQL store's class, shared by its files: pg_open.cpp (schema,
 // instances and leases), pg_append.cpp (writes, audit records),
 // pg_read.cpp (claims, history, expiry, counts), pg_list.cpp (list,
-// preferences, focus), pg_probe.cpp (what a schema holds).
+// preferences, focus), pg_page.cpp (a list's page from its results),
+// pg_probe.cpp (what a schema holds).
 // Internal to src/storage.
 
 #include "storage/pg_conn.hpp"
@@ -12,9 +13,11 @@
 #include "storage/sqlite_admin.hpp" // dump_visitor
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -123,10 +126,6 @@ private:
 
   bool alive(std::int64_t holder, const std::string& what);
 
-  // pg_list.cpp: a list page's rows from its one statement's result.
-  std::optional<error> read_page(const list_query& q, std::int64_t limit,
-                                 const pg_res& res, list_page& out);
-
   pg_options opts_;
   std::string where_;
   pg_conn conn_;
@@ -144,6 +143,47 @@ private:
   std::uint64_t notifications_ = 0;
   /// Batches written in one round trip (pipeline mode).
   std::uint64_t pipelined_ = 0;
+};
+
+/// A tracking page read from its statements' results (pg_page.cpp): a
+/// list's one, or statistics' one per time window, newest first, each
+/// read as it arrives (the server works on the next meanwhile).
+class pg_page_reader {
+public:
+  pg_page_reader(const list_query& q, std::int64_t limit, std::string where,
+                 list_page& out);
+  /// One result's rows, after those before (kept: the page reads their
+  /// bytes until finish).
+  std::optional<error> add(pg_res res);
+  /// The page's rows so far, and whether `limit` of them are read.
+  std::int64_t rows() const {
+    return static_cast<std::int64_t>(out_.rows.size());
+  }
+  bool full() const {
+    return out_.more;
+  }
+  /// Statistics: each row's runs, as packed, else paired from its events
+  /// (a damaged packing's read with `conn`).
+  std::optional<error> finish(pg_conn& conn);
+
+private:
+  struct event_ref {
+    std::int64_t seq;
+    const PGresult* result;
+    int row;
+  };
+  const list_query& q_;
+  std::int64_t limit_;
+  std::string where_;
+  list_page& out_;
+  std::vector<pg_res> results_;
+  std::map<std::int64_t, std::vector<event_ref>> events_; ///< by sid
+  std::vector<std::int64_t> sids_;                        ///< per row
+  /// Per row, its packing in a result when it unpacks (handed on as read:
+  /// the journal layer decodes it), else its events are paired.
+  std::vector<std::optional<std::string_view>> kept_;
+  std::vector<std::int64_t> unread_; ///< sids whose packing is damaged
+  std::deque<std::string> unescaped_; ///< text-format packings (stable)
 };
 
 /// The columns every session read selects, in `read_session`'s order.

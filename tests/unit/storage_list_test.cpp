@@ -446,3 +446,56 @@ TEST_CASE("storage: schema 10 (PostgreSQL's history step) opens a journal of "
   REQUIRE(ids(page) == ids_t{"S1"});
   CHECK(page.rows[0].tasks_done == 1);
 }
+
+TEST_CASE("storage: statistics over a long range keep the page's order, stop "
+          "at its limit and pair open sessions' events",
+          "[storage][history][backends][issue32]") {
+  // PostgreSQL reads such a range in time windows (4 of 10 days here, some
+  // sessions starting on a window's first instant), a statement each.
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  constexpr std::int64_t day = 86'400'000'000'000;
+  ids_t newest_first;
+  for (int d = 40; d >= 0; --d) {
+    auto id = std::string{d < 10 ? "D0" : "D"} + std::to_string(d);
+    auto at = t0 + d * day;
+    std::vector<event> evs{begun(id, at, "local", "M-1", "n", "[]"),
+                           named_task(id, "t1", at + 1, "One")};
+    if (d % 5 != 3) { // every fifth one stays open
+      evs.push_back(ended_task(id, "t1", at + 2, "completed"));
+      evs.push_back(closing(event_kind::session_ended, id, at + 3));
+    }
+    must_append(*st, chained(evs));
+    if (d < 40) // D40 starts when the range ends: not in it
+      newest_first.push_back(id);
+  }
+  auto q = of("local");
+  q.since_wall_ns = t0;
+  q.until_wall_ns = t0 + 40 * day;
+  q.limit = 100;
+  CHECK(ids(must(st->list(q))) == newest_first);
+  q.with_runs = true;
+  auto all = must(st->list(q));
+  REQUIRE(ids(all) == newest_first);
+  CHECK_FALSE(all.more);
+  REQUIRE(all.runs.size() == 40);
+  for (std::size_t i = 0; i < 40; ++i) {
+    INFO(all.rows[i].session_id);
+    REQUIRE(all.runs[i].size() == 1);
+    CHECK(all.runs[i][0].start_wall_ns == all.rows[i].started_wall_ns + 1);
+    CHECK(all.runs[i][0].status
+          == ((39 - i) % 5 == 3 ? run_end::in_progress : run_end::completed));
+  }
+  // Limits that end inside a window, at a window's end, and at the last
+  // row.
+  for (std::size_t limit : {13u, 10u, 40u}) {
+    INFO(limit);
+    q.limit = limit;
+    auto page = must(st->list(q));
+    CHECK(ids(page) == ids_t(newest_first.begin(),
+                             newest_first.begin()
+                               + static_cast<std::ptrdiff_t>(limit)));
+    CHECK(page.more == (limit < 40));
+    CHECK(page.runs.size() == limit);
+  }
+}

@@ -1,0 +1,173 @@
+// A PostgreSQL tracking page read from its statements' results (pg_list.cpp
+// makes them): a list's one result, or statistics' one per time window,
+// newest first, each read as it arrives while the server works on the
+// next. Columns as pg_list.cpp's runs_statement and list_statement give
+// them.
+
+#include "storage/pg_store_impl.hpp"
+
+#include "storage/runs.hpp"
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+
+namespace ttm::storage::detail {
+
+namespace {
+
+std::vector<std::string> tags_of(std::string_view json) {
+  std::vector<std::string> out;
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsArray())
+    return out;
+  for (const auto& v : doc.GetArray())
+    if (v.IsString())
+      out.emplace_back(v.GetString(), v.GetStringLength());
+  return out;
+}
+
+stored_event_row event_of(const pg_row& row, int first) {
+  stored_event_row e;
+  e.seq = row.int64(first);
+  e.kind = row.text(first + 1);
+  e.task_id = row.null(first + 2) ? "" : row.text(first + 2);
+  e.at = {row.int64(first + 3), row.int64(first + 4), row.text(first + 5)};
+  e.payload = row.text(first + 6);
+  e.undone = row.boolean(first + 7);
+  return e;
+}
+
+} // namespace
+
+pg_page_reader::pg_page_reader(const list_query& q, std::int64_t limit,
+                               std::string where, list_page& out)
+    : q_{q}, limit_{limit}, where_{std::move(where)}, out_{out} {
+}
+
+std::optional<error> pg_page_reader::add(pg_res res) {
+  const PGresult* r = res.get();
+  results_.push_back(std::move(res));
+  // Part 0: the rows, in page order (a list's by rn; statistics' as they
+  // come: newest first within a window, windows newest first). Part 1:
+  // events, by session.
+  std::vector<std::pair<std::int64_t, int>> rows;
+  for (int i = 0; i < PQntuples(r); ++i) {
+    pg_row row{r, i};
+    if (row.int64(0) != 0)
+      events_[row.int64(2)].push_back({row.int64(15), r, i});
+    else
+      rows.emplace_back(q_.with_runs ? 0 : row.int64(1), i);
+  }
+  if (!q_.with_runs)
+    std::sort(rows.begin(), rows.end());
+  for (const auto& [rn, i] : rows) {
+    if (static_cast<std::int64_t>(out_.rows.size()) == limit_) {
+      out_.more = true;
+      break;
+    }
+    pg_row row{r, i};
+    session_row s;
+    s.session_id = row.text(3);
+    s.milestone_id = row.text(4);
+    if (!row.null(5))
+      s.milestone_name = row.text(5);
+    auto st = session_state_from(row.text(6));
+    if (!st)
+      return error{error_kind::io, "journal " + where_ + ": session "
+                                     + s.session_id.substr(0, 8)
+                                     + "... has unknown state '"
+                                     + row.text(6) + "'"};
+    s.state = *st;
+    s.started_wall_ns = row.int64(7);
+    if (!row.null(8))
+      s.closed_wall_ns = row.int64(8);
+    s.tags = tags_of(row.view(9));
+    s.tasks_total = row.int64(10);
+    s.principal = row.text(13);
+    auto sid = row.int64(2);
+    sids_.push_back(sid);
+    std::optional<std::string_view> runs;
+    if (q_.with_runs) {
+      if (!row.null(11)) {
+        // Binary format (runs_statement): the bytes in the result, kept
+        // in results_ until finish.
+        std::string_view packed = PQfformat(r, 11) == 1
+                                    ? row.view(11)
+                                    : unescaped_.emplace_back(row.bytes(11));
+        auto at = packed_epoch(packed);
+        runs_digest d;
+        if (is_digest(packed) ? read_digest(packed, d)
+                              : (!at || *at == row.int64(12))
+                                  && runs_unpack(packed))
+          runs = packed;
+        // Packed closed yet damaged: its events were not read with it.
+        if (!runs && !packed.empty()
+            && (is_closed_packing(packed) || is_digest(packed)))
+          unread_.push_back(sid);
+      }
+    } else {
+      s.tasks_done = row.int64(14);
+    }
+    kept_.push_back(runs);
+    out_.rows.push_back(std::move(s));
+  }
+  return std::nullopt;
+}
+
+std::optional<error> pg_page_reader::finish(pg_conn& conn) {
+  if (!q_.with_runs)
+    return std::nullopt;
+  static const std::string what = "cannot list the sessions in";
+  std::map<std::int64_t, std::vector<stored_event_row>> read;
+  for (auto& [sid, rows] : events_) {
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      return a.seq < b.seq;
+    });
+    auto& into = read[sid];
+    for (const auto& e : rows)
+      into.push_back(event_of(pg_row{e.result, e.row}, 15));
+  }
+  if (!unread_.empty()) {
+    // Damage only (a closed session's runs that do not unpack): their
+    // events in a read of their own.
+    auto ev = conn.exec(
+      "SELECT sid, seq, kind, task_id, wall_ns, mono_ns, boot_id,"
+      " payload, undone_by IS NOT NULL FROM events"
+      " WHERE sid = ANY($1::bigint[]) AND kind NOT IN"
+      " ('session_started', 'change_undone') ORDER BY sid, seq",
+      pg_params{}.add_int_array(unread_), what);
+    if (auto* err = std::get_if<error>(&ev))
+      return std::move(*err);
+    const auto& er = std::get<pg_res>(ev);
+    for (int i = 0; i < rows_of(er); ++i) {
+      pg_row row{er.get(), i};
+      read[row.int64(0)].push_back(event_of(row, 1));
+    }
+  }
+  // One buffer for the page's runs, sized once (grown by doubling, a
+  // month's copies and page faults were 4 % of a call by task).
+  std::size_t bytes = 0;
+  for (const auto& k : kept_)
+    bytes += k ? k->size() : 1024; // paired from events: about
+  out_.runs.reserve(out_.rows.size(), bytes);
+  for (std::size_t i = 0; i < out_.rows.size(); ++i) {
+    if (kept_[i]) {
+      out_.runs.add(*kept_[i]);
+      continue;
+    }
+    std::vector<run_event> evs;
+    std::string bad_kind;
+    if (!run_events_of(read[sids_[i]], evs, bad_kind))
+      return error{error_kind::io, "journal " + where_ + ": session "
+                                     + out_.rows[i].session_id.substr(0, 8)
+                                     + "... has an event of unknown"
+                                       " kind '"
+                                     + bad_kind + "'"};
+    out_.runs.add(pack_runs(pair_runs(evs)));
+  }
+  return std::nullopt;
+}
+
+} // namespace ttm::storage::detail
