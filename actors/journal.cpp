@@ -2,6 +2,7 @@
 
 #include "journal/audit.hpp"
 #include "journal/expiry.hpp"
+#include "journal/history.hpp"
 #include "log.hpp"
 #include "metrics.hpp"
 
@@ -372,13 +373,19 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
         out.error = unavailable(st);
         return out;
       }
-      auto r = st.cfg.store->list(q);
+      // Rows converted as the store hands them on (PostgreSQL: while it
+      // reads the next ones), not after the whole page.
+      journal::history_builder page{st.cfg.clock->wall_now(), q.with_runs};
+      auto r = st.cfg.store->list(
+        q, [&](storage::list_page& p, std::size_t upto) {
+          page.take(p, upto);
+        });
       if (auto* err = std::get_if<storage::error>(&r)) {
         TTM_LOG(error, "journal", "cannot list sessions: " + describe(*err));
         out.error = public_reason(*err);
         return out;
       }
-      out.page = std::move(std::get<storage::list_page>(r));
+      out.page = page.finish(std::get<storage::list_page>(r));
       return out;
     },
     [=](verify_atom, const held_sessions& held) -> std::vector<std::string> {

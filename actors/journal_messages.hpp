@@ -6,6 +6,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/transport_messages.hpp" // open: the transport to tell
+#include "domain/history.hpp"
 #include "storage/mcp_session.hpp"
 #include "storage/principal.hpp"
 #include "storage/records.hpp"
@@ -30,10 +31,11 @@ struct claim_reply {
   std::string error;
 };
 
-/// The journal's answer to a history query: `error` not empty when the
-/// journal could not be read (then `page` means nothing).
+/// The journal's answer to a history query, converted on the journal's
+/// thread as the store read it: `error` not empty when the journal could
+/// not be read (then `page` means nothing).
 struct list_reply {
-  storage::list_page page;
+  domain::history_page page;
   std::string error;
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 
@@ -67,8 +68,8 @@ domain::run_status run_status_of(storage::run_end e) {
 
 /// The page's task ids, each once: a run's id is looked up first at the
 /// same place in the session before (sessions of one plan run their tasks
-/// in the same order), then in a hash of the ids (views into the page's
-/// packed runs, which outlive it).
+/// in the same order), then in a hash of the ids (its own copies: a page
+/// read as it arrives hands on runs whose bytes do not outlive the call).
 class task_interner {
 public:
   explicit task_interner(std::vector<std::string>& ids) : ids_{ids} {}
@@ -76,7 +77,7 @@ public:
     if (place < hint_.size() && ids_[hint_[place]] == id)
       return hint_[place];
     auto [it, added] = known_.try_emplace(
-      id, static_cast<std::uint32_t>(ids_.size()));
+      std::string{id}, static_cast<std::uint32_t>(ids_.size()));
     if (added)
       ids_.emplace_back(id);
     if (place >= hint_.size())
@@ -87,7 +88,7 @@ public:
 
 private:
   std::vector<std::string>& ids_;
-  std::unordered_map<std::string_view, std::uint32_t> known_;
+  std::unordered_map<std::string, std::uint32_t> known_;
   std::vector<std::uint32_t> hint_;
 };
 
@@ -148,16 +149,36 @@ void digest_of(std::string_view bytes, domain::session_runs& out) {
 std::vector<domain::focus_row>
 to_focus_rows(const std::vector<storage::focus_record>& records);
 
-domain::history_page to_history_page(storage::list_page page,
-                                     domain::wall_time now) {
+struct history_builder::impl {
+  impl(domain::wall_time at, bool with_runs)
+      : now{at}, runs{with_runs}, tasks{out.task_ids} {
+  }
+  domain::wall_time now;
+  bool runs;
   domain::history_page out;
-  out.more = page.more;
-  out.rows.reserve(page.rows.size());
-  out.runs.reserve(page.runs.size());
-  task_interner tasks{out.task_ids};
-  // The page is ours: its strings move into the rows (copied once more
-  // only into the statistics' sessions).
-  for (auto& r : page.rows) {
+  task_interner tasks;
+  std::size_t done = 0; ///< rows taken
+};
+
+history_builder::history_builder(domain::wall_time now, bool with_runs)
+    : impl_{std::make_unique<impl>(now, with_runs)} {
+}
+
+history_builder::~history_builder() = default;
+
+void history_builder::take(storage::list_page& page, std::size_t upto) {
+  auto& b = *impl_;
+  auto& out = b.out;
+  upto = std::min(upto, page.rows.size());
+  if (upto <= b.done)
+    return;
+  out.rows.reserve(upto);
+  if (b.runs)
+    out.runs.reserve(upto);
+  // The rows handed on are ours: their strings move into the domain's
+  // (copied once more only into the statistics' sessions).
+  for (auto i = b.done; i < upto; ++i) {
+    auto& r = page.rows[i];
     domain::history_row row;
     row.status = r.state == storage::session_state::open
                    ? domain::history_status::active
@@ -169,19 +190,18 @@ domain::history_page to_history_page(storage::list_page page,
       row.end = at(*r.closed_wall_ns);
     row.tasks_done = r.tasks_done;
     row.tasks_total = r.tasks_total;
-    if (!page.runs.empty()) {
+    if (b.runs) {
       domain::session_runs sr;
       sr.session_id = r.session_id;
       sr.milestone_id = r.milestone_id;
       sr.tags = r.tags;
       sr.start = row.start;
-      sr.end = row.end.value_or(now);
-      auto packed = page.runs.packed(out.rows.size());
-      if (storage::is_digest(packed)) {
+      sr.end = row.end.value_or(b.now);
+      auto packed = page.runs.packed(i);
+      if (storage::is_digest(packed))
         digest_of(packed, sr);
-      } else {
-        spans_of(packed, now, tasks, sr.runs);
-      }
+      else
+        spans_of(packed, b.now, b.tasks, sr.runs);
       out.runs.push_back(std::move(sr));
     }
     row.session_id = std::move(r.session_id);
@@ -190,9 +210,22 @@ domain::history_page to_history_page(storage::list_page page,
     row.tags = std::move(r.tags);
     out.rows.push_back(std::move(row));
   }
+  b.done = upto;
+}
+
+domain::history_page history_builder::finish(storage::list_page& page) {
+  take(page, page.rows.size());
+  auto& out = impl_->out;
+  out.more = page.more;
   out.focus = to_focus_rows(page.focus);
   out.focus_more = page.focus_more;
-  return out;
+  return std::move(out);
+}
+
+domain::history_page to_history_page(storage::list_page page,
+                                     domain::wall_time now) {
+  history_builder b{now, !page.runs.empty()};
+  return b.finish(page);
 }
 
 std::vector<domain::focus_row>

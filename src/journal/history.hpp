@@ -6,6 +6,8 @@
 #include "domain/history.hpp"
 #include "storage/records.hpp"
 
+#include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,8 +19,26 @@ storage::list_query to_list_query(const domain::history_filter& filter,
                                   const std::string& principal,
                                   const std::string& scope);
 
-/// With runs (statistics): each session's task runs as the store paired
-/// them; one still running lasts until `now`.
+/// A store's page as the domain's, converted as the store reads it: its
+/// list sink hands `take` the rows read so far (`with_runs`, statistics:
+/// each session's task runs as the store paired them; one still running
+/// lasts until `now`), `finish` the rest with the focus sessions.
+class history_builder {
+public:
+  history_builder(domain::wall_time now, bool with_runs);
+  ~history_builder();
+  history_builder(const history_builder&) = delete;
+  history_builder& operator=(const history_builder&) = delete;
+  /// Rows [rows taken, upto) of `page`: moved from (they are ours).
+  void take(storage::list_page& page, std::size_t upto);
+  domain::history_page finish(storage::list_page& page);
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+/// The whole page at once (with runs when it holds them).
 domain::history_page to_history_page(storage::list_page page,
                                      domain::wall_time now);
 

@@ -191,7 +191,7 @@ public:
 
   /// Continues the frame paused for a history query (`error` not empty:
   /// the journal could not be read).
-  rpc_step resume_history(storage::list_page page,
+  rpc_step resume_history(domain::history_page page,
                           const std::string& error);
 
   /// Continues the frame paused for a principal operation (`error` not

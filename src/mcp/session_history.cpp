@@ -12,7 +12,7 @@
 
 namespace ttm::mcp {
 
-rpc_step session::resume_history(storage::list_page page,
+rpc_step session::resume_history(domain::history_page page,
                                  const std::string& error) {
   if (!job_ || !job_->after_history)
     throw std::logic_error("session::resume_history without a paused query");
@@ -21,8 +21,7 @@ rpc_step session::resume_history(storage::list_page page,
   auto& j = *job_;
   history_answer answer;
   if (error.empty())
-    answer.page = journal::to_history_page(std::move(page),
-                                           cfg_->clock->wall_now());
+    answer.page = std::move(page);
   else
     answer.error = error;
   auto then = std::exchange(j.after_history, {});

@@ -289,14 +289,14 @@ query_text runs_statement(const list_query& q, std::int64_t rows,
 
 } // namespace
 
-result<list_page> pg_store::list(const list_query& q) {
+result<list_page> pg_store::list(const list_query& q, const list_sink& sink) {
   static const std::string what = "cannot list the sessions in";
   if (auto err = connect())
     return std::move(*err);
   list_page out;
   auto limit = static_cast<std::int64_t>(
     std::min<std::size_t>(q.limit, static_cast<std::size_t>(INT64_MAX - 2)));
-  pg_page_reader page{q, limit, where_, out};
+  pg_page_reader page{q, limit, where_, sink, out};
   auto focus = q.focus ? focus_statement(q, limit) : std::nullopt;
   auto windows = windows_of(q);
   if (q.tracking && !q.with_runs && !focus) {

@@ -42,8 +42,9 @@ stored_event_row event_of(const pg_row& row, int first) {
 } // namespace
 
 pg_page_reader::pg_page_reader(const list_query& q, std::int64_t limit,
-                               std::string where, list_page& out)
-    : q_{q}, limit_{limit}, where_{std::move(where)}, out_{out} {
+                               std::string where, const list_sink& sink,
+                               list_page& out)
+    : q_{q}, limit_{limit}, where_{std::move(where)}, sink_{sink}, out_{out} {
 }
 
 std::optional<error> pg_page_reader::add(pg_res res) {
@@ -92,7 +93,7 @@ std::optional<error> pg_page_reader::add(pg_res res) {
     if (q_.with_runs) {
       if (!row.null(11)) {
         // Binary format (runs_statement): the bytes in the result, kept
-        // in results_ until finish.
+        // in results_.
         std::string_view packed = PQfformat(r, 11) == 1
                                     ? row.view(11)
                                     : unescaped_.emplace_back(row.bytes(11));
@@ -105,7 +106,7 @@ std::optional<error> pg_page_reader::add(pg_res res) {
         // Packed closed yet damaged: its events were not read with it.
         if (!runs && !packed.empty()
             && (is_closed_packing(packed) || is_digest(packed)))
-          unread_.push_back(sid);
+          damaged_[sid];
       }
     } else {
       s.tasks_done = row.int64(14);
@@ -113,53 +114,36 @@ std::optional<error> pg_page_reader::add(pg_res res) {
     kept_.push_back(runs);
     out_.rows.push_back(std::move(s));
   }
-  return std::nullopt;
+  return hand_on();
 }
 
-std::optional<error> pg_page_reader::finish(pg_conn& conn) {
+std::optional<error> pg_page_reader::hand_on() {
+  // Rows in page order, each once its runs are known: as packed, else
+  // paired from its events (a damaged packing's wait for finish).
   if (!q_.with_runs)
-    return std::nullopt;
-  static const std::string what = "cannot list the sessions in";
-  std::map<std::int64_t, std::vector<stored_event_row>> read;
-  for (auto& [sid, rows] : events_) {
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-      return a.seq < b.seq;
-    });
-    auto& into = read[sid];
-    for (const auto& e : rows)
-      into.push_back(event_of(pg_row{e.result, e.row}, 15));
-  }
-  if (!unread_.empty()) {
-    // Damage only (a closed session's runs that do not unpack): their
-    // events in a read of their own.
-    auto ev = conn.exec(
-      "SELECT sid, seq, kind, task_id, wall_ns, mono_ns, boot_id,"
-      " payload, undone_by IS NOT NULL FROM events"
-      " WHERE sid = ANY($1::bigint[]) AND kind NOT IN"
-      " ('session_started', 'change_undone') ORDER BY sid, seq",
-      pg_params{}.add_int_array(unread_), what);
-    if (auto* err = std::get_if<error>(&ev))
-      return std::move(*err);
-    const auto& er = std::get<pg_res>(ev);
-    for (int i = 0; i < rows_of(er); ++i) {
-      pg_row row{er.get(), i};
-      read[row.int64(0)].push_back(event_of(row, 1));
-    }
-  }
-  // One buffer for the page's runs, sized once (grown by doubling, a
-  // month's copies and page faults were 4 % of a call by task).
-  std::size_t bytes = 0;
-  for (const auto& k : kept_)
-    bytes += k ? k->size() : 1024; // paired from events: about
-  out_.runs.reserve(out_.rows.size(), bytes);
-  for (std::size_t i = 0; i < out_.rows.size(); ++i) {
+    ready_ = out_.rows.size();
+  for (; ready_ < out_.rows.size(); ++ready_) {
+    const auto i = ready_;
     if (kept_[i]) {
       out_.runs.add(*kept_[i]);
       continue;
     }
+    std::vector<stored_event_row> read;
+    if (auto d = damaged_.find(sids_[i]); d != damaged_.end()) {
+      if (!damage_read_)
+        break;
+      read = std::move(d->second);
+    } else if (auto e = events_.find(sids_[i]); e != events_.end()) {
+      auto& refs = e->second;
+      std::sort(refs.begin(), refs.end(), [](const auto& a, const auto& b) {
+        return a.seq < b.seq;
+      });
+      for (const auto& ref : refs)
+        read.push_back(event_of(pg_row{ref.result, ref.row}, 15));
+    }
     std::vector<run_event> evs;
     std::string bad_kind;
-    if (!run_events_of(read[sids_[i]], evs, bad_kind))
+    if (!run_events_of(read, evs, bad_kind))
       return error{error_kind::io, "journal " + where_ + ": session "
                                      + out_.rows[i].session_id.substr(0, 8)
                                      + "... has an event of unknown"
@@ -167,7 +151,37 @@ std::optional<error> pg_page_reader::finish(pg_conn& conn) {
                                      + bad_kind + "'"};
     out_.runs.add(pack_runs(pair_runs(evs)));
   }
+  if (sink_ && ready_ > handed_) {
+    handed_ = ready_;
+    sink_(out_, handed_);
+  }
   return std::nullopt;
+}
+
+std::optional<error> pg_page_reader::finish(pg_conn& conn) {
+  static const std::string what = "cannot list the sessions in";
+  if (!damaged_.empty()) {
+    // Damage only (a closed session's runs that do not unpack): their
+    // events in a read of their own.
+    std::vector<std::int64_t> sids;
+    for (const auto& [sid, none] : damaged_)
+      sids.push_back(sid);
+    auto ev = conn.exec(
+      "SELECT sid, seq, kind, task_id, wall_ns, mono_ns, boot_id,"
+      " payload, undone_by IS NOT NULL FROM events"
+      " WHERE sid = ANY($1::bigint[]) AND kind NOT IN"
+      " ('session_started', 'change_undone') ORDER BY sid, seq",
+      pg_params{}.add_int_array(sids), what);
+    if (auto* err = std::get_if<error>(&ev))
+      return std::move(*err);
+    const auto& er = std::get<pg_res>(ev);
+    for (int i = 0; i < rows_of(er); ++i) {
+      pg_row row{er.get(), i};
+      damaged_[row.int64(0)].push_back(event_of(row, 1));
+    }
+  }
+  damage_read_ = true;
+  return hand_on();
 }
 
 } // namespace ttm::storage::detail

@@ -58,7 +58,8 @@ public:
                                           std::size_t limit) override;
   result<std::vector<stored_session>>
   history(const history_query& q) override;
-  result<list_page> list(const list_query& q) override;
+  using store::list;
+  result<list_page> list(const list_query& q, const list_sink& sink) override;
   result<std::optional<std::size_t>>
   purge_closed_before(std::int64_t cutoff_wall_ns, std::int64_t now_wall_ns,
                       std::int64_t interval_ns) override;
@@ -147,13 +148,14 @@ private:
 
 /// A tracking page read from its statements' results (pg_page.cpp): a
 /// list's one, or statistics' one per time window, newest first, each
-/// read as it arrives (the server works on the next meanwhile).
+/// read as it arrives (the server works on the next meanwhile) and its
+/// rows handed to the list's sink as soon as their runs are known.
 class pg_page_reader {
 public:
   pg_page_reader(const list_query& q, std::int64_t limit, std::string where,
-                 list_page& out);
+                 const list_sink& sink, list_page& out);
   /// One result's rows, after those before (kept: the page reads their
-  /// bytes until finish).
+  /// bytes until it is done).
   std::optional<error> add(pg_res res);
   /// The page's rows so far, and whether `limit` of them are read.
   std::int64_t rows() const {
@@ -162,11 +164,14 @@ public:
   bool full() const {
     return out_.more;
   }
-  /// Statistics: each row's runs, as packed, else paired from its events
-  /// (a damaged packing's read with `conn`).
+  /// The rows left: a damaged packing's runs paired from its events (read
+  /// with `conn`).
   std::optional<error> finish(pg_conn& conn);
 
 private:
+  /// Rows whose runs are known, in order, into the page and to the sink.
+  std::optional<error> hand_on();
+
   struct event_ref {
     std::int64_t seq;
     const PGresult* result;
@@ -175,6 +180,7 @@ private:
   const list_query& q_;
   std::int64_t limit_;
   std::string where_;
+  const list_sink& sink_;
   list_page& out_;
   std::vector<pg_res> results_;
   std::map<std::int64_t, std::vector<event_ref>> events_; ///< by sid
@@ -182,7 +188,11 @@ private:
   /// Per row, its packing in a result when it unpacks (handed on as read:
   /// the journal layer decodes it), else its events are paired.
   std::vector<std::optional<std::string_view>> kept_;
-  std::vector<std::int64_t> unread_; ///< sids whose packing is damaged
+  /// Sids whose packing is damaged, with their events once read.
+  std::map<std::int64_t, std::vector<stored_event_row>> damaged_;
+  bool damage_read_ = false;
+  std::size_t ready_ = 0;  ///< rows whose runs are in the page
+  std::size_t handed_ = 0; ///< rows handed to the sink
   std::deque<std::string> unescaped_; ///< text-format packings (stable)
 };
 

@@ -5,6 +5,7 @@
 // that include them) can name these without the storage backend.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -322,5 +323,9 @@ struct list_page {
   std::vector<focus_record> focus;
   bool focus_more = false;
 };
+
+/// store::list's rows handed on as they are read (see there).
+using list_sink = std::function<void(list_page& page, std::size_t upto)>;
+
 
 } // namespace ttm::storage

@@ -119,7 +119,7 @@ std::optional<error> sqlite_store::list_focus(const list_query& q,
   return std::nullopt;
 }
 
-result<list_page> sqlite_store::list(const list_query& q) {
+result<list_page> sqlite_store::list(const list_query& q, const list_sink&) {
   static const std::string what = "cannot list the sessions in";
   return guarded(what, path_, [&]() -> result<list_page> {
     // Only the conditions asked for, so that SQLite walks the owner's

@@ -137,7 +137,9 @@ public:
                                           std::size_t limit) override;
   result<std::vector<stored_session>>
   history(const history_query& q) override;
-  result<list_page> list(const list_query& q) override;
+  using store::list;
+  /// Hands the page on whole: `sink` is never called.
+  result<list_page> list(const list_query& q, const list_sink& sink) override;
   /// list's focus sessions (list_query::focus), in list's transaction.
   std::optional<error> list_focus(const list_query& q, std::int64_t limit,
                                   list_page& out);

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -199,7 +200,16 @@ public:
   /// One page of a principal's sessions in one scope (any state) matching
   /// `q`, newest first (started time, then id). Reads summary columns and
   /// one indexed count per row: no replay.
-  virtual result<list_page> list(const list_query& q) = 0;
+  result<list_page> list(const list_query& q) {
+    return list(q, {});
+  }
+  /// As list(q), the rows handed to `sink` as they are read: rows before
+  /// `upto` (and with_runs their runs) are final and the sink's to take
+  /// (it may move from them; the page returned holds what is left), so
+  /// that the caller works on them while the rest arrive. A store may
+  /// call it only once, or never (the caller takes the page returned).
+  virtual result<list_page> list(const list_query& q, const list_sink& sink)
+    = 0;
 
   /// Deletes ended and expired sessions (and their events) closed before
   /// `cutoff_wall_ns`, and audit records and ended focus sessions older

@@ -5,6 +5,7 @@
 // actors do: the tool tests of issue 16 run the journal path without an
 // actor system.
 
+#include "journal/history.hpp"
 #include "session_client.hpp"
 #include "storage/sqlite_store.hpp"
 #include "temp_dir.hpp"
@@ -59,10 +60,17 @@ struct journaled {
                  : state.resume_claim(std::get<storage::claim_result>(r), "");
       } else if (step.history()) {
         ++history_queries;
-        auto r = store.list(*step.history());
+        // As the journal actor: the rows converted as the store hands
+        // them on.
+        const auto& q = *step.history();
+        journal::history_builder page{clock->wall_now(), q.with_runs};
+        auto r = store.list(q, [&](storage::list_page& p, std::size_t upto) {
+          page.take(p, upto);
+        });
         auto* e = std::get_if<storage::error>(&r);
         step = e ? state.resume_history({}, e->message)
-                 : state.resume_history(std::get<storage::list_page>(r), "");
+                 : state.resume_history(
+                   page.finish(std::get<storage::list_page>(r)), "");
       } else if (step.principal()) {
         ++principal_ops;
         auto r = store.principal(*step.principal());

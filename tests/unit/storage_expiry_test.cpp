@@ -221,8 +221,9 @@ public:
   history(const history_query& q) override {
     return inner_.history(q);
   }
-  result<list_page> list(const list_query& q) override {
-    return inner_.list(q);
+  using store::list;
+  result<list_page> list(const list_query& q, const list_sink& sink) override {
+    return inner_.list(q, sink);
   }
   result<std::optional<std::size_t>>
   purge_closed_before(std::int64_t cutoff, std::int64_t now,
