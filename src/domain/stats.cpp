@@ -30,25 +30,51 @@ namespace {
 
 using ms = std::chrono::milliseconds;
 
+/// The union of wall-clock spans given in start order, a span at a time:
+/// the sum of each merged span's length; `sorted` false once a span came
+/// before the one before it (then the sum means nothing).
+class span_union {
+public:
+  void add(wall_time start, wall_time end) {
+    if (any_ && start < last_start_)
+      sorted_ = false;
+    last_start_ = start;
+    if (any_ && start <= cur_end_) {
+      cur_end_ = std::max(cur_end_, end);
+      return;
+    }
+    if (any_)
+      total_ += std::chrono::duration_cast<ms>(cur_end_ - cur_start_);
+    cur_start_ = start;
+    cur_end_ = end;
+    any_ = true;
+  }
+  bool sorted() const {
+    return sorted_;
+  }
+  ms total() const {
+    return any_ ? total_ + std::chrono::duration_cast<ms>(cur_end_
+                                                          - cur_start_)
+                : total_;
+  }
+
+private:
+  bool any_ = false;
+  bool sorted_ = true;
+  wall_time last_start_{};
+  wall_time cur_start_{};
+  wall_time cur_end_{};
+  ms total_{0};
+};
+
 /// The union of the runs' wall-clock spans. `start_of(i)`/`end_of(i)` for
 /// i < n, in start order.
 template <class Start, class End>
 ms union_of(std::size_t n, Start start_of, End end_of) {
-  ms total{0};
-  std::optional<std::pair<wall_time, wall_time>> cur;
-  for (std::size_t i = 0; i < n; ++i) {
-    auto start = start_of(i);
-    if (cur && start <= cur->second) {
-      cur->second = std::max(cur->second, end_of(i));
-      continue;
-    }
-    if (cur)
-      total += std::chrono::duration_cast<ms>(cur->second - cur->first);
-    cur = std::make_pair(start, end_of(i));
-  }
-  if (cur)
-    total += std::chrono::duration_cast<ms>(cur->second - cur->first);
-  return total;
+  span_union u;
+  for (std::size_t i = 0; i < n; ++i)
+    u.add(start_of(i), end_of(i));
+  return u.total();
 }
 
 bool by_start(const run_span* a, const run_span* b) {
@@ -205,16 +231,21 @@ void finish_numbers(stats_numbers& n, std::vector<ms>& ended) {
     std::tie(n.median, n.p90) = median_and_p90(ended);
 }
 
+/// A session's part in a group's session counts.
+void add_session(stats_numbers& n, const part& p) {
+  ++n.sessions;
+  auto span = std::chrono::duration_cast<ms>(p.s->end - p.s->start);
+  n.total += std::max(span, ms{0});
+  n.busy += p.busy;
+  n.tasks += p.tasks;
+}
+
 /// A group's numbers. `ended`: scratch, reused from group to group.
 stats_numbers numbers_of(const bucket& b, std::vector<ms>& ended) {
   stats_numbers n;
   ended.clear();
   for (const auto& p : b) {
-    ++n.sessions;
-    auto span = std::chrono::duration_cast<ms>(p.s->end - p.s->start);
-    n.total += std::max(span, ms{0});
-    n.busy += p.busy;
-    n.tasks += p.tasks;
+    add_session(n, p);
     if (const auto& d = p.s->digest) {
       n.runs += d->runs;
       n.task_time += d->task_time;
@@ -229,6 +260,17 @@ stats_numbers numbers_of(const bucket& b, std::vector<ms>& ended) {
   }
   finish_numbers(n, ended);
   return n;
+}
+
+/// `from`'s run counts added to `into`'s.
+void add_run_counts(stats_numbers& into, const stats_numbers& from) {
+  into.runs += from.runs;
+  into.task_time += from.task_time;
+  into.completed += from.completed;
+  into.skipped += from.skipped;
+  into.failed += from.failed;
+  into.interrupted += from.interrupted;
+  into.in_progress += from.in_progress;
 }
 
 std::string day_key(date::local_days d) {
@@ -346,6 +388,10 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
     const auto& s = sessions[k];
     const auto mark = static_cast<std::uint32_t>(k);
     order.clear();
+    // One walk of the session's runs (a month's are 8 MB: each walk is
+    // memory traffic): its tasks, their counts, by task each run's copy
+    // in its task's slice (the last count[t] placed), and its busy time.
+    span_union session_busy;
     for (const auto& r : s.runs) {
       if (r.task >= n_tasks)
         throw std::out_of_range("compute_stats: a run's task is not in "
@@ -356,9 +402,15 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
         order.push_back(r.task);
       }
       ++count[r.task];
+      if (by_task)
+        task_runs[slot[r.task]++] = r;
+      session_busy.add(r.start, r.end);
     }
     // A digest holds the busy time and the tasks (its runs are not here).
-    const part whole{&s, s.digest ? s.digest->busy : busy_of(s),
+    const part whole{&s,
+                     s.digest                 ? s.digest->busy
+                     : session_busy.sorted() ? session_busy.total()
+                                              : busy_of(s),
                      s.digest ? s.digest->tasks
                               : static_cast<std::int64_t>(order.size())};
     all.push_back(whole);
@@ -387,10 +439,8 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
         break;
       }
       case stats_group::task: {
-        // This session's runs of each task, in the session's order, next
-        // in the task's slice of task_runs (the last count[t] placed).
-        for (const auto& r : s.runs)
-          task_runs[slot[r.task]++] = r;
+        // This session's runs of each task are the last count[t] placed in
+        // its slice of task_runs.
         const auto span = std::max(
           std::chrono::duration_cast<ms>(s.end - s.start), ms{0});
         for (auto t : order) {
@@ -410,11 +460,18 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
   stats_result out;
   std::vector<ms> ended;
   ended.reserve(all_runs);
-  out.totals = numbers_of(all, ended);
+  if (!by_task)
+    out.totals = numbers_of(all, ended);
   out.groups.reserve(by_task ? n_tasks : groups.size());
   for (const auto& [key, b] : groups)
     out.groups.push_back({key, numbers_of(b, ended)});
   if (by_task) {
+    // The totals' run counts are the tasks' summed, their durations the
+    // tasks' together: no second walk of every run.
+    for (const auto& p : all)
+      add_session(out.totals, p);
+    std::vector<ms> all_ended;
+    all_ended.reserve(all_runs);
     for (std::size_t t = 0; t < n_tasks; ++t) {
       const auto& sum = sums[t];
       if (sum.sessions == 0)
@@ -427,9 +484,12 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
       ended.clear();
       for (auto i = slice[t]; i < slice[t + 1]; ++i)
         count_run(n, ended, task_runs[i]);
+      add_run_counts(out.totals, n);
+      all_ended.insert(all_ended.end(), ended.begin(), ended.end());
       finish_numbers(n, ended);
       out.groups.push_back({task_ids[t], std::move(n)});
     }
+    finish_numbers(out.totals, all_ended);
     // By key first, as the other groupings' tree holds them.
     std::sort(out.groups.begin(), out.groups.end(),
               [](const auto& a, const auto& b) { return a.key < b.key; });
