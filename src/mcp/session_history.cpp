@@ -1,11 +1,9 @@
 // The MCP session's history queries: a request that reads its caller's
 // sessions (live and past) pauses its frame while the journal actor runs
 // the query (query_history, session_context.cpp), then continues with the
-// page (resume_history).
+// page, which the journal actor converted (resume_history).
 
 #include "mcp/session.hpp"
-
-#include "journal/history.hpp"
 
 #include <stdexcept>
 #include <utility>
