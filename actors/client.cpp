@@ -191,9 +191,13 @@ struct ask_for_pause {
     ask<list_reply>(self, history_atom::value, std::move(p.query),
                     [](mcp::session& s, list_reply* r,
                        const std::string& why) {
-                      return r != nullptr
-                               ? s.resume_history(std::move(r->page), r->error)
-                               : s.resume_history({}, why);
+                      if (r == nullptr)
+                        return s.resume_history(domain::history_page{}, why);
+                      return r->whole
+                               ? s.resume_history(std::move(*r->whole),
+                                                  r->error)
+                               : s.resume_history(std::move(r->page),
+                                                  r->error);
                     });
     return true;
   }

@@ -374,10 +374,13 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
         return out;
       }
       // Rows converted as the store hands them on (PostgreSQL: while it
-      // reads the next ones), not after the whole page.
+      // reads the next ones); a page handed on whole (SQLite) goes to the
+      // client as it is: converting it here would only hold the journal.
       journal::history_builder page{st.cfg.clock->wall_now(), q.with_runs};
+      bool streamed = false;
       auto r = st.cfg.store->list(
         q, [&](storage::list_page& p, std::size_t upto) {
+          streamed = true;
           page.take(p, upto);
         });
       if (auto* err = std::get_if<storage::error>(&r)) {
@@ -385,7 +388,11 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
         out.error = public_reason(*err);
         return out;
       }
-      out.page = page.finish(std::get<storage::list_page>(r));
+      auto& got = std::get<storage::list_page>(r);
+      if (streamed)
+        out.page = page.finish(got);
+      else
+        out.whole = std::move(got);
       return out;
     },
     [=](verify_atom, const held_sessions& held) -> std::vector<std::string> {

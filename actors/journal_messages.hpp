@@ -31,11 +31,15 @@ struct claim_reply {
   std::string error;
 };
 
-/// The journal's answer to a history query, converted on the journal's
-/// thread as the store read it: `error` not empty when the journal could
-/// not be read (then `page` means nothing).
+/// The journal's answer to a history query: `error` not empty when the
+/// journal could not be read (then the rest means nothing).
 struct list_reply {
+  /// The page, converted on the journal's thread while a store that hands
+  /// its rows on as it reads them (PostgreSQL) read the rest;
   domain::history_page page;
+  /// or the page of a store that hands it on whole (SQLite), for the
+  /// client to convert off the journal's thread.
+  std::optional<storage::list_page> whole;
   std::string error;
 };
 

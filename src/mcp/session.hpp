@@ -193,6 +193,9 @@ public:
   /// the journal could not be read).
   rpc_step resume_history(domain::history_page page,
                           const std::string& error);
+  /// The same with the store's page, converted here (a store that hands
+  /// its page on whole: the journal actor does not convert it).
+  rpc_step resume_history(storage::list_page page, const std::string& error);
 
   /// Continues the frame paused for a principal operation (`error` not
   /// empty: the journal could not do it; nothing changed).

@@ -1,9 +1,12 @@
 // The MCP session's history queries: a request that reads its caller's
 // sessions (live and past) pauses its frame while the journal actor runs
 // the query (query_history, session_context.cpp), then continues with the
-// page, which the journal actor converted (resume_history).
+// page (resume_history), which the journal actor converted as the store
+// read it, or converted here.
 
 #include "mcp/session.hpp"
+
+#include "journal/history.hpp"
 
 #include <stdexcept>
 #include <utility>
@@ -27,6 +30,14 @@ rpc_step session::resume_history(domain::history_page page,
     return then(answer, notes);
   });
   return continue_with(j, std::move(reply));
+}
+
+rpc_step session::resume_history(storage::list_page page,
+                                 const std::string& error) {
+  if (!error.empty())
+    return resume_history(domain::history_page{}, error);
+  return resume_history(
+    journal::to_history_page(std::move(page), cfg_->clock->wall_now()), "");
 }
 
 } // namespace ttm::mcp

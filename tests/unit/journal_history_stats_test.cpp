@@ -223,3 +223,77 @@ TEST_CASE("journal: a page of digests gives the statistics its runs give, "
                                         domain::stats_group::task, *z, 1),
                   std::invalid_argument);
 }
+
+TEST_CASE("journal: a page converted as it grows (history_builder, as the "
+          "store hands rows on) equals the page converted whole",
+          "[journal][stats][issue32]") {
+  using storage::run_end;
+  std::mt19937_64 rng{17};
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>{lo, hi}(rng);
+  };
+  std::vector<std::pair<storage::session_row, std::string>> sessions;
+  for (int k = 0; k < 200; ++k) {
+    std::vector<storage::stored_run> runs;
+    auto start = t0 + k * 3'600 * sec;
+    auto at_ns = start;
+    for (int i = 0, n = static_cast<int>(pick(0, 9)); i < n; ++i) {
+      at_ns += pick(0, 60 * sec);
+      auto end = at_ns + pick(0, 100 * sec);
+      // Task ids long enough to live outside a string's own buffer.
+      runs.push_back(ended("a-task-named-at-length-" + std::to_string(pick(0, 30)),
+                           at_ns, end, pick(0, end - at_ns),
+                           static_cast<run_end>(pick(1, 4))));
+    }
+    sessions.emplace_back(row("S" + std::to_string(k), start,
+                              at_ns + 10 * sec, {"t" + std::to_string(k % 3)}),
+                          storage::pack_runs(runs));
+  }
+  auto now = at(t0 + 300 * 3'600 * sec);
+  storage::list_page whole;
+  for (const auto& [r, packed] : sessions) {
+    whole.rows.push_back(r);
+    whole.runs.add(packed);
+  }
+  whole.more = true;
+  auto want = journal::to_history_page(std::move(whole), now);
+
+  // Rows arrive in windows of 1 to 40; after each, the rows so far are
+  // taken (their bytes may move when the next window's are added).
+  storage::list_page growing;
+  journal::history_builder builder{now, true};
+  std::size_t next = 0;
+  while (next < sessions.size()) {
+    auto n = std::min<std::size_t>(static_cast<std::size_t>(pick(1, 40)),
+                                   sessions.size() - next);
+    for (std::size_t i = 0; i < n; ++i, ++next) {
+      growing.rows.push_back(sessions[next].first);
+      growing.runs.add(sessions[next].second);
+    }
+    builder.take(growing, next);
+    builder.take(growing, next / 2); // rows taken before: nothing again
+  }
+  growing.more = true;
+  auto got = builder.finish(growing);
+
+  CHECK(got.more);
+  REQUIRE(got.rows.size() == want.rows.size());
+  REQUIRE(got.runs.size() == want.runs.size());
+  for (std::size_t i = 0; i < want.rows.size(); ++i) {
+    INFO(want.rows[i].session_id);
+    CHECK(got.rows[i].session_id == want.rows[i].session_id);
+    CHECK(got.rows[i].tags == want.rows[i].tags);
+    CHECK(got.runs[i].session_id == want.runs[i].session_id);
+    CHECK(got.runs[i].end == want.runs[i].end);
+    REQUIRE(got.runs[i].runs.size() == want.runs[i].runs.size());
+    for (std::size_t j = 0; j < want.runs[i].runs.size(); ++j) {
+      const auto& a = got.runs[i].runs[j];
+      const auto& b = want.runs[i].runs[j];
+      CHECK(got.task_ids.at(a.task) == want.task_ids.at(b.task));
+      CHECK(a.start == b.start);
+      CHECK(a.end == b.end);
+      CHECK(a.duration == b.duration);
+      CHECK(a.status == b.status);
+    }
+  }
+}

@@ -60,17 +60,24 @@ struct journaled {
                  : state.resume_claim(std::get<storage::claim_result>(r), "");
       } else if (step.history()) {
         ++history_queries;
-        // As the journal actor: the rows converted as the store hands
-        // them on.
+        // As the journal and client actors: the rows converted as the
+        // store hands them on, else the page whole by the session.
         const auto& q = *step.history();
         journal::history_builder page{clock->wall_now(), q.with_runs};
+        bool streamed = false;
         auto r = store.list(q, [&](storage::list_page& p, std::size_t upto) {
+          streamed = true;
           page.take(p, upto);
         });
         auto* e = std::get_if<storage::error>(&r);
-        step = e ? state.resume_history({}, e->message)
-                 : state.resume_history(
-                   page.finish(std::get<storage::list_page>(r)), "");
+        if (e)
+          step = state.resume_history(domain::history_page{}, e->message);
+        else if (streamed)
+          step = state.resume_history(
+            page.finish(std::get<storage::list_page>(r)), "");
+        else
+          step = state.resume_history(
+            std::move(std::get<storage::list_page>(r)), "");
       } else if (step.principal()) {
         ++principal_ops;
         auto r = store.principal(*step.principal());
