@@ -53,6 +53,15 @@ storage::session_row row(const std::string& id, std::int64_t start,
   return r;
 }
 
+/// Random integers in [lo, hi], the same sequence for a seed.
+struct picker {
+  std::mt19937_64 rng;
+  explicit picker(std::uint64_t seed) : rng{seed} {}
+  std::int64_t operator()(std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>{lo, hi}(rng);
+  }
+};
+
 } // namespace
 
 TEST_CASE("journal: a page's packed runs decode into the domain's, task ids "
@@ -156,10 +165,7 @@ TEST_CASE("journal: a page of digests gives the statistics its runs give, "
           "by day, week, milestone and tag (random sessions)",
           "[journal][stats][issue32]") {
   using storage::run_end;
-  std::mt19937_64 rng{32};
-  auto pick = [&](std::int64_t lo, std::int64_t hi) {
-    return std::uniform_int_distribution<std::int64_t>{lo, hi}(rng);
-  };
+  picker pick{32};
   storage::list_page runs_page;
   storage::list_page digest_page;
   for (int k = 0; k < 300; ++k) {
@@ -228,10 +234,7 @@ TEST_CASE("journal: a page converted as it grows (history_builder, as the "
           "store hands rows on) equals the page converted whole",
           "[journal][stats][issue32]") {
   using storage::run_end;
-  std::mt19937_64 rng{17};
-  auto pick = [&](std::int64_t lo, std::int64_t hi) {
-    return std::uniform_int_distribution<std::int64_t>{lo, hi}(rng);
-  };
+  picker pick{17};
   std::vector<std::pair<storage::session_row, std::string>> sessions;
   for (int k = 0; k < 200; ++k) {
     std::vector<storage::stored_run> runs;
