@@ -91,20 +91,6 @@ ms busy_of(const run_span** begin, const run_span** end) {
     [&](std::size_t i) { return begin[i]->end; });
 }
 
-/// The busy time of a task's runs in one session (copies, sorted here by
-/// start unless they are).
-ms busy_of(run_span* begin, run_span* end) {
-  auto before = [](const run_span& a, const run_span& b) {
-    return a.start < b.start;
-  };
-  if (!std::is_sorted(begin, end, before))
-    std::sort(begin, end, before);
-  return union_of(
-    static_cast<std::size_t>(end - begin),
-    [&](std::size_t i) { return begin[i].start; },
-    [&](std::size_t i) { return begin[i].end; });
-}
-
 /// A whole session's busy time: its runs come in start order from the
 /// journal (sorted here otherwise).
 ms busy_of(const session_runs& s) {
@@ -331,14 +317,108 @@ std::uint32_t task_index(std::vector<std::string>& ids, std::string_view id) {
   return static_cast<std::uint32_t>(it - ids.begin());
 }
 
+namespace {
+
+/// By task: each task's numbers added as each session is read. Its runs'
+/// counts and ended durations as each run is read; per session that ran
+/// it, the session's span and the task's busy time there. (A part per
+/// session and task, 250,000 a month, cost a fifth of the call; copies of
+/// every run sliced by task, 8 MB written and read again, most of the
+/// rest.)
+class task_tally {
+public:
+  explicit task_tally(std::size_t n_tasks)
+      : numbers_(n_tasks), ended_(n_tasks), first_(n_tasks) {
+  }
+  /// A run of the session being read; `first`: its task's first there.
+  void add_run(const run_span& r, bool first) {
+    if (first)
+      first_[r.task] = &r;
+    auto& n = numbers_[r.task];
+    ++n.runs;
+    n.task_time += r.duration;
+    switch (r.status) {
+      case run_status::completed: ++n.completed; break;
+      case run_status::skipped: ++n.skipped; break;
+      case run_status::failed: ++n.failed; break;
+      case run_status::interrupted: ++n.interrupted; break;
+      case run_status::in_progress: ++n.in_progress; return;
+    }
+    ended_[r.task].push_back(r.duration);
+  }
+  /// The session read: its tasks in `order`, each run count[t] times.
+  void end_session(const session_runs& s,
+                   const std::vector<std::uint32_t>& order,
+                   const std::vector<std::uint32_t>& count) {
+    const auto span = std::max(
+      std::chrono::duration_cast<ms>(s.end - s.start), ms{0});
+    bool repeats = false;
+    for (auto t : order) {
+      auto& n = numbers_[t];
+      ++n.sessions;
+      n.total += span;
+      if (count[t] == 1)
+        n.busy += std::chrono::duration_cast<ms>(first_[t]->end
+                                                 - first_[t]->start);
+      else
+        repeats = true;
+    }
+    if (!repeats)
+      return;
+    // The runs of tasks run more than once here, by task (in run order
+    // within one), for the union of each task's spans.
+    many_.clear();
+    for (const auto& r : s.runs)
+      if (count[r.task] > 1)
+        many_.push_back(&r);
+    std::stable_sort(many_.begin(), many_.end(),
+                     [](const run_span* a, const run_span* b) {
+                       return a->task < b->task;
+                     });
+    for (auto* at = many_.data(), *end = at + many_.size(); at != end;) {
+      auto* next = at + count[(*at)->task];
+      numbers_[(*at)->task].busy += busy_of(at, next);
+      at = next;
+    }
+  }
+  /// Each task that ran as a group (keyed by its id), the run counts into
+  /// `out`'s totals (their durations the tasks' together).
+  void finish(stats_result& out, const std::vector<std::string>& task_ids) {
+    std::size_t all_runs = 0;
+    for (const auto& e : ended_)
+      all_runs += e.size();
+    std::vector<ms> all_ended;
+    all_ended.reserve(all_runs);
+    for (std::size_t t = 0; t < numbers_.size(); ++t) {
+      auto& n = numbers_[t];
+      if (n.sessions == 0)
+        continue;
+      n.tasks = n.sessions; // one task of each session that ran it
+      add_run_counts(out.totals, n);
+      all_ended.insert(all_ended.end(), ended_[t].begin(), ended_[t].end());
+      finish_numbers(n, ended_[t]);
+      out.groups.push_back({task_ids[t], std::move(n)});
+    }
+    finish_numbers(out.totals, all_ended);
+  }
+
+private:
+  std::vector<stats_numbers> numbers_;
+  std::vector<std::vector<ms>> ended_;
+  std::vector<const run_span*> first_; ///< this session's, per task
+  std::vector<const run_span*> many_;  ///< scratch
+};
+
+} // namespace
+
 stats_result compute_stats(const std::vector<session_runs>& sessions,
                            const std::vector<std::string>& task_ids,
                            stats_group by, const zone& z,
                            unsigned week_start) {
   const bool by_task = by == stats_group::task;
   // Per task (by index): the session that ran it last (which session's
-  // tasks are being counted) and its runs there. Plain arrays: no hashing
-  // or tree walk per run.
+  // tasks are being counted) and how often it ran there. Plain arrays: no
+  // hashing or tree walk per run.
   const auto n_tasks = task_ids.size();
   std::vector<std::uint32_t> seen_in(n_tasks, UINT32_MAX);
   std::vector<std::uint32_t> count(n_tasks, 0);
@@ -351,34 +431,9 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
       throw std::invalid_argument("compute_stats: by task needs the "
                                   "sessions' runs, not their digests");
   }
-  // By task: each task's runs side by side over all sessions (copies), so
-  // that a task's numbers read its runs in order, not one run from each
-  // session's (a month's 250,000 runs, 8 MB); and per task the sums over
-  // the sessions that ran it, added as each session is read (a part per
-  // session and task, 250,000 of them, cost a fifth of the call).
-  struct task_sums {
-    std::int64_t sessions = 0;
-    ms total{0};
-    ms busy{0};
-  };
-  std::vector<run_span> task_runs;
-  std::vector<std::uint32_t> slice(by_task ? n_tasks + 1 : 0, 0); // starts
-  std::vector<std::uint32_t> slot(by_task ? n_tasks : 0, 0); // next free
-  std::vector<task_sums> sums(by_task ? n_tasks : 0);
-  if (by_task) {
-    for (const auto& s : sessions)
-      for (const auto& r : s.runs) {
-        if (r.task >= n_tasks)
-          throw std::out_of_range("compute_stats: a run's task is not in "
-                                  "task_ids");
-        ++slice[r.task + 1];
-      }
-    for (std::size_t t = 0; t < n_tasks; ++t) {
-      slice[t + 1] += slice[t];
-      slot[t] = slice[t];
-    }
-    task_runs.resize(all_runs);
-  }
+  std::optional<task_tally> tally;
+  if (by_task)
+    tally.emplace(n_tasks);
   std::map<std::string, bucket, std::less<>> groups;
   bucket* day_group = nullptr; // the group of `group_day` (by day, week)
   date::local_days group_day{};
@@ -389,21 +444,22 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
     const auto mark = static_cast<std::uint32_t>(k);
     order.clear();
     // One walk of the session's runs (a month's are 8 MB: each walk is
-    // memory traffic): its tasks, their counts, by task each run's copy
-    // in its task's slice (the last count[t] placed), and its busy time.
+    // memory traffic): its tasks, their counts, by task each run into its
+    // task's numbers, and its busy time.
     span_union session_busy;
     for (const auto& r : s.runs) {
       if (r.task >= n_tasks)
         throw std::out_of_range("compute_stats: a run's task is not in "
                                 "task_ids");
-      if (seen_in[r.task] != mark) {
+      const bool first = seen_in[r.task] != mark;
+      if (first) {
         seen_in[r.task] = mark;
         count[r.task] = 0;
         order.push_back(r.task);
       }
       ++count[r.task];
       if (by_task)
-        task_runs[slot[r.task]++] = r;
+        tally->add_run(r, first);
       session_busy.add(r.start, r.end);
     }
     // A digest holds the busy time and the tasks (its runs are not here).
@@ -439,29 +495,17 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
         break;
       }
       case stats_group::task: {
-        // This session's runs of each task are the last count[t] placed in
-        // its slice of task_runs.
-        const auto span = std::max(
-          std::chrono::duration_cast<ms>(s.end - s.start), ms{0});
-        for (auto t : order) {
-          auto* first = &task_runs[slot[t] - count[t]];
-          auto& sum = sums[t];
-          ++sum.sessions;
-          sum.total += span;
-          sum.busy += count[t] == 1
-                        ? std::chrono::duration_cast<ms>(first->end
-                                                         - first->start)
-                        : busy_of(first, first + count[t]);
-        }
+        tally->end_session(s, order, count);
         break;
       }
     }
   }
   stats_result out;
   std::vector<ms> ended;
-  ended.reserve(all_runs);
-  if (!by_task)
+  if (!by_task) {
+    ended.reserve(all_runs);
     out.totals = numbers_of(all, ended);
+  }
   out.groups.reserve(by_task ? n_tasks : groups.size());
   for (const auto& [key, b] : groups)
     out.groups.push_back({key, numbers_of(b, ended)});
@@ -470,26 +514,7 @@ stats_result compute_stats(const std::vector<session_runs>& sessions,
     // tasks' together: no second walk of every run.
     for (const auto& p : all)
       add_session(out.totals, p);
-    std::vector<ms> all_ended;
-    all_ended.reserve(all_runs);
-    for (std::size_t t = 0; t < n_tasks; ++t) {
-      const auto& sum = sums[t];
-      if (sum.sessions == 0)
-        continue;
-      stats_numbers n;
-      n.sessions = sum.sessions;
-      n.tasks = sum.sessions; // one task of each session that ran it
-      n.total = sum.total;
-      n.busy = sum.busy;
-      ended.clear();
-      for (auto i = slice[t]; i < slice[t + 1]; ++i)
-        count_run(n, ended, task_runs[i]);
-      add_run_counts(out.totals, n);
-      all_ended.insert(all_ended.end(), ended.begin(), ended.end());
-      finish_numbers(n, ended);
-      out.groups.push_back({task_ids[t], std::move(n)});
-    }
-    finish_numbers(out.totals, all_ended);
+    tally->finish(out, task_ids);
     // By key first, as the other groupings' tree holds them.
     std::sort(out.groups.begin(), out.groups.end(),
               [](const auto& a, const auto& b) { return a.key < b.key; });
