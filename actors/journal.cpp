@@ -376,23 +376,20 @@ journal_behavior(journal_actor::stateful_pointer<journal_state> self,
       // Rows converted as the store hands them on (PostgreSQL: while it
       // reads the next ones); a page handed on whole (SQLite) goes to the
       // client as it is: converting it here would only hold the journal.
-      journal::history_builder page{st.cfg.clock->wall_now(), q.with_runs};
-      bool streamed = false;
-      auto r = st.cfg.store->list(
-        q, [&](storage::list_page& p, std::size_t upto) {
-          streamed = true;
-          page.take(p, upto);
-        });
-      if (auto* err = std::get_if<storage::error>(&r)) {
-        TTM_LOG(error, "journal", "cannot list sessions: " + describe(*err));
-        out.error = public_reason(*err);
+      auto r = journal::read_history(*st.cfg.store, q,
+                                     st.cfg.clock->wall_now());
+      if (r.reread)
+        TTM_LOG(warning, "journal", "a session's packed task runs did not "
+                                    "read; the page was read again with "
+                                    "its events");
+      if (r.error) {
+        TTM_LOG(error, "journal", "cannot list sessions: "
+                                    + describe(*r.error));
+        out.error = public_reason(*r.error);
         return out;
       }
-      auto& got = std::get<storage::list_page>(r);
-      if (streamed)
-        out.page = page.finish(got);
-      else
-        out.whole = std::move(got);
+      out.page = std::move(r.page);
+      out.whole = std::move(r.whole);
       return out;
     },
     [=](verify_atom, const held_sessions& held) -> std::vector<std::string> {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 
 
 namespace ttm::journal {
@@ -74,7 +75,7 @@ class task_interner {
 public:
   explicit task_interner(std::vector<std::string>& ids) : ids_{ids} {}
   std::uint32_t index(std::size_t place, std::string_view id) {
-    if (place < hint_.size() && ids_[hint_[place]] == id)
+    if (place < hint_.size() && same(ids_[hint_[place]], id))
       return hint_[place];
     auto [it, added] = known_.try_emplace(
       std::string{id}, static_cast<std::uint32_t>(ids_.size()));
@@ -87,14 +88,25 @@ public:
   }
 
 private:
+  /// Equality inline: ids are short, and a call to memcmp per run was a
+  /// twentieth of a month's statistics.
+  static bool same(const std::string& a, std::string_view b) {
+    if (a.size() != b.size())
+      return false;
+    for (std::size_t i = 0; i < b.size(); ++i)
+      if (a[i] != b[i])
+        return false;
+    return true;
+  }
   std::vector<std::string>& ids_;
   std::unordered_map<std::string, std::uint32_t> known_;
   std::vector<std::uint32_t> hint_;
 };
 
-/// A session's packed runs (the store read them whole: runs_unpack) as
-/// the domain's; a run still in progress lasts until `now`.
-void spans_of(std::string_view packed, domain::wall_time now,
+/// A session's packed runs as the domain's; a run still in progress lasts
+/// until `now`. False if the packing is damaged (a store hands closed
+/// sessions' on unchecked).
+bool spans_of(std::string_view packed, domain::wall_time now,
               task_interner& tasks, std::vector<domain::run_span>& out) {
   using ms = std::chrono::milliseconds;
   storage::runs_reader in{packed};
@@ -122,6 +134,7 @@ void spans_of(std::string_view packed, domain::wall_time now,
     }
     out.push_back(span);
   }
+  return in.ok();
 }
 
 /// A digest (the store read it whole: read_digest) as the domain's.
@@ -158,6 +171,7 @@ struct history_builder::impl {
   domain::history_page out;
   task_interner tasks;
   std::size_t done = 0; ///< rows taken
+  bool damaged = false;
 };
 
 history_builder::history_builder(domain::wall_time now, bool with_runs)
@@ -200,8 +214,8 @@ void history_builder::take(storage::list_page& page, std::size_t upto) {
       auto packed = page.runs.packed(i);
       if (storage::is_digest(packed))
         digest_of(packed, sr);
-      else
-        spans_of(packed, b.now, b.tasks, sr.runs);
+      else if (!spans_of(packed, b.now, b.tasks, sr.runs))
+        b.damaged = true;
       out.runs.push_back(std::move(sr));
     }
     row.session_id = std::move(r.session_id);
@@ -213,6 +227,10 @@ void history_builder::take(storage::list_page& page, std::size_t upto) {
   b.done = upto;
 }
 
+bool history_builder::damaged() const {
+  return impl_->damaged;
+}
+
 domain::history_page history_builder::finish(storage::list_page& page) {
   take(page, page.rows.size());
   auto& out = impl_->out;
@@ -220,6 +238,37 @@ domain::history_page history_builder::finish(storage::list_page& page) {
   out.focus = to_focus_rows(page.focus);
   out.focus_more = page.focus_more;
   return std::move(out);
+}
+
+history_read read_history(storage::store& store,
+                          const storage::list_query& q,
+                          domain::wall_time now) {
+  history_read out;
+  history_builder page{now, q.with_runs};
+  bool streamed = false;
+  auto r = store.list(q, [&](storage::list_page& p, std::size_t upto) {
+    streamed = true;
+    if (!page.damaged())
+      page.take(p, upto);
+  });
+  if (streamed && page.damaged()
+      && !std::holds_alternative<storage::error>(r)) {
+    // Rare (a damaged journal): the store checks each packing of a page it
+    // hands on whole.
+    out.reread = true;
+    streamed = false;
+    r = store.list(q);
+  }
+  if (auto* err = std::get_if<storage::error>(&r)) {
+    out.error = std::move(*err);
+    return out;
+  }
+  auto& got = std::get<storage::list_page>(r);
+  if (streamed)
+    out.page = page.finish(got);
+  else
+    out.whole = std::move(got);
+  return out;
 }
 
 domain::history_page to_history_page(storage::list_page page,

@@ -5,9 +5,11 @@
 
 #include "domain/history.hpp"
 #include "storage/records.hpp"
+#include "storage/store.hpp"
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,12 +33,31 @@ public:
   history_builder& operator=(const history_builder&) = delete;
   /// Rows [rows taken, upto) of `page`: moved from (they are ours).
   void take(storage::list_page& page, std::size_t upto);
+  /// A packing taken did not read (a store hands closed sessions' on
+  /// unchecked: see read_history); the page is then not to be used.
+  bool damaged() const;
   domain::history_page finish(storage::list_page& page);
 
 private:
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+/// A page of `q` read from `store`: converted as the store hands its rows
+/// on (PostgreSQL), or handed on whole (`whole`, SQLite: the caller
+/// converts it off the journal's thread). A store hands closed sessions'
+/// packings on unchecked, read once, as they are converted: when one does
+/// not read, the page is read again whole, where the store pairs that
+/// session's events instead.
+struct history_read {
+  domain::history_page page;
+  std::optional<storage::list_page> whole;
+  std::optional<storage::error> error;
+  bool reread = false; ///< a packing did not read: read again whole
+};
+history_read read_history(storage::store& store,
+                          const storage::list_query& q,
+                          domain::wall_time now);
 
 /// The whole page at once (with runs when it holds them).
 domain::history_page to_history_page(storage::list_page page,

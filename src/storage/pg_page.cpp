@@ -8,7 +8,8 @@
 
 #include "storage/runs.hpp"
 
-#include <rapidjson/document.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 
 #include <algorithm>
 
@@ -16,15 +17,59 @@ namespace ttm::storage::detail {
 
 namespace {
 
+/// A session's tags (a JSON array of strings) read by events, not into a
+/// document: a document per row cost a 64 KB pool per row of a month's
+/// 5,000. Its strings at the top level, in order; none if it is not an
+/// array or does not parse.
+class tags_reader
+    : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, tags_reader> {
+public:
+  explicit tags_reader(std::vector<std::string>& out) : out_{out} {
+  }
+  bool Default() {
+    return depth_ > 0; // a value other than the array: not tags
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    if (depth_ == 0)
+      return false;
+    if (depth_ == 1)
+      out_.emplace_back(s, n);
+    return true;
+  }
+  bool StartObject() {
+    return nest();
+  }
+  bool EndObject(rapidjson::SizeType) {
+    --depth_;
+    return true;
+  }
+  bool StartArray() {
+    ++depth_;
+    return true;
+  }
+  bool EndArray(rapidjson::SizeType) {
+    --depth_;
+    return true;
+  }
+
+private:
+  bool nest() {
+    if (depth_ == 0)
+      return false;
+    ++depth_;
+    return true;
+  }
+  std::vector<std::string>& out_;
+  int depth_ = 0;
+};
+
 std::vector<std::string> tags_of(std::string_view json) {
   std::vector<std::string> out;
-  rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsArray())
-    return out;
-  for (const auto& v : doc.GetArray())
-    if (v.IsString())
-      out.emplace_back(v.GetString(), v.GetStringLength());
+  tags_reader handler{out};
+  rapidjson::Reader reader;
+  rapidjson::MemoryStream in{json.data(), json.size()};
+  if (!reader.Parse(in, handler))
+    out.clear();
   return out;
 }
 
@@ -49,7 +94,7 @@ pg_page_reader::pg_page_reader(const list_query& q, std::int64_t limit,
 
 std::optional<error> pg_page_reader::add(pg_res res) {
   const PGresult* r = res.get();
-  results_.push_back(std::move(res));
+  results_.push_back(std::shared_ptr<const PGresult>{std::move(res)});
   // Part 0: the rows, in page order (a list's by rn; statistics' as they
   // come: newest first within a window, windows newest first). Part 1:
   // events, by session.
@@ -92,16 +137,22 @@ std::optional<error> pg_page_reader::add(pg_res res) {
     std::optional<std::string_view> runs;
     if (q_.with_runs) {
       if (!row.null(11)) {
-        // Binary format (runs_statement): the bytes in the result, kept
-        // in results_.
+        // Binary format (runs_statement): the bytes in the result, which
+        // the page holds with them.
         std::string_view packed = PQfformat(r, 11) == 1
                                     ? row.view(11)
                                     : unescaped_.emplace_back(row.bytes(11));
         auto at = packed_epoch(packed);
         runs_digest d;
-        if (is_digest(packed) ? read_digest(packed, d)
-                              : (!at || *at == row.int64(12))
-                                  && runs_unpack(packed))
+        // A closed session's packing goes to a sink unchecked: it reads
+        // each in one walk as it converts it (a walk here too was a
+        // twelfth of a month's statistics), and reads the page again
+        // without a sink if one is damaged.
+        if (sink_ && is_closed_packing(packed))
+          runs = packed;
+        else if (is_digest(packed) ? read_digest(packed, d)
+                                   : (!at || *at == row.int64(12))
+                                       && runs_unpack(packed))
           runs = packed;
         // Packed closed yet damaged: its events were not read with it.
         if (!runs && !packed.empty()
@@ -112,6 +163,9 @@ std::optional<error> pg_page_reader::add(pg_res res) {
       s.tasks_done = row.int64(14);
     }
     kept_.push_back(runs);
+    owner_.push_back(runs && PQfformat(r, 11) == 1
+                       ? static_cast<int>(results_.size()) - 1
+                       : -1);
     out_.rows.push_back(std::move(s));
   }
   return hand_on();
@@ -125,7 +179,11 @@ std::optional<error> pg_page_reader::hand_on() {
   for (; ready_ < out_.rows.size(); ++ready_) {
     const auto i = ready_;
     if (kept_[i]) {
-      out_.runs.add(*kept_[i]);
+      if (owner_[i] >= 0) // not copied: the page holds the result
+        out_.runs.add_held(*kept_[i],
+                           results_[static_cast<std::size_t>(owner_[i])]);
+      else
+        out_.runs.add(*kept_[i]);
       continue;
     }
     std::vector<stored_event_row> read;

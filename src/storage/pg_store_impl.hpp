@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -182,12 +183,16 @@ private:
   std::string where_;
   const list_sink& sink_;
   list_page& out_;
-  std::vector<pg_res> results_;
+  /// Shared with the page, which holds the packings where they are.
+  std::vector<std::shared_ptr<const void>> results_;
   std::map<std::int64_t, std::vector<event_ref>> events_; ///< by sid
   std::vector<std::int64_t> sids_;                        ///< per row
   /// Per row, its packing in a result when it unpacks (handed on as read:
   /// the journal layer decodes it), else its events are paired.
   std::vector<std::optional<std::string_view>> kept_;
+  /// Per row, the index in results_ of the result kept_ is in (-1: not
+  /// in one, copied).
+  std::vector<int> owner_;
   /// Sids whose packing is damaged, with their events once read.
   std::map<std::int64_t, std::vector<stored_event_row>> damaged_;
   bool damage_read_ = false;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -279,38 +280,56 @@ struct journal_dump {
   std::vector<audit_entry> audit;
 };
 
-/// The task runs of a page's rows, each row's packed (storage/runs.hpp)
-/// one after another in one buffer: a month's statistics read 250,000 runs,
-/// which the journal layer decodes once, straight into what statistics
-/// count (no vector of runs with a string each per session, ~22 MB a call,
-/// to copy and convert after). Every packing here unpacks (the readers
-/// check it, and pair the events of one that does not). With
-/// list_query::digests, a row's may be its digest instead (is_digest).
+/// The task runs of a page's rows, each row's packed (storage/runs.hpp):
+/// copied one after another into one buffer, or held where the store read
+/// them (a PostgreSQL result, kept alive here: a month's 3 MB not copied).
+/// A month's statistics read 250,000 runs, which the journal layer decodes
+/// once, straight into what statistics count (no vector of runs with a
+/// string each per session, ~22 MB a call, to copy and convert after).
+/// Every packing here unpacks (the readers check it, and pair the events of
+/// one that does not), except a closed session's handed to a list_sink
+/// (store::list). With list_query::digests, a row's may be its digest
+/// instead (is_digest).
 class packed_runs_list {
 public:
-  /// Appends the next row's packing.
+  /// Appends the next row's packing (copied).
   void add(std::string_view packed) {
+    entries_.push_back({nullptr, bytes_.size(), packed.size()});
     bytes_.append(packed.data(), packed.size());
-    ends_.push_back(bytes_.size());
   }
-  std::size_t size() const { return ends_.size(); }
-  bool empty() const { return ends_.empty(); }
+  /// Appends the next row's packing, in memory that `keep` holds (kept
+  /// alive with the list, not copied).
+  void add_held(std::string_view packed,
+                const std::shared_ptr<const void>& keep) {
+    if (keep_.empty() || keep_.back() != keep)
+      keep_.push_back(keep);
+    entries_.push_back({packed.data(), 0, packed.size()});
+  }
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
   /// Row i's packing.
   std::string_view packed(std::size_t i) const {
-    auto begin = i == 0 ? 0 : ends_[i - 1];
-    return std::string_view{bytes_}.substr(begin, ends_[i] - begin);
+    const auto& e = entries_[i];
+    return e.held ? std::string_view{e.held, e.size}
+                  : std::string_view{bytes_}.substr(e.begin, e.size);
   }
   /// Row i's runs unpacked (runs.cpp), in the order they started.
   std::vector<stored_run> operator[](std::size_t i) const;
   std::vector<stored_run> at(std::size_t i) const;
   void reserve(std::size_t rows, std::size_t bytes) {
-    ends_.reserve(rows);
+    entries_.reserve(rows);
     bytes_.reserve(bytes);
   }
 
 private:
+  struct entry {
+    const char* held; ///< else at `begin` in bytes_ (copies stay valid)
+    std::size_t begin;
+    std::size_t size;
+  };
   std::string bytes_;
-  std::vector<std::size_t> ends_;
+  std::vector<entry> entries_;
+  std::vector<std::shared_ptr<const void>> keep_;
 };
 
 struct list_page {

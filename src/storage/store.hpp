@@ -207,7 +207,10 @@ public:
   /// `upto` (and with_runs their runs) are final and the sink's to take
   /// (it may move from them; the page returned holds what is left), so
   /// that the caller works on them while the rest arrive. A store may
-  /// call it only once, or never (the caller takes the page returned).
+  /// call it only once, or never (the caller takes the page returned). A
+  /// closed session's packing (is_closed_packing) may come unchecked: a
+  /// sink that finds one damaged asks again without a sink, where the
+  /// store reads that session's events instead (journal::read_history).
   virtual result<list_page> list(const list_query& q, const list_sink& sink)
     = 0;
 

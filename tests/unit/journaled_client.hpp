@@ -62,22 +62,15 @@ struct journaled {
         ++history_queries;
         // As the journal and client actors: the rows converted as the
         // store hands them on, else the page whole by the session.
-        const auto& q = *step.history();
-        journal::history_builder page{clock->wall_now(), q.with_runs};
-        bool streamed = false;
-        auto r = store.list(q, [&](storage::list_page& p, std::size_t upto) {
-          streamed = true;
-          page.take(p, upto);
-        });
-        auto* e = std::get_if<storage::error>(&r);
-        if (e)
-          step = state.resume_history(domain::history_page{}, e->message);
-        else if (streamed)
-          step = state.resume_history(
-            page.finish(std::get<storage::list_page>(r)), "");
+        auto r = journal::read_history(store, *step.history(),
+                                       clock->wall_now());
+        if (r.error)
+          step = state.resume_history(domain::history_page{},
+                                      r.error->message);
+        else if (r.whole)
+          step = state.resume_history(std::move(*r.whole), "");
         else
-          step = state.resume_history(
-            std::move(std::get<storage::list_page>(r)), "");
+          step = state.resume_history(std::move(r.page), "");
       } else if (step.principal()) {
         ++principal_ops;
         auto r = store.principal(*step.principal());

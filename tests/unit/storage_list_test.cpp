@@ -5,6 +5,8 @@
 
 #include "storage_fixture.hpp"
 
+#include "journal/history.hpp"
+
 namespace {
 
 using ids_t = std::vector<std::string>;
@@ -516,21 +518,26 @@ TEST_CASE("storage: statistics over a long range keep the page's order, stop "
 }
 
 TEST_CASE("storage: statistics' rows handed on as they are read come in page "
-          "order with their runs, a damaged packing's once its events are "
-          "read",
+          "order with their runs, a damaged closed packing's as stored; "
+          "read_history reads the page again with that session's events",
           "[storage][history][backends][issue32]") {
   temp_dir tmp;
   auto st = must_open(tmp.data());
   auto newest_first = fill_days(*st);
-  // D37 (third newest, closed): its packing damaged, paired from its
-  // events at the end instead.
+  auto q = days_query();
+  q.with_runs = true;
+  auto now = ttm::domain::wall_time{std::chrono::duration_cast<
+    ttm::domain::wall_time::duration>(std::chrono::nanoseconds{t0 + 50 * day_ns})};
+  auto before = ttm::journal::read_history(*st, q, now);
+  REQUIRE_FALSE(before.error);
+  CHECK_FALSE(before.reread);
+  // D37 (third newest, closed): its packing damaged (version 1, then a
+  // count its bytes cannot hold).
   exec_sql(tmp.journal(),
            dialect("UPDATE sessions SET runs = X'01FF' WHERE session_id ="
                    " 'D37'",
                    "UPDATE sessions SET runs = '\\x01ff'::bytea WHERE"
                    " session_id = 'D37'"));
-  auto q = days_query();
-  q.with_runs = true;
   std::vector<std::size_t> calls;
   ids_t handed;
   auto page = must(st->list(q, [&](list_page& p, std::size_t upto) {
@@ -539,20 +546,48 @@ TEST_CASE("storage: statistics' rows handed on as they are read come in page "
     REQUIRE(p.runs.size() >= upto);
     for (auto i = handed.size(); i < upto; ++i) {
       INFO(p.rows[i].session_id);
-      REQUIRE(p.runs[i].size() == 1);
-      CHECK(p.runs[i][0].start_wall_ns == p.rows[i].started_wall_ns + 1);
+      if (p.rows[i].session_id == "D37") {
+        CHECK(p.runs.packed(i) == std::string{"\x01\xff"});
+      } else {
+        REQUIRE(p.runs[i].size() == 1);
+        CHECK(p.runs[i][0].start_wall_ns == p.rows[i].started_wall_ns + 1);
+      }
       handed.push_back(std::move(p.rows[i].session_id)); // the sink's
     }
     calls.push_back(upto);
   }));
   CHECK_FALSE(page.more);
   if (pg_uri()) {
-    // PostgreSQL: one call per window while D37 was unread (its two
-    // newer rows), then the rest once its events were read.
-    CHECK(calls == std::vector<std::size_t>{2, 40});
+    // PostgreSQL: the rows of each window as it arrives (4 of them),
+    // D37's among them unchecked.
+    CHECK(calls.size() == 4);
+    CHECK(calls.back() == 40);
     CHECK(handed == newest_first);
   } else {
-    CHECK(calls.empty()); // SQLite hands the page on whole
+    CHECK(calls.empty()); // SQLite hands the page on whole, checked
     CHECK(ids(page) == newest_first);
+  }
+
+  // The journal's read: the same runs as before the damage, D37's paired
+  // from its events (PostgreSQL: in a second read, without a sink).
+  auto after = ttm::journal::read_history(*st, q, now);
+  REQUIRE_FALSE(after.error);
+  CHECK(after.reread == (pg_uri() != nullptr));
+  auto pages = [&](ttm::journal::history_read& r) {
+    return r.whole ? ttm::journal::to_history_page(std::move(*r.whole), now)
+                   : std::move(r.page);
+  };
+  auto want = pages(before);
+  auto got = pages(after);
+  REQUIRE(got.runs.size() == want.runs.size());
+  REQUIRE(got.runs.size() == 40);
+  for (std::size_t i = 0; i < want.runs.size(); ++i) {
+    INFO(want.runs[i].session_id);
+    CHECK(got.runs[i].session_id == want.runs[i].session_id);
+    REQUIRE(got.runs[i].runs.size() == 1);
+    REQUIRE(want.runs[i].runs.size() == 1);
+    CHECK(got.runs[i].runs[0].start == want.runs[i].runs[0].start);
+    CHECK(got.runs[i].runs[0].end == want.runs[i].runs[0].end);
+    CHECK(got.runs[i].runs[0].status == want.runs[i].runs[0].status);
   }
 }
