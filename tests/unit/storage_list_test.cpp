@@ -518,7 +518,7 @@ TEST_CASE("storage: statistics over a long range keep the page's order, stop "
 }
 
 TEST_CASE("storage: statistics' rows handed on as they are read come in page "
-          "order with their runs, a damaged closed packing's as stored; "
+          "order with their runs, a damaged closed packing's as stored, and "
           "read_history reads the page again with that session's events",
           "[storage][history][backends][issue32]") {
   temp_dir tmp;
