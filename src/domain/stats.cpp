@@ -334,17 +334,7 @@ public:
   void add_run(const run_span& r, bool first) {
     if (first)
       first_[r.task] = &r;
-    auto& n = numbers_[r.task];
-    ++n.runs;
-    n.task_time += r.duration;
-    switch (r.status) {
-      case run_status::completed: ++n.completed; break;
-      case run_status::skipped: ++n.skipped; break;
-      case run_status::failed: ++n.failed; break;
-      case run_status::interrupted: ++n.interrupted; break;
-      case run_status::in_progress: ++n.in_progress; return;
-    }
-    ended_[r.task].push_back(r.duration);
+    count_run(numbers_[r.task], ended_[r.task], r);
   }
   /// The session read: its tasks in `order`, each run count[t] times.
   void end_session(const session_runs& s,

@@ -526,8 +526,9 @@ TEST_CASE("storage: statistics' rows handed on as they are read come in page "
   auto newest_first = fill_days(*st);
   auto q = days_query();
   q.with_runs = true;
-  auto now = ttm::domain::wall_time{std::chrono::duration_cast<
-    ttm::domain::wall_time::duration>(std::chrono::nanoseconds{t0 + 50 * day_ns})};
+  const auto now = ttm::domain::wall_time{
+    std::chrono::duration_cast<ttm::domain::wall_time::duration>(
+      std::chrono::nanoseconds{t0 + 50 * day_ns})};
   auto before = ttm::journal::read_history(*st, q, now);
   REQUIRE_FALSE(before.error);
   CHECK_FALSE(before.reread);
