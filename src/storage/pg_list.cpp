@@ -26,17 +26,22 @@ struct query_text {
   }
 };
 
-/// The start-time window and the page's cursor, as both pages filter them:
-/// conditions to add, each after " AND".
-std::string window_and_cursor(const list_query& q, query_text& t) {
+/// The start-time range (or `window`, one of statistics' time windows
+/// within it) and the page's cursor, as both pages filter them: conditions
+/// to add, each after " AND".
+std::string window_and_cursor(
+  const list_query& q, query_text& t,
+  const std::pair<std::int64_t, std::int64_t>* window = nullptr) {
   std::string sql;
-  if (q.since_wall_ns) {
+  auto since = window ? std::optional{window->first} : q.since_wall_ns;
+  auto until = window ? std::optional{window->second} : q.until_wall_ns;
+  if (since) {
     sql += " AND started_wall_ns >= " + t.next();
-    t.params.add(*q.since_wall_ns);
+    t.params.add(*since);
   }
-  if (q.until_wall_ns) {
+  if (until) {
     sql += " AND started_wall_ns < " + t.next();
-    t.params.add(*q.until_wall_ns);
+    t.params.add(*until);
   }
   if (q.before) {
     auto a = t.next();
@@ -138,7 +143,9 @@ struct filter_text {
   }
 };
 
-filter_text tracking_filter(const list_query& q, query_text& t) {
+filter_text tracking_filter(
+  const list_query& q, query_text& t,
+  const std::pair<std::int64_t, std::int64_t>* window = nullptr) {
   filter_text f{"true", "true"};
   if (!q.principal.empty()) {
     f.keyed += " AND principal = " + t.next();
@@ -156,7 +163,7 @@ filter_text tracking_filter(const list_query& q, query_text& t) {
     f.keyed += " AND milestone_id = " + t.next();
     t.params.add(*q.milestone_id);
   }
-  f.keyed += window_and_cursor(q, t);
+  f.keyed += window_and_cursor(q, t, window);
   // The tag and text tests as the planner cannot take them for rare ones
   // (its default guess for `?` is 1 row in 200, and it would then sort
   // the matches of a scan of every row: 10,000 strpos for a page): the
@@ -245,13 +252,7 @@ windows_of(const list_query& q) {
 query_text runs_statement(const list_query& q, std::int64_t rows,
                           const std::pair<std::int64_t, std::int64_t>* window) {
   query_text t;
-  auto filter = tracking_filter(q, t);
-  if (window) {
-    filter.keyed += " AND started_wall_ns >= " + t.next();
-    t.params.add(window->first);
-    filter.keyed += " AND started_wall_ns < " + t.next();
-    t.params.add(window->second);
-  }
+  auto filter = tracking_filter(q, t, window);
   // Binary rows: a month's packed runs (~3 MB) as bytes, not twice as
   // many hex digits to escape and unescape.
   t.params.binary();
