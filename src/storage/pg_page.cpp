@@ -134,14 +134,17 @@ std::optional<error> pg_page_reader::add(pg_res res) {
     s.principal = row.text(13);
     auto sid = row.int64(2);
     sids_.push_back(sid);
-    std::optional<std::string_view> runs;
+    std::optional<kept_runs> runs;
     if (q_.with_runs) {
       if (!row.null(11)) {
         // Binary format (runs_statement): the bytes in the result, which
         // the page holds with them.
-        std::string_view packed = PQfformat(r, 11) == 1
+        const bool binary = PQfformat(r, 11) == 1;
+        std::string_view packed = binary
                                     ? row.view(11)
                                     : unescaped_.emplace_back(row.bytes(11));
+        const kept_runs as_read{
+          packed, binary ? static_cast<int>(results_.size()) - 1 : -1};
         auto at = packed_epoch(packed);
         runs_digest d;
         // A closed session's packing goes to a sink unchecked: it reads
@@ -149,11 +152,11 @@ std::optional<error> pg_page_reader::add(pg_res res) {
         // twelfth of a month's statistics), and reads the page again
         // without a sink if one is damaged.
         if (sink_ && is_closed_packing(packed))
-          runs = packed;
+          runs = as_read;
         else if (is_digest(packed) ? read_digest(packed, d)
                                    : (!at || *at == row.int64(12))
                                        && runs_unpack(packed))
-          runs = packed;
+          runs = as_read;
         // Packed closed yet damaged: its events were not read with it.
         if (!runs && !packed.empty()
             && (is_closed_packing(packed) || is_digest(packed)))
@@ -163,9 +166,6 @@ std::optional<error> pg_page_reader::add(pg_res res) {
       s.tasks_done = row.int64(14);
     }
     kept_.push_back(runs);
-    owner_.push_back(runs && PQfformat(r, 11) == 1
-                       ? static_cast<int>(results_.size()) - 1
-                       : -1);
     out_.rows.push_back(std::move(s));
   }
   return hand_on();
@@ -178,12 +178,12 @@ std::optional<error> pg_page_reader::hand_on() {
     ready_ = out_.rows.size();
   for (; ready_ < out_.rows.size(); ++ready_) {
     const auto i = ready_;
-    if (kept_[i]) {
-      if (owner_[i] >= 0) // not copied: the page holds the result
-        out_.runs.add_held(*kept_[i],
-                           results_[static_cast<std::size_t>(owner_[i])]);
+    if (const auto& k = kept_[i]) {
+      if (k->result >= 0) // not copied: the page holds the result
+        out_.runs.add_held(k->packed,
+                           results_[static_cast<std::size_t>(k->result)]);
       else
-        out_.runs.add(*kept_[i]);
+        out_.runs.add(k->packed);
       continue;
     }
     std::vector<stored_event_row> read;

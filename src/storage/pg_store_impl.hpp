@@ -187,12 +187,16 @@ private:
   std::vector<std::shared_ptr<const void>> results_;
   std::map<std::int64_t, std::vector<event_ref>> events_; ///< by sid
   std::vector<std::int64_t> sids_;                        ///< per row
-  /// Per row, its packing in a result when it unpacks (handed on as read:
-  /// the journal layer decodes it), else its events are paired.
-  std::vector<std::optional<std::string_view>> kept_;
-  /// Per row, the index in results_ of the result kept_ is in (-1: not
-  /// in one, copied).
-  std::vector<int> owner_;
+  /// A row's packing handed on as read (the journal layer decodes it):
+  /// its bytes, and the index in results_ of the result they are in (-1:
+  /// in unescaped_, copied into the page).
+  struct kept_runs {
+    std::string_view packed;
+    int result = -1;
+  };
+  /// Per row, its packing when it unpacks (or goes to the sink
+  /// unchecked), else its events are paired.
+  std::vector<std::optional<kept_runs>> kept_;
   /// Sids whose packing is damaged, with their events once read.
   std::map<std::int64_t, std::vector<stored_event_row>> damaged_;
   bool damage_read_ = false;
