@@ -137,12 +137,14 @@ bool spans_of(std::string_view packed, domain::wall_time now,
   return in.ok();
 }
 
-/// A digest (the store read it whole: read_digest) as the domain's.
-void digest_of(std::string_view bytes, domain::session_runs& out) {
+/// A digest as the domain's, in one walk: false if it is damaged (a store
+/// hands them on unchecked with the closed sessions' packings).
+bool digest_of(std::string_view bytes, domain::session_runs& out) {
   using ms = std::chrono::milliseconds;
-  storage::runs_digest d;
-  if (!storage::read_digest(bytes, d))
-    return; // the store hands on only digests that read
+  storage::digest_reader in{bytes};
+  if (!in.ok())
+    return false;
+  const auto& d = in.counts();
   auto& o = out.digest.emplace();
   o.runs = static_cast<std::int64_t>(d.runs);
   o.tasks = static_cast<std::int64_t>(d.tasks);
@@ -152,9 +154,11 @@ void digest_of(std::string_view bytes, domain::session_runs& out) {
   o.skipped = static_cast<std::int64_t>(d.skipped);
   o.failed = static_cast<std::int64_t>(d.failed);
   o.interrupted = static_cast<std::int64_t>(d.interrupted);
-  o.ended.reserve(d.ended_ms.size());
-  for (auto v : d.ended_ms)
+  o.ended.reserve(static_cast<std::size_t>(d.runs));
+  std::int64_t v = 0;
+  while (in.next(v))
     o.ended.push_back(ms{v});
+  return in.ok();
 }
 
 } // namespace
@@ -212,9 +216,9 @@ void history_builder::take(storage::list_page& page, std::size_t upto) {
       sr.start = row.start;
       sr.end = row.end.value_or(b.now);
       auto packed = page.runs.packed(i);
-      if (storage::is_digest(packed))
-        digest_of(packed, sr);
-      else if (!spans_of(packed, b.now, b.tasks, sr.runs))
+      if (!(storage::is_digest(packed) ? digest_of(packed, sr)
+                                       : spans_of(packed, b.now, b.tasks,
+                                                  sr.runs)))
         b.damaged = true;
       out.runs.push_back(std::move(sr));
     }

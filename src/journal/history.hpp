@@ -33,8 +33,9 @@ public:
   history_builder& operator=(const history_builder&) = delete;
   /// Rows [rows taken, upto) of `page`: moved from (they are ours).
   void take(storage::list_page& page, std::size_t upto);
-  /// A packing taken did not read (a store hands closed sessions' on
-  /// unchecked: see read_history); the page is then not to be used.
+  /// A packing or digest taken did not read (a store hands closed
+  /// sessions' on unchecked: see read_history); the page is then not to be
+  /// used.
   bool damaged() const;
   domain::history_page finish(storage::list_page& page);
 
@@ -46,9 +47,9 @@ private:
 /// A page of `q` read from `store`: converted as the store hands its rows
 /// on (PostgreSQL), or handed on whole (`whole`, SQLite: the caller
 /// converts it off the journal's thread). A store hands closed sessions'
-/// packings on unchecked, read once, as they are converted: when one does
-/// not read, the page is read again whole, where the store pairs that
-/// session's events instead.
+/// packings and digests on unchecked, read once, as they are converted:
+/// when one does not read, the page is read again whole, where the store
+/// pairs that session's events instead.
 struct history_read {
   domain::history_page page;
   std::optional<storage::list_page> whole;

@@ -146,14 +146,13 @@ std::optional<error> pg_page_reader::add(pg_res res) {
         const kept_runs as_read{
           packed, binary ? static_cast<int>(results_.size()) - 1 : -1};
         auto at = packed_epoch(packed);
-        runs_digest d;
-        // A closed session's packing goes to a sink unchecked: it reads
-        // each in one walk as it converts it (a walk here too was a
-        // twelfth of a month's statistics), and reads the page again
+        // A closed session's packing or digest goes to a sink unchecked:
+        // it reads each in one walk as it converts it (a walk here too was
+        // a twelfth of a month's statistics), and reads the page again
         // without a sink if one is damaged.
-        if (sink_ && is_closed_packing(packed))
+        if (sink_ && (is_closed_packing(packed) || is_digest(packed)))
           runs = as_read;
-        else if (is_digest(packed) ? read_digest(packed, d)
+        else if (is_digest(packed) ? digest_reads(packed)
                                    : (!at || *at == row.int64(12))
                                        && runs_unpack(packed))
           runs = as_read;

@@ -466,40 +466,70 @@ bool is_digest(std::string_view bytes) {
   return !bytes.empty() && bytes[0] == digest_version;
 }
 
-bool read_digest(std::string_view bytes, runs_digest& out) {
-  if (!is_digest(bytes))
-    return false;
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data()) + 1;
-  const auto* end = reinterpret_cast<const unsigned char*>(bytes.data())
-                    + bytes.size();
+digest_reader::digest_reader(std::string_view bytes) {
+  if (!is_digest(bytes)) {
+    ok_ = false;
+    return;
+  }
+  p_ = reinterpret_cast<const unsigned char*>(bytes.data()) + 1;
+  end_ = reinterpret_cast<const unsigned char*>(bytes.data()) + bytes.size();
   std::uint64_t v[8];
   for (auto& x : v)
-    if (!varint_at(p, end, x))
-      return false;
-  out.runs = v[0];
-  out.tasks = v[1];
-  out.task_time_ms = unzigzag(v[2]);
-  out.busy_ms = unzigzag(v[3]);
-  out.completed = v[4];
-  out.skipped = v[5];
-  out.failed = v[6];
-  out.interrupted = v[7];
+    if (!varint_at(p_, end_, x)) {
+      ok_ = false;
+      return;
+    }
+  auto& c = counts_;
+  c.runs = v[0];
+  c.tasks = v[1];
+  c.task_time_ms = unzigzag(v[2]);
+  c.busy_ms = unzigzag(v[3]);
+  c.completed = v[4];
+  c.skipped = v[5];
+  c.failed = v[6];
+  c.interrupted = v[7];
   // Every run ended, and each duration takes at least a byte.
-  if (out.completed + out.skipped + out.failed + out.interrupted != out.runs
-      || out.runs > static_cast<std::uint64_t>(end - p))
+  ok_ = c.completed + c.skipped + c.failed + c.interrupted == c.runs
+        && c.runs <= static_cast<std::uint64_t>(end_ - p_);
+  if (ok_ && c.runs == 0)
+    ok_ = p_ == end_;
+}
+
+bool digest_reader::next(std::int64_t& ended_ms) {
+  if (!ok_ || read_ == counts_.runs)
     return false;
-  out.ended_ms.clear();
-  out.ended_ms.reserve(static_cast<std::size_t>(out.runs));
-  std::int64_t previous = 0;
-  for (std::uint64_t i = 0; i < out.runs; ++i) {
-    std::uint64_t x = 0;
-    if (!varint_at(p, end, x))
-      return false;
-    previous = i == 0 ? unzigzag(x)
-                      : plus(previous, static_cast<std::int64_t>(x));
-    out.ended_ms.push_back(previous);
+  std::uint64_t x = 0;
+  if (!varint_at(p_, end_, x)) {
+    ok_ = false;
+    return false;
   }
-  return p == end;
+  // The first value, then each one's distance from the one before.
+  previous_ = read_ == 0 ? unzigzag(x)
+                         : plus(previous_, static_cast<std::int64_t>(x));
+  ended_ms = previous_;
+  if (++read_ == counts_.runs && p_ != end_)
+    ok_ = false; // bytes left over
+  return ok_;
+}
+
+bool digest_reads(std::string_view bytes) {
+  digest_reader in{bytes};
+  std::int64_t ms = 0;
+  while (in.next(ms)) {
+  }
+  return in.ok();
+}
+
+bool read_digest(std::string_view bytes, runs_digest& out) {
+  digest_reader in{bytes};
+  if (!in.ok())
+    return false;
+  out = in.counts();
+  out.ended_ms.reserve(static_cast<std::size_t>(out.runs));
+  std::int64_t ms = 0;
+  while (in.next(ms))
+    out.ended_ms.push_back(ms);
+  return in.ok();
 }
 
 } // namespace ttm::storage

@@ -119,6 +119,35 @@ std::optional<std::string> digest_of_packed(std::string_view packed);
 /// Whether `bytes` are a digest (its version byte; a packing's differs).
 bool is_digest(std::string_view bytes);
 
+/// A digest read one duration at a time, nothing kept (statistics read a
+/// month's 250,000 straight into their own form; a page's reader only
+/// checks them).
+class digest_reader {
+public:
+  /// Reads the counts: ok() false if `bytes` is not a digest or they
+  /// disagree.
+  explicit digest_reader(std::string_view bytes);
+  /// The counts (`ended_ms` empty: next() gives the durations).
+  const runs_digest& counts() const { return counts_; }
+  /// The next run's duration, ascending: false when none is left, or the
+  /// digest is damaged (then ok() is false).
+  bool next(std::int64_t& ended_ms);
+  /// Undamaged so far; after the last duration, also nothing left over.
+  bool ok() const { return ok_; }
+
+private:
+  runs_digest counts_;
+  const unsigned char* p_ = nullptr;
+  const unsigned char* end_ = nullptr;
+  std::uint64_t read_ = 0;
+  std::int64_t previous_ = 0;
+  bool ok_ = true;
+};
+
+/// Whether `bytes` are a digest that reads whole (digest_reader to its
+/// end), nothing kept: what a page's reader checks before it hands them on.
+bool digest_reads(std::string_view bytes);
+
 /// Reads a digest into `out`: false if it is not one or is damaged.
 bool read_digest(std::string_view bytes, runs_digest& out);
 

@@ -250,8 +250,7 @@ result<list_page> sqlite_store::list(const list_query& q, const list_sink&) {
           if (!use.is_null(9)) {
             auto packed = use.blob(9);
             auto at = packed_epoch(packed);
-            runs_digest d;
-            if (is_digest(packed) ? read_digest(packed, d)
+            if (is_digest(packed) ? digest_reads(packed)
                                   : (!at || *at == use.int64(10))
                                       && runs_unpack(packed)) {
               out.runs.add(packed);

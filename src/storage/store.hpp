@@ -208,9 +208,10 @@ public:
   /// (it may move from them; the page returned holds what is left), so
   /// that the caller works on them while the rest arrive. A store may
   /// call it only once, or never (the caller takes the page returned). A
-  /// closed session's packing (is_closed_packing) may come unchecked: a
-  /// sink that finds one damaged asks again without a sink, where the
-  /// store reads that session's events instead (journal::read_history).
+  /// closed session's packing (is_closed_packing) or digest (is_digest)
+  /// may come unchecked: a sink that finds one damaged asks again without a
+  /// sink, where the store reads that session's events instead
+  /// (journal::read_history).
   virtual result<list_page> list(const list_query& q, const list_sink& sink)
     = 0;
 

@@ -36,7 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   auto in = ttm::fuzz::bytes(data, size);
   (void)packed_epoch(in);
   runs_digest d;
-  if (read_digest(in, d)) {
+  const bool digest = read_digest(in, d);
+  FUZZ_CHECK(digest == digest_reads(in), "digest check and decode differ");
+  if (digest) {
     std::uint64_t runs = d.completed + d.skipped + d.failed + d.interrupted;
     FUZZ_CHECK(runs == d.runs && d.ended_ms.size() == d.runs, "digest");
   }

@@ -5,6 +5,8 @@
 
 #include "storage_runs_fixture.hpp"
 
+#include "journal/history.hpp"
+
 TEST_CASE("storage: a closed session's digest sums up its packing, an "
           "open one's has none, damage is refused",
           "[storage][stats][issue32]") {
@@ -45,6 +47,25 @@ TEST_CASE("storage: a closed session's digest sums up its packing, an "
   CHECK_FALSE(read_digest(*digest + '\0', d));
   CHECK(read_digest(std::string{"\x03\0\0\0\0\0\0\0\0", 9}, d));
   CHECK(d.runs == 0);
+  // Read one duration at a time, or only checked: the same verdicts.
+  digest_reader in{*digest};
+  REQUIRE(in.ok());
+  CHECK(in.counts().runs == 4);
+  CHECK(in.counts().busy_ms == 21);
+  std::vector<std::int64_t> one_by_one;
+  for (std::int64_t v = 0; in.next(v);)
+    one_by_one.push_back(v);
+  CHECK(in.ok());
+  CHECK(one_by_one == std::vector<std::int64_t>{0, 1, 9, 15});
+  CHECK(digest_reads(*digest));
+  for (const auto& bad : {digest->substr(0, digest->size() - 1),
+                          *digest + '\0', std::string{"\x03\x09"},
+                          std::string{"\x03\0\0\0\0\0\0\0\0\0", 10},
+                          pack_runs(runs), std::string{}}) {
+    INFO(bad.size());
+    CHECK_FALSE(digest_reads(bad));
+    CHECK_FALSE(read_digest(bad, d));
+  }
 }
 
 TEST_CASE("storage: the closing write stores the runs' digest with them, "
@@ -109,6 +130,57 @@ TEST_CASE("storage: the closing write stores the runs' digest with them, "
   CHECK(must(st->list(digests_of())).runs.packed(0)
         == *digest_of_packed(packed));
   CHECK(d.ended_ms == std::vector<std::int64_t>{2, 16});
+}
+
+TEST_CASE("storage: a damaged digest reaches a list's sink unchecked, and "
+          "read_history reads that session's runs from its events instead",
+          "[storage][stats][history][issue32][backends]") {
+  temp_dir tmp;
+  auto st = must_open(tmp.data());
+  must_append(*st, one_task_session());
+  auto packed = std::string{must(st->list(stats_of("local"))).runs.packed(0)};
+  auto q = stats_of("local");
+  q.digests = true;
+  const auto now = ttm::domain::wall_time{
+    std::chrono::duration_cast<ttm::domain::wall_time::duration>(
+      std::chrono::nanoseconds{t0 + 9'000'000})};
+  auto before = ttm::journal::read_history(*st, q, now);
+  REQUIRE_FALSE(before.error);
+  CHECK_FALSE(before.reread);
+  // Its counts cannot be read (the first varint runs past the end).
+  exec_sql(tmp.journal(), dialect("UPDATE sessions SET digest = x'03FF'",
+                                  "UPDATE sessions SET digest ="
+                                  " '\\x03ff'::bytea"));
+  std::string handed;
+  auto page = must(st->list(q, [&](list_page& p, std::size_t upto) {
+    REQUIRE(upto == 1);
+    handed = std::string{p.runs.packed(0)};
+  }));
+  if (pg_uri())
+    CHECK(handed == std::string{"\x03\xff"}); // unchecked, as stored
+  else
+    CHECK(handed.empty()); // SQLite hands the page on whole, checked
+  auto after = ttm::journal::read_history(*st, q, now);
+  REQUIRE_FALSE(after.error);
+  CHECK(after.reread == (pg_uri() != nullptr));
+  auto pages = [&](ttm::journal::history_read& r) {
+    return r.whole ? ttm::journal::to_history_page(std::move(*r.whole), now)
+                   : std::move(r.page);
+  };
+  auto want = pages(before);
+  auto got = pages(after);
+  REQUIRE(want.runs.size() == 1);
+  REQUIRE(got.runs.size() == 1);
+  // Before: the digest; after: the runs it sums up, from the events.
+  REQUIRE(want.runs[0].digest);
+  CHECK(want.runs[0].digest->runs == 1);
+  CHECK(want.runs[0].digest->interrupted == 1);
+  CHECK_FALSE(got.runs[0].digest);
+  REQUIRE(got.runs[0].runs.size() == 1);
+  CHECK(got.runs[0].runs[0].status == ttm::domain::run_status::interrupted);
+  CHECK(got.runs[0].runs[0].duration
+        == std::chrono::milliseconds{
+          want.runs[0].digest->ended.at(0)});
 }
 
 TEST_CASE("storage: schema 11 adds the digests to a journal of schema 10: "
