@@ -5,7 +5,7 @@
 
 #include "storage_fixture.hpp"
 
-#include "journal/history.hpp"
+#include "history_read_fixture.hpp"
 
 namespace {
 
@@ -574,12 +574,8 @@ TEST_CASE("storage: statistics' rows handed on as they are read come in page "
   auto after = ttm::journal::read_history(*st, q, now);
   REQUIRE_FALSE(after.error);
   CHECK(after.reread == (pg_uri() != nullptr));
-  auto pages = [&](ttm::journal::history_read& r) {
-    return r.whole ? ttm::journal::to_history_page(std::move(*r.whole), now)
-                   : std::move(r.page);
-  };
-  auto want = pages(before);
-  auto got = pages(after);
+  auto want = page_of(before, now);
+  auto got = page_of(after, now);
   REQUIRE(got.runs.size() == want.runs.size());
   REQUIRE(got.runs.size() == 40);
   for (std::size_t i = 0; i < want.runs.size(); ++i) {

@@ -5,7 +5,7 @@
 
 #include "storage_runs_fixture.hpp"
 
-#include "journal/history.hpp"
+#include "history_read_fixture.hpp"
 
 TEST_CASE("storage: a closed session's digest sums up its packing, an "
           "open one's has none, damage is refused",
@@ -163,12 +163,8 @@ TEST_CASE("storage: a damaged digest reaches a list's sink unchecked, and "
   auto after = ttm::journal::read_history(*st, q, now);
   REQUIRE_FALSE(after.error);
   CHECK(after.reread == (pg_uri() != nullptr));
-  auto pages = [&](ttm::journal::history_read& r) {
-    return r.whole ? ttm::journal::to_history_page(std::move(*r.whole), now)
-                   : std::move(r.page);
-  };
-  auto want = pages(before);
-  auto got = pages(after);
+  auto want = page_of(before, now);
+  auto got = page_of(after, now);
   REQUIRE(want.runs.size() == 1);
   REQUIRE(got.runs.size() == 1);
   // Before: the digest; after: the runs it sums up, from the events.
