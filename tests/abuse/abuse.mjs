@@ -23,12 +23,17 @@
 // root: a core whenever it is runnable, as on a machine of its own, so its
 // latency is the server's and the network's, not its own wait for a core).
 // Both are `nice -n N`: relative to the harness's own niceness.
+// --abuser-cpus LIST, --server-cpus LIST: CPU affinity (taskset's list,
+// e.g. 1 and 0): the abuser's process on LIST, the server's threads and the
+// good client's on theirs, so that the abuser's own CPU (its load generator
+// would run on a machine of its own) takes nothing from the server, whose
+// work for the abuser's requests still does. Empty: no pinning.
 // --diag: also where the time went while the abuser ran (each process's
 // CPU and run-queue wait, the server's threads, the server's own timing of
 // the good client's calls): docs/reliability.md, "Where the good client
 // waits".
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -77,6 +82,7 @@ function options(argv) {
   const o = {
     binary: process.env.TTM_BINARY, only: Object.keys(ABUSERS).join(','), seconds: 6, quiet: 0, scale: 'ci',
     check: false, diag: false, json: '', rssMb: 512, pace: 50, abuserNice: 10, goodNice: 0,
+    abuserCpus: '', serverCpus: '',
   };
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '').replace(/-(\w)/g, (_, c) => c.toUpperCase());
@@ -161,6 +167,9 @@ async function runOne(name, opt) {
   });
   try {
     const good = await goodClient(server.url, opt.pace, opt.goodNice);
+    if (opt.serverCpus)
+      for (const pid of [server.child.pid, good.pid])
+        execFileSync('taskset', ['-a', '-p', '-c', opt.serverCpus, String(pid)], { stdio: 'ignore' });
     await new Promise((r) => setTimeout(r, 1000)); // warm-up: not counted
     const sampler = procSampler(server.child.pid, 100);
     good.mark();
@@ -177,9 +186,11 @@ async function runOne(name, opt) {
     } else {
       // At a lower CPU priority (--abuser-nice): a real abuser's load
       // generator runs on its own machine, not on the server's cores.
-      abuse = await runJson('nice', ['-n', String(opt.abuserNice), 'python3', path.join(HERE, 'abusers.py'), name, '--port', String(server.port),
+      const cmd = [...(opt.abuserCpus ? ['taskset', '-c', opt.abuserCpus] : []), 'nice', '-n', String(opt.abuserNice),
+        'python3', path.join(HERE, 'abusers.py'), name, '--port', String(server.port),
         '--seconds', String(opt.seconds), '--scale', opt.scale,
-        ...(spec.token ? ['--token', ABUSER_TOKEN] : []), ...(ci.abuser ?? [])]);
+        ...(spec.token ? ['--token', ABUSER_TOKEN] : []), ...(ci.abuser ?? [])];
+      abuse = await runJson(cmd[0], cmd.slice(1));
     }
     const sched1 = sched(pids);
     const ops1 = await serverOps(server, good.tools);
