@@ -145,20 +145,21 @@ std::optional<error> pg_page_reader::add(pg_res res) {
                                     : unescaped_.emplace_back(row.bytes(11));
         const kept_runs as_read{
           packed, binary ? static_cast<int>(results_.size()) - 1 : -1};
+        // A closed session's packing or digest (both need no events).
+        const bool closed = is_closed_packing(packed) || is_digest(packed);
         auto at = packed_epoch(packed);
-        // A closed session's packing or digest goes to a sink unchecked:
-        // it reads each in one walk as it converts it (a walk here too was
-        // a twelfth of a month's statistics), and reads the page again
-        // without a sink if one is damaged.
-        if (sink_ && (is_closed_packing(packed) || is_digest(packed)))
+        // A closed one goes to a sink unchecked: it reads each in one walk
+        // as it converts it (a walk here too was a twelfth of a month's
+        // statistics), and reads the page again without a sink if one is
+        // damaged.
+        if (sink_ && closed)
           runs = as_read;
         else if (is_digest(packed) ? digest_reads(packed)
                                    : (!at || *at == row.int64(12))
                                        && runs_unpack(packed))
           runs = as_read;
         // Packed closed yet damaged: its events were not read with it.
-        if (!runs && !packed.empty()
-            && (is_closed_packing(packed) || is_digest(packed)))
+        if (!runs && closed)
           damaged_[sid];
       }
     } else {
