@@ -78,6 +78,7 @@ const foreign = {
   "--quiet": "tests/abuse", "--only": "tests/abuse", "--json": "tests/abuse", "--sample": "tests/abuse",
   "--retention": "tests/abuse", "--rss-tolerance": "tests/abuse",
   "--pace": "tests/abuse", "--abuser-nice": "tests/abuse", "--good-nice": "tests/abuse", "--diag": "tests/abuse",
+  "--abuser-cpus": "tests/abuse", "--server-cpus": "tests/abuse",
   "--target": "cmake --build",
   "--journal-check": "crash_points.mjs", "--points": "crash_points.mjs",
   "--seed": "crash_points.mjs", "--keep": "crash_points.mjs",
