@@ -181,6 +181,8 @@ void connection::close_now() {
   error_code ec;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
   stream_.close();
+  if (linger_timer_)
+    linger_timer_->cancel();
 }
 
 void connection::set_busy(bool b) {

@@ -284,10 +284,16 @@ private:
   void write(std::shared_ptr<response> res);
   void linger();
   void drain_input(std::size_t so_far);
+  void stop_draining();
 
   beast::basic_stream<tcp, strand_type> stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  /// Bounds linger's drain (made only then).
+  std::optional<net::basic_waitable_timer<std::chrono::steady_clock,
+                                          net::wait_traits<std::chrono::steady_clock>,
+                                          strand_type>>
+    linger_timer_;
   http_server& srv_;
   std::uint64_t id_;
   request_ctx ctx_;

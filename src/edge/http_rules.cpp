@@ -491,6 +491,8 @@ evictable(std::uint64_t id, conn_phase phase, bool served,
           std::chrono::steady_clock::time_point now, bool partial) {
   if (phase == conn_phase::busy)
     return std::nullopt;
+  if (phase == conn_phase::lingering)
+    return idle_connection{id, since, idle_connection::stalled};
   bool late = now - since >= slow_header_grace;
   bool chance = now - since < first_request_chance
                 && !(partial && phase == conn_phase::in_header);

@@ -261,7 +261,8 @@ bool admit_connection(std::size_t open, std::size_t max_connections) noexcept;
 enum class conn_phase {
   waiting,   ///< for a request's first byte (new, or between requests)
   in_header, ///< its request's header has begun, not ended
-  busy       ///< from a complete header to its response's last byte
+  busy,      ///< from a complete header to its response's last byte
+  lingering  ///< answered early, dropping the rest of its body until closed
 };
 
 /// At the cap, a connection inside its header longer than this (a new one:
@@ -292,7 +293,8 @@ struct idle_connection {
 
 /// Whether the cap may close connection `id` (in `phase`, `served` a
 /// request before, waiting since `since`), and in which standing: never
-/// while busy, nor an established client inside a header within the grace.
+/// while busy, nor an established client inside a header within the grace;
+/// a lingering one (it has its answer, and closes soon anyway) as stalled.
 /// `partial`: a new connection whose first bytes were a header without its
 /// end. It has had its chance (a client sends its header at once), so it
 /// is not `fresh`: a flood of sockets that send part of a header and stop

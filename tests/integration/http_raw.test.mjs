@@ -247,6 +247,41 @@ describe('MCP endpoint, default security', () => {
     assert.equal(ping.status, 200);
   });
 
+  test('413 to a client that sends on and reads late: held by TCP, not reset, once the server has dropped its share of the body', T, async () => {
+    const session = await openSession(server);
+    const socket = net.connect(server.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // A client that reads only once it cannot send (e.g. one that writes
+    // its whole body first): nothing is read from the socket until then.
+    socket.pause();
+    let failed = null;
+    const failure = new Promise((resolve) => socket.once('error', (e) => { failed = e; resolve('error'); }));
+    const head = Object.entries({ ...mcpHeaders({ session }), Host: `127.0.0.1:${server.port}`,
+      'Content-Length': String(200 << 20) }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(`POST /mcp HTTP/1.1\r\n${head}\r\n`);
+    const block = Buffer.alloc(1 << 20, 0x20);
+    let sent = 0;
+    // Past the server's drain (8 MiB) and both sockets' buffers, a write is
+    // not taken any more: TCP holds the client (a write pending 300 ms).
+    for (let held = false; !held && !failed && sent < (150 << 20); ) {
+      sent += block.length;
+      if (!socket.write(block)) {
+        const drained = new Promise((resolve) => socket.once('drain', () => resolve('drain')));
+        const wait = new Promise((resolve) => setTimeout(resolve, 300, 'held'));
+        held = (await Promise.race([drained, wait, failure])) === 'held';
+      }
+    }
+    assert.equal(failed, null, `reset after ${sent >> 20} MiB, before the client read its answer`);
+    assert.ok(sent < (150 << 20), 'the server read the whole body');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d) => { received += d; });
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.resume();
+    await closed; // the server's linger timer ends the hold
+    assert.match(received, /^HTTP\/1\.1 413 /, received.slice(0, 200));
+  });
+
   test('415: a Content-Type other than application/json', T, async () => {
     const res = await rawRequest(server.url, {
       headers: { ...mcpHeaders(), 'Content-Type': 'text/plain' }, body: initializeBody(),

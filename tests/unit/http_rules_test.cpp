@@ -610,6 +610,10 @@ TEST_CASE("http rules: at the connection cap a socket stalled inside its "
   CHECK(standing(conn_phase::in_header, false,
                  now - first_request_chance + milliseconds{1})
         == idle_connection::fresh);
+  // Answered early and dropping the rest of its body: goes first, however
+  // new.
+  CHECK(standing(conn_phase::lingering, true, now) == idle_connection::stalled);
+  CHECK(standing(conn_phase::lingering, false, now) == idle_connection::stalled);
   // Served: kept alive between requests however long; stalled inside a
   // header past the grace.
   CHECK(standing(conn_phase::waiting, true, now - seconds{50})
