@@ -290,9 +290,7 @@ private:
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   /// Bounds linger's drain (made only then).
-  std::optional<net::basic_waitable_timer<std::chrono::steady_clock,
-                                          net::wait_traits<std::chrono::steady_clock>,
-                                          strand_type>>
+  std::optional<net::steady_timer::rebind_executor<strand_type>::other>
     linger_timer_;
   http_server& srv_;
   std::uint64_t id_;
