@@ -19,6 +19,7 @@ using drop_atom = caf::atom_constant<caf::atom("drop")>;
 using fault_atom = caf::atom_constant<caf::atom("fault")>; // also transport
 using restore_atom = caf::atom_constant<caf::atom("restore")>;
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
+using hand_over_atom = caf::atom_constant<caf::atom("handover")>; // also supervisor
 // supervisor actor
 using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;

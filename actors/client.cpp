@@ -148,6 +148,17 @@ void ask_for_slot(self_ptr self, const std::string& session_id) {
           });
 }
 
+/// Asks the journal whether the paused call's session is current here (or
+/// for its latest state); then the call runs.
+void claim(self_ptr self, storage::claim_request req) {
+  ask<claim_reply>(self, claim_atom::value, std::move(req),
+                   [](mcp::session& s, claim_reply* r,
+                      const std::string& why) {
+                     return r != nullptr ? s.resume_claim(r->result, r->error)
+                                         : s.resume_claim({}, why);
+                   });
+}
+
 /// Asks what the paused frame waits for; false: it waits for nothing.
 struct ask_for_pause {
   self_ptr self;
@@ -176,14 +187,29 @@ struct ask_for_pause {
     return true;
   }
   /// Whether the paused call's session is current here (or take it over
-  /// and load it); then the call runs.
+  /// and load it); then the call runs. A session another client actor of
+  /// this server holds is handed over first (through the supervisor, which
+  /// knows the holder): the claim then only checks that copy is current,
+  /// instead of loading the session from the journal.
   bool operator()(mcp::claim_pause& p) const {
-    ask<claim_reply>(self, claim_atom::value, std::move(p.request),
-                     [](mcp::session& s, claim_reply* r,
-                        const std::string& why) {
-                       return r != nullptr ? s.resume_claim(r->result, r->error)
-                                           : s.resume_claim({}, why);
-                     });
+    auto& st = self->state;
+    if (p.request.known_epoch != 0 || p.request.session_id.empty()
+        || !st.journal) {
+      claim(self, std::move(p.request));
+      return true;
+    }
+    auto req = std::move(p.request);
+    self
+      ->request(st.supervisor, caf::infinite, hand_over_atom::value,
+                req.session_id, req.principal, req.scope)
+      .then(
+        [self = self, req](mcp::handed_session& h) mutable {
+          req.known_epoch = self->state.mcp->take_handed(std::move(h));
+          claim(self, std::move(req));
+        },
+        [self = self, req](caf::error&) mutable {
+          claim(self, std::move(req));
+        });
     return true;
   }
   /// The paused call's history query.
@@ -351,6 +377,11 @@ client_behavior(client_actor::stateful_pointer<client_actor_state> self,
     },
     [=](drop_atom, const std::string& session_id) {
       self->state.mcp->drop(session_id);
+    },
+    [=](hand_over_atom, const std::string& session_id,
+        const std::string& principal,
+        const std::string& scope) -> mcp::handed_session {
+      return self->state.mcp->hand_over(session_id, principal, scope);
     },
     [=](fault_atom, std::string& reason) {
       self->state.mcp->set_storage_fault(std::move(reason));

@@ -6,7 +6,10 @@
 
 #include "actors/atoms.hpp"
 #include "actors/transport_messages.hpp" // frames and their inspect
+#include "mcp/handed_session.hpp"
 #include "mcp/output.hpp"
+
+#include <caf/allowed_unsafe_message_type.hpp>
 
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
@@ -33,7 +36,10 @@ using rpc_output = mcp::rpc_output;
 /// `restore` (from the transport): the MCP session's state as the journal
 /// has it now (another server changed it: its log level), before the next
 /// frame. `resume` (from itself, through the scheduler): run the held heavy
-/// frame now, on a worker (inline_unit.hpp).
+/// frame now, on a worker (inline_unit.hpp). `hand_over` (from another
+/// client actor, through the supervisor): that client, of this principal
+/// and era, takes a tracking session of this one over; hand the copy over
+/// (mcp::session::hand_over).
 using client_actor = caf::typed_actor<
   caf::replies_to<rpc_atom, protocol::frame>::with<rpc_output>,
   caf::replies_to<expire_atom>::with<std::vector<std::string>>,
@@ -42,7 +48,9 @@ using client_actor = caf::typed_actor<
   caf::reacts_to<drop_atom, std::string>,
   caf::reacts_to<fault_atom, std::string>,
   caf::reacts_to<restore_atom, std::string>,
-  caf::reacts_to<resume_atom>>;
+  caf::reacts_to<resume_atom>,
+  caf::replies_to<hand_over_atom, std::string, std::string,
+                  std::string>::with<mcp::handed_session>>;
 
 } // namespace ttm::actors
 
@@ -57,3 +65,6 @@ typename Inspector::result_type inspect(Inspector& f, rpc_output& x) {
 }
 
 } // namespace ttm::mcp
+
+// Local only, moved (see mcp::handed_session): never serialized.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(ttm::mcp::handed_session)

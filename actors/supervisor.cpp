@@ -398,6 +398,25 @@ supervisor_behavior(supervisor_actor::stateful_pointer<supervisor_state> self,
                          sweep_atom::value);
     },
     [=](slots_atom) -> std::uint64_t { return self->state.slots.size(); },
+    [=](hand_over_atom, const std::string& id, const std::string& principal,
+        const std::string& scope) -> caf::result<mcp::handed_session> {
+      // To the client actor holding the slot, if another of the asker's
+      // principal (the holder checks the principal and era again).
+      auto& st = self->state;
+      auto asker = caf::actor_cast<caf::actor_addr>(self->current_sender());
+      auto slot = st.slots.find(id);
+      if (slot == st.slots.end() || slot->second.owner == asker)
+        return mcp::handed_session{};
+      auto holder = st.owners.find(slot->second.owner);
+      auto a = st.client_info.find(asker);
+      auto h = st.client_info.find(slot->second.owner);
+      if (holder == st.owners.end() || a == st.client_info.end()
+          || h == st.client_info.end()
+          || a->second.principal != h->second.principal)
+        return mcp::handed_session{};
+      return self->delegate(holder->second.handle, hand_over_atom::value, id,
+                            principal, scope);
+    },
     [=](adopt_atom, const std::vector<std::string>& ids,
         const client_actor& owner) {
       // Sessions taken over from the journal were admitted when they

@@ -27,7 +27,9 @@ namespace ttm::actors {
 /// principal's share, the global cap), takes them back (`release` expired
 /// ids; an owner's end frees all of its slots), learns which sessions ended
 /// (`ended`: no longer counted in shares, reclaimable when room is needed;
-/// `reopened`: time_undo took an end back, counted again). Its periodic
+/// `reopened`: time_undo took an end back, counted again), passes a
+/// client's `hand_over` (session id, principal, era) on to the client actor
+/// holding that session's slot (empty answer: none other holds it). Its periodic
 /// `sweep` (sent to itself)
 /// expires tracking sessions and sends `idle` to the clients that end when
 /// idle. `count` / `slots` report client actors / tracking sessions.
@@ -42,7 +44,9 @@ using supervisor_actor = caf::typed_actor<
   caf::reacts_to<reopened_atom, std::vector<std::string>>,
   caf::reacts_to<sweep_atom>,
   caf::replies_to<slots_atom>::with<std::uint64_t>,
-  caf::reacts_to<adopt_atom, std::vector<std::string>, client_actor>>;
+  caf::reacts_to<adopt_atom, std::vector<std::string>, client_actor>,
+  caf::replies_to<hand_over_atom, std::string, std::string,
+                  std::string>::with<mcp::handed_session>>;
 
 } // namespace ttm::actors
 

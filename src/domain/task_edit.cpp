@@ -89,7 +89,7 @@ edit_outcome tracker::edit_tasks(tracking_session& s,
   editing_ = false;
   if (failed) {
     while (undo_.size() > undo_mark) {
-      undo_.back()();
+      undo_.back()(*this);
       undo_.pop_back();
     }
     return std::move(*failed);
@@ -144,9 +144,9 @@ tracking_outcome<op_done> tracker::apply(tracking_session& s,
         return *err;
       task.runs.back().notes.push_back({now, op.text});
       s.bytes += n;
-      undo_.emplace_back([this, sid = s.id, index, n] {
-        auto j = sessions_.find(sid);
-        if (j == sessions_.end())
+      undo_.emplace_back([sid = s.id, index, n](tracker& t) {
+        auto j = t.sessions_.find(sid);
+        if (j == t.sessions_.end())
           return;
         j->second.tasks[index].runs.back().notes.pop_back();
         j->second.bytes -= n;
@@ -188,18 +188,18 @@ tracking_outcome<op_done> tracker::pause_or_resume(tracking_session& s,
       return *err;
     run.pauses.push_back({now, std::nullopt});
     s.bytes += n;
-    undo_.emplace_back([this, sid = s.id, index] {
-      auto j = sessions_.find(sid);
-      if (j == sessions_.end())
+    undo_.emplace_back([sid = s.id, index](tracker& t) {
+      auto j = t.sessions_.find(sid);
+      if (j == t.sessions_.end())
         return;
       j->second.tasks[index].runs.back().pauses.pop_back();
       j->second.bytes -= n;
     });
   } else {
     run.pauses.back().end = now;
-    undo_.emplace_back([this, sid = s.id, index] {
-      auto j = sessions_.find(sid);
-      if (j != sessions_.end())
+    undo_.emplace_back([sid = s.id, index](tracker& t) {
+      auto j = t.sessions_.find(sid);
+      if (j != t.sessions_.end())
         j->second.tasks[index].runs.back().pauses.back().end.reset();
     });
   }
@@ -226,9 +226,9 @@ tracking_outcome<op_done> tracker::add_task(tracking_session& s,
   s.task_index.emplace(id, s.tasks.size());
   s.tasks.push_back({id, {}, op.estimate, op.task.task_name});
   s.bytes += added;
-  undo_.emplace_back([this, sid = s.id, added] {
-    auto j = sessions_.find(sid);
-    if (j == sessions_.end())
+  undo_.emplace_back([sid = s.id, added](tracker& t) {
+    auto j = t.sessions_.find(sid);
+    if (j == t.sessions_.end())
       return;
     j->second.task_index.erase(j->second.tasks.back().id);
     j->second.tasks.pop_back();
@@ -255,10 +255,10 @@ tracking_outcome<op_done> tracker::remove_task(tracking_session& s,
   s.tasks.erase(s.tasks.begin() + static_cast<std::ptrdiff_t>(index));
   reindex(s);
   s.bytes -= std::min(s.bytes, removed);
-  undo_.emplace_back([this, sid = s.id, index, removed,
-                      t = std::move(task)]() mutable {
-    auto j = sessions_.find(sid);
-    if (j == sessions_.end())
+  undo_.emplace_back([sid = s.id, index, removed,
+                      t = std::move(task)](tracker& tr) mutable {
+    auto j = tr.sessions_.find(sid);
+    if (j == tr.sessions_.end())
       return;
     auto& ss = j->second;
     ss.tasks.insert(ss.tasks.begin() + static_cast<std::ptrdiff_t>(index),
@@ -348,10 +348,10 @@ tracking_outcome<op_done> tracker::correct_run(tracking_session& s,
   }
   if (auto err = detail::over_budget(limits_, s.bytes + op.text.size()))
     return *err;
-  undo_.emplace_back([this, sid = s.id, index, number, old = run,
-                      old_start = s.start, n = op.text.size()] {
-    auto j = sessions_.find(sid);
-    if (j == sessions_.end())
+  undo_.emplace_back([sid = s.id, index, number, old = run,
+                      old_start = s.start, n = op.text.size()](tracker& t) {
+    auto j = t.sessions_.find(sid);
+    if (j == t.sessions_.end())
       return;
     j->second.tasks[index].runs[number - 1] = old;
     j->second.start = old_start;

@@ -281,7 +281,7 @@ const tracking_session& tracker::add(std::string id, session_request req,
         c.session.estimates.emplace_back(t.id, *t.estimate);
     c.zone_name = s.tz.name();
     changes_.push_back(std::move(c));
-    undo_.emplace_back([this, id] { erase(id); });
+    undo_.emplace_back([id](tracker& t) { t.erase(id); });
   }
   {
     audit_record start;
@@ -305,27 +305,9 @@ bool tracker::due(const tracking_session& s, mono_time now) const {
          || since(s.last_activity, now) > limits_.max_idle;
 }
 
-void tracker::erase(const std::string& id) {
-  auto i = sessions_.find(id);
-  if (i == sessions_.end())
-    return;
-  if (const auto& key = i->second.idempotency_key) {
-    auto k = keys_.find(*key);
-    if (k != keys_.end() && k->second == id)
-      keys_.erase(k);
-  }
-  sessions_.erase(i);
-}
-
 void tracker::touch(const std::string& id, mono_time at) {
   if (auto i = sessions_.find(id); i != sessions_.end())
     i->second.last_activity = std::max(i->second.last_activity, at);
-}
-
-void tracker::drop(const std::string& id) {
-  std::string gone = id; // `id` may be the session's own string
-  erase(gone);
-  expired_.erase(gone);
 }
 
 std::vector<const tracking_session*> tracker::sessions() const {
@@ -441,9 +423,9 @@ tracker::start_task(tracking_session& s, task_start_request req,
   run.metadata = std::move(req.metadata);
   run.start = now;
   auto mark = undo_.size();
-  undo_.emplace_back([this, sid = s.id, index = i->second, run_bytes] {
-    auto j = sessions_.find(sid);
-    if (j == sessions_.end())
+  undo_.emplace_back([sid = s.id, index = i->second, run_bytes](tracker& t) {
+    auto j = t.sessions_.find(sid);
+    if (j == t.sessions_.end())
       return;
     j->second.tasks[index].runs.pop_back();
     j->second.bytes -= run_bytes;
@@ -490,9 +472,9 @@ tracker::end_task(tracking_session& s, const std::string& task_id,
     return *err;
   auto added = size_of(metadata);
   auto mark = undo_.size();
-  undo_.emplace_back([this, sid = s.id, index = i->second, added] {
-    auto j = sessions_.find(sid);
-    if (j == sessions_.end())
+  undo_.emplace_back([sid = s.id, index = i->second, added](tracker& t) {
+    auto j = t.sessions_.find(sid);
+    if (j == t.sessions_.end())
       return;
     auto& r = j->second.tasks[index].runs.back();
     r.end.reset();
@@ -532,9 +514,9 @@ bool tracker::end_session(tracking_session& s, instant now) {
   s.end = now;
   newly_ended_.push_back(s.id);
   auto mark = undo_.size();
-  undo_.emplace_back([this, sid = s.id, ks = std::move(interrupted)] {
-    auto j = sessions_.find(sid);
-    if (j == sessions_.end())
+  undo_.emplace_back([sid = s.id, ks = std::move(interrupted)](tracker& t) {
+    auto j = t.sessions_.find(sid);
+    if (j == t.sessions_.end())
       return;
     for (auto k : ks) {
       auto& r = j->second.tasks[k].runs.back();
@@ -543,11 +525,11 @@ bool tracker::end_session(tracking_session& s, instant now) {
     }
     j->second.end.reset();
     // Not reported yet (a rollback): never was. Reported: open again.
-    auto e = std::find(newly_ended_.begin(), newly_ended_.end(), sid);
-    if (e != newly_ended_.end())
-      newly_ended_.erase(e);
+    auto e = std::find(t.newly_ended_.begin(), t.newly_ended_.end(), sid);
+    if (e != t.newly_ended_.end())
+      t.newly_ended_.erase(e);
     else
-      newly_reopened_.push_back(sid);
+      t.newly_reopened_.push_back(sid);
   });
   change c;
   c.kind = change::session_ended;
@@ -627,7 +609,7 @@ void tracker::commit() {
 
 void tracker::rollback() {
   for (auto i = undo_.rbegin(); i != undo_.rend(); ++i)
-    (*i)();
+    (*i)(*this);
   undo_.clear();
   changes_.clear();
 }

@@ -366,11 +366,18 @@ struct change {
 /// time_undo use.
 const char* to_string(change::kind_t k);
 
+class tracker;
+
+/// One step that takes a change back, on the tracker holding its session
+/// (passed in, not captured: a session moves between trackers, see
+/// tracker::extract, and its undoable steps with it).
+using undo_step = std::function<void(tracker&)>;
+
 /// A change time_undo can revert: what it was, and the steps that take it
 /// back (newest last; run in reverse).
 struct undo_entry {
   change what;
-  std::vector<std::function<void()>> steps;
+  std::vector<undo_step> steps;
   /// Its place among the session's undoable changes (see changes_made).
   std::uint64_t ordinal = 0;
   /// Its line in the session's audit trail.
@@ -505,6 +512,13 @@ public:
   /// Lets go of `id` without a trace (no change recorded, not remembered as
   /// expired): another holder took it over, or a newer copy replaces it.
   void drop(const std::string& id);
+  /// Moves `id` out, as it is, for another tracker of this process (see
+  /// insert); nothing if it is not held or a change is in progress.
+  std::optional<tracking_session> extract(const std::string& id);
+  /// Takes in a session another tracker of this process extracted (its
+  /// monotonic instants are this process's); false: one of that id is
+  /// held here already.
+  bool insert(tracking_session s);
   /// Moves the last activity of `id` (if held) forward to `at`: a call
   /// another client made, known from the journal.
   void touch(const std::string& id, mono_time at);
@@ -614,7 +628,7 @@ private:
   bool editing_ = false;
   change_origin origin_;
   std::vector<change> changes_;
-  std::vector<std::function<void()>> undo_;
+  std::vector<undo_step> undo_;
   std::string storage_fault_;
 };
 

@@ -58,16 +58,16 @@ void tracker::record(tracking_session& s, change c, std::size_t mark) {
     s.undoable.erase(s.undoable.begin());
   if (!recording_)
     return;
-  undo_.emplace_back([this, sid = s.id] {
-    auto j = sessions_.find(sid);
-    if (j == sessions_.end() || j->second.undoable.empty())
+  undo_.emplace_back([sid = s.id](tracker& t) {
+    auto j = t.sessions_.find(sid);
+    if (j == t.sessions_.end() || j->second.undoable.empty())
       return;
     auto steps = std::move(j->second.undoable.back().steps);
     j->second.undoable.pop_back();
     --j->second.changes_made;
     j->second.audit.pop_back();
     for (auto k = steps.rbegin(); k != steps.rend(); ++k)
-      (*k)();
+      (*k)(t);
   });
 }
 
@@ -126,16 +126,16 @@ tracking_outcome<undone> tracker::undo(tracking_session& s, instant now) {
           "stands. Start a new session with time_session_start."};
   // Journaled: a refused write puts the session back as it was.
   if (recording_)
-    undo_.emplace_back([this, sid = s.id, before = s] {
-      sessions_.insert_or_assign(sid, before);
-      auto r = std::find(newly_reopened_.begin(), newly_reopened_.end(), sid);
-      if (r != newly_reopened_.end())
-        newly_reopened_.erase(r);
+    undo_.emplace_back([sid = s.id, before = s](tracker& t) {
+      t.sessions_.insert_or_assign(sid, before);
+      auto r = std::find(t.newly_reopened_.begin(), t.newly_reopened_.end(), sid);
+      if (r != t.newly_reopened_.end())
+        t.newly_reopened_.erase(r);
     });
   auto entry = std::move(s.undoable.back());
   s.undoable.pop_back();
   for (auto k = entry.steps.rbegin(); k != entry.steps.rend(); ++k)
-    (*k)();
+    (*k)(*this);
   change c;
   c.kind = change::change_undone;
   c.session_id = s.id;

@@ -6,6 +6,7 @@
 #include "domain/tracking.hpp"
 #include "domain/preferences.hpp"
 #include "domain/principal_ops.hpp"
+#include "mcp/handed_session.hpp"
 #include "mcp/journal_claims.hpp"
 #include "mcp/method_context.hpp"
 #include "mcp/methods.hpp"
@@ -230,6 +231,19 @@ public:
   /// Another client of this server took the session over: let go of it
   /// (no trace, nothing journaled).
   void drop(const std::string& session_id);
+
+  /// Another client of this server, of the same principal in era `scope`,
+  /// is about to take session `id` over: hands this copy over as it is and
+  /// lets go of it (as `drop`), so that the other client need not read it
+  /// back from the journal. Nothing (the other reads the journal) when it
+  /// is not held here, is another principal's or era's, or a frame is in
+  /// progress here (a write in flight may change it).
+  handed_session hand_over(const std::string& id, const std::string& principal,
+                           const std::string& scope);
+  /// Takes in a session another client handed over: held at its epoch,
+  /// adopted (its slot moves here). Returns that epoch, for the claim that
+  /// checks it is still the journal's; 0: nothing taken.
+  std::int64_t take_handed(handed_session h);
 
   /// Of the copies `asked` about (id, epoch), lets go of the `stale` ones
   /// that are still at the epoch asked about (a write of this client since

@@ -11,6 +11,7 @@
 //   node tests/abuse/abuse.mjs --binary build/time-tracker-mcp \
 //     [--only slowloris,token_guess] [--seconds 6] [--quiet 0] \
 //     [--scale ci|long] [--pace 50] [--abuser-nice 10] [--good-nice 0]
+//     [--abuser-sched normal|idle] [--abuser-cpus LIST --server-cpus LIST]
 //     [--check] [--diag]
 //     [--json out.json]
 // --quiet S: the good client runs alone S seconds first (its latency
@@ -23,6 +24,12 @@
 // root: a core whenever it is runnable, as on a machine of its own, so its
 // latency is the server's and the network's, not its own wait for a core).
 // Both are `nice -n N`: relative to the harness's own niceness.
+// --abuser-sched idle: the abuser's process under SCHED_IDLE (`chrt
+// --idle 0`): it runs only on a core nothing else wants, and a waking
+// thread of the server or the good client takes the core from it at once
+// (at nice 10 it still runs out its time slice first: the scheduler's
+// deadline order, not its share, decides that). `normal` (the default):
+// nice only.
 // --abuser-cpus LIST, --server-cpus LIST: CPU affinity (taskset's list,
 // e.g. 1 and 0): the abuser's process on LIST, the server's threads and the
 // good client's on theirs, so that the abuser's own CPU (its load generator
@@ -82,7 +89,7 @@ function options(argv) {
   const o = {
     binary: process.env.TTM_BINARY, only: Object.keys(ABUSERS).join(','), seconds: 6, quiet: 0, scale: 'ci',
     check: false, diag: false, json: '', rssMb: 512, pace: 50, abuserNice: 10, goodNice: 0,
-    abuserCpus: '', serverCpus: '',
+    abuserCpus: '', serverCpus: '', abuserSched: 'normal',
   };
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '').replace(/-(\w)/g, (_, c) => c.toUpperCase());
@@ -91,6 +98,7 @@ function options(argv) {
     o[key] = typeof o[key] === 'number' ? Number(v) : v;
   }
   if (!o.binary) throw new Error('--binary (or TTM_BINARY) names the server binary');
+  if (!['normal', 'idle'].includes(o.abuserSched)) throw new Error(`--abuser-sched: normal or idle, not '${o.abuserSched}'`);
   return o;
 }
 
@@ -186,7 +194,8 @@ async function runOne(name, opt) {
     } else {
       // At a lower CPU priority (--abuser-nice): a real abuser's load
       // generator runs on its own machine, not on the server's cores.
-      const cmd = [...(opt.abuserCpus ? ['taskset', '-c', opt.abuserCpus] : []), 'nice', '-n', String(opt.abuserNice),
+      const cmd = [...(opt.abuserCpus ? ['taskset', '-c', opt.abuserCpus] : []),
+        ...(opt.abuserSched === 'idle' ? ['chrt', '--idle', '0'] : []), 'nice', '-n', String(opt.abuserNice),
         'python3', path.join(HERE, 'abusers.py'), name, '--port', String(server.port),
         '--seconds', String(opt.seconds), '--scale', opt.scale,
         ...(spec.token ? ['--token', ABUSER_TOKEN] : []), ...(ci.abuser ?? [])];

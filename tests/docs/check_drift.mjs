@@ -79,6 +79,7 @@ const foreign = {
   "--retention": "tests/abuse", "--rss-tolerance": "tests/abuse",
   "--pace": "tests/abuse", "--abuser-nice": "tests/abuse", "--good-nice": "tests/abuse", "--diag": "tests/abuse",
   "--abuser-cpus": "tests/abuse", "--server-cpus": "tests/abuse",
+  "--abuser-sched": "tests/abuse",
   "--target": "cmake --build",
   "--journal-check": "crash_points.mjs", "--points": "crash_points.mjs",
   "--seed": "crash_points.mjs", "--keep": "crash_points.mjs",
