@@ -7,16 +7,17 @@
 
 namespace ttm::domain {
 
-void tracker::erase(const std::string& id) {
+std::unordered_map<std::string, tracking_session>::node_type
+tracker::erase(const std::string& id) {
   auto i = sessions_.find(id);
   if (i == sessions_.end())
-    return;
+    return {};
   if (const auto& key = i->second.idempotency_key) {
     auto k = keys_.find(*key);
     if (k != keys_.end() && k->second == id)
       keys_.erase(k);
   }
-  sessions_.erase(i);
+  return sessions_.extract(i);
 }
 
 void tracker::drop(const std::string& id) {
@@ -27,16 +28,12 @@ void tracker::drop(const std::string& id) {
 
 std::optional<tracking_session> tracker::extract(const std::string& id) {
   // Never in the middle of a change: its undo log points into the session.
-  auto i = sessions_.find(id);
-  if (i == sessions_.end() || !undo_.empty() || !changes_.empty())
+  if (!undo_.empty() || !changes_.empty())
     return std::nullopt;
-  std::optional<tracking_session> out{std::move(i->second)};
-  sessions_.erase(i);
-  if (out->idempotency_key)
-    if (auto k = keys_.find(*out->idempotency_key);
-        k != keys_.end() && k->second == id)
-      keys_.erase(k);
-  return out;
+  auto node = erase(id);
+  if (node.empty())
+    return std::nullopt;
+  return std::move(node.mapped());
 }
 
 bool tracker::insert(tracking_session s) {

@@ -592,8 +592,10 @@ private:
   void forget(std::string id, std::string reason);
   /// The error for an id this tracker does not hold (any more).
   tracking_error not_held(const std::string& id) const;
-  /// Removes `id` and its idempotency key from memory.
-  void erase(const std::string& id);
+  /// Removes `id` and its idempotency key from memory; the session, if it
+  /// was held, is in the node returned (empty otherwise).
+  std::unordered_map<std::string, tracking_session>::node_type
+  erase(const std::string& id);
   /// One operation of edit_tasks (recording undo steps).
   tracking_outcome<op_done> apply(tracking_session& s, const task_op& op,
                                   instant now);

@@ -128,9 +128,10 @@ tracking_outcome<undone> tracker::undo(tracking_session& s, instant now) {
   if (recording_)
     undo_.emplace_back([sid = s.id, before = s](tracker& t) {
       t.sessions_.insert_or_assign(sid, before);
-      auto r = std::find(t.newly_reopened_.begin(), t.newly_reopened_.end(), sid);
-      if (r != t.newly_reopened_.end())
-        t.newly_reopened_.erase(r);
+      auto& reopened = t.newly_reopened_;
+      auto r = std::find(reopened.begin(), reopened.end(), sid);
+      if (r != reopened.end())
+        reopened.erase(r);
     });
   auto entry = std::move(s.undoable.back());
   s.undoable.pop_back();
