@@ -259,6 +259,12 @@ caf::actor_system_config& system_config(caf::actor_system_config& sys_cfg,
   sys_cfg.set("logger.console-verbosity", caf::atom("quiet"));
   sys_cfg.set("scheduler.max-threads",
               cfg.worker_threads > 0 ? cfg.worker_threads : usable_cores());
+  // An idle worker spins (100 polls), then waits on its condition variable,
+  // which a job queued for it signals. CAF's middle phase, 500 polls 50 us
+  // apart (~100 ms of wake-ups on a VM after every job), cost a client
+  // pacing its calls 10x the server CPU per call and won nothing measured
+  // (bench/README.md, "Scheduler settings").
+  sys_cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
   return sys_cfg;
 }
 
