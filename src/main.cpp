@@ -262,8 +262,9 @@ caf::actor_system_config& system_config(caf::actor_system_config& sys_cfg,
   // An idle worker spins (100 polls), then waits on its condition variable,
   // which a job queued for it signals. CAF's middle phase, 500 polls 50 us
   // apart (~100 ms of wake-ups on a VM after every job), cost a client
-  // pacing its calls 10x the server CPU per call and won nothing measured
-  // (bench/README.md, "Scheduler settings").
+  // pacing its calls 10x the server CPU per call and several servers on one
+  // directory up to half their calls/s; it bought 2-3 % of stdio's
+  // back-to-back calls/s (bench/README.md, "Scheduler settings again").
   sys_cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
   return sys_cfg;
 }
