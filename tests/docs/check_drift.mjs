@@ -83,6 +83,7 @@ const foreign = {
   "--target": "cmake --build",
   "--journal-check": "crash_points.mjs", "--points": "crash_points.mjs",
   "--seed": "crash_points.mjs", "--keep": "crash_points.mjs",
+  "--single-threaded-gc": "node (V8)",
 };
 const standalone = new Set(["--help", "--help-markdown", "--help-man", "--version"]);
 const named = new Map(); // option -> first place
